@@ -1,0 +1,89 @@
+// Package chunker splits source files into chunks for retrieval.
+//
+// Two strategies produce the same [Chunk] records:
+//
+//   - [Structural] splits along tree-sitter definition boundaries (functions, classes,
+//     objects, properties), recursively splitting nodes over the size cap and greedily
+//     merging small adjacent non-definition siblings (split-then-merge, cAST: Zhang et al.,
+//     "cAST: Enhancing Code Retrieval-Augmented Generation with Structural Chunking via
+//     Abstract Syntax Tree", 2025, §3). Text the parser could not place becomes
+//     overlapping line windows flagged Fallback.
+//   - [Fixed] cuts n-line windows with m lines of overlap (RepoCoder, Zhang et al. 2023,
+//     §3.2 uses 20/10; the seed's submission used 8/2).
+//
+// Both work on a [File]: source text decoded to UTF-8 with the byte-order mark removed
+// and CRLF line endings normalised to LF (see [Decode]). All byte offsets and line
+// numbers of a chunk refer to that normalised text, so a CRLF copy of a file yields the
+// same chunks as its LF copy.
+package chunker
+
+import "fmt"
+
+// Kind says what a chunk holds.
+type Kind string
+
+// Chunk kinds. Definition kinds come from the language's grammar spec; the others
+// describe text between or inside definitions.
+const (
+	KindFunction Kind = "function" // a function, method, constructor or initializer
+	KindClass    Kind = "class"    // a class, interface, object or enum, whole or its header part
+	KindProperty Kind = "property" // a property, constant or type alias
+	KindCode     Kind = "code"     // statements, imports and comments between definitions
+	KindWindow   Kind = "window"   // a fixed-size window (Fixed strategy or fallback)
+)
+
+// Chunk is one retrievable piece of a file.
+//
+// Chunks of a file are in file order and together cover every byte of the file:
+// removing the overlap of each chunk with its predecessor (StartByte < previous EndByte,
+// which only windows have) and concatenating the texts gives the file back.
+type Chunk struct {
+	// ID is "{Path}#{Ordinal}", unique within a repository snapshot.
+	ID string `json:"id"`
+	// Path is the file's slash-separated path relative to the repository root.
+	Path string `json:"path"`
+	// Lang is the grammar name ("kotlin", "python"), or "" for an unknown language.
+	Lang string `json:"lang"`
+	// Ordinal is the chunk's 0-based position among its file's chunks.
+	Ordinal int `json:"ordinal"`
+	// Kind says what the chunk holds.
+	Kind Kind `json:"kind"`
+	// Name is the defined name for definition chunks ("BoundedCache", "load"), else "".
+	Name string `json:"name,omitempty"`
+	// StartLine and EndLine are 1-based and inclusive.
+	StartLine int `json:"start_line"`
+	EndLine   int `json:"end_line"`
+	// StartByte and EndByte are a 0-based, half-open byte range of the normalised file text.
+	StartByte int `json:"start_byte"`
+	EndByte   int `json:"end_byte"`
+	// Header holds the signatures of the enclosing definitions, outermost first, each with
+	// white space collapsed to single spaces, e.g. ["class Settings:", "def get(self, key):"].
+	// It is empty for top-level chunks.
+	Header []string `json:"header,omitempty"`
+	// Parent is the ID of the chunk that starts the innermost enclosing definition, or "".
+	Parent string `json:"parent,omitempty"`
+	// Prev and Next are the IDs of the neighbouring chunks in file order, or "".
+	Prev string `json:"prev,omitempty"`
+	Next string `json:"next,omitempty"`
+	// Fallback reports whether the chunk is a line or rune window cut where no usable
+	// syntax boundary was found (the node was too big, or the parser failed there).
+	Fallback bool `json:"fallback,omitempty"`
+	// ParseError reports whether the chunk overlaps a region where the parser reported
+	// ERROR or MISSING nodes.
+	ParseError bool `json:"parse_error,omitempty"`
+	// Text is the chunk's content: the normalised file text [StartByte, EndByte).
+	Text string `json:"text"`
+}
+
+// ChunkID returns the ID of the chunk at ordinal n of the file at path.
+func ChunkID(path string, n int) string { return fmt.Sprintf("%s#%d", path, n) }
+
+// Chunker splits one file into chunks. Implementations are not safe for concurrent
+// use (tree-sitter parsers are per goroutine): give each goroutine its own.
+type Chunker interface {
+	// Chunk returns the file's chunks in file order; a file with no non-blank text
+	// yields no chunks. It returns an error only when the chunker cannot run at all
+	// (e.g. a parse timed out and the fallback also failed); a parse with syntax errors
+	// is not an error.
+	Chunk(f *File) ([]Chunk, error)
+}

@@ -1,0 +1,55 @@
+package chunker
+
+import "fmt"
+
+// Fixed cuts files into windows of Options.WindowLines lines overlapping by
+// Options.WindowOverlap lines (default 20/10, RepoCoder's setting, Zhang et al. 2023
+// §3.2; the seed submission used 8/2), shrinking a window that would exceed
+// Options.MaxChars non-white-space runes and cutting a single longer line into rune
+// windows. It ignores syntax; it is safe for concurrent use.
+type Fixed struct{ opts Options }
+
+// NewFixed returns a fixed-window chunker.
+func NewFixed(opts Options) *Fixed { return &Fixed{opts: opts.withDefaults(true)} }
+
+// Chunk implements Chunker. All chunks have Kind KindWindow; Fallback is false.
+func (x *Fixed) Chunk(f *File) ([]Chunk, error) {
+	li := newLineIndex(f.Text)
+	if li.size(0, li.lines()) == 0 {
+		return nil, nil
+	}
+	out := make([]Chunk, 0, li.lines()/max(1, x.opts.WindowLines-x.opts.WindowOverlap)+1)
+	for _, s := range windows(li, 0, li.lines(), x.opts.WindowLines, x.opts.WindowOverlap, x.opts.MaxChars) {
+		c := Chunk{Path: f.Path, Lang: f.Lang, Ordinal: len(out), Kind: KindWindow,
+			StartLine: s.firstLine + 1, EndLine: s.lastLine + 1, StartByte: s.start, EndByte: s.end,
+			Text: string(f.Text[s.start:s.end])}
+		c.ID = ChunkID(f.Path, c.Ordinal)
+		out = append(out, c)
+	}
+	link(out)
+	return out, nil
+}
+
+// link sets Prev and Next to the neighbours in file order.
+func link(cs []Chunk) {
+	for i := range cs {
+		if i > 0 {
+			cs[i].Prev = cs[i-1].ID
+		}
+		if i+1 < len(cs) {
+			cs[i].Next = cs[i+1].ID
+		}
+	}
+}
+
+// New returns the chunker for a strategy name: "structural" or "fixed". It returns an
+// error for any other name.
+func New(strategy string, opts Options) (Chunker, error) {
+	switch strategy {
+	case "structural", "":
+		return NewStructural(opts), nil
+	case "fixed":
+		return NewFixed(opts), nil
+	}
+	return nil, fmt.Errorf("chunker: unknown strategy %q (want structural or fixed)", strategy)
+}

@@ -1,0 +1,123 @@
+package chunker
+
+import (
+	"archive/zip"
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzChunk checks that both strategies keep every invariant (Validate) and never
+// panic, for Kotlin and Python, at a small and the default cap.
+func FuzzChunk(f *testing.F) {
+	seeds := []string{
+		"def f(x):\n    return x\n",
+		"class A:\n    def a(self):\n        pass\n\n    def b(self):\n        pass\n",
+		"@d\n# c\n@e(\n 1,\n)\ndef g():\n    '''doc'''\n",
+		"fun interface I {\n  fun f()\n}\nclass C\nprivate constructor(val a: Int) {\n  fun x() = 1\n  fun y() = 2\n}\n",
+		"/** k */\n@A(\"x\")\nclass K(val id: Long)\n",
+		"x = '" + strings.Repeat("ab ", 500) + "'\n",
+		"\xEF\xBB\xBFimport os\r\n\r\ndef f():\r\n    pass\r\n",
+		"(obj.\nattr)\n  (x.\n y(\n))\ndef h(): pass\n",
+		"\n\n   \n",
+		"é\xff\xfe",
+	}
+	for _, s := range seeds {
+		f.Add(s, true, uint8(0))
+		f.Add(s, false, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, src string, kotlin bool, capSel uint8) {
+		if len(src) > 1<<16 {
+			return
+		}
+		path := "f.py"
+		if kotlin {
+			path = "f.kt"
+		}
+		opts := Options{MaxChars: []int{60, 200, DefaultMaxChars}[int(capSel)%3]}
+		file, err := Decode(path, []byte(src), 0)
+		if err != nil {
+			return // binary: skipped by design
+		}
+		for _, ch := range []Chunker{NewStructural(opts), NewFixed(opts)} {
+			cs, err := ch.Chunk(file)
+			if err != nil {
+				t.Fatalf("%T: %v", ch, err)
+			}
+			if err := Validate(file, cs, opts.withDefaults(false).MaxChars); err != nil {
+				t.Fatalf("%T: %v", ch, err)
+			}
+			if s, ok := ch.(*Structural); ok {
+				s.Close()
+			}
+		}
+	})
+}
+
+// TestRealSnapshots chunks every Kotlin and Python file of the first snapshot of
+// each dev zip in ../shared (skipped when absent) and checks the invariants.
+func TestRealSnapshots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for _, name := range []string{"kotlin-dev.zip", "python-dev.zip", "python-start.zip"} {
+		p := filepath.Join("..", "..", "shared", "data", "dev", name)
+		if name == "python-start.zip" {
+			p = filepath.Join("..", "..", "shared", "data", "starter-kit", name)
+		}
+		outer, err := zip.OpenReader(p)
+		if err != nil {
+			t.Skipf("no shared data: %v", err)
+		}
+		defer outer.Close()
+		rc, err := outer.File[0].Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		inner, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewStructural(Options{})
+		n, chunks, errs := 0, 0, 0
+		for _, zf := range inner.File {
+			if !strings.HasSuffix(zf.Name, ".kt") && !strings.HasSuffix(zf.Name, ".py") {
+				continue
+			}
+			r, err := zf.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(r)
+			r.Close()
+			f, err := Decode(zf.Name, raw, 0)
+			if err != nil {
+				continue
+			}
+			cs, err := s.Chunk(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Validate(f, cs, DefaultMaxChars); err != nil {
+				t.Error(err)
+			}
+			n++
+			chunks += len(cs)
+			for _, c := range cs {
+				if c.ParseError {
+					errs++
+					break
+				}
+			}
+		}
+		s.Close()
+		t.Logf("%s %s: %d files, %d chunks, %d files with parse errors", name, outer.File[0].Name, n, chunks, errs)
+	}
+}
+
+func TestMain(m *testing.M) { os.Exit(m.Run()) }

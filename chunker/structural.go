@@ -1,0 +1,668 @@
+package chunker
+
+// Design note. The structural chunker works on whole lines: tree-sitter gives the byte
+// ranges of definitions, and each definition becomes the line range from its first
+// line (extended upwards over the comment lines directly above it) to its last line.
+// At one level (the file, or a class body) the definitions cut the lines into pieces;
+// the lines between definitions form "glue" pieces (imports, statements, comments).
+// Pieces tile the level exactly, blank lines joining the piece before them. A piece
+// over the size cap, or a class with methods, is split by descending into its body
+// (its signature lines stay as a header piece); oversized glue is split at its
+// statements, recursively; what cannot be split becomes line windows (Fallback).
+// Finally adjacent small non-definition pieces are merged up to the cap. Line
+// numbers are derived from byte offsets, never from tree-sitter rows, so
+// length-preserving rewrites that change line breaks (grammars.Spec.Rewrite) are safe.
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/repoctx/repoctx/grammars"
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Options configures both strategies. The zero value of a field means its default.
+type Options struct {
+	// MaxChars is the size cap of a chunk in non-white-space runes (the cAST paper's
+	// measure). Default DefaultMaxChars.
+	MaxChars int
+	// WindowLines and WindowOverlap are the size and overlap, in lines, of the windows
+	// of the Fixed strategy and of structural fallback windows. Defaults 20 and 5
+	// (structural fallback) or 20 and 10 (Fixed, RepoCoder's setting).
+	WindowLines, WindowOverlap int
+	// ParseTimeout bounds one tree-sitter parse; on time-out the file is windowed.
+	// Default 5s.
+	ParseTimeout time.Duration
+}
+
+// DefaultMaxChars is the default chunk size cap in non-white-space runes. At about
+// 3 such runes per model token it keeps a chunk near 250-300 tokens, under
+// all-MiniLM-L6-v2's 256 word-piece limit for most code and near the 512-character
+// chunks of peers (Tabby) measured with white space.
+const DefaultMaxChars = 800
+
+func (o Options) withDefaults(fixed bool) Options {
+	if o.MaxChars <= 0 {
+		o.MaxChars = DefaultMaxChars
+	}
+	if o.WindowLines <= 0 {
+		o.WindowLines = 20
+		if o.WindowOverlap <= 0 {
+			o.WindowOverlap = 5
+			if fixed {
+				o.WindowOverlap = 10
+			}
+		}
+	}
+	if o.WindowOverlap < 0 || o.WindowOverlap >= o.WindowLines {
+		o.WindowOverlap = o.WindowLines / 4
+	}
+	if o.ParseTimeout <= 0 {
+		o.ParseTimeout = 5 * time.Second
+	}
+	return o
+}
+
+// Key returns a string that changes whenever an option that changes the output does;
+// used in cache keys.
+func (o Options) Key(strategy string) string {
+	o = o.withDefaults(strategy == "fixed")
+	return fmt.Sprintf("%s/c%d/w%d/o%d", strategy, o.MaxChars, o.WindowLines, o.WindowOverlap)
+}
+
+// Structural is the tree-sitter chunker. It holds one parser per language and is not
+// safe for concurrent use: give each goroutine its own, and Close it when done.
+type Structural struct {
+	opts    Options
+	parsers map[string]*sitter.Parser
+}
+
+// NewStructural returns a structural chunker with the given options.
+func NewStructural(opts Options) *Structural {
+	return &Structural{opts: opts.withDefaults(false), parsers: map[string]*sitter.Parser{}}
+}
+
+// Close frees the parsers. The chunker must not be used afterwards.
+func (s *Structural) Close() {
+	for _, p := range s.parsers {
+		p.Close()
+	}
+	s.parsers = nil
+}
+
+// Chunk implements Chunker. Files in a language without a grammar, and files whose
+// parse fails or times out, are cut into line windows flagged Fallback.
+func (s *Structural) Chunk(f *File) ([]Chunk, error) {
+	li := newLineIndex(f.Text)
+	if li.size(0, li.lines()) == 0 {
+		return nil, nil
+	}
+	spec := grammars.Lookup(f.Lang)
+	if spec == nil {
+		return s.windowFile(f, li), nil
+	}
+	tree, err := s.parse(spec, f.Text)
+	if err != nil {
+		return s.windowFile(f, li), nil
+	}
+	defer tree.Close()
+	b := &builder{opts: s.opts, spec: spec, li: li, src: f.Text}
+	root := tree.RootNode()
+	if root.HasError() {
+		b.collectErrors(root)
+	}
+	b.level(b.items(root, false), 0, li.lines(), nil, nil, false)
+	return b.emit(f), nil
+}
+
+func (s *Structural) parse(spec *grammars.Spec, text []byte) (*sitter.Tree, error) {
+	p := s.parsers[spec.Name]
+	if p == nil {
+		p = sitter.NewParser()
+		p.SetLanguage(spec.Language())
+		s.parsers[spec.Name] = p
+	}
+	src := text
+	if spec.Rewrite != nil {
+		src = spec.Rewrite(text)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ParseTimeout)
+	defer cancel()
+	tree, err := p.ParseCtx(ctx, nil, src)
+	if err != nil || tree == nil {
+		p.Reset()
+		if err == nil {
+			err = fmt.Errorf("chunker: tree-sitter returned no tree")
+		}
+		return nil, err
+	}
+	return tree, nil
+}
+
+func (s *Structural) windowFile(f *File, li *lineIndex) []Chunk {
+	b := &builder{opts: s.opts, li: li, src: f.Text}
+	b.pieces = []*piece{{lo: 0, hi: li.lines(), kind: KindWindow, fallback: true}}
+	return b.emit(f)
+}
+
+// item is one child node at a level, with its line range.
+type item struct {
+	node    *sitter.Node
+	def     *sitter.Node // the definition node (inner node of a wrapper), or nil for glue
+	kind    string       // grammars.Function/Class/Property for definitions
+	first   int          // first line (0-based)
+	last    int          // last line holding non-comment content
+	inError bool         // found by descending into an ERROR node
+}
+
+// piece is a line range [lo, hi) on its way to becoming one or more chunks.
+type piece struct {
+	lo, hi     int
+	kind       Kind
+	name       string
+	header     []string
+	parent     *piece
+	fallback   bool
+	parseError bool
+	mergeable  bool
+	head       bool   // the signature piece of a split definition: takes members, never joins what precedes it
+	merged     *piece // set when this piece was merged into another
+	firstChunk int    // ordinal of the first chunk emitted for it
+}
+
+func (p *piece) final() *piece {
+	for p.merged != nil {
+		p = p.merged
+	}
+	return p
+}
+
+type builder struct {
+	opts   Options
+	spec   *grammars.Spec
+	li     *lineIndex
+	src    []byte
+	errs   [][2]int // line ranges [first, last] of ERROR/MISSING nodes
+	pieces []*piece
+}
+
+// collectErrors records the line ranges of ERROR and MISSING nodes, descending only
+// into subtrees that contain errors.
+func (b *builder) collectErrors(n *sitter.Node) {
+	if n.IsError() || n.IsMissing() {
+		b.errs = append(b.errs, [2]int{b.firstLine(n), b.endLine(n)})
+		if n.IsMissing() {
+			return
+		}
+	}
+	for i := 0; i < int(n.ChildCount()); i++ {
+		if c := n.Child(i); c.HasError() || c.IsMissing() {
+			b.collectErrors(c)
+		}
+	}
+}
+
+func (b *builder) inError(lo, hi int) bool {
+	for _, e := range b.errs {
+		if e[0] < hi && e[1] >= lo {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) firstLine(n *sitter.Node) int { return b.li.lineOf(int(n.StartByte())) }
+
+// endLine returns the line of the node's last byte.
+func (b *builder) endLine(n *sitter.Node) int {
+	e := int(n.EndByte())
+	if e > int(n.StartByte()) {
+		e--
+	}
+	return b.li.lineOf(e)
+}
+
+// contentEnd returns the last line of n that holds something other than trailing
+// comments (grammars attach comments that precede the next definition to the node
+// before it: fwcd/tree-sitter-kotlin puts a KDoc inside import_header).
+func (b *builder) contentEnd(n *sitter.Node) int {
+	for depth := 0; depth < 64; depth++ {
+		cnt := int(n.ChildCount())
+		if cnt == 0 {
+			break
+		}
+		i := cnt - 1
+		for i >= 0 && b.spec.Comments[n.Child(i).Type()] {
+			i--
+		}
+		if i < 0 {
+			return b.firstLine(n)
+		}
+		c := n.Child(i)
+		if i < cnt-1 || (c.IsNamed() && c.ChildCount() > 0) {
+			n = c
+			continue
+		}
+		break
+	}
+	return b.endLine(n)
+}
+
+// definition returns the definition node and kind for n, or nil.
+func (b *builder) definition(n *sitter.Node) (*sitter.Node, string) {
+	t := n.Type()
+	if k, ok := b.spec.Definitions[t]; ok {
+		return n, k
+	}
+	if b.spec.Wrappers[t] {
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			if k, ok := b.spec.Definitions[c.Type()]; ok {
+				return c, k
+			}
+		}
+	}
+	return nil, ""
+}
+
+// items lists the named children of n as items, descending into ERROR nodes and into
+// non-definition nodes that contain errors, so definitions inside them are found.
+func (b *builder) items(n *sitter.Node, inErr bool) []item {
+	var out []item
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		if !c.IsNamed() && !c.IsError() {
+			continue
+		}
+		if c.IsError() || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[c.Type()]) {
+			sub := b.items(c, true)
+			if len(sub) > 0 {
+				out = append(out, sub...)
+				continue
+			}
+		}
+		it := item{node: c, first: b.firstLine(c), inError: inErr || c.IsError()}
+		it.def, it.kind = b.definition(c)
+		it.last = b.contentEnd(c)
+		if it.last < it.first {
+			it.last = it.first
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func (b *builder) isDefinition(n *sitter.Node) bool {
+	d, _ := b.definition(n)
+	return d != nil
+}
+
+// leadingLine reports whether line i is a comment or annotation line that belongs to
+// a definition directly below it (grammars.Spec.LeadingLine).
+func (b *builder) leadingLine(i int) bool {
+	return b.spec.LeadingLine != nil && !b.li.blank[i] && b.spec.LeadingLine.Match(b.li.lineText(i))
+}
+
+// allLeading reports whether lines [lo, hi] are all leading lines.
+func (b *builder) allLeading(lo, hi int) bool {
+	for i := lo; i <= hi; i++ {
+		if !b.leadingLine(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// level cuts lines [lo, hi) holding its into pieces and appends the finished pieces
+// to b.pieces. header is the enclosing signatures, parent the enclosing definition's
+// first piece. splitAll cuts glue at every item, not only at definitions; with
+// splitAll, level places nothing and returns false when it cannot cut [lo, hi) into
+// two or more pieces, so the caller can descend further instead.
+func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, splitAll bool) bool {
+	type cut struct {
+		line int
+		it   *item // definition starting here, or glue item when splitAll, or nil
+	}
+	var cuts []cut
+	prevEnd := lo - 1
+	for k := range its {
+		it := &its[k]
+		if it.first < lo || it.first >= hi {
+			if it.last > prevEnd && it.first < hi {
+				prevEnd = min(it.last, hi-1)
+			}
+			continue
+		}
+		if it.def != nil || splitAll {
+			start := it.first
+			for start-1 > prevEnd && b.leadingLine(start-1) {
+				start--
+			}
+			if start > prevEnd {
+				cuts = append(cuts, cut{start, it})
+			}
+		}
+		if it.last > prevEnd && (it.def != nil || !b.allLeading(it.first, it.last)) {
+			prevEnd = min(it.last, hi-1)
+		}
+		if it.def != nil || splitAll {
+			if e := it.last + 1; e < hi && e > lo {
+				cuts = append(cuts, cut{e, nil})
+			}
+		}
+	}
+	// Turn cuts into pieces [cut_i, cut_{i+1}).
+	type rawPiece struct {
+		lo, hi int
+		it     *item
+	}
+	var raw []rawPiece
+	pos := lo
+	var cur *item
+	for _, c := range cuts {
+		if c.line < pos {
+			continue
+		}
+		if c.line > pos {
+			raw = append(raw, rawPiece{pos, c.line, cur})
+		} else if len(raw) > 0 && raw[len(raw)-1].hi == pos && c.it == nil {
+			continue
+		}
+		pos, cur = c.line, c.it
+	}
+	if pos < hi {
+		raw = append(raw, rawPiece{pos, hi, cur})
+	}
+	// Blank-only pieces, and pieces holding no item (closing brackets), join the piece
+	// before them; blank pieces at the start join the piece after them.
+	var rs []rawPiece
+	for _, r := range raw {
+		if b.li.blankRange(r.lo, r.hi) || (r.it == nil && !hasItemIn(its, r.lo, r.hi)) {
+			if len(rs) > 0 {
+				rs[len(rs)-1].hi = r.hi
+				continue
+			}
+		}
+		if len(rs) > 0 && b.li.blankRange(rs[len(rs)-1].lo, rs[len(rs)-1].hi) {
+			r.lo = rs[len(rs)-1].lo
+			rs = rs[:len(rs)-1]
+		}
+		rs = append(rs, r)
+	}
+	for i := 1; i < len(rs); i++ { // leading blank lines join the piece before
+		for rs[i].lo < rs[i].hi && b.li.blank[rs[i].lo] {
+			rs[i].lo++
+			rs[i-1].hi++
+		}
+	}
+	if splitAll && len(rs) < 2 {
+		return false
+	}
+	start := len(b.pieces)
+	for _, r := range rs {
+		b.place(r.lo, r.hi, r.it, its, header, parent)
+	}
+	if parent != nil && start > 0 && b.pieces[start-1] == parent {
+		start-- // a definition's signature piece may take the members that follow it
+	}
+	b.merge(start)
+	return true
+}
+
+// hasItemIn reports whether some item starts in lines [lo, hi).
+func hasItemIn(its []item, lo, hi int) bool {
+	for k := range its {
+		if its[k].first >= lo && its[k].first < hi {
+			return true
+		}
+	}
+	return false
+}
+
+// place turns one raw piece into finished pieces, splitting it when needed.
+func (b *builder) place(lo, hi int, it *item, its []item, header []string, parent *piece) {
+	size := b.li.size(lo, hi)
+	perr := b.inError(lo, hi)
+	if it != nil && it.def != nil {
+		kind := Kind(it.kind)
+		name := ""
+		if b.spec.DefName != nil {
+			name = b.spec.DefName(it.def, b.src)
+		}
+		members, firstMember := b.members(it.def, it.first, hi)
+		descend := len(members) > 0 && firstMember > lo && (size > b.opts.MaxChars ||
+			(it.kind == grammars.Class && nestedDefinitions(members) >= 2))
+		if !descend {
+			p := &piece{lo: lo, hi: hi, kind: kind, name: name, header: header, parent: parent,
+				parseError: perr, mergeable: kind == KindProperty}
+			if size > b.opts.MaxChars {
+				p.fallback = true
+			}
+			b.pieces = append(b.pieces, p)
+			return
+		}
+		head := &piece{lo: lo, hi: firstMember, kind: kind, name: name, header: header, parent: parent,
+			parseError: b.inError(lo, firstMember), mergeable: true, head: true}
+		b.pieces = append(b.pieces, head)
+		sub := append(append([]string(nil), header...), b.signature(it.def))
+		if !b.level(members, firstMember, hi, sub, head, it.kind != grammars.Class) {
+			b.level(members, firstMember, hi, sub, head, false)
+		}
+		return
+	}
+	fallback := it != nil && it.inError
+	if it == nil {
+		for k := range its {
+			if its[k].first >= lo && its[k].first < hi && its[k].inError {
+				fallback = true
+				break
+			}
+		}
+	}
+	if size <= b.opts.MaxChars {
+		b.pieces = append(b.pieces, &piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
+			parseError: perr, fallback: fallback, mergeable: true})
+		return
+	}
+	// Oversized glue: cut it at its items; when that gives a single piece, descend into
+	// the biggest item's children (each step goes one level down the tree, so this ends).
+	var inside []item
+	for k := range its {
+		if its[k].first < hi && its[k].last >= lo {
+			inside = append(inside, its[k])
+		}
+	}
+	for len(inside) > 0 {
+		if b.level(inside, lo, hi, header, parent, true) {
+			return
+		}
+		big := -1
+		for k := range inside {
+			if inside[k].node.ChildCount() > 0 && (big < 0 || inside[k].last-inside[k].first > inside[big].last-inside[big].first) {
+				big = k
+			}
+		}
+		if big < 0 {
+			break
+		}
+		inside = b.items(inside[big].node, inside[big].inError)
+	}
+	b.pieces = append(b.pieces, &piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
+		parseError: perr, fallback: true})
+}
+
+// nestedDefinitions counts the function and class definitions among its. A class
+// with two or more is split into its members even when it fits the cap, so that each
+// method is its own chunk; a smaller class stays whole.
+func nestedDefinitions(its []item) int {
+	n := 0
+	for _, it := range its {
+		if it.def != nil && it.kind != grammars.Property {
+			n++
+		}
+	}
+	return n
+}
+
+// members returns the items of def's body and the first line a member starts on, or
+// nil when def has no body with members on lines after its own first line.
+func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
+	var body *sitter.Node
+	for i := int(def.ChildCount()) - 1; i >= 0; i-- {
+		if c := def.Child(i); b.spec.Bodies[c.Type()] {
+			body = c
+			break
+		}
+	}
+	for depth := 0; body != nil && depth < 8; depth++ {
+		its := b.items(body, false)
+		var named []item
+		for _, it := range its {
+			if it.first >= lo && it.first < hi {
+				named = append(named, it)
+			}
+		}
+		if len(named) == 1 && b.spec.Bodies[named[0].node.Type()] {
+			body = named[0].node
+			continue
+		}
+		first := -1
+		for _, it := range named {
+			if it.first > lo {
+				first = it.first
+				break
+			}
+		}
+		if first < 0 {
+			return nil, 0
+		}
+		// Comment lines directly above the first member belong to it.
+		for first-1 > lo && b.leadingLine(first-1) {
+			first--
+		}
+		return named, first
+	}
+	return nil, 0
+}
+
+var spaceRe = regexp.MustCompile(`\s+`)
+
+// signature returns the definition's text up to its body, without annotations and
+// comments, white space collapsed, e.g. "class Foo(val a: Int) : Bar()".
+func (b *builder) signature(def *sitter.Node) string {
+	end := int(def.EndByte())
+	for i := 0; i < int(def.ChildCount()); i++ {
+		if c := def.Child(i); b.spec.Bodies[c.Type()] {
+			end = int(c.StartByte())
+			break
+		}
+	}
+	start := int(def.StartByte())
+	var sb strings.Builder
+	pos := start
+	var skip func(n *sitter.Node, depth int)
+	skip = func(n *sitter.Node, depth int) {
+		for i := 0; i < int(n.ChildCount()); i++ {
+			c := n.Child(i)
+			cs, ce := int(c.StartByte()), int(c.EndByte())
+			if cs >= end {
+				return
+			}
+			if b.spec.SignatureSkip[c.Type()] && cs >= pos {
+				sb.Write(b.src[pos:cs])
+				pos = min(ce, end)
+				continue
+			}
+			if depth < 2 && ce <= end {
+				skip(c, depth+1)
+			}
+		}
+	}
+	skip(def, 0)
+	if pos < end {
+		sb.Write(b.src[pos:end])
+	}
+	return tidySignature(sb.String())
+}
+
+var (
+	openSpaceRe  = regexp.MustCompile(`([(\[<]) `)
+	closeSpaceRe = regexp.MustCompile(` ?,? ?([)\]>])`)
+)
+
+// tidySignature collapses white space, drops spaces inside brackets and trailing
+// commas before a closing bracket: "f(\n  a,\n)" -> "f(a)".
+func tidySignature(s string) string {
+	s = strings.TrimSpace(spaceRe.ReplaceAllString(s, " "))
+	s = openSpaceRe.ReplaceAllString(s, "$1")
+	s = closeSpaceRe.ReplaceAllString(s, "$1")
+	return strings.TrimSpace(s)
+}
+
+// merge greedily merges adjacent mergeable pieces from b.pieces[start:] that share a
+// header, while the merged size stays within the cap.
+func (b *builder) merge(start int) {
+	ps := b.pieces[start:]
+	var out []*piece
+	for _, p := range ps {
+		if len(out) > 0 {
+			q := out[len(out)-1]
+			if q.mergeable && p.mergeable && !p.head && q.hi == p.lo && !q.fallback && !p.fallback &&
+				(len(q.header) == len(p.header) || p.parent == q) && b.li.size(q.lo, p.hi) <= b.opts.MaxChars {
+				q.hi = p.hi
+				q.parseError = q.parseError || p.parseError
+				if q.kind == KindCode && p.kind != KindCode {
+					q.kind, q.name = p.kind, p.name
+				} else if q.kind != p.kind && q.kind == KindProperty {
+					q.kind = KindCode
+				}
+				p.merged = q
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	b.pieces = append(b.pieces[:start], out...)
+}
+
+// emit turns the pieces into chunks, windowing fallback pieces over the cap.
+func (b *builder) emit(f *File) []Chunk {
+	var out []Chunk
+	li := b.li
+	add := func(p *piece, s span, kind Kind, fallback bool) {
+		c := Chunk{
+			Path: f.Path, Lang: f.Lang, Ordinal: len(out), Kind: kind, Name: p.name,
+			StartLine: s.firstLine + 1, EndLine: s.lastLine + 1, StartByte: s.start, EndByte: s.end,
+			Header: p.header, Fallback: fallback, ParseError: p.parseError,
+			Text: string(li.text[s.start:s.end]),
+		}
+		c.ID = ChunkID(f.Path, c.Ordinal)
+		pp := p.parent
+		for pp != nil && pp.final() == p {
+			pp = pp.parent
+		}
+		if pp != nil {
+			c.Parent = ChunkID(f.Path, pp.final().firstChunk)
+		}
+		out = append(out, c)
+	}
+	for _, p := range b.pieces {
+		p.firstChunk = len(out)
+		if li.size(p.lo, p.hi) <= b.opts.MaxChars {
+			add(p, span{li.starts[p.lo], li.starts[p.hi], p.lo, p.hi - 1}, p.kind, p.fallback)
+			continue
+		}
+		kind := p.kind
+		if kind == KindCode || kind == "" {
+			kind = KindWindow
+		}
+		for _, s := range windows(li, p.lo, p.hi, b.opts.WindowLines, b.opts.WindowOverlap, b.opts.MaxChars) {
+			add(p, s, kind, true)
+		}
+	}
+	link(out)
+	return out
+}

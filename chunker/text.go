@@ -1,0 +1,99 @@
+package chunker
+
+import (
+	"sort"
+	"unicode"
+	"unicode/utf8"
+)
+
+// lineIndex answers line and size questions about a text in O(1) or O(log n).
+// Lines are 0-based here; a line includes its terminating '\n'.
+type lineIndex struct {
+	text   []byte
+	starts []int // starts[i] is the byte offset of line i; starts[n] == len(text)
+	nws    []int // nws[i] is the number of non-white-space runes in lines [0, i)
+	blank  []bool
+}
+
+func newLineIndex(text []byte) *lineIndex {
+	li := &lineIndex{text: text}
+	n := 0
+	for i := 0; i < len(text); {
+		li.starts = append(li.starts, i)
+		cnt, nonBlank := 0, false
+		for i < len(text) && text[i] != '\n' {
+			r, sz := rune(text[i]), 1
+			if r >= utf8.RuneSelf {
+				r, sz = utf8.DecodeRune(text[i:])
+			}
+			if !isSpace(r) {
+				cnt++
+				nonBlank = true
+			}
+			i += sz
+		}
+		if i < len(text) {
+			i++ // the '\n'
+		}
+		li.nws = append(li.nws, n)
+		n += cnt
+		li.blank = append(li.blank, !nonBlank)
+	}
+	li.starts = append(li.starts, len(text))
+	li.nws = append(li.nws, n)
+	return li
+}
+
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v'
+	}
+	return unicode.IsSpace(r) || r == '\uFEFF'
+}
+
+// lines returns the number of lines.
+func (li *lineIndex) lines() int { return len(li.starts) - 1 }
+
+// size returns the number of non-white-space runes in lines [lo, hi).
+func (li *lineIndex) size(lo, hi int) int { return li.nws[hi] - li.nws[lo] }
+
+// lineOf returns the line holding byte offset b (b == len(text) maps to the last line).
+func (li *lineIndex) lineOf(b int) int {
+	n := li.lines()
+	if n == 0 {
+		return 0
+	}
+	i := sort.Search(n, func(i int) bool { return li.starts[i+1] > b })
+	if i >= n {
+		i = n - 1
+	}
+	return i
+}
+
+// blankRange reports whether lines [lo, hi) are all blank.
+func (li *lineIndex) blankRange(lo, hi int) bool { return li.size(lo, hi) == 0 }
+
+// lineText returns line i without its '\n'.
+func (li *lineIndex) lineText(i int) []byte {
+	s, e := li.starts[i], li.starts[i+1]
+	if e > s && li.text[e-1] == '\n' {
+		e--
+	}
+	return li.text[s:e]
+}
+
+// countNonSpace returns the number of non-white-space runes in b.
+func countNonSpace(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, sz := rune(b[0]), 1
+		if r >= utf8.RuneSelf {
+			r, sz = utf8.DecodeRune(b)
+		}
+		if !isSpace(r) {
+			n++
+		}
+		b = b[sz:]
+	}
+	return n
+}

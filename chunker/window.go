@@ -1,0 +1,102 @@
+package chunker
+
+import "unicode/utf8"
+
+// span is a byte range [start, end) of the text with its 0-based first and last line.
+type span struct {
+	start, end          int
+	firstLine, lastLine int
+}
+
+// windows cuts lines [lo, hi) into windows of at most maxLines lines and at most
+// maxChars non-white-space runes, each starting overlap lines before the previous
+// one ended. A line longer than maxChars on its own is cut into rune windows
+// (splitLine). Trailing blank lines join the last window, so no window is blank
+// unless the whole range is.
+func windows(li *lineIndex, lo, hi, maxLines, overlap, maxChars int) []span {
+	var out []span
+	if maxLines < 1 {
+		maxLines = 1
+	}
+	if overlap >= maxLines {
+		overlap = maxLines - 1
+	}
+	if overlap < 0 {
+		overlap = 0
+	}
+	i := lo
+	for i < hi {
+		k := i // first non-blank line: leading blank lines ride along with it
+		for k < hi && li.blank[k] {
+			k++
+		}
+		if k == hi { // only blank lines left
+			if len(out) > 0 {
+				out[len(out)-1].end, out[len(out)-1].lastLine = li.starts[hi], hi-1
+			} else {
+				out = append(out, span{li.starts[i], li.starts[hi], i, hi - 1})
+			}
+			break
+		}
+		if li.size(k, k+1) > maxChars {
+			parts := splitLine(li, k, maxChars)
+			parts[0].start, parts[0].firstLine = li.starts[i], i
+			out = append(out, parts...)
+			i = k + 1
+			continue
+		}
+		j := k + 1
+		for j < hi && j-i < maxLines && li.size(i, j+1) <= maxChars {
+			j++
+		}
+		if j < hi && li.blankRange(j, hi) {
+			j = hi
+		}
+		out = append(out, span{li.starts[i], li.starts[j], i, j - 1})
+		if j >= hi {
+			break
+		}
+		next := j - overlap
+		if next <= i || li.size(j, j+1) > maxChars || li.size(next, j+1) > maxChars {
+			next = j // no overlap into or before an oversized line
+		}
+		i = next
+	}
+	return out
+}
+
+// splitLine cuts line i into pieces of at most maxChars non-white-space runes, on rune
+// boundaries, preferring to cut after white space near the limit. The pieces tile the
+// line exactly (no overlap).
+func splitLine(li *lineIndex, i, maxChars int) []span {
+	var out []span
+	s, e := li.starts[i], li.starts[i+1]
+	b := li.text
+	for s < e {
+		n, p, lastSpace := 0, s, -1
+		for p < e {
+			r, sz := rune(b[p]), 1
+			if r >= utf8.RuneSelf {
+				r, sz = utf8.DecodeRune(b[p:e])
+			}
+			if !isSpace(r) {
+				if n == maxChars {
+					break
+				}
+				n++
+			} else if n >= maxChars*4/5 {
+				lastSpace = p + sz
+			}
+			p += sz
+		}
+		if p < e && lastSpace > s {
+			p = lastSpace
+		}
+		if p < e && countNonSpace(b[p:e]) == 0 {
+			p = e
+		}
+		out = append(out, span{s, p, i, i})
+		s = p
+	}
+	return out
+}

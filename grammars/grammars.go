@@ -1,0 +1,173 @@
+// Package grammars is the registry of languages repoctx understands: for each, the
+// tree-sitter language, the node types that are chunk boundaries (definitions), the
+// node types that hold members or statements (bodies), comment node types, how to read
+// a definition's name, and optional length-preserving source rewrites that work around
+// known grammar faults.
+//
+// Adding a language is adding one file that calls [Register] from init with a [Spec].
+// The bundled grammars are those of github.com/smacker/go-tree-sitter (Kotlin: fwcd
+// tree-sitter-kotlin 0.3.8, which has no field names; Python: tree-sitter-python 0.23).
+//
+// Tree-sitter rules that callers must follow (measured, see docs/field-notes): a
+// *sitter.Parser is used by one goroutine only; every *sitter.Tree is closed; a parser
+// is Reset after a nil or timed-out parse.
+package grammars
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Definition kinds a Spec maps node types to. They match chunker's Kind values.
+const (
+	Function = "function"
+	Class    = "class"
+	Property = "property"
+)
+
+// Spec describes one language. All node-type sets use tree-sitter node type names.
+type Spec struct {
+	// Name is the language's lower-case name, e.g. "kotlin". Unique in the registry.
+	Name string
+	// Version identifies the grammar and these rules; bump it when either changes so
+	// that cached chunks keyed by it are rebuilt.
+	Version string
+	// Extensions are the file name suffixes, with the dot, e.g. ".kt".
+	Extensions []string
+	// Language returns the tree-sitter language.
+	Language func() *sitter.Language
+	// Definitions maps definition node types to one of Function, Class or Property.
+	Definitions map[string]string
+	// Wrappers are definition-like node types whose kind and name come from the first
+	// child that is a definition (Python's decorated_definition). The wrapper's span
+	// (decorators included) is the definition's span.
+	Wrappers map[string]bool
+	// Bodies are node types that hold a definition's members or statements
+	// (class_body, block, function_body). Splitting an oversized definition descends
+	// into its last body child; a signature ends where the first body child starts.
+	Bodies map[string]bool
+	// Comments are comment node types. A run of comment lines directly above a
+	// definition (no blank line between) belongs to that definition.
+	Comments map[string]bool
+	// LeadingLine matches a line that, directly above a definition (no blank line
+	// between), belongs to it: comments and annotations/decorators. Matching is by text
+	// because grammars misplace such lines (a KDoc inside import_header, an annotation
+	// parsed as an expression).
+	LeadingLine *regexp.Regexp
+	// SignatureSkip are node types left out of signature text (annotations, comments).
+	SignatureSkip map[string]bool
+	// DefName returns the name a definition node defines, or "".
+	DefName func(n *sitter.Node, src []byte) string
+	// Rewrite, if not nil, returns a copy of src of the same length in bytes (so byte
+	// offsets are unchanged) in which constructs the grammar mis-parses are replaced by
+	// equivalent ones it parses. The rewritten text is only parsed, never shown.
+	Rewrite func(src []byte) []byte
+	// Keywords are the language's reserved words (used to tell identifiers from syntax).
+	Keywords []string
+
+	kwOnce sync.Once
+	kw     map[string]bool
+}
+
+var (
+	mu     sync.RWMutex
+	byName = map[string]*Spec{}
+	byExt  = map[string]*Spec{}
+)
+
+// Register adds s to the registry. It returns an error if s has no name, language or
+// extension, or if its name or one of its extensions is already registered.
+func Register(s *Spec) error {
+	if s == nil || s.Name == "" || s.Language == nil || len(s.Extensions) == 0 {
+		return fmt.Errorf("grammars: spec needs a name, a language and extensions")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := byName[s.Name]; dup {
+		return fmt.Errorf("grammars: language %q registered twice", s.Name)
+	}
+	for _, e := range s.Extensions {
+		if o, dup := byExt[strings.ToLower(e)]; dup {
+			return fmt.Errorf("grammars: extension %q claimed by %q and %q", e, o.Name, s.Name)
+		}
+	}
+	byName[s.Name] = s
+	for _, e := range s.Extensions {
+		byExt[strings.ToLower(e)] = s
+	}
+	return nil
+}
+
+// MustRegister is Register that panics on error; for init functions.
+func MustRegister(s *Spec) {
+	if err := Register(s); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the spec registered under name, or nil.
+func Lookup(name string) *Spec {
+	mu.RLock()
+	defer mu.RUnlock()
+	return byName[name]
+}
+
+// ForPath returns the spec for a file path by its extension (case-insensitive), or nil
+// if no registered language claims it.
+func ForPath(p string) *Spec {
+	mu.RLock()
+	defer mu.RUnlock()
+	return byExt[strings.ToLower(path.Ext(p))]
+}
+
+// Names returns the registered language names, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(byName))
+	for n := range byName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsKeyword reports whether word is a reserved word of the language.
+func (s *Spec) IsKeyword(word string) bool {
+	s.kwOnce.Do(func() {
+		s.kw = make(map[string]bool, len(s.Keywords))
+		for _, k := range s.Keywords {
+			s.kw[k] = true
+		}
+	})
+	return s.kw[word]
+}
+
+// set is a helper for building node-type sets.
+func set(types ...string) map[string]bool {
+	m := make(map[string]bool, len(types))
+	for _, t := range types {
+		m[t] = true
+	}
+	return m
+}
+
+// firstChildOfType returns the text of the first direct child of n whose type is one of
+// types, or "".
+func firstChildOfType(n *sitter.Node, src []byte, types ...string) string {
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		for _, t := range types {
+			if c.Type() == t {
+				return c.Content(src)
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,119 @@
+package grammars
+
+import (
+	"bytes"
+	"regexp"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/kotlin"
+)
+
+// Kotlin is the spec for Kotlin (fwcd tree-sitter-kotlin 0.3.8 as bundled by smacker).
+// That grammar has no field names, so names are read from the first identifier child.
+// Its Rewrite works around two known mis-parses (fwcd/tree-sitter-kotlin issues 75
+// and 87): a primary constructor with a modifier on the line after the class name, and
+// `fun interface`.
+var Kotlin = &Spec{
+	Name:       "kotlin",
+	Version:    "fwcd-kotlin-0.3.8/r1",
+	Extensions: []string{".kt", ".kts"},
+	Language:   kotlin.GetLanguage,
+	Definitions: map[string]string{
+		"class_declaration":     Class,
+		"object_declaration":    Class,
+		"companion_object":      Class,
+		"function_declaration":  Function,
+		"secondary_constructor": Function,
+		"anonymous_initializer": Function,
+		"property_declaration":  Property,
+		"type_alias":            Property,
+	},
+	Bodies:        set("class_body", "enum_class_body", "function_body", "statements"),
+	Comments:      set("line_comment", "multiline_comment"),
+	SignatureSkip: set("annotation", "line_comment", "multiline_comment"),
+	LeadingLine:   regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	DefName:       kotlinName,
+	Rewrite:       kotlinRewrite,
+	Keywords: []string{
+		"as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in",
+		"interface", "is", "null", "object", "package", "return", "super", "this", "throw",
+		"true", "try", "typealias", "typeof", "val", "var", "when", "while", "by", "catch",
+		"constructor", "delegate", "dynamic", "field", "file", "finally", "get", "import",
+		"init", "param", "property", "receiver", "set", "setparam", "where", "abstract",
+		"actual", "annotation", "companion", "const", "crossinline", "data", "enum", "expect",
+		"external", "final", "infix", "inline", "inner", "internal", "lateinit", "noinline",
+		"open", "operator", "out", "override", "private", "protected", "public", "reified",
+		"sealed", "suspend", "tailrec", "vararg", "it",
+	},
+}
+
+func init() { MustRegister(Kotlin) }
+
+func kotlinName(n *sitter.Node, src []byte) string {
+	switch n.Type() {
+	case "secondary_constructor":
+		return "constructor"
+	case "anonymous_initializer":
+		return "init"
+	case "companion_object":
+		if s := firstChildOfType(n, src, "type_identifier"); s != "" {
+			return s
+		}
+		return "Companion"
+	case "property_declaration":
+		for i := 0; i < int(n.ChildCount()); i++ {
+			c := n.Child(i)
+			switch c.Type() {
+			case "variable_declaration":
+				return firstChildOfType(c, src, "simple_identifier")
+			case "multi_variable_declaration":
+				return c.Content(src)
+			}
+		}
+	}
+	return firstChildOfType(n, src, "simple_identifier", "type_identifier")
+}
+
+var (
+	// `fun interface X` -> `    interface X` (fwcd issue 87).
+	ktFunInterface = regexp.MustCompile(`\bfun(\s+interface\b)`)
+	// A class header line without a body or parameter list, followed by a line starting
+	// with an optional visibility modifier and `constructor` (fwcd issue 75).
+	ktClassLine = regexp.MustCompile(`\bclass\s+[\p{L}_][\p{L}\p{N}_]*[^{(=\n]*$`)
+	ktCtorLine  = regexp.MustCompile(`^[ \t]*(?:(?:public|private|protected|internal)[ \t]+)?(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*constructor\b`)
+)
+
+// kotlinRewrite returns src with the mis-parsed constructs replaced by same-length
+// equivalents, or src itself when there is nothing to rewrite.
+func kotlinRewrite(src []byte) []byte {
+	hasFunIface := ktFunInterface.Match(src)
+	hasCtor := bytes.Contains(src, []byte("constructor"))
+	if !hasFunIface && !hasCtor {
+		return src
+	}
+	out := append([]byte(nil), src...)
+	if hasFunIface {
+		for _, m := range ktFunInterface.FindAllIndex(out, -1) {
+			copy(out[m[0]:m[0]+3], "   ")
+		}
+	}
+	if hasCtor {
+		start := 0
+		for start < len(out) {
+			nl := bytes.IndexByte(out[start:], '\n')
+			if nl < 0 {
+				break
+			}
+			end := start + nl
+			next := out[end+1:]
+			if j := bytes.IndexByte(next, '\n'); j >= 0 {
+				next = next[:j]
+			}
+			if ktClassLine.Match(out[start:end]) && ktCtorLine.Match(next) {
+				out[end] = ' '
+			}
+			start = end + 1
+		}
+	}
+	return out
+}

@@ -1,0 +1,39 @@
+package grammars
+
+import (
+	"regexp"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/python"
+)
+
+// Python is the spec for Python 3 (tree-sitter-python 0.23 as bundled by smacker).
+var Python = &Spec{
+	Name:       "python",
+	Version:    "python-0.23.0/r1",
+	Extensions: []string{".py", ".pyi"},
+	Language:   python.GetLanguage,
+	Definitions: map[string]string{
+		"function_definition": Function,
+		"class_definition":    Class,
+	},
+	Wrappers:      set("decorated_definition"),
+	Bodies:        set("block"),
+	Comments:      set("comment"),
+	SignatureSkip: set("comment"),
+	LeadingLine:   regexp.MustCompile(`^[ \t]*[#@]`),
+	DefName: func(n *sitter.Node, src []byte) string {
+		if c := n.ChildByFieldName("name"); c != nil {
+			return c.Content(src)
+		}
+		return firstChildOfType(n, src, "identifier")
+	},
+	Keywords: []string{
+		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+		"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+		"return", "try", "while", "with", "yield", "match", "case", "self",
+	},
+}
+
+func init() { MustRegister(Python) }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -437,5 +439,42 @@ func TestSharedCases(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestParserStaysUsable parses many files with several chunkers at once: none may
+// fall back to windows. It guards against smacker's ParseCtx cancel-flag race (a
+// cancelled context's watcher goroutine set the parser's cancel flag after the parse
+// ended, and every later parse on that parser failed), which made whole files fall
+// back at random in about 1 of 12 indexing runs of testdata/sample. The race depends on
+// scheduling and this test did not reproduce it with the old code; the fix (no
+// cancellable context, tree-sitter's own time limit) removes the goroutine entirely.
+func TestParserStaysUsable(t *testing.T) {
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := 0; w < 4; w++ { // several chunkers at once, as predict's workers run
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			s := NewStructural(Options{})
+			defer s.Close()
+			for i := 0; i < 400; i++ {
+				src := fmt.Sprintf("def f%d(x):\n    return x + %d\n\n\ndef g%d():\n    pass\n", i, i, i)
+				f, _ := Decode(fmt.Sprintf("m%d.py", i), []byte(src), 0)
+				cs, _ := s.Chunk(f)
+				for _, c := range cs {
+					if c.Fallback || c.Kind == KindWindow {
+						errs <- fmt.Errorf("worker %d: file %d fell back to windows: parser unusable", w, i)
+						return
+					}
+				}
+				runtime.Gosched()
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -129,9 +129,14 @@ func (s *Structural) parse(spec *grammars.Spec, text []byte) (*sitter.Tree, erro
 	if spec.Rewrite != nil {
 		src = spec.Rewrite(text)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ParseTimeout)
-	defer cancel()
-	tree, err := p.ParseCtx(ctx, nil, src)
+	// The time limit is tree-sitter's own (ts_parser_set_timeout_micros), not a
+	// cancellable context: smacker's ParseCtx starts a goroutine that can set the
+	// parser's cancel flag after the parse has already finished, when the context is
+	// cancelled later; the flag then stays set and every later parse on that parser
+	// fails (seen as random whole-file fallbacks). context.Background() starts no such
+	// goroutine.
+	p.SetOperationLimit(int(s.opts.ParseTimeout / time.Microsecond))
+	tree, err := p.ParseCtx(context.Background(), nil, src)
 	if err != nil || tree == nil {
 		p.Reset()
 		if err == nil {

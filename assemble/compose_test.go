@@ -1,0 +1,181 @@
+package assemble
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/retrieve"
+)
+
+func TestQueryText(t *testing.T) {
+	tests := []struct {
+		prefix, suffix string
+		n              int
+		wantP, wantS   string
+	}{
+		{"a\nb\nc\n", "d\ne\nf\n", 2, "b\nc\n", "d\ne\n"},
+		{"a\nb\nc\n    x = ", "\ne\n", 1, "c\n    x = ", "\n"},
+		{"a\nb", "", 5, "a\nb", ""},
+		{"", "only", 3, "", "only"},
+	}
+	for _, tt := range tests {
+		p, s := QueryText(tt.prefix, tt.suffix, tt.n)
+		if p != tt.wantP || s != tt.wantS {
+			t.Errorf("QueryText(%q, %q, %d) = %q, %q; want %q, %q", tt.prefix, tt.suffix, tt.n, p, s, tt.wantP, tt.wantS)
+		}
+	}
+}
+
+// buildIndex chunks the given files structurally and indexes them in a temp dir.
+func buildIndex(t *testing.T, files map[string]string) *retrieve.Index {
+	t.Helper()
+	s := chunker.NewStructural(chunker.Options{})
+	defer s.Close()
+	var all []chunker.Chunk
+	for _, p := range sortedKeys(files) {
+		f, err := chunker.Decode(p, []byte(files[p]), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := s.Chunk(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, cs...)
+	}
+	ix, _, err := retrieve.OpenOrBuild(t.TempDir(), "test", func() ([]chunker.Chunk, error) { return all, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := range ks {
+		for j := i + 1; j < len(ks); j++ {
+			if ks[j] < ks[i] {
+				ks[i], ks[j] = ks[j], ks[i]
+			}
+		}
+	}
+	return ks
+}
+
+const shapes = `import math
+
+
+def circle_area(radius):
+    """Area of a circle."""
+    check_positive(radius)
+    return math.pi * radius ** 2
+
+
+def circle_perimeter(radius):
+    check_positive(radius)
+    return 2 * math.pi * radius
+
+
+def unrelated_logger(msg):
+    print("log:", msg)
+`
+
+// TestRelativePositioning: the prefix matches circle_area; relative positioning must
+// bring the chunk after it (circle_perimeter), and the best part ends the context.
+func TestRelativePositioning(t *testing.T) {
+	ix := buildIndex(t, map[string]string{
+		"geo/shapes.py": shapes,
+		"geo/other.py":  "def helper():\n    return 42\n",
+	})
+	hole := Hole{
+		Path:   "geo/new_shapes.py",
+		Prefix: "import math\n\n\ndef sphere_area(radius):\n    \"\"\"Area of a sphere.\"\"\"\n    check_positive(radius)\n    return 4 * math.pi * radius ** 2\n\n\n",
+		Suffix: "\n",
+	}
+	ctx, parts, err := Compose(ix, hole, Options{TopK: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ctx, "def circle_perimeter") {
+		t.Fatalf("next chunk of the prefix match missing:\n%s", ctx)
+	}
+	last := parts[len(parts)-1]
+	if last.Path != "geo/shapes.py" || !strings.Contains(last.Text, "circle_area") || !strings.Contains(last.Text, "circle_perimeter") {
+		t.Errorf("last part %+v, want the merged circle_area+circle_perimeter span", last)
+	}
+	if !strings.HasPrefix(ctx, FileSep) {
+		t.Errorf("context does not start with a file separator: %q", ctx[:20])
+	}
+	// Without relative positioning the next chunk is not brought in by the match.
+	_, parts2, _ := Compose(ix, hole, Options{TopK: 1, NoRelative: true})
+	for _, p := range parts2 {
+		if strings.Contains(p.Text, "circle_perimeter") && !strings.Contains(p.Text, "circle_area") {
+			t.Errorf("NoRelative still added the next chunk: %+v", p)
+		}
+	}
+}
+
+// TestSuffixBringsPrev: a suffix match brings the chunk before it.
+func TestSuffixBringsPrev(t *testing.T) {
+	ix := buildIndex(t, map[string]string{"geo/shapes.py": shapes})
+	hole := Hole{Path: "x.py", Prefix: "", Suffix: "def unrelated_logger(msg):\n    print(\"log:\", msg)\n"}
+	_, parts, err := Compose(ix, hole, Options{TopK: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range parts {
+		found = found || strings.Contains(p.Text, "def circle_perimeter")
+	}
+	if !found {
+		t.Errorf("prev chunk of the suffix match missing: %+v", parts)
+	}
+}
+
+// TestCompletionFileRedundancy: chunks of the completion file whose lines are all
+// visible in prefix/suffix are left out; a chunk holding a changed line stays.
+func TestCompletionFileRedundancy(t *testing.T) {
+	old := "def a():\n    return 1\n\n\ndef b():\n    return old_value_here\n"
+	ix := buildIndex(t, map[string]string{"m.py": old})
+	hole := Hole{Path: "m.py", Prefix: "def a():\n    return 1\n\n\ndef b():\n", Suffix: "\n"}
+	_, parts, err := Compose(ix, hole, Options{TopK: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		if strings.Contains(p.Text, "def a():") && !strings.Contains(p.Text, "old_value_here") {
+			t.Errorf("redundant chunk kept: %q", p.Text)
+		}
+	}
+	kept := false
+	for _, p := range parts {
+		kept = kept || strings.Contains(p.Text, "old_value_here")
+	}
+	if !kept {
+		t.Errorf("changed region of the old file dropped: %+v", parts)
+	}
+}
+
+func TestFitBudget(t *testing.T) {
+	parts := []Part{
+		{Path: "a", Text: strings.Repeat("x\n", 50), Score: 1},
+		{Path: "b", Text: strings.Repeat("y\n", 50), Score: 2},
+		{Path: "c", Text: "1\n2\n3\n4\n", Score: 3},
+	}
+	got := fitBudget(append([]Part(nil), parts...), partLen(parts[1])+partLen(parts[2]))
+	if len(got) != 2 || got[0].Path != "b" || got[1].Path != "c" {
+		t.Errorf("fitBudget kept %v, want b, c", got)
+	}
+	one := fitBudget([]Part{{Path: "c", Text: "1\n2\n3\n4\n", StartLine: 1, EndLine: 4}}, len(FileSep)+2+5)
+	if len(one) != 1 || one[0].Text != "3\n4\n" || one[0].StartLine != 3 {
+		t.Errorf("single oversized part trimmed to %+v, want its last lines", one)
+	}
+	if ctx := render(fitBudget(parts, 10)); len(ctx) > 10 {
+		t.Errorf("context %d bytes over budget 10", len(ctx))
+	}
+}

@@ -1,0 +1,137 @@
+package assemble
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/retrieve"
+)
+
+// FormatVersion is part of every cache key; bump it when chunk records or the index
+// layout change meaning.
+const FormatVersion = "repoctx-index-1"
+
+// IndexOptions configures IndexSnapshot.
+type IndexOptions struct {
+	// Strategy is "structural" (default) or "fixed".
+	Strategy string
+	// Chunk holds the chunker options.
+	Chunk chunker.Options
+	// CacheDir is where indexes are kept; default retrieve.DefaultCacheDir().
+	CacheDir string
+	// MaxFileBytes skips larger source files; default chunker.DefaultMaxFileBytes.
+	MaxFileBytes int
+	// Log, if not nil, receives one line per skipped file with the reason.
+	Log io.Writer
+}
+
+// IndexStats describes one IndexSnapshot call.
+type IndexStats struct {
+	Files       int  // source files chunked (or found in the cache)
+	Skipped     int  // files skipped: unreadable, binary, over the size limit
+	Lossy       int  // files decoded lossily (invalid bytes for their encoding)
+	Chunks      int  // chunks in the index
+	ParseErrors int  // files with ERROR or MISSING nodes
+	Built       bool // whether the index was built (false: reused from the cache)
+}
+
+// sourceFile is a file read from a snapshot, before chunking.
+type sourceFile struct {
+	path string
+	raw  []byte
+}
+
+// IndexSnapshot returns the retrieval index of a snapshot's source files (those of
+// a registered language), building it unless the cache holds one for the same
+// content and options. The cache key hashes every indexed file's path and content,
+// the chunker options, the grammar versions and FormatVersion, so a changed file
+// or setting means a new index and an unchanged snapshot is never re-indexed.
+//
+// ch must be the chunker for opts.Strategy and is only used by the calling
+// goroutine. Unreadable, binary and oversized files are skipped and logged; an
+// error is returned only if the index cannot be built or opened.
+func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions) (*retrieve.Index, IndexStats, error) {
+	var st IndexStats
+	if opts.CacheDir == "" {
+		opts.CacheDir = retrieve.DefaultCacheDir()
+	}
+	if opts.Strategy == "" {
+		opts.Strategy = "structural"
+	}
+	logf := func(format string, a ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", a...)
+		}
+	}
+	var files []sourceFile
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n", FormatVersion, opts.Chunk.Key(opts.Strategy))
+	for _, name := range grammars.Names() {
+		fmt.Fprintf(h, "%s\n", grammars.Lookup(name).Version)
+	}
+	paths := snap.Paths()
+	sort.Strings(paths)
+	for _, p := range paths {
+		if grammars.ForPath(p) == nil {
+			continue
+		}
+		raw, err := snap.ReadFile(p)
+		if err != nil {
+			st.Skipped++
+			logf("skip %s/%s: %v", snap.Name(), p, err)
+			continue
+		}
+		sum := sha256.Sum256(raw)
+		fmt.Fprintf(h, "%s\x00%x\n", p, sum)
+		files = append(files, sourceFile{p, raw})
+	}
+	key := snap.Name() + "@" + hex.EncodeToString(h.Sum(nil))[:32]
+	ix, built, err := retrieve.OpenOrBuild(opts.CacheDir, key, func() ([]chunker.Chunk, error) {
+		var all []chunker.Chunk
+		for _, sf := range files {
+			f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes)
+			if err != nil {
+				st.Skipped++
+				logf("skip %s/%s: %v", snap.Name(), sf.path, err)
+				continue
+			}
+			if f.Lossy {
+				st.Lossy++
+				logf("lossy %s/%s: bytes not valid %s, decoded as Windows-1252", snap.Name(), sf.path, f.Encoding)
+			}
+			cs, err := ch.Chunk(f)
+			if err != nil {
+				st.Skipped++
+				logf("skip %s/%s: %v", snap.Name(), sf.path, err)
+				continue
+			}
+			for _, c := range cs {
+				if c.ParseError {
+					st.ParseErrors++
+					break
+				}
+			}
+			all = append(all, cs...)
+		}
+		return all, nil
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	st.Files, st.Built, st.Chunks = len(files), built, len(ix.Chunks())
+	return ix, st, nil
+}
+
+// errorsJoin joins non-nil errors into one message per line.
+func errorsJoin(errs []error) error { return errors.Join(errs...) }
+
+// oneLine replaces line breaks so an error fits one log line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }

@@ -1,0 +1,203 @@
+package assemble
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const sampleDir = "../testdata/sample"
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func predict(t *testing.T, opts PredictOptions) (Summary, []string) {
+	t.Helper()
+	if opts.Index.CacheDir == "" {
+		opts.Index.CacheDir = t.TempDir()
+	}
+	sum, err := Predict(opts)
+	if err != nil {
+		t.Fatalf("Predict: %v (%+v)", err, sum.Errors)
+	}
+	return sum, readLines(t, opts.Out)
+}
+
+// TestPredictSample runs the main job on the bundled sample, from folders and from a
+// zip of zips built here, and checks one non-empty context per datapoint, identical
+// for both layouts and for 1 and 3 workers.
+func TestPredictSample(t *testing.T) {
+	for _, lang := range []string{"python", "kotlin"} {
+		t.Run(lang, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.jsonl")
+			sum, lines := predict(t, PredictOptions{DataDir: sampleDir, Lang: lang, Stage: "sample", Out: out, Workers: 1})
+			want := readLines(t, filepath.Join(sampleDir, lang+"-sample.jsonl"))
+			if len(lines) != len(want) || sum.Datapoints != len(want) {
+				t.Fatalf("%d lines for %d datapoints", len(lines), len(want))
+			}
+			for i, l := range lines {
+				var v map[string]string
+				if err := json.Unmarshal([]byte(l), &v); err != nil {
+					t.Fatalf("line %d: %v", i+1, err)
+				}
+				if !strings.HasPrefix(v["context"], FileSep) {
+					t.Errorf("line %d: empty or malformed context %.60q", i+1, v["context"])
+				}
+			}
+			// Same output from the zip layout and with 3 workers.
+			zdir := t.TempDir()
+			writeZipOfZips(t, filepath.Join(sampleDir, "repositories-"+lang+"-sample"), filepath.Join(zdir, lang+"-sample.zip"))
+			data, _ := os.ReadFile(filepath.Join(sampleDir, lang+"-sample.jsonl"))
+			os.WriteFile(filepath.Join(zdir, lang+"-sample.jsonl"), data, 0o644)
+			out2 := filepath.Join(t.TempDir(), "out.jsonl")
+			_, lines2 := predict(t, PredictOptions{DataDir: zdir, Lang: lang, Stage: "sample", Out: out2, Workers: 3})
+			if strings.Join(lines, "\n") != strings.Join(lines2, "\n") {
+				t.Errorf("zip layout / 3 workers gave different output")
+			}
+		})
+	}
+}
+
+// writeZipOfZips packs each snapshot folder of dir into an inner zip inside out.
+func writeZipOfZips(t *testing.T, dir, out string) {
+	t.Helper()
+	var outer bytes.Buffer
+	ow := zip.NewWriter(&outer)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		var inner bytes.Buffer
+		iw := zip.NewWriter(&inner)
+		root := filepath.Join(dir, e.Name())
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			w, _ := iw.Create(filepath.ToSlash(rel))
+			b, _ := os.ReadFile(p)
+			w.Write(b)
+			return nil
+		})
+		iw.Close()
+		w, _ := ow.Create(e.Name() + ".zip")
+		w.Write(inner.Bytes())
+	}
+	ow.Close()
+	if err := os.WriteFile(out, outer.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPredictBadDatapoints: bad lines get an empty context and an error naming them;
+// the good ones are still answered; the error wraps ErrSomeFailed.
+func TestPredictBadDatapoints(t *testing.T) {
+	dir := t.TempDir()
+	good := readLines(t, filepath.Join(sampleDir, "python-sample.jsonl"))
+	if err := os.Symlink(mustAbs(t, filepath.Join(sampleDir, "repositories-python-sample")), filepath.Join(dir, "repositories-python-bad")); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		good[0],
+		`{"id": "broken", "repo": `,
+		`{"id": "nosnap", "repo": "acme/nothing", "revision": "abc", "path": "x.py", "modified": [], "prefix": "a", "suffix": "b"}`,
+		`{"id": "escape", "repo": "acme/invoicing", "revision": "abc", "path": "../etc/passwd", "modified": [], "prefix": "a", "suffix": "b"}`,
+		`{"id": "empty", "repo": "acme/invoicing", "revision": "abc", "path": "x.py", "modified": [], "prefix": "", "suffix": ""}`,
+		good[1],
+	}
+	os.WriteFile(filepath.Join(dir, "python-bad.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	out := filepath.Join(dir, "out.jsonl")
+	sum, err := Predict(PredictOptions{DataDir: dir, Lang: "python", Stage: "bad", Out: out, Index: IndexOptions{CacheDir: t.TempDir()}})
+	if !errors.Is(err, ErrSomeFailed) || sum.Failed != 4 {
+		t.Fatalf("err %v, failed %d; want ErrSomeFailed and 4 failures (%v)", err, sum.Failed, sum.Errors)
+	}
+	msgs := ""
+	for _, e := range sum.Errors {
+		msgs += e.Error() + "\n"
+	}
+	for _, want := range []string{":2", "nosnap", "escape", "empty"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("errors do not mention %q:\n%s", want, msgs)
+		}
+	}
+	got := readLines(t, out)
+	if len(got) != len(lines) {
+		t.Fatalf("%d output lines for %d input lines", len(got), len(lines))
+	}
+	for i, l := range got {
+		empty := l == `{"context":""}`
+		if wantEmpty := i >= 1 && i <= 4; empty != wantEmpty {
+			t.Errorf("line %d: %.80s (want empty=%v)", i+1, l, wantEmpty)
+		}
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestPredictResume: an output resumed from a journal equals an uninterrupted one.
+func TestPredictResume(t *testing.T) {
+	cache := t.TempDir()
+	full := filepath.Join(t.TempDir(), "full.jsonl")
+	_, want := predict(t, PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: full, Index: IndexOptions{CacheDir: cache}})
+	// Simulate a run killed after two datapoints: a journal with two records, the
+	// second one truncated mid-write.
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	rec := func(i int, line string) string {
+		b, _ := json.Marshal(map[string]any{"i": i, "line": line})
+		return string(b)
+	}
+	journal := `{"n":4}` + "\n" + rec(0, want[0]) + "\n" + rec(2, want[2])[:40]
+	os.WriteFile(out+".partial", []byte(journal), 0o644)
+	sum, got := predict(t, PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Resume: true, Index: IndexOptions{CacheDir: cache}})
+	if sum.Resumed != 1 {
+		t.Errorf("resumed %d datapoints, want 1", sum.Resumed)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resumed output differs from the uninterrupted one")
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("journal left after Finish: %v", err)
+	}
+}
+
+// TestPredictSharedDev runs the main job on ../shared/data/dev from the zips (skipped
+// when absent): 20 non-empty contexts per language.
+func TestPredictSharedDev(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "data", "dev")
+	if _, err := os.Stat(dir); err != nil || testing.Short() {
+		t.Skip("no shared dev data")
+	}
+	for _, lang := range []string{"kotlin", "python"} {
+		out := filepath.Join(t.TempDir(), "out.jsonl")
+		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out})
+		if len(lines) != 20 {
+			t.Errorf("%s: %d lines", lang, len(lines))
+		}
+		for i, l := range lines {
+			if strings.HasPrefix(l, `{"context":""`) {
+				t.Errorf("%s line %d: empty context", lang, i+1)
+			}
+		}
+		t.Logf("%s: %d snapshots, %d chunks, %v", lang, sum.Snapshots, sum.Chunks, sum.Wall)
+	}
+}

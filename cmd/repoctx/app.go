@@ -1,0 +1,339 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes. Only Main chooses them; main exits.
+const (
+	exitOK         = 0
+	exitError      = 1 // the command failed
+	exitUsage      = 2 // bad flags or arguments
+	exitSomeFailed = 3 // predict wrote its output but some datapoints failed
+)
+
+// usageError marks errors caused by how the command was called.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// Main runs the CLI with args (args[0] is the program name) and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(args)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, assemble.ErrSomeFailed):
+		fmt.Fprintf(stderr, "repoctx: %v\n", err)
+		return exitSomeFailed
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(stderr, "repoctx: %v\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "repoctx: %v\n", err)
+		return exitError
+	}
+}
+
+// Flags shared by several commands.
+var (
+	strategyFlag = &cli.StringFlag{Name: "strategy", Value: "structural", Usage: "chunking `strategy`: structural or fixed"}
+	maxCharsFlag = &cli.IntFlag{Name: "max-chars", Value: chunker.DefaultMaxChars, Usage: "chunk size cap in non-white-space characters"}
+	windowFlag   = &cli.IntFlag{Name: "window-lines", Usage: "window size in lines for fixed chunks and fallback windows (default 20)"}
+	overlapFlag  = &cli.IntFlag{Name: "overlap-lines", Usage: "window overlap in lines (default 10 for fixed, 5 for fallback)"}
+	cacheFlag    = &cli.StringFlag{Name: "cache-dir", Value: retrieve.DefaultCacheDir(), Usage: "`directory` for indexes"}
+	queryLines   = &cli.IntFlag{Name: "query-lines", Value: 12, Usage: "lines before/after the cursor used as the prefix/suffix query"}
+	topKFlag     = &cli.IntFlag{Name: "top-k", Value: 8, Usage: "chunks retrieved per query"}
+	budgetFlag   = &cli.IntFlag{Name: "budget", Value: 24000, Usage: "context budget in characters (bytes); least relevant parts are dropped first"}
+	noRelFlag    = &cli.BoolFlag{Name: "no-relative", Usage: "turn relative positioning (next/prev chunk of a match) off"}
+)
+
+func chunkOptions(c *cli.Context) (string, chunker.Options, error) {
+	s := c.String("strategy")
+	if s != "structural" && s != "fixed" {
+		return "", chunker.Options{}, usagef("--strategy must be structural or fixed, not %q", s)
+	}
+	return s, chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines")}, nil
+}
+
+func composeOptions(c *cli.Context) assemble.Options {
+	return assemble.Options{QueryLines: c.Int("query-lines"), TopK: c.Int("top-k"), BudgetChars: c.Int("budget"), NoRelative: c.Bool("no-relative")}
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:           "repoctx",
+		Usage:          "collect repository context for fill-in-the-middle code completion",
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*cli.Context, error) {}, // Main chooses exit codes
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef("%v", err)
+		},
+		Commands: []*cli.Command{
+			chunkCmd(), indexCmd(), queryCmd(), predictCmd(),
+		},
+	}
+}
+
+func chunkCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "chunk",
+		Usage:     "print the chunks of source files",
+		ArgsUsage: "PATH...",
+		Flags:     []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, &cli.BoolFlag{Name: "json", Usage: "print one JSON object per chunk"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("chunk: give one or more files")
+			}
+			strategy, opts, err := chunkOptions(c)
+			if err != nil {
+				return err
+			}
+			ch, err := chunker.New(strategy, opts)
+			if err != nil {
+				return err
+			}
+			if s, ok := ch.(*chunker.Structural); ok {
+				defer s.Close()
+			}
+			enc := json.NewEncoder(c.App.Writer)
+			enc.SetEscapeHTML(false)
+			failed := 0
+			for _, p := range c.Args().Slice() {
+				raw, err := os.ReadFile(p)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "repoctx: %v\n", err)
+					failed++
+					continue
+				}
+				f, err := chunker.Decode(filepath.ToSlash(p), raw, 0)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "repoctx: skip %v\n", err)
+					failed++
+					continue
+				}
+				cs, err := ch.Chunk(f)
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "repoctx: %s: %v\n", p, err)
+					failed++
+					continue
+				}
+				for _, k := range cs {
+					if c.Bool("json") {
+						if err := enc.Encode(k); err != nil {
+							return err
+						}
+						continue
+					}
+					flags := ""
+					if k.Fallback {
+						flags += " fallback"
+					}
+					if k.ParseError {
+						flags += " parse-error"
+					}
+					fmt.Fprintf(c.App.Writer, "%s:%d-%d %s %s%s\n", k.Path, k.StartLine, k.EndLine, k.Kind, k.Name, flags)
+					if len(k.Header) > 0 {
+						fmt.Fprintf(c.App.Writer, "  in: %s\n", strings.Join(k.Header, " > "))
+					}
+				}
+			}
+			if failed > 0 {
+				return fmt.Errorf("%d of %d files could not be chunked", failed, c.NArg())
+			}
+			return nil
+		},
+	}
+}
+
+func openIndex(c *cli.Context, dir string) (*retrieve.Index, assemble.IndexStats, error) {
+	strategy, opts, err := chunkOptions(c)
+	if err != nil {
+		return nil, assemble.IndexStats{}, err
+	}
+	snap, err := dataset.OpenDir(dir, dataset.Limits{})
+	if err != nil {
+		return nil, assemble.IndexStats{}, err
+	}
+	ch, err := chunker.New(strategy, opts)
+	if err != nil {
+		return nil, assemble.IndexStats{}, err
+	}
+	if s, ok := ch.(*chunker.Structural); ok {
+		defer s.Close()
+	}
+	var log io.Writer
+	if c.Bool("verbose") {
+		log = c.App.ErrWriter
+	}
+	return assemble.IndexSnapshot(snap, ch, assemble.IndexOptions{Strategy: strategy, Chunk: opts, CacheDir: c.String("cache-dir"), Log: log})
+}
+
+var verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
+
+func indexCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "index",
+		Usage:     "build (or reuse) the index of a repository folder",
+		ArgsUsage: "REPO_DIR",
+		Flags:     []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, verboseFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("index: give one repository folder")
+			}
+			t := time.Now()
+			ix, st, err := openIndex(c, c.Args().First())
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			what := "reused"
+			if st.Built {
+				what = "built"
+			}
+			fmt.Fprintf(c.App.Writer, "%s index %s\n  files %d, skipped %d, lossy %d, with parse errors %d, chunks %d, %.2fs\n",
+				what, ix.Dir(), st.Files, st.Skipped, st.Lossy, st.ParseErrors, st.Chunks, time.Since(t).Seconds())
+			return nil
+		},
+	}
+}
+
+func queryCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "query",
+		Usage:     "print the context for one completion point in a repository folder",
+		ArgsUsage: "REPO_DIR",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "file", Required: true, Usage: "completion file `path`, relative to REPO_DIR"},
+			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
+			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, verboseFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("query: give one repository folder")
+			}
+			var prefix, suffix []byte
+			var err error
+			if p := c.String("prefix-file"); p != "" {
+				if prefix, err = os.ReadFile(p); err != nil {
+					return err
+				}
+			}
+			if p := c.String("suffix-file"); p != "" {
+				if suffix, err = os.ReadFile(p); err != nil {
+					return err
+				}
+			}
+			if len(prefix) == 0 && len(suffix) == 0 {
+				return usagef("query: give --prefix-file or --suffix-file (both empty)")
+			}
+			ix, _, err := openIndex(c, c.Args().First())
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			ctx, parts, err := assemble.Compose(ix, assemble.Hole{Path: filepath.ToSlash(c.String("file")), Prefix: string(prefix), Suffix: string(suffix)}, composeOptions(c))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Parts   []assemble.Part `json:"parts"`
+					Context string          `json:"context"`
+				}{parts, ctx})
+			}
+			_, err = io.WriteString(c.App.Writer, ctx)
+			return err
+		},
+	}
+}
+
+func predictCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "predict",
+		Usage: "write a context for every datapoint of a competition-format dataset (the main job)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Required: true, Usage: "`directory` holding {lang}-{stage}.jsonl and the snapshots (folder or zip)"},
+			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
+			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name`, e.g. start, public, dev"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output `file` (- for stdout; default DATA/{lang}-{stage}.predictions.jsonl)"},
+			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, verboseFlag,
+		},
+		Action: func(c *cli.Context) error {
+			lang := c.String("lang")
+			if lang != "kotlin" && lang != "python" {
+				return usagef("--lang must be kotlin or python, not %q", lang)
+			}
+			strategy, copts, err := chunkOptions(c)
+			if err != nil {
+				return err
+			}
+			opts := assemble.PredictOptions{
+				DataDir: c.String("data"), Lang: lang, Stage: c.String("stage"), Out: c.String("output"),
+				Resume: c.Bool("resume"), Workers: c.Int("workers"),
+				Index:   assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir")},
+				Compose: composeOptions(c),
+				Log:     c.App.ErrWriter,
+			}
+			if !c.Bool("quiet") {
+				opts.Progress = c.App.ErrWriter
+			}
+			if !c.Bool("verbose") {
+				opts.Log = errorsOnly{c.App.ErrWriter}
+			}
+			sum, err := assemble.Predict(opts)
+			if sum.Datapoints > 0 && !c.Bool("quiet") {
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache), %d chunks, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
+					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.Chunks,
+					sum.Wall.Seconds(), float64(sum.Wall.Milliseconds())/float64(max(1, sum.Datapoints-sum.Resumed)), peakRSSMB())
+			}
+			return err
+		},
+	}
+}
+
+// errorsOnly passes on lines starting with "error:" and drops the rest (skip logs).
+type errorsOnly struct{ w io.Writer }
+
+func (e errorsOnly) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), "error:") {
+		return e.w.Write(p)
+	}
+	return len(p), nil
+}
+
+// peakRSSMB returns the process's peak resident set size in MiB (Linux ru_maxrss is in KiB).
+func peakRSSMB() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return -1
+	}
+	return int64(ru.Maxrss) / 1024
+}

@@ -1,0 +1,358 @@
+package dataset
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// ErrTooLarge is wrapped by the errors of Snapshot.ReadFile for a file over
+// Limits.MaxFileBytes, by declared size or by the bytes it really holds.
+// Callers typically log such an error and go on without the file.
+var ErrTooLarge = errors.New("dataset: file over the size limit")
+
+// Skip is one entry refused while opening a snapshot: Path is the entry's
+// name as found (for a zip, possibly hostile, such as "../x"), Reason says
+// why it was left out.
+type Skip struct {
+	Path   string
+	Reason string
+}
+
+// Snapshot is a read-only view of one repository snapshot: a folder on disk
+// or an inner zip held in memory. It lists regular files only; symlinks that
+// stay inside the snapshot and point to a regular file are listed under their
+// own name. A Snapshot is safe for concurrent use and stays usable after the
+// [Source] that opened it is closed.
+type Snapshot struct {
+	name    string
+	lim     Limits
+	dir     string // root folder, for a folder snapshot
+	files   map[string]fileEntry
+	paths   []string
+	skipped []Skip
+}
+
+type fileEntry struct {
+	size int64     // bytes: declared (zip) or found when opening (folder)
+	zf   *zip.File // nil for a folder snapshot
+}
+
+// Name returns the snapshot's name: the inner zip's name without ".zip", or
+// the folder's base name.
+func (s *Snapshot) Name() string { return s.name }
+
+// Paths returns the slash-separated paths, relative to the snapshot root, of
+// the regular files it lists, sorted. The slice is a copy.
+func (s *Snapshot) Paths() []string { return slices.Clone(s.paths) }
+
+// Len returns the number of files listed.
+func (s *Snapshot) Len() int { return len(s.paths) }
+
+// Size returns the size in bytes of a listed file (the declared uncompressed
+// size for a zip, the size found when opening for a folder) and whether the
+// snapshot lists path.
+func (s *Snapshot) Size(path string) (int64, bool) {
+	e, ok := s.lookup(path)
+	return e.size, ok
+}
+
+// Skipped returns the entries refused while opening the snapshot, with
+// reasons: unsafe names, duplicates, symlinks, non-regular files, .git
+// folders, unreadable folders, entries over Limits.MaxFiles. The slice is a
+// copy, in the order the entries were met.
+func (s *Snapshot) Skipped() []Skip { return slices.Clone(s.skipped) }
+
+func (s *Snapshot) lookup(path string) (fileEntry, bool) {
+	if e, ok := s.files[path]; ok {
+		return e, true
+	}
+	if c, reason := cleanRel(path); reason == "" && c != path {
+		e, ok := s.files[c]
+		return e, ok
+	}
+	return fileEntry{}, false
+}
+
+func (s *Snapshot) skip(path, reason string) {
+	s.skipped = append(s.skipped, Skip{Path: path, Reason: reason})
+}
+
+// ReadFile returns the contents of a listed file. It returns an error naming
+// the snapshot and path when the file is not listed (wrapping
+// fs.ErrNotExist), when it is over Limits.MaxFileBytes by its size or by the
+// bytes actually read (wrapping [ErrTooLarge]; at most MaxFileBytes+1 bytes are
+// ever read), when its zip entry is corrupt, or when the file cannot be read
+// (for example permission denied). It is safe for concurrent use.
+func (s *Snapshot) ReadFile(path string) ([]byte, error) {
+	e, ok := s.lookup(path)
+	if !ok {
+		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, fs.ErrNotExist)
+	}
+	max := s.lim.MaxFileBytes
+	if e.size > max {
+		return nil, wrapf(ErrTooLarge, "dataset: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, e.size, max)
+	}
+	if e.zf != nil {
+		return s.readZip(path, e)
+	}
+	return s.readDir(path)
+}
+
+func (s *Snapshot) readZip(path string, e fileEntry) ([]byte, error) {
+	rc, err := e.zf.Open()
+	if err != nil {
+		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+	}
+	defer rc.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, e.size+bytes.MinRead))
+	// e.size <= MaxFileBytes here: never read more than one byte past it.
+	n, err := buf.ReadFrom(io.LimitReader(rc, e.size+1))
+	if err != nil {
+		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+	}
+	if n > e.size {
+		return nil, wrapf(ErrTooLarge, "dataset: snapshot %s: read %s: entry decompresses to more than its declared %d bytes", s.name, path, e.size)
+	}
+	return buf.Bytes(), nil
+}
+
+func (s *Snapshot) readDir(path string) ([]byte, error) {
+	max := s.lim.MaxFileBytes
+	f, err := os.OpenInRoot(s.dir, filepath.FromSlash(path))
+	if err != nil {
+		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("dataset: snapshot %s: read %s: not a regular file", s.name, path)
+	}
+	if fi.Size() > max {
+		return nil, wrapf(ErrTooLarge, "dataset: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, fi.Size(), max)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	n, err := buf.ReadFrom(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+	}
+	if n > max {
+		return nil, wrapf(ErrTooLarge, "dataset: snapshot %s: read %s: file grew over the limit of %d bytes", s.name, path, max)
+	}
+	return buf.Bytes(), nil
+}
+
+func (s *Snapshot) finish() {
+	s.paths = make([]string, 0, len(s.files))
+	for p := range s.files {
+		s.paths = append(s.paths, p)
+	}
+	slices.Sort(s.paths)
+}
+
+// OpenDir opens one repository folder as a snapshot named after the folder.
+// It lists regular files, skips .git folders and files, never follows a
+// symlink out of dir (nor an absolute one), does not descend into symlinked
+// folders (so symlink loops cannot recur), lists symlinks to regular files
+// inside dir under the link's name, and records refused entries and
+// unreadable folders in Skipped. At most lim.MaxFiles files are listed. It
+// returns an error when dir cannot be opened or read. Files are read later,
+// through the same root-confined access, by ReadFile.
+func OpenDir(dir string, lim Limits) (*Snapshot, error) {
+	lim = lim.withDefaults()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: open snapshot folder %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: open snapshot folder %s: %w", dir, err)
+	}
+	defer root.Close()
+	s := &Snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}}
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			s.skip(p, "unreadable: "+errText(err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		if d.Name() == ".git" {
+			s.skip(p, "git metadata")
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		clean, reason := cleanRel(p)
+		if reason != "" {
+			s.skip(p, reason)
+			return nil
+		}
+		var size int64
+		switch t := d.Type(); {
+		case t&fs.ModeSymlink != 0:
+			fi, err := root.Stat(filepath.FromSlash(p))
+			switch {
+			case errors.Is(err, syscall.ELOOP):
+				s.skip(p, "symlink loop")
+				return nil
+			case errors.Is(err, fs.ErrNotExist):
+				s.skip(p, "broken symlink")
+				return nil
+			case err != nil:
+				s.skip(p, "symlink leaves the snapshot or is absolute: "+errText(err))
+				return nil
+			case fi.IsDir():
+				s.skip(p, "symlink to a folder (not followed)")
+				return nil
+			case !fi.Mode().IsRegular():
+				s.skip(p, "symlink to a non-regular file")
+				return nil
+			}
+			size = fi.Size()
+		case t.IsRegular():
+			fi, err := d.Info()
+			if err != nil {
+				s.skip(p, "unreadable: "+errText(err))
+				return nil
+			}
+			size = fi.Size()
+		default:
+			s.skip(p, fmt.Sprintf("not a regular file (%v)", t))
+			return nil
+		}
+		if len(s.files) >= lim.MaxFiles {
+			s.skip(p, fmt.Sprintf("over the limit of %d files: this and later files left out", lim.MaxFiles))
+			return fs.SkipAll
+		}
+		s.files[clean] = fileEntry{size: size}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dataset: open snapshot folder %s: %w", dir, err)
+	}
+	s.finish()
+	return s, nil
+}
+
+// errText returns err's message without the operation and path that
+// *fs.PathError adds, which the caller already reports.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// newZipSnapshot lists the files of an inner zip. zipBytes is the inner
+// zip's own size, used for the compression ratio check.
+func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*Snapshot, error) {
+	s := &Snapshot{name: name, lim: lim, files: map[string]fileEntry{}}
+	gitSeen := map[string]bool{}
+	var total uint64
+	dropped := 0
+	firstDropped := ""
+	for _, zf := range zr.File {
+		raw := zf.Name
+		mode := zf.Mode()
+		isDir := strings.HasSuffix(raw, "/") || mode.IsDir()
+		clean, reason := cleanRel(raw)
+		if reason != "" {
+			if !(isDir && reason == "empty path") {
+				s.skip(raw, reason)
+			}
+			continue
+		}
+		if g, ok := hasGitElement(clean); ok {
+			if !gitSeen[g] {
+				gitSeen[g] = true
+				s.skip(g, "git metadata")
+			}
+			continue
+		}
+		if isDir {
+			continue
+		}
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			s.skip(raw, "symlink entry")
+			continue
+		case !mode.IsRegular():
+			s.skip(raw, fmt.Sprintf("not a regular file (%v)", mode.Type()))
+			continue
+		case zf.Flags&0x1 != 0:
+			s.skip(raw, "encrypted entry")
+			continue
+		case zf.Method != zip.Store && zf.Method != zip.Deflate:
+			s.skip(raw, fmt.Sprintf("unsupported compression method %d", zf.Method))
+			continue
+		case zf.UncompressedSize64 > math.MaxInt64:
+			s.skip(raw, "declared size overflows")
+			continue
+		}
+		if _, dup := s.files[clean]; dup {
+			s.skip(raw, "duplicate entry: the first one is kept")
+			continue
+		}
+		if len(s.files) >= lim.MaxFiles {
+			if dropped == 0 {
+				firstDropped = raw
+			}
+			dropped++
+			continue
+		}
+		total += zf.UncompressedSize64
+		if total > math.MaxInt64 {
+			total = math.MaxInt64
+		}
+		s.files[clean] = fileEntry{size: int64(zf.UncompressedSize64), zf: zf}
+	}
+	if dropped > 0 {
+		s.skip(firstDropped, fmt.Sprintf("over the limit of %d files: %d files left out from here on", lim.MaxFiles, dropped))
+	}
+	if total > uint64(lim.MaxSnapshotBytes) {
+		return nil, fmt.Errorf("dataset: snapshot %s: files declare %d bytes uncompressed, over the limit of %d bytes", name, total, lim.MaxSnapshotBytes)
+	}
+	if zipBytes > 0 && float64(total) > lim.MaxRatio*float64(zipBytes) {
+		return nil, fmt.Errorf("dataset: snapshot %s: compression ratio %.0f (%d bytes from a %d-byte zip) is over the limit of %g", name, float64(total)/float64(zipBytes), total, zipBytes, lim.MaxRatio)
+	}
+	s.finish()
+	return s, nil
+}
+
+// wrapError carries its own full message and unwraps to a sentinel.
+type wrapError struct {
+	msg string
+	err error
+}
+
+func (e *wrapError) Error() string { return e.msg }
+func (e *wrapError) Unwrap() error { return e.err }
+
+func wrapf(target error, format string, args ...any) error {
+	return &wrapError{msg: fmt.Sprintf(format, args...), err: target}
+}

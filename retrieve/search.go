@@ -1,0 +1,543 @@
+package retrieve
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	bleveindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/repoctx/repoctx/chunker"
+)
+
+// BM25 parameters (Robertson & Zaragoza 2009): K1 controls term-frequency saturation, B
+// the strength of field-length normalisation. They equal bleve's search.BM25_k1 and
+// search.BM25_b (bleve v2.6.3) and Lucene's defaults.
+const (
+	K1 = 1.2
+	B  = 0.75
+)
+
+// Field weights of [Index.Search]: a chunk's score is the weighted sum of its per-field
+// BM25 scores ("most fields" combination). The chunk text carries the signal; the
+// header (signatures of enclosing definitions) and the file path are shared by many
+// chunks and act as weaker, class- and file-level priors.
+const (
+	BoostText   = 1.0
+	BoostHeader = 0.5
+	BoostPath   = 0.3
+)
+
+// boosts is indexed like fields.
+var boosts = [len(fields)]float64{BoostText, BoostHeader, BoostPath}
+
+// MaxQueryTerms caps the distinct query terms [Index.Search] scores. Long queries (the
+// code before the cursor can be hundreds of lines) keep the MaxQueryTerms terms of
+// lowest document frequency in the index, i.e. highest idf: they contribute most to
+// BM25 and have the shortest postings lists, so the cap bounds latency while losing the
+// least score mass. Terms absent from the index are dropped before counting.
+const MaxQueryTerms = 256
+
+// Hit is one search result.
+type Hit struct {
+	// ID is the chunk's ID (see [Index.Chunk]).
+	ID string
+	// Score is the chunk's BM25 score for the query, summed over fields with their boosts;
+	// higher is better. It is only comparable between hits of the same query and index.
+	Score float64
+	// Rank is the 1-based position of the hit in the result list.
+	Rank int
+}
+
+// qterm is a distinct query term with its postings readers.
+type qterm struct {
+	term    string
+	count   int // occurrences in the query
+	first   int // position of the first occurrence
+	df      [len(fields)]uint64
+	readers [len(fields)]bleveindex.TermFieldReader
+	sumDF   uint64
+}
+
+func (q *qterm) close() {
+	for i, r := range q.readers {
+		if r != nil {
+			_ = r.Close()
+			q.readers[i] = nil
+		}
+	}
+}
+
+// Search returns the k chunks that score highest for query under BM25, best first, with
+// ties broken by the chunks' order in [Build]'s input, so results do not depend on how
+// bleve numbered the documents.
+//
+// The query is tokenised with [Tokens]; duplicate terms count once (OR semantics: a chunk
+// matching any term is a candidate), and at most [MaxQueryTerms] terms are scored. A
+// chunk's score is
+//
+//	Σ_fields boost_f · Σ_terms idf_f(t) · tf·(K1+1) / (tf + K1·(1 − B + B·dl/avgdl_f))
+//
+// over the fields text, header (header lines joined) and path with boosts [BoostText],
+// [BoostHeader], [BoostPath], where tf is the term's frequency in the chunk's field, dl the
+// field's length in tokens, avgdl_f its mean over chunks whose field is non-empty, and
+// idf_f(t) = ln(1 + (N_f − n_f(t) + 0.5)/(n_f(t) + 0.5)) with N_f the number of chunks with
+// a non-empty field and n_f(t) those containing t. This is Okapi BM25 as in Robertson &
+// Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond" (2009), with the
+// Lucene-style idf that stays positive; the constant factor K1+1 does not affect ranking.
+// Collection statistics (N_f, avgdl_f) count chunks whose field is non-empty, as Lucene
+// does.
+//
+// The top k are exact: postings lists are scored term-at-a-time in decreasing order of
+// their score upper bound, and once the bounds of the lists left cannot lift an unseen
+// chunk above the current k-th score, the remaining lists only visit the chunks that can
+// still make it, skipping through the lists (the MaxScore idea of Turtle & Flood, "Query
+// evaluation: strategies and optimizations", Information Processing & Management 31(6),
+// 1995). Latency therefore grows with the postings of the query's rarer terms more than
+// with those of its common ones.
+//
+// filter, if not nil, decides which chunks may be returned; rejected chunks do not count
+// toward k. It is called at most once per chunk and search, in no particular order, and
+// only for chunks matching the query; the pointer is shared with the index (do not modify
+// or keep it). k <= 0 or a query without tokens yields no hits. Search is safe for
+// concurrent use; it returns [ErrClosed] after [Index.Close] and bleve's read errors,
+// wrapped.
+func (ix *Index) Search(query string, k int, filter func(*chunker.Chunk) bool) ([]Hit, error) {
+	hits, _, err := ix.search(query, k, filter, true)
+	return hits, err
+}
+
+// searchStats describes the work of one search.
+type searchStats struct {
+	lists    int  // postings lists (term × field)
+	scanned  int  // postings read sequentially
+	advances int  // skips to a candidate
+	pruned   bool // whether the candidate phase was reached
+}
+
+// search is Search with MaxScore pruning optional (tests compare both) and statistics.
+func (ix *Index) search(query string, k int, filter func(*chunker.Chunk) bool, prune bool) ([]Hit, searchStats, error) {
+	var st searchStats
+	if k <= 0 {
+		return nil, st, nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, st, ErrClosed
+	}
+	toks := Tokens(query)
+	if len(toks) == 0 || len(ix.chunks) == 0 {
+		return nil, st, nil
+	}
+	r, err := ix.adv.Reader()
+	if err != nil {
+		return nil, st, fmt.Errorf("retrieve: search: %w", err)
+	}
+	defer r.Close()
+
+	terms, err := ix.queryTerms(r, toks)
+	defer func() {
+		for i := range terms {
+			terms[i].close()
+		}
+	}()
+	if err != nil || len(terms) == 0 {
+		return nil, st, err
+	}
+
+	acc := ix.getAccum()
+	defer ix.putAccum(acc)
+	acc.filter = filter
+	hits, err := ix.rank(ix.cursors(terms), acc, k, prune, &st)
+	return hits, st, err
+}
+
+// queryTerms dedupes toks, opens the postings reader of each term in each non-empty
+// field, drops terms the index lacks and keeps the MaxQueryTerms rarest.
+func (ix *Index) queryTerms(r bleveindex.IndexReader, toks []string) ([]qterm, error) {
+	pos := make(map[string]int, len(toks))
+	var terms []qterm
+	for i, t := range toks {
+		if j, ok := pos[t]; ok {
+			terms[j].count++
+			continue
+		}
+		pos[t] = len(terms)
+		terms = append(terms, qterm{term: t, count: 1, first: i})
+	}
+	ctx := context.Background()
+	kept := terms[:0]
+	for _, q := range terms {
+		for f, name := range fields {
+			if ix.stats[f].Docs == 0 {
+				continue
+			}
+			tfr, err := r.TermFieldReader(ctx, []byte(q.term), name, true, true, false)
+			if err != nil {
+				q.close()
+				for i := range kept {
+					kept[i].close()
+				}
+				return nil, fmt.Errorf("retrieve: read postings of %q: %w", q.term, err)
+			}
+			if n := tfr.Count(); n > 0 {
+				q.readers[f], q.df[f] = tfr, n
+				q.sumDF += n
+			} else {
+				_ = tfr.Close()
+			}
+		}
+		if q.sumDF > 0 {
+			kept = append(kept, q)
+		}
+	}
+	terms = kept
+	if len(terms) > MaxQueryTerms {
+		slices.SortFunc(terms, func(a, b qterm) int {
+			if c := cmp.Compare(a.sumDF, b.sumDF); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.count, a.count); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.first, b.first)
+		})
+		for i := MaxQueryTerms; i < len(terms); i++ {
+			terms[i].close()
+		}
+		terms = terms[:MaxQueryTerms]
+	}
+	return terms, nil
+}
+
+// cursor walks the postings of one query term in one field.
+type cursor struct {
+	term string
+	tfr  bleveindex.TermFieldReader
+	tfd  bleveindex.TermFieldDoc // own buffer: scorch keeps a reference to its ID
+	df   uint64
+	// A posting's contribution is ub·tf/(tf + c1 + c2·dl), the formula documented on
+	// Search with ub = boost·idf·(K1+1). Since c1 = K1·(1−B) > 0 it is strictly below ub.
+	ub, c1, c2 float64
+}
+
+func (c *cursor) contrib(d *bleveindex.TermFieldDoc) float64 {
+	tf := float64(d.Freq)
+	// bleve stores the field length exactly and reports Norm = 1/√length (rounded to
+	// float32); invert and round to recover it.
+	dl := float64(int64(1/(d.Norm*d.Norm) + 0.5))
+	return c.ub * tf / (tf + c.c1 + c.c2*dl)
+}
+
+// cursors returns one cursor per (term, field) postings list, sorted by decreasing upper
+// bound (then increasing length). The cursors take over the terms' readers.
+func (ix *Index) cursors(terms []qterm) []cursor {
+	var cs []cursor
+	for i := range terms {
+		q := &terms[i]
+		for f, tfr := range q.readers {
+			if tfr == nil {
+				continue
+			}
+			st := ix.stats[f]
+			n, df := float64(st.Docs), float64(q.df[f])
+			avgdl := float64(st.Tokens) / n
+			cs = append(cs, cursor{
+				term: q.term,
+				tfr:  tfr,
+				df:   q.df[f],
+				ub:   boosts[f] * math.Log(1+(n-df+0.5)/(df+0.5)) * (K1 + 1),
+				c1:   K1 * (1 - B),
+				c2:   K1 * B / avgdl,
+			})
+		}
+	}
+	slices.SortFunc(cs, func(a, b cursor) int {
+		if c := cmp.Compare(b.ub, a.ub); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.df, b.df)
+	})
+	return cs
+}
+
+// advanceRatio: in the pruning phase a list is scanned whole when it has at most
+// advanceRatio postings per remaining candidate, else the candidates are looked up in
+// it by skipping (Advance), which costs more per posting visited.
+const advanceRatio = 4
+
+// rank scores the cursors' postings into acc and returns the best k accepted chunks.
+func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStats) ([]Hit, error) {
+	st.lists = len(cs)
+	rest := 0.0 // Σ ub of the lists not yet processed: the most an unseen chunk can score
+	for i := range cs {
+		rest += cs[i].ub
+	}
+	pruning := false // phase 2: only acc.cand can still make the top k
+	maxScore := 0.0  // best score so far; the k-th best cannot exceed it
+	lastCheck := math.Inf(1)
+	idBuf := bleveindex.NewIndexInternalID(nil, 0)
+	for j := range cs {
+		c := &cs[j]
+		if prune && !pruning && rest <= maxScore && rest <= 0.95*lastCheck {
+			// Unseen chunks can no longer reach the k-th best score: switch to
+			// candidates. The k-th score is recomputed only after rest shrank 5%.
+			lastCheck = rest
+			if theta, ok := acc.kth(acc.touched, k); ok && rest <= theta {
+				pruning = true
+				st.pruned = true
+				acc.cand = acc.cand[:0]
+				for _, d := range acc.touched {
+					if acc.scores[d]+rest > theta {
+						acc.cand = append(acc.cand, d)
+					}
+				}
+				slices.Sort(acc.cand)
+			}
+		} else if pruning {
+			// Drop candidates that cannot reach the k-th best score even if they got
+			// the full bound of every remaining list (contributions stay strictly
+			// below the bounds, so a dropped chunk cannot even tie).
+			theta, _ := acc.kth(acc.cand, k)
+			kept := acc.cand[:0]
+			for _, d := range acc.cand {
+				if acc.scores[d]+rest > theta && acc.accept[d] >= 0 {
+					kept = append(kept, d)
+				}
+			}
+			acc.cand = kept
+		}
+
+		if !pruning || c.df <= uint64(advanceRatio*len(acc.cand)) {
+			// Scan the whole list. In phase 2 this also adds to non-candidates, which
+			// is harmless: only candidates are ranked.
+			for {
+				d, err := c.tfr.Next(&c.tfd)
+				if err != nil {
+					return nil, fmt.Errorf("retrieve: read postings of %q: %w", c.term, err)
+				}
+				if d == nil {
+					break
+				}
+				doc := d.ID.Value()
+				if doc >= uint64(len(acc.scores)) {
+					return nil, fmt.Errorf("retrieve: posting of unknown document %d: %w", doc, ErrIncomplete)
+				}
+				st.scanned++
+				if s := acc.add(doc, c.contrib(d)); s > maxScore {
+					maxScore = s
+				}
+			}
+		} else {
+			var pos *bleveindex.TermFieldDoc // current posting
+			for _, d := range acc.cand {
+				if pos == nil || pos.ID.Value() < d {
+					idBuf.SetValue(d)
+					st.advances++
+					p, err := c.tfr.Advance(idBuf, &c.tfd)
+					if err != nil {
+						return nil, fmt.Errorf("retrieve: read postings of %q: %w", c.term, err)
+					}
+					if p == nil {
+						break
+					}
+					pos = p
+				}
+				if pos.ID.Value() == d {
+					acc.scores[d] += c.contrib(pos)
+				}
+			}
+		}
+		rest -= c.ub
+	}
+	docs := acc.touched
+	if pruning {
+		docs = acc.cand
+	}
+	return ix.collect(acc, docs, k), nil
+}
+
+// collect returns the best k accepted chunks among docs (reordering docs).
+func (ix *Index) collect(acc *accum, docs []uint64, k int) []Hit {
+	better := func(a, b uint64) int { // best first; ties by chunk order (bleve's document
+		// numbers depend on how its builder merged segments, which varies between builds)
+		if c := cmp.Compare(acc.scores[b], acc.scores[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(ix.docChunk[a], ix.docChunk[b])
+	}
+	hits := make([]Hit, 0, min(k, len(docs)))
+	// Rank the best m candidates; if the filter rejects too many, rank 4× more and
+	// continue where we stopped (the order is total, so the prefix is unchanged).
+	done := 0
+	for m := k; ; m *= 4 {
+		top := topM(docs, min(m, len(docs)), better)
+		for _, d := range top[done:] {
+			if !acc.accepted(d) {
+				continue
+			}
+			hits = append(hits, Hit{ID: ix.chunks[ix.docChunk[d]].ID, Score: acc.scores[d], Rank: len(hits) + 1})
+			if len(hits) == k {
+				return hits
+			}
+		}
+		done = len(top)
+		if done >= len(docs) {
+			return hits
+		}
+	}
+}
+
+// topM returns the m best of docs under better, sorted best first. docs is reordered.
+func topM(docs []uint64, m int, better func(a, b uint64) int) []uint64 {
+	if m >= len(docs) {
+		slices.SortFunc(docs, better)
+		return docs
+	}
+	// Bounded heap, O(n log m), with the worst kept candidate at the root.
+	h := make([]uint64, 0, m)
+	worse := func(i, j int) bool { return better(h[i], h[j]) > 0 } // h[i] ranks after h[j]
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			c := l
+			if r := l + 1; r < len(h) && worse(r, l) {
+				c = r
+			}
+			if !worse(c, i) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for _, d := range docs {
+		if len(h) < m {
+			h = append(h, d)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !worse(i, p) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if m > 0 && better(d, h[0]) < 0 {
+			h[0] = d
+			down(0)
+		}
+	}
+	slices.SortFunc(h, better)
+	return h
+}
+
+// accum holds per-search scoring state, indexed by bleve document number; pooled per
+// index and cleared through touched.
+type accum struct {
+	ix      *Index
+	filter  func(*chunker.Chunk) bool
+	scores  []float64 // 0 means untouched (every contribution is positive)
+	accept  []int8    // filter verdict cache: 0 unknown, 1 accepted, -1 rejected
+	touched []uint64  // documents with a non-zero score
+	cand    []uint64  // phase-2 candidates, ascending
+	heap    []float64 // scratch for kth
+}
+
+// add adds s to doc's score and returns the new score.
+func (a *accum) add(doc uint64, s float64) float64 {
+	if a.scores[doc] == 0 {
+		a.touched = append(a.touched, doc)
+	}
+	a.scores[doc] += s
+	return a.scores[doc]
+}
+
+// accepted reports whether the filter accepts doc, asking it at most once.
+func (a *accum) accepted(doc uint64) bool {
+	if a.filter == nil {
+		return true
+	}
+	v := a.accept[doc]
+	if v == 0 {
+		v = -1
+		if a.filter(&a.ix.chunks[a.ix.docChunk[doc]]) {
+			v = 1
+		}
+		a.accept[doc] = v
+	}
+	return v > 0
+}
+
+// kth returns the k-th highest score among the accepted docs, and false if fewer than k
+// are accepted. The filter is only asked about docs that would enter the running top k.
+func (a *accum) kth(docs []uint64, k int) (float64, bool) {
+	h := a.heap[:0] // min-heap of the best k scores so far
+	for _, d := range docs {
+		s := a.scores[d]
+		if len(h) == k && s <= h[0] {
+			continue
+		}
+		if !a.accepted(d) {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, s)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if h[p] <= h[i] {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		h[0] = s
+		for i := 0; ; {
+			l, c := 2*i+1, i
+			if l < len(h) && h[l] < h[c] {
+				c = l
+			}
+			if r := l + 1; r < len(h) && h[r] < h[c] {
+				c = r
+			}
+			if c == i {
+				break
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	a.heap = h
+	if len(h) < k {
+		return 0, false
+	}
+	return h[0], true
+}
+
+func (ix *Index) getAccum() *accum {
+	if a, ok := ix.pool.Get().(*accum); ok {
+		return a
+	}
+	n := len(ix.docChunk)
+	return &accum{ix: ix, scores: make([]float64, n), accept: make([]int8, n)}
+}
+
+func (ix *Index) putAccum(a *accum) {
+	for _, d := range a.touched {
+		a.scores[d] = 0
+		a.accept[d] = 0
+	}
+	a.touched = a.touched[:0]
+	a.cand = a.cand[:0]
+	a.filter = nil
+	ix.pool.Put(a)
+}

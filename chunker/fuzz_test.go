@@ -57,48 +57,57 @@ func FuzzChunk(f *testing.F) {
 	})
 }
 
+// realFiles returns the Kotlin or Python files of the first snapshot in a zip of
+// ../shared/data (dev/{kotlin,python}-dev.zip or starter-kit/python-start.zip), or
+// skips when the shared data is absent.
+func realFiles(tb testing.TB, rel string) (string, []*File) {
+	tb.Helper()
+	outer, err := zip.OpenReader(filepath.Join("..", "..", "shared", "data", rel))
+	if err != nil {
+		tb.Skipf("no shared data: %v", err)
+	}
+	defer outer.Close()
+	rc, err := outer.File[0].Open()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	data, _ := io.ReadAll(rc)
+	rc.Close()
+	inner, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var files []*File
+	for _, zf := range inner.File {
+		if !strings.HasSuffix(zf.Name, ".kt") && !strings.HasSuffix(zf.Name, ".py") {
+			continue
+		}
+		r, err := zf.Open()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		raw, _ := io.ReadAll(r)
+		r.Close()
+		if f, err := Decode(zf.Name, raw, 0); err == nil {
+			files = append(files, f)
+		}
+	}
+	return outer.File[0].Name, files
+}
+
+var realSets = []string{"dev/kotlin-dev.zip", "dev/python-dev.zip", "starter-kit/python-start.zip"}
+
 // TestRealSnapshots chunks every Kotlin and Python file of the first snapshot of
-// each dev zip in ../shared (skipped when absent) and checks the invariants.
+// each zip in ../shared/data (skipped when absent) and checks the invariants.
 func TestRealSnapshots(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	for _, name := range []string{"kotlin-dev.zip", "python-dev.zip", "python-start.zip"} {
-		p := filepath.Join("..", "..", "shared", "data", "dev", name)
-		if name == "python-start.zip" {
-			p = filepath.Join("..", "..", "shared", "data", "starter-kit", name)
-		}
-		outer, err := zip.OpenReader(p)
-		if err != nil {
-			t.Skipf("no shared data: %v", err)
-		}
-		defer outer.Close()
-		rc, err := outer.File[0].Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := io.ReadAll(rc)
-		rc.Close()
-		inner, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, set := range realSets {
+		name, files := realFiles(t, set)
 		s := NewStructural(Options{})
-		n, chunks, errs := 0, 0, 0
-		for _, zf := range inner.File {
-			if !strings.HasSuffix(zf.Name, ".kt") && !strings.HasSuffix(zf.Name, ".py") {
-				continue
-			}
-			r, err := zf.Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, _ := io.ReadAll(r)
-			r.Close()
-			f, err := Decode(zf.Name, raw, 0)
-			if err != nil {
-				continue
-			}
+		chunks, errs, fallback := 0, 0, 0
+		for _, f := range files {
 			cs, err := s.Chunk(f)
 			if err != nil {
 				t.Fatal(err)
@@ -106,8 +115,12 @@ func TestRealSnapshots(t *testing.T) {
 			if err := Validate(f, cs, DefaultMaxChars); err != nil {
 				t.Error(err)
 			}
-			n++
 			chunks += len(cs)
+			for _, c := range cs {
+				if c.Fallback {
+					fallback++
+				}
+			}
 			for _, c := range cs {
 				if c.ParseError {
 					errs++
@@ -116,7 +129,7 @@ func TestRealSnapshots(t *testing.T) {
 			}
 		}
 		s.Close()
-		t.Logf("%s %s: %d files, %d chunks, %d files with parse errors", name, outer.File[0].Name, n, chunks, errs)
+		t.Logf("%s: %d files, %d chunks (%d fallback), %d files with parse errors", name, len(files), chunks, fallback, errs)
 	}
 }
 

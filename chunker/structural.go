@@ -203,8 +203,8 @@ func (b *builder) collectErrors(n *sitter.Node) {
 			return
 		}
 	}
-	for i := 0; i < int(n.ChildCount()); i++ {
-		if c := n.Child(i); c.HasError() || c.IsMissing() {
+	for _, c := range children(n) {
+		if c.HasError() || c.IsMissing() {
 			b.collectErrors(c)
 		}
 	}
@@ -234,19 +234,20 @@ func (b *builder) endLine(n *sitter.Node) int {
 // comments (grammars attach comments that precede the next definition to the node
 // before it: fwcd/tree-sitter-kotlin puts a KDoc inside import_header).
 func (b *builder) contentEnd(n *sitter.Node) int {
-	for depth := 0; depth < 64; depth++ {
-		cnt := int(n.ChildCount())
+	for depth := 0; depth < 64 && n.ChildCount() <= maxWide; depth++ {
+		kids := children(n)
+		cnt := len(kids)
 		if cnt == 0 {
 			break
 		}
 		i := cnt - 1
-		for i >= 0 && b.spec.Comments[n.Child(i).Type()] {
+		for i >= 0 && b.spec.Comments[kids[i].Type()] {
 			i--
 		}
 		if i < 0 {
 			return b.firstLine(n)
 		}
-		c := n.Child(i)
+		c := kids[i]
 		if i < cnt-1 || (c.IsNamed() && c.ChildCount() > 0) {
 			n = c
 			continue
@@ -256,6 +257,32 @@ func (b *builder) contentEnd(n *sitter.Node) int {
 	return b.endLine(n)
 }
 
+// maxHeaderDepth is the most enclosing signatures a chunk's Header keeps (the
+// innermost ones); deeper nesting is pathological and would make headers quadratic.
+const maxHeaderDepth = 8
+
+// maxWide is the most children a node may have for the chunker to descend into it
+// (other than the root). Wider nodes are minified data or generated tables: their
+// text is windowed instead, which keeps chunking linear and fast.
+const maxWide = 4096
+
+// children returns n's children in order. It walks a tree cursor: tree-sitter's
+// ts_node_child(i) scans siblings from the start, so indexing every child of a wide
+// node (a 400,000-element list literal) would cost quadratic time.
+func children(n *sitter.Node) []*sitter.Node {
+	cnt := int(n.ChildCount())
+	if cnt == 0 {
+		return nil
+	}
+	out := make([]*sitter.Node, 0, cnt)
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
+		out = append(out, c.CurrentNode())
+	}
+	return out
+}
+
 // definition returns the definition node and kind for n, or nil.
 func (b *builder) definition(n *sitter.Node) (*sitter.Node, string) {
 	t := n.Type()
@@ -263,9 +290,8 @@ func (b *builder) definition(n *sitter.Node) (*sitter.Node, string) {
 		return n, k
 	}
 	if b.spec.Wrappers[t] {
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			c := n.NamedChild(i)
-			if k, ok := b.spec.Definitions[c.Type()]; ok {
+		for _, c := range children(n) {
+			if k, ok := b.spec.Definitions[c.Type()]; ok && c.IsNamed() {
 				return c, k
 			}
 		}
@@ -277,8 +303,10 @@ func (b *builder) definition(n *sitter.Node) (*sitter.Node, string) {
 // non-definition nodes that contain errors, so definitions inside them are found.
 func (b *builder) items(n *sitter.Node, inErr bool) []item {
 	var out []item
-	for i := 0; i < int(n.ChildCount()); i++ {
-		c := n.Child(i)
+	if n.ChildCount() > maxWide && n.Parent() != nil {
+		return nil // a huge flat literal or statement list: windows serve it as well
+	}
+	for _, c := range children(n) {
 		if !c.IsNamed() && !c.IsError() {
 			continue
 		}
@@ -452,7 +480,11 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		head := &piece{lo: lo, hi: firstMember, kind: kind, name: name, header: header, parent: parent,
 			parseError: b.inError(lo, firstMember), mergeable: true, head: true}
 		b.pieces = append(b.pieces, head)
-		sub := append(append([]string(nil), header...), b.signature(it.def))
+		sub := header
+		if len(sub) >= maxHeaderDepth {
+			sub = sub[len(sub)-maxHeaderDepth+1:]
+		}
+		sub = append(append([]string(nil), sub...), b.signature(it.def))
 		if !b.level(members, firstMember, hi, sub, head, it.kind != grammars.Class) {
 			b.level(members, firstMember, hi, sub, head, false)
 		}
@@ -516,9 +548,10 @@ func nestedDefinitions(its []item) int {
 // nil when def has no body with members on lines after its own first line.
 func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 	var body *sitter.Node
-	for i := int(def.ChildCount()) - 1; i >= 0; i-- {
-		if c := def.Child(i); b.spec.Bodies[c.Type()] {
-			body = c
+	kids := children(def)
+	for i := len(kids) - 1; i >= 0; i-- {
+		if b.spec.Bodies[kids[i].Type()] {
+			body = kids[i]
 			break
 		}
 	}
@@ -559,8 +592,8 @@ var spaceRe = regexp.MustCompile(`\s+`)
 // comments, white space collapsed, e.g. "class Foo(val a: Int) : Bar()".
 func (b *builder) signature(def *sitter.Node) string {
 	end := int(def.EndByte())
-	for i := 0; i < int(def.ChildCount()); i++ {
-		if c := def.Child(i); b.spec.Bodies[c.Type()] {
+	for _, c := range children(def) {
+		if b.spec.Bodies[c.Type()] {
 			end = int(c.StartByte())
 			break
 		}
@@ -570,8 +603,7 @@ func (b *builder) signature(def *sitter.Node) string {
 	pos := start
 	var skip func(n *sitter.Node, depth int)
 	skip = func(n *sitter.Node, depth int) {
-		for i := 0; i < int(n.ChildCount()); i++ {
-			c := n.Child(i)
+		for _, c := range children(n) {
 			cs, ce := int(c.StartByte()), int(c.EndByte())
 			if cs >= end {
 				return
@@ -610,11 +642,10 @@ func tidySignature(s string) string {
 // merge greedily merges adjacent mergeable pieces from b.pieces[start:] that share a
 // header, while the merged size stays within the cap.
 func (b *builder) merge(start int) {
-	ps := b.pieces[start:]
-	var out []*piece
-	for _, p := range ps {
-		if len(out) > 0 {
-			q := out[len(out)-1]
+	w := start // in-place compaction: b.pieces[start:w] are the kept pieces
+	for _, p := range b.pieces[start:] {
+		if w > start {
+			q := b.pieces[w-1]
 			if q.mergeable && p.mergeable && !p.head && q.hi == p.lo && !q.fallback && !p.fallback &&
 				(len(q.header) == len(p.header) || p.parent == q) && b.li.size(q.lo, p.hi) <= b.opts.MaxChars {
 				q.hi = p.hi
@@ -628,9 +659,11 @@ func (b *builder) merge(start int) {
 				continue
 			}
 		}
-		out = append(out, p)
+		b.pieces[w] = p
+		w++
 	}
-	b.pieces = append(b.pieces[:start], out...)
+	clear(b.pieces[w:])
+	b.pieces = b.pieces[:w]
 }
 
 // emit turns the pieces into chunks, windowing fallback pieces over the cap.

@@ -72,6 +72,14 @@ func splitLine(li *lineIndex, i, maxChars int) []span {
 	var out []span
 	s, e := li.starts[i], li.starts[i+1]
 	b := li.text
+	tail := e // bytes [tail, e) are white space
+	for tail > s {
+		r, sz := utf8.DecodeLastRune(b[s:tail])
+		if !isSpace(r) {
+			break
+		}
+		tail -= sz
+	}
 	for s < e {
 		n, p, lastSpace := 0, s, -1
 		for p < e {
@@ -92,7 +100,7 @@ func splitLine(li *lineIndex, i, maxChars int) []span {
 		if p < e && lastSpace > s {
 			p = lastSpace
 		}
-		if p < e && countNonSpace(b[p:e]) == 0 {
+		if p >= tail {
 			p = e
 		}
 		out = append(out, span{s, p, i, i})

@@ -1,0 +1,114 @@
+package chunker
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/repoctx/repoctx/grammars"
+)
+
+// pathological inputs: deep nesting, a huge flat literal, deep brackets.
+func pathological(scale int) map[string]string {
+	return map[string]string{
+		"deepcls.kt":  strings.Repeat("class A {\n", scale) + strings.Repeat("}\n", scale),
+		"minified.py": "x = [" + strings.Repeat("1,", 80*scale) + "]\n",
+		"parens.py":   "x = " + strings.Repeat("(", 4*scale) + "1" + strings.Repeat(")", 4*scale) + "\n",
+		"parens.kt":   "val x = " + strings.Repeat("(", 4*scale) + "1" + strings.Repeat(")", 4*scale) + "\n",
+	}
+}
+
+// TestPathological: deep nesting and huge flat nodes keep the invariants, without
+// stack overflow (tree walks are bounded or iterate) and in reasonable time.
+func TestPathological(t *testing.T) {
+	for name, src := range pathological(1000) {
+		f, err := Decode(name, []byte(src), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewStructural(Options{})
+		cs, err := s.Chunk(f)
+		s.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := Validate(f, cs, DefaultMaxChars); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		for _, c := range cs {
+			if len(c.Header) > maxHeaderDepth {
+				t.Fatalf("%s: header depth %d", name, len(c.Header))
+			}
+		}
+	}
+}
+
+// BenchmarkPathological measures the worst cases at five times the test's size
+// (deepcls.kt: 5,000 nested classes; minified.py: a 800 KB one-line list).
+func BenchmarkPathological(b *testing.B) {
+	for name, src := range pathological(5000) {
+		b.Run(name, func(b *testing.B) {
+			f, _ := Decode(name, []byte(src), 0)
+			s := NewStructural(Options{})
+			defer s.Close()
+			b.SetBytes(int64(len(src)))
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Chunk(f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRealRepo compares tree-sitter parsing alone with parsing plus structural
+// and fixed chunking, over the Kotlin and Python files of one real snapshot each
+// (../shared/data; skipped when absent). MB/s is of source bytes.
+func BenchmarkRealRepo(b *testing.B) {
+	for _, set := range realSets[:2] {
+		_, files := realFiles(b, set)
+		var size int64
+		for _, f := range files {
+			size += int64(len(f.Text))
+		}
+		lang := strings.SplitN(set[strings.LastIndex(set, "/")+1:], "-", 2)[0]
+		b.Run(lang+"/parse", func(b *testing.B) {
+			s := NewStructural(Options{})
+			defer s.Close()
+			b.SetBytes(size)
+			for i := 0; i < b.N; i++ {
+				for _, f := range files {
+					tree, err := s.parse(grammarOf(f), f.Text)
+					if err != nil {
+						b.Fatal(err)
+					}
+					tree.Close()
+				}
+			}
+		})
+		b.Run(lang+"/structural", func(b *testing.B) {
+			s := NewStructural(Options{})
+			defer s.Close()
+			b.SetBytes(size)
+			for i := 0; i < b.N; i++ {
+				for _, f := range files {
+					if _, err := s.Chunk(f); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(lang+"/fixed", func(b *testing.B) {
+			x := NewFixed(Options{})
+			b.SetBytes(size)
+			for i := 0; i < b.N; i++ {
+				for _, f := range files {
+					if _, err := x.Chunk(f); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
+func grammarOf(f *File) *grammars.Spec { return grammars.Lookup(f.Lang) }

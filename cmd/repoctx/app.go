@@ -44,7 +44,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, assemble.ErrSomeFailed):
 		fmt.Fprintf(stderr, "repoctx: %v\n", err)
 		return exitSomeFailed
-	case errors.As(err, new(usageError)):
+	case errors.As(err, new(usageError)), strings.HasPrefix(err.Error(), "Required flag"):
 		fmt.Fprintf(stderr, "repoctx: %v\n", err)
 		return exitUsage
 	default:

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary act as the repoctx command when REPOCTX_RUN_MAIN is
+// set, so tests can run it as a subprocess and kill it.
+func TestMain(m *testing.M) {
+	if os.Getenv("REPOCTX_RUN_MAIN") == "1" {
+		os.Exit(Main(append([]string{"repoctx"}, os.Args[1:]...), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(append([]string{"repoctx"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func outputLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// badDir copies testdata/bad into a temp dir and adds the hostile files git cannot
+// hold: symlinks escaping the snapshot and looping, a 50 MB one-line file, deep
+// nesting.
+func badDir(t *testing.T) string {
+	dir := t.TempDir()
+	copyTree(t, "../../testdata/bad", dir)
+	pkg := filepath.Join(dir, "repositories-python-bad", "acme__messy-1111111111111111111111111111111111111111", "pkg")
+	must(t, os.Symlink("/etc/passwd", filepath.Join(pkg, "escape.py")))
+	must(t, os.Symlink("..", filepath.Join(pkg, "loop")))
+	big := bytes.Repeat([]byte("a=1;"), 50<<20/4)
+	must(t, os.WriteFile(filepath.Join(pkg, "minified.py"), append(big, '\n'), 0o644))
+	deep := "x = " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"
+	must(t, os.WriteFile(filepath.Join(pkg, "deep.py"), []byte(deep), 0o644))
+	return dir
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+var badIDs = map[int]string{ // 0-based output line -> what the error must name
+	1: ":2", 2: "missing-path", 3: "escapes-repo", 4: "absolute-path", 5: "no-snapshot", 6: "bad-repo",
+}
+
+// TestBadInputEndToEnd runs predict over testdata/bad: every good datapoint is
+// answered, every bad one gets an empty context and an error naming it, the exit
+// status is 3, and the output is the same for 1 and 3 workers and from a zip.
+func TestBadInputEndToEnd(t *testing.T) {
+	dir := badDir(t)
+	out1 := filepath.Join(t.TempDir(), "out.jsonl")
+	code, _, stderr := run(t, "predict", "--data", dir, "--lang", "python", "--stage", "bad", "-o", out1, "-j", "1", "-q", "--cache-dir", t.TempDir())
+	if code != exitSomeFailed {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitSomeFailed, stderr)
+	}
+	lines := outputLines(t, out1)
+	if len(lines) != 10 {
+		t.Fatalf("%d output lines, want 10", len(lines))
+	}
+	for i, l := range lines {
+		var v struct{ Context string }
+		must(t, json.Unmarshal([]byte(l), &v))
+		if name, bad := badIDs[i]; bad {
+			if v.Context != "" {
+				t.Errorf("line %d (%s): context not empty", i+1, name)
+			}
+			if !strings.Contains(stderr, name) {
+				t.Errorf("stderr does not name %q:\n%s", name, stderr)
+			}
+		} else if v.Context == "" {
+			t.Errorf("line %d: good datapoint got an empty context", i+1)
+		}
+	}
+	if !strings.Contains(lines[0], `return round(net * (1 + rate / 100), 2)`) {
+		t.Errorf("good datapoint's context lacks the old copy of the line being written: %.300s", lines[0])
+	}
+	// Same bytes with 3 workers and a fresh cache.
+	out3 := filepath.Join(t.TempDir(), "out.jsonl")
+	run(t, "predict", "--data", dir, "--lang", "python", "--stage", "bad", "-o", out3, "-j", "3", "-q", "--cache-dir", t.TempDir())
+	if a, b := strings.Join(lines, "\n"), strings.Join(outputLines(t, out3), "\n"); a != b {
+		t.Errorf("output differs between 1 and 3 workers")
+	}
+
+	// The same from a zip of zips with a hostile inner zip added: zip-slip, absolute
+	// and duplicate entries in the good snapshot, and a corrupt snapshot.
+	zdir := t.TempDir()
+	snapDir := filepath.Join(dir, "repositories-python-bad", "acme__messy-1111111111111111111111111111111111111111")
+	var inner bytes.Buffer
+	iw := zip.NewWriter(&inner)
+	filepath.WalkDir(snapDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || strings.HasSuffix(p, "minified.py") {
+			return nil
+		}
+		rel, _ := filepath.Rel(snapDir, p)
+		w, _ := iw.Create(filepath.ToSlash(rel))
+		b, _ := os.ReadFile(p)
+		w.Write(b)
+		return nil
+	})
+	for _, name := range []string{"../../evil.py", "/abs/evil.py", "pkg/prices.py"} {
+		w, _ := iw.Create(name)
+		w.Write([]byte("def evil():\n    pass\n"))
+	}
+	iw.Close()
+	var outer bytes.Buffer
+	ow := zip.NewWriter(&outer)
+	w, _ := ow.Create("acme__messy-1111111111111111111111111111111111111111.zip")
+	w.Write(inner.Bytes())
+	w, _ = ow.Create("acme__messy-2222222222222222222222222222222222222222.zip")
+	w.Write([]byte("PK\x03\x04 this is not a zip"))
+	ow.Close()
+	must(t, os.WriteFile(filepath.Join(zdir, "python-bad.zip"), outer.Bytes(), 0o644))
+	b, _ := os.ReadFile(filepath.Join(dir, "python-bad.jsonl"))
+	must(t, os.WriteFile(filepath.Join(zdir, "python-bad.jsonl"), b, 0o644))
+	outz := filepath.Join(t.TempDir(), "out.jsonl")
+	code, _, stderr = run(t, "predict", "--data", zdir, "--lang", "python", "--stage", "bad", "-o", outz, "-q", "--cache-dir", t.TempDir())
+	if code != exitSomeFailed {
+		t.Fatalf("zip: exit %d; stderr:\n%s", code, stderr)
+	}
+	zl := outputLines(t, outz)
+	if len(zl) != 10 || strings.Contains(strings.Join(zl, ""), "def evil") {
+		t.Errorf("zip: %d lines, or a refused entry's content leaked into a context", len(zl))
+	}
+	if !strings.Contains(stderr, "no-snapshot") {
+		t.Errorf("zip: corrupt snapshot's datapoint not reported:\n%s", stderr)
+	}
+	for _, i := range []int{0, 7, 8, 9} {
+		if zl[i] == `{"context":""}` {
+			t.Errorf("zip: good line %d empty", i+1)
+		}
+	}
+
+	// A truncated outer zip: a clear error naming the file, exit 1, no output.
+	tdir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(tdir, "python-bad.zip"), outer.Bytes()[:outer.Len()/2], 0o644))
+	must(t, os.WriteFile(filepath.Join(tdir, "python-bad.jsonl"), b, 0o644))
+	code, _, stderr = run(t, "predict", "--data", tdir, "--lang", "python", "--stage", "bad", "-o", filepath.Join(tdir, "o.jsonl"), "-q")
+	if code != exitError || !strings.Contains(stderr, "python-bad.zip") {
+		t.Errorf("truncated zip: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestUsageErrors: bad flags and arguments exit 2 with a message.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"predict", "--data", "x", "--lang", "java", "--stage", "s"},
+		{"predict", "--lang", "python"},
+		{"chunk"},
+		{"chunk", "--strategy", "semantic", "x.py"},
+		{"query", "../../testdata/sample", "--file", "a.py"},
+		{"nonsense-flag", "--bogus"},
+	} {
+		code, _, stderr := run(t, args...)
+		if code != exitUsage && !(args[0] == "nonsense-flag" && code != exitOK) {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr)
+		}
+	}
+	code, _, stderr := run(t, "predict", "--data", t.TempDir(), "--lang", "python", "--stage", "none", "-q")
+	if code != exitError || !strings.Contains(stderr, "python-none.jsonl") {
+		t.Errorf("missing datapoints file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestKillAndResume kills predict at random moments (during indexing and while
+// writing) and resumes it until it finishes: the output must be byte-identical to an
+// uninterrupted run.
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	exe, err := os.Executable()
+	must(t, err)
+	dir := t.TempDir()
+	sample, _ := filepath.Abs("../../testdata/sample")
+	must(t, os.Symlink(filepath.Join(sample, "repositories-python-sample"), filepath.Join(dir, "repositories-python-many")))
+	base := outputLinesRaw(t, filepath.Join(sample, "python-sample.jsonl"))
+	var many []string
+	for r := 0; r < 30; r++ {
+		for _, l := range base {
+			var m map[string]any
+			must(t, json.Unmarshal([]byte(l), &m))
+			m["id"] = fmt.Sprintf("%v-r%d", m["id"], r)
+			b, _ := json.Marshal(m)
+			many = append(many, string(b))
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "python-many.jsonl"), []byte(strings.Join(many, "\n")+"\n"), 0o644))
+
+	want := filepath.Join(t.TempDir(), "want.jsonl")
+	if code, _, stderr := run(t, "predict", "--data", dir, "--lang", "python", "--stage", "many", "-o", want, "-q", "--cache-dir", t.TempDir()); code != 0 {
+		t.Fatalf("reference run: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	cache := t.TempDir()
+	rng := rand.New(rand.NewSource(1))
+	kills := 0
+	for attempt := 0; attempt < 40; attempt++ {
+		args := []string{"predict", "--data", dir, "--lang", "python", "--stage", "many", "-o", out, "-q", "--cache-dir", cache, "-j", "2"}
+		if attempt > 0 {
+			args = append(args, "--resume")
+		}
+		cmd := exec.Command(exe, args...)
+		cmd.Env = append(os.Environ(), "REPOCTX_RUN_MAIN=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		must(t, cmd.Start())
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		delay := time.Duration(rng.Intn(300)+5) * time.Millisecond
+		if attempt >= 8 {
+			delay = time.Minute // enough kills: let it finish
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("attempt %d: %v: %s", attempt, err, stderr.String())
+			}
+			if got, exp := readFile(t, out), readFile(t, want); got != exp {
+				t.Fatalf("after %d kills the output differs from an uninterrupted run", kills)
+			}
+			t.Logf("finished after %d kills", kills)
+			return
+		case <-time.After(delay):
+			cmd.Process.Kill()
+			<-done
+			kills++
+		}
+	}
+	t.Fatal("never finished")
+}
+
+func readFile(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	must(t, err)
+	return string(b)
+}
+
+func outputLinesRaw(t *testing.T, p string) []string {
+	return strings.Split(strings.TrimSpace(readFile(t, p)), "\n")
+}

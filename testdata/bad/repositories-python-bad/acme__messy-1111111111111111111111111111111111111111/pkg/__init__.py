@@ -1,0 +1,1 @@
+"""A messy repository for repoctx's bad-input tests (original code)."""

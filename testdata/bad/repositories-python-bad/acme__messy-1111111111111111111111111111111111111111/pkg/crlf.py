@@ -1,0 +1,2 @@
+﻿def crlf_helper(x):
+    return x * 2

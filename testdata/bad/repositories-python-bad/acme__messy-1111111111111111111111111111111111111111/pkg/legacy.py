@@ -1,0 +1,5 @@
+# no coding cookie, but latin-1 bytes
+
+
+def défaut():
+    return "café"

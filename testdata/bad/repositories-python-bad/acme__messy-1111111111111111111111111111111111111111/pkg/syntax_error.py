@@ -1,0 +1,5 @@
+def broken(:
+    return (
+
+def after_broken(x):
+    return x + 1

@@ -154,6 +154,11 @@ val ticker = Ticker { 0L }
 	if c := byName(cs, "Handler"); c != nil && !strings.HasPrefix(strings.TrimSpace(c.Text), "fun interface Handler") {
 		t.Errorf("Handler chunk text %q", c.Text)
 	}
+	// With a tiny cap Ticker is split, so its member carries its signature.
+	_, small := chunkString(t, "Hub.kt", src, Options{MaxChars: 20})
+	if c := byName(small, "tick"); c == nil || len(c.Header) != 1 || c.Header[0] != "fun interface Ticker" {
+		t.Errorf("tick's header should say fun interface Ticker\n%s", dump(small))
+	}
 	sub, _ := chunkString(t, "Hub.kt", src, Options{})
 	_ = sub
 }

@@ -16,8 +16,6 @@ package chunker
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/repoctx/repoctx/grammars"
@@ -104,12 +102,12 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	if spec == nil {
 		return s.windowFile(f, li), nil
 	}
-	tree, err := s.parse(spec, f.Text)
+	tree, parsed, err := s.parse(spec, f.Text)
 	if err != nil {
 		return s.windowFile(f, li), nil
 	}
 	defer tree.Close()
-	b := &builder{opts: s.opts, spec: spec, li: li, src: f.Text}
+	b := &builder{opts: s.opts, spec: spec, li: li, src: f.Text, parsed: parsed}
 	root := tree.RootNode()
 	if root.HasError() {
 		b.collectErrors(root)
@@ -118,7 +116,9 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	return b.emit(f), nil
 }
 
-func (s *Structural) parse(spec *grammars.Spec, text []byte) (*sitter.Tree, error) {
+// parse parses text with the language's parser, after spec.Rewrite; it returns the
+// tree (to be closed by the caller) and the text that was parsed.
+func (s *Structural) parse(spec *grammars.Spec, text []byte) (*sitter.Tree, []byte, error) {
 	p := s.parsers[spec.Name]
 	if p == nil {
 		p = sitter.NewParser()
@@ -142,9 +142,9 @@ func (s *Structural) parse(spec *grammars.Spec, text []byte) (*sitter.Tree, erro
 		if err == nil {
 			err = fmt.Errorf("chunker: tree-sitter returned no tree")
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return tree, nil
+	return tree, src, nil
 }
 
 func (s *Structural) windowFile(f *File, li *lineIndex) []Chunk {
@@ -189,7 +189,8 @@ type builder struct {
 	opts   Options
 	spec   *grammars.Spec
 	li     *lineIndex
-	src    []byte
+	src    []byte   // the file text
+	parsed []byte   // the text given to the parser (spec.Rewrite of src)
 	errs   [][2]int // line ranges [first, last] of ERROR/MISSING nodes
 	pieces []*piece
 }
@@ -203,7 +204,7 @@ func (b *builder) collectErrors(n *sitter.Node) {
 			return
 		}
 	}
-	for _, c := range children(n) {
+	for _, c := range grammars.Children(n) {
 		if c.HasError() || c.IsMissing() {
 			b.collectErrors(c)
 		}
@@ -235,7 +236,7 @@ func (b *builder) endLine(n *sitter.Node) int {
 // before it: fwcd/tree-sitter-kotlin puts a KDoc inside import_header).
 func (b *builder) contentEnd(n *sitter.Node) int {
 	for depth := 0; depth < 64 && n.ChildCount() <= maxWide; depth++ {
-		kids := children(n)
+		kids := grammars.Children(n)
 		cnt := len(kids)
 		if cnt == 0 {
 			break
@@ -266,39 +267,6 @@ const maxHeaderDepth = 8
 // text is windowed instead, which keeps chunking linear and fast.
 const maxWide = 4096
 
-// children returns n's children in order. It walks a tree cursor: tree-sitter's
-// ts_node_child(i) scans siblings from the start, so indexing every child of a wide
-// node (a 400,000-element list literal) would cost quadratic time.
-func children(n *sitter.Node) []*sitter.Node {
-	cnt := int(n.ChildCount())
-	if cnt == 0 {
-		return nil
-	}
-	out := make([]*sitter.Node, 0, cnt)
-	c := sitter.NewTreeCursor(n)
-	defer c.Close()
-	for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
-		out = append(out, c.CurrentNode())
-	}
-	return out
-}
-
-// definition returns the definition node and kind for n, or nil.
-func (b *builder) definition(n *sitter.Node) (*sitter.Node, string) {
-	t := n.Type()
-	if k, ok := b.spec.Definitions[t]; ok {
-		return n, k
-	}
-	if b.spec.Wrappers[t] {
-		for _, c := range children(n) {
-			if k, ok := b.spec.Definitions[c.Type()]; ok && c.IsNamed() {
-				return c, k
-			}
-		}
-	}
-	return nil, ""
-}
-
 // items lists the named children of n as items, descending into ERROR nodes and into
 // non-definition nodes that contain errors, so definitions inside them are found.
 func (b *builder) items(n *sitter.Node, inErr bool) []item {
@@ -306,7 +274,7 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 	if n.ChildCount() > maxWide && n.Parent() != nil {
 		return nil // a huge flat literal or statement list: windows serve it as well
 	}
-	for _, c := range children(n) {
+	for _, c := range grammars.Children(n) {
 		if !c.IsNamed() && !c.IsError() {
 			continue
 		}
@@ -318,7 +286,7 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 			}
 		}
 		it := item{node: c, first: b.firstLine(c), inError: inErr || c.IsError()}
-		it.def, it.kind = b.definition(c)
+		it.def, it.kind = b.spec.Definition(c)
 		it.last = b.contentEnd(c)
 		if it.last < it.first {
 			it.last = it.first
@@ -329,7 +297,7 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 }
 
 func (b *builder) isDefinition(n *sitter.Node) bool {
-	d, _ := b.definition(n)
+	d, _ := b.spec.Definition(n)
 	return d != nil
 }
 
@@ -484,7 +452,7 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		if len(sub) >= maxHeaderDepth {
 			sub = sub[len(sub)-maxHeaderDepth+1:]
 		}
-		sub = append(append([]string(nil), sub...), b.signature(it.def))
+		sub = append(append([]string(nil), sub...), b.spec.Signature(it.def, b.src, b.parsed))
 		if !b.level(members, firstMember, hi, sub, head, it.kind != grammars.Class) {
 			b.level(members, firstMember, hi, sub, head, false)
 		}
@@ -548,7 +516,7 @@ func nestedDefinitions(its []item) int {
 // nil when def has no body with members on lines after its own first line.
 func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 	var body *sitter.Node
-	kids := children(def)
+	kids := grammars.Children(def)
 	for i := len(kids) - 1; i >= 0; i-- {
 		if b.spec.Bodies[kids[i].Type()] {
 			body = kids[i]
@@ -584,59 +552,6 @@ func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 		return named, first
 	}
 	return nil, 0
-}
-
-var spaceRe = regexp.MustCompile(`\s+`)
-
-// signature returns the definition's text up to its body, without annotations and
-// comments, white space collapsed, e.g. "class Foo(val a: Int) : Bar()".
-func (b *builder) signature(def *sitter.Node) string {
-	end := int(def.EndByte())
-	for _, c := range children(def) {
-		if b.spec.Bodies[c.Type()] {
-			end = int(c.StartByte())
-			break
-		}
-	}
-	start := int(def.StartByte())
-	var sb strings.Builder
-	pos := start
-	var skip func(n *sitter.Node, depth int)
-	skip = func(n *sitter.Node, depth int) {
-		for _, c := range children(n) {
-			cs, ce := int(c.StartByte()), int(c.EndByte())
-			if cs >= end {
-				return
-			}
-			if b.spec.SignatureSkip[c.Type()] && cs >= pos {
-				sb.Write(b.src[pos:cs])
-				pos = min(ce, end)
-				continue
-			}
-			if depth < 2 && ce <= end {
-				skip(c, depth+1)
-			}
-		}
-	}
-	skip(def, 0)
-	if pos < end {
-		sb.Write(b.src[pos:end])
-	}
-	return tidySignature(sb.String())
-}
-
-var (
-	openSpaceRe  = regexp.MustCompile(`([(\[<]) `)
-	closeSpaceRe = regexp.MustCompile(` ?,? ?([)\]>])`)
-)
-
-// tidySignature collapses white space, drops spaces inside brackets and trailing
-// commas before a closing bracket: "f(\n  a,\n)" -> "f(a)".
-func tidySignature(s string) string {
-	s = strings.TrimSpace(spaceRe.ReplaceAllString(s, " "))
-	s = openSpaceRe.ReplaceAllString(s, "$1")
-	s = closeSpaceRe.ReplaceAllString(s, "$1")
-	return strings.TrimSpace(s)
 }
 
 // merge greedily merges adjacent mergeable pieces from b.pieces[start:] that share a

@@ -1,0 +1,115 @@
+package grammars
+
+import (
+	"regexp"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Children returns n's children in order. It walks a tree cursor: tree-sitter's
+// ts_node_child(i) scans siblings from the start, so indexing every child of a wide
+// node (a 400,000-element list literal) would cost quadratic time.
+func Children(n *sitter.Node) []*sitter.Node {
+	cnt := int(n.ChildCount())
+	if cnt == 0 {
+		return nil
+	}
+	out := make([]*sitter.Node, 0, cnt)
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
+		out = append(out, c.CurrentNode())
+	}
+	return out
+}
+
+// Definition returns the definition node and its kind (Function, Class or Property)
+// for n, looking through wrappers (Python's decorated_definition), or nil and "".
+func (s *Spec) Definition(n *sitter.Node) (*sitter.Node, string) {
+	t := n.Type()
+	if k, ok := s.Definitions[t]; ok {
+		return n, k
+	}
+	if s.Wrappers[t] {
+		for _, c := range Children(n) {
+			if k, ok := s.Definitions[c.Type()]; ok && c.IsNamed() {
+				return c, k
+			}
+		}
+	}
+	return nil, ""
+}
+
+// Body returns the last child of def whose type is one of s.Bodies, or nil.
+func (s *Spec) Body(def *sitter.Node) *sitter.Node {
+	kids := Children(def)
+	for i := len(kids) - 1; i >= 0; i-- {
+		if s.Bodies[kids[i].Type()] {
+			return kids[i]
+		}
+	}
+	return nil
+}
+
+// Signature returns a definition's text up to its body, without the node types in
+// s.SignatureSkip (annotations, comments), white space collapsed and brackets tidied:
+// "class Foo(val a: Int) : Bar()", "def load(path):". src is the original text and
+// parsed the text given to the parser (the result of s.Rewrite, or src): bytes that
+// the rewrite blanked just before the node on its line (Kotlin's `fun` of
+// `fun interface`) are put back.
+func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
+	end := int(def.EndByte())
+	for _, c := range Children(def) {
+		if s.Bodies[c.Type()] {
+			end = int(c.StartByte())
+			break
+		}
+	}
+	start := int(def.StartByte())
+	for p := start; p > 0 && p <= len(parsed) && parsed[p-1] == ' ' && src[p-1] != '\n'; p-- {
+		if src[p-1] != parsed[p-1] {
+			for start = p - 1; start > 0 && src[start-1] != ' ' && src[start-1] != '\t' && src[start-1] != '\n'; start-- {
+			}
+		}
+	}
+	var sb strings.Builder
+	pos := start
+	var skip func(n *sitter.Node, depth int)
+	skip = func(n *sitter.Node, depth int) {
+		for _, c := range Children(n) {
+			cs, ce := int(c.StartByte()), int(c.EndByte())
+			if cs >= end {
+				return
+			}
+			if s.SignatureSkip[c.Type()] && cs >= pos {
+				sb.Write(src[pos:cs])
+				pos = min(ce, end)
+				continue
+			}
+			if depth < 2 && ce <= end {
+				skip(c, depth+1)
+			}
+		}
+	}
+	skip(def, 0)
+	if pos < end {
+		sb.Write(src[pos:end])
+	}
+	return TidySignature(sb.String())
+}
+
+var (
+	spaceRe      = regexp.MustCompile(`\s+`)
+	openSpaceRe  = regexp.MustCompile(`([(\[<]) `)
+	closeSpaceRe = regexp.MustCompile(` ?,? ?([)\]>])`)
+)
+
+// TidySignature collapses white space, drops spaces inside brackets and trailing
+// commas before a closing bracket: "f(\n  a,\n)" -> "f(a)".
+func TidySignature(s string) string {
+	s = strings.TrimSpace(spaceRe.ReplaceAllString(s, " "))
+	s = openSpaceRe.ReplaceAllString(s, "$1")
+	s = closeSpaceRe.ReplaceAllString(s, "$1")
+	return strings.TrimSpace(s)
+}

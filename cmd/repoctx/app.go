@@ -89,7 +89,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return usagef("%v", err)
 		},
 		Commands: []*cli.Command{
-			chunkCmd(), indexCmd(), queryCmd(), predictCmd(),
+			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(),
 		},
 	}
 }

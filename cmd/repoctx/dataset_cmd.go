@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/repoctx/repoctx/dataset"
+	"github.com/urfave/cli/v2"
+)
+
+// datasetCmd groups the commands that build datasets.
+func datasetCmd() *cli.Command {
+	return &cli.Command{
+		Name:        "dataset",
+		Usage:       "build benchmark datasets in the competition layout",
+		Subcommands: []*cli.Command{fromGitCmd()},
+	}
+}
+
+// fromGitCmd builds a benchmark from the history of local git repositories.
+func fromGitCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "from-git",
+		Usage: "build {lang}-{stage}.jsonl, .truth.jsonl and snapshots from real commits of git repositories",
+		Description: "Each datapoint is a commit that adds 1-3 lines of real code to a file of the language: the\n" +
+			"snapshot is the parent revision, prefix + middle + suffix the file after the commit, as in\n" +
+			"the competition's own data. A repository may be a work tree, its .git folder or a bare mirror.",
+		ArgsUsage: "REPO...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
+			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name` used in the output file names, e.g. git"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "output `directory`"},
+			&cli.IntFlag{Name: "per-repo", Value: dataset.DefaultPerRepo, Usage: "most datapoints per repository"},
+			&cli.IntFlag{Name: "max-commits", Value: dataset.DefaultMaxCommits, Usage: "non-merge commits listed per repository, newest first"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "random seed for the commit order and hunk choice"},
+			&cli.StringFlag{Name: "layout", Value: dataset.LayoutZip, Usage: "snapshot `layout`: zip ({lang}-{stage}.zip) or folders (repositories-{lang}-{stage}/)"},
+			&cli.StringFlag{Name: "name", Usage: "`owner/repo` of the repository (one REPO only; default from its path)"},
+			&cli.IntFlag{Name: "max-commit-files", Value: dataset.DefaultMaxCommitFiles, Usage: "skip commits touching more files"},
+			&cli.Int64Flag{Name: "max-file-bytes", Value: dataset.DefaultGitMaxFileBytes, Usage: "skip completion files larger than this (bytes)"},
+			&cli.StringFlag{Name: "since", Usage: "leave out the history of this `revision`"},
+			&cli.StringFlag{Name: "until", Value: "HEAD", Usage: "walk back from this `revision`"},
+			verboseFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("dataset from-git: give one or more repositories")
+			}
+			lang := c.String("lang")
+			if lang != "kotlin" && lang != "python" {
+				return usagef("--lang must be kotlin or python, not %q", lang)
+			}
+			layout := c.String("layout")
+			if layout != dataset.LayoutZip && layout != dataset.LayoutFolders {
+				return usagef("--layout must be zip or folders, not %q", layout)
+			}
+			if c.String("name") != "" && c.NArg() > 1 {
+				return usagef("--name names one repository, but %d are given", c.NArg())
+			}
+			for _, f := range []string{"per-repo", "max-commits", "max-commit-files"} {
+				if c.Int(f) <= 0 {
+					return usagef("--%s must be positive", f)
+				}
+			}
+			if c.Int64("max-file-bytes") <= 0 {
+				return usagef("--max-file-bytes must be positive")
+			}
+			opts := dataset.FromGitOptions{
+				Repos: c.Args().Slice(), Name: c.String("name"), Lang: lang, Stage: c.String("stage"),
+				OutDir: c.String("out"), PerRepo: c.Int("per-repo"), MaxCommits: c.Int("max-commits"),
+				Seed: c.Int64("seed"), Layout: layout, MaxCommitFiles: c.Int("max-commit-files"),
+				MaxFileBytes: c.Int64("max-file-bytes"), Since: c.String("since"), Until: c.String("until"),
+			}
+			if c.Bool("verbose") {
+				opts.Log = c.App.ErrWriter
+			}
+			sum, err := dataset.FromGit(opts)
+			if err != nil {
+				return err
+			}
+			w := c.App.Writer
+			for _, r := range sum.Repos {
+				fmt.Fprintf(w, "%s (%s): %d datapoints, %d snapshots; %d of %d listed commits scanned\n",
+					r.Repo, r.Path, r.Datapoints, r.Snapshots, r.Scanned, r.Commits)
+				if s := countList(r.SkippedCommits); s != "" {
+					fmt.Fprintf(w, "  commits skipped: %s\n", s)
+				}
+				if s := countList(r.SkippedFiles); s != "" {
+					fmt.Fprintf(w, "  files skipped: %s\n", s)
+				}
+			}
+			fmt.Fprintf(w, "wrote %s: %d datapoints, %d snapshots (%d written, %d kept), %d bytes, %.2fs\n",
+				strings.Join(sum.Files, ", "), sum.Datapoints, sum.Snapshots, sum.Written, sum.Reused, sum.Bytes, sum.Elapsed.Seconds())
+			if sum.Datapoints == 0 {
+				return fmt.Errorf("dataset from-git: no datapoint found (try more --max-commits, or another --lang)")
+			}
+			return nil
+		},
+	}
+}
+
+// countList formats counts by reason as "reason N, reason N", sorted by reason.
+func countList(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -757,6 +757,9 @@ func (g *gitRepo) listTree(rev string) (*treeListing, error) {
 			continue
 		}
 		size, err := strconv.ParseInt(f[3], 10, 64)
+		if f[3] == "BAD" {
+			continue // the blob is missing from this (partial) clone: git cannot size it
+		}
 		if err != nil {
 			return nil, fmt.Errorf("dataset: repository %s: revision %s: file %s: bad size %q", g.name, rev, p, f[3])
 		}

@@ -68,6 +68,9 @@ type Spec struct {
 	// offsets are unchanged) in which constructs the grammar mis-parses are replaced by
 	// equivalent ones it parses. The rewritten text is only parsed, never shown.
 	Rewrite func(src []byte) []byte
+	// Imports returns the file's package (Kotlin's package header; "" where the
+	// language derives it from the path) and its imports, in source order.
+	Imports func(root *sitter.Node, src []byte) (pkg string, imports []Import)
 	// Keywords are the language's reserved words (used to tell identifiers from syntax).
 	Keywords []string
 

@@ -34,6 +34,7 @@ var Kotlin = &Spec{
 	LeadingLine:   regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:       kotlinName,
 	Rewrite:       kotlinRewrite,
+	Imports:       kotlinImports,
 	Keywords: []string{
 		"as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in",
 		"interface", "is", "null", "object", "package", "return", "super", "this", "throw",

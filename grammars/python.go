@@ -28,6 +28,7 @@ var Python = &Spec{
 		}
 		return firstChildOfType(n, src, "identifier")
 	},
+	Imports: pythonImports,
 	Keywords: []string{
 		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
 		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",

@@ -1,0 +1,405 @@
+// Package symbols extracts definitions and imports from source files with the same
+// tree-sitter grammars as the chunker, and resolves a name used in one file to the
+// definitions it most likely refers to.
+//
+// Resolution follows the language's own scoping as far as imports show it, the way
+// IDE-less completion context tools do (the competition's top teams resolved
+// identifiers near the cursor to their definitions; see docs/field-notes):
+// explicitly imported names first, then star imports, then the same directory, the
+// same package, and finally anywhere in the repository.
+package symbols
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Def is one definition: a function, method, class, object, property or constant.
+type Def struct {
+	Name string `json:"name"`
+	// Kind is grammars.Function, Class or Property.
+	Kind string `json:"kind"`
+	// Path is the file, slash-separated, relative to the repository root.
+	Path string `json:"path"`
+	// Container is the name of the enclosing class or object, "" at top level.
+	Container string `json:"container,omitempty"`
+	// Signature is the definition's text up to its body, tidied (grammars.Spec.Signature).
+	Signature string `json:"signature"`
+	// Doc is the comment block directly above the definition or, for Python, its
+	// docstring; at most MaxDocBytes bytes.
+	Doc string `json:"doc,omitempty"`
+	// StartLine and EndLine are 1-based, inclusive; StartByte and EndByte a half-open
+	// byte range of the decoded file text (chunker.File.Text), decorators and
+	// annotations included.
+	StartLine, EndLine int
+	StartByte, EndByte int
+}
+
+// MaxDocBytes caps Def.Doc.
+const MaxDocBytes = 600
+
+// File holds one file's definitions and imports.
+type File struct {
+	Path string `json:"path"`
+	Lang string `json:"lang"`
+	// Package is Kotlin's package header, or for Python the dotted module path derived
+	// from Path ("pkg/sub/mod.py" -> "pkg.sub.mod", "pkg/__init__.py" -> "pkg").
+	Package string            `json:"package"`
+	Defs    []Def             `json:"defs"`
+	Imports []grammars.Import `json:"imports"`
+}
+
+// Extractor parses files and extracts their symbols. It holds one tree-sitter parser
+// per language and is not safe for concurrent use; Close it when done.
+type Extractor struct {
+	parsers map[string]*sitter.Parser
+	timeout time.Duration
+}
+
+// NewExtractor returns an Extractor whose parses stop after timeout (0 means 5s).
+func NewExtractor(timeout time.Duration) *Extractor {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	return &Extractor{parsers: map[string]*sitter.Parser{}, timeout: timeout}
+}
+
+// Close frees the parsers.
+func (e *Extractor) Close() {
+	for _, p := range e.parsers {
+		p.Close()
+	}
+	e.parsers = nil
+}
+
+// Extract returns the symbols of f. It returns an error if f's language has no
+// grammar or the parse fails (times out); syntax errors are not errors: whatever
+// definitions the tree holds are returned.
+func (e *Extractor) Extract(f *chunker.File) (*File, error) {
+	spec := grammars.Lookup(f.Lang)
+	if spec == nil {
+		return nil, fmt.Errorf("symbols: %s: no grammar for language %q", f.Path, f.Lang)
+	}
+	p := e.parsers[spec.Name]
+	if p == nil {
+		p = sitter.NewParser()
+		p.SetLanguage(spec.Language())
+		e.parsers[spec.Name] = p
+	}
+	parsed := f.Text
+	if spec.Rewrite != nil {
+		parsed = spec.Rewrite(f.Text)
+	}
+	// tree-sitter's own time limit, not a cancellable context (see chunker.Structural).
+	p.SetOperationLimit(int(e.timeout / time.Microsecond))
+	tree := p.Parse(nil, parsed)
+	if tree == nil {
+		p.Reset()
+		return nil, fmt.Errorf("symbols: %s: parse failed or timed out", f.Path)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	out := &File{Path: f.Path, Lang: f.Lang}
+	if spec.Imports != nil {
+		out.Package, out.Imports = spec.Imports(root, f.Text)
+	}
+	if out.Package == "" && spec.Name == "python" {
+		out.Package = pythonModule(f.Path)
+	}
+	x := &walker{spec: spec, src: f.Text, parsed: parsed, file: out}
+	x.walk(root, "", 0)
+	return out, nil
+}
+
+// pythonModule returns the dotted module path of a Python file path.
+func pythonModule(p string) string {
+	p = strings.TrimSuffix(strings.TrimSuffix(p, ".py"), ".pyi")
+	p = strings.TrimSuffix(p, "/__init__")
+	return strings.ReplaceAll(p, "/", ".")
+}
+
+type walker struct {
+	spec   *grammars.Spec
+	src    []byte
+	parsed []byte
+	file   *File
+}
+
+// maxDepth bounds the definition walk (nesting deeper than this is not indexed).
+const maxDepth = 24
+
+func (w *walker) walk(n *sitter.Node, container string, depth int) {
+	if depth > maxDepth || n.ChildCount() > 4096 && n.Parent() != nil {
+		return
+	}
+	for _, c := range grammars.Children(n) {
+		if !c.IsNamed() {
+			continue
+		}
+		def, kind := w.spec.Definition(c)
+		if def == nil {
+			if c.ChildCount() > 0 && (c.IsError() || w.spec.Bodies[c.Type()] || depth == 0 && c.HasError()) {
+				w.walk(c, container, depth+1)
+			}
+			continue
+		}
+		name := ""
+		if w.spec.DefName != nil {
+			name = w.spec.DefName(def, w.src)
+		}
+		if name != "" {
+			d := Def{
+				Name: name, Kind: kind, Path: w.file.Path, Container: container,
+				Signature: w.spec.Signature(def, w.src, w.parsed),
+				StartLine: int(c.StartPoint().Row) + 1, EndLine: int(c.EndPoint().Row) + 1,
+				StartByte: int(c.StartByte()), EndByte: int(c.EndByte()),
+			}
+			d.Doc = w.doc(c, def)
+			w.file.Defs = append(w.file.Defs, d)
+		}
+		if kind == grammars.Class {
+			if body := w.spec.Body(def); body != nil {
+				w.walk(body, name, depth+1)
+			}
+		}
+	}
+}
+
+// doc returns the comment lines right above n, or a Python docstring.
+func (w *walker) doc(n, def *sitter.Node) string {
+	if w.spec.Name == "python" {
+		if body := w.spec.Body(def); body != nil {
+			for _, s := range grammars.Children(body) {
+				if !s.IsNamed() || s.Type() == "comment" {
+					continue
+				}
+				if s.Type() == "expression_statement" && s.NamedChildCount() == 1 && s.NamedChild(0).Type() == "string" {
+					return clip(s.Content(w.src))
+				}
+				break
+			}
+		}
+	}
+	// Comment lines directly above the definition.
+	start := int(n.StartByte())
+	lines := strings.Split(string(w.src[:lineStart(w.src, start)]), "\n")
+	var doc []string
+	for i := len(lines) - 2; i >= 0 && len(doc) < 30; i-- {
+		t := strings.TrimSpace(lines[i])
+		if t == "" || !(strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")) {
+			break
+		}
+		doc = append([]string{lines[i]}, doc...)
+	}
+	return clip(strings.Join(doc, "\n"))
+}
+
+func lineStart(src []byte, b int) int {
+	for b > 0 && src[b-1] != '\n' {
+		b--
+	}
+	return b
+}
+
+func clip(s string) string {
+	if len(s) > MaxDocBytes {
+		s = s[:MaxDocBytes]
+		for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
+			s = s[:len(s)-1]
+		}
+		if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// Table resolves names across a repository's files. It is read-only after NewTable
+// and safe for concurrent use.
+type Table struct {
+	files    map[string]*File
+	byName   map[string][]*Def
+	byPkg    map[string][]*File // Kotlin package or Python module -> files
+	pyByPath map[string]*File
+}
+
+// NewTable indexes files.
+func NewTable(files []*File) *Table {
+	t := &Table{files: map[string]*File{}, byName: map[string][]*Def{}, byPkg: map[string][]*File{}, pyByPath: map[string]*File{}}
+	for _, f := range files {
+		t.files[f.Path] = f
+		t.byPkg[f.Package] = append(t.byPkg[f.Package], f)
+		for i := range f.Defs {
+			d := &f.Defs[i]
+			t.byName[d.Name] = append(t.byName[d.Name], d)
+		}
+	}
+	return t
+}
+
+// File returns the symbols of the file at p, or nil.
+func (t *Table) File(p string) *File { return t.files[p] }
+
+// Candidate is a resolved definition with the reason it was chosen.
+type Candidate struct {
+	Def *Def
+	// Via is "import", "star-import", "same-file", "same-dir", "same-package" or "global";
+	// earlier is more certain.
+	Via string
+}
+
+// Resolve returns the definitions that name, used in the file at from, most likely
+// refers to, most certain first, at most max (0 means 5). imports are the importing
+// file's imports (pass the current text's imports: the file being edited may differ
+// from its indexed copy); nil means those of the indexed file at from.
+func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) []Candidate {
+	if max <= 0 {
+		max = 5
+	}
+	defs := t.byName[name]
+	if imports == nil {
+		if f := t.files[from]; f != nil {
+			imports = f.Imports
+		}
+	}
+	var out []Candidate
+	seen := map[*Def]bool{}
+	add := func(d *Def, via string) {
+		if !seen[d] && len(out) < max {
+			seen[d] = true
+			out = append(out, Candidate{d, via})
+		}
+	}
+	// 1. Explicit imports of name (or an alias of it).
+	for _, im := range imports {
+		if im.Star || im.Local() != name {
+			continue
+		}
+		target := im.Name
+		if target == "" { // `import a.b as name`: the module itself
+			continue
+		}
+		for _, f := range t.moduleFiles(im, from) {
+			for i := range f.Defs {
+				if f.Defs[i].Name == target && f.Defs[i].Container == "" {
+					add(&f.Defs[i], "import")
+				}
+			}
+		}
+		// Kotlin nested or Python re-exported names: same name anywhere below.
+		if len(out) == 0 {
+			for _, d := range t.byName[target] {
+				if strings.HasPrefix(t.files[d.Path].Package, im.Module) {
+					add(d, "import")
+				}
+			}
+		}
+	}
+	// 2. Star imports.
+	for _, im := range imports {
+		if !im.Star {
+			continue
+		}
+		for _, f := range t.moduleFiles(im, from) {
+			for i := range f.Defs {
+				if f.Defs[i].Name == name && f.Defs[i].Container == "" {
+					add(&f.Defs[i], "star-import")
+				}
+			}
+		}
+	}
+	if len(defs) == 0 {
+		return out
+	}
+	// 3-6: same file, same directory, same package, anywhere; stable by path.
+	ranked := append([]*Def(nil), defs...)
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Path < ranked[j].Path })
+	dir := path.Dir(from)
+	var pkg string
+	if f := t.files[from]; f != nil {
+		pkg = f.Package
+	}
+	for _, via := range []string{"same-file", "same-dir", "same-package", "global"} {
+		for _, d := range ranked {
+			ok := false
+			switch via {
+			case "same-file":
+				ok = d.Path == from
+			case "same-dir":
+				ok = path.Dir(d.Path) == dir
+			case "same-package":
+				ok = pkg != "" && t.files[d.Path].Lang != "python" && t.files[d.Path].Package == pkg
+			default:
+				ok = true
+			}
+			if ok {
+				add(d, via)
+			}
+		}
+	}
+	return out
+}
+
+// moduleFiles returns the files an import's module refers to.
+func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
+	fromFile := t.files[from]
+	lang := ""
+	if fromFile != nil {
+		lang = fromFile.Lang
+	} else if s := grammars.ForPath(from); s != nil {
+		lang = s.Name
+	}
+	if lang != "python" {
+		return t.byPkg[im.Module]
+	}
+	mod := im.Module
+	if im.Level > 0 {
+		base := pythonModule(from)
+		if !strings.HasSuffix(from, "__init__.py") {
+			base = parentModule(base)
+		}
+		for i := 1; i < im.Level; i++ {
+			base = parentModule(base)
+		}
+		switch {
+		case base == "":
+		case mod == "":
+			mod = base
+		default:
+			mod = base + "." + mod
+		}
+	}
+	var out []*File
+	// The module itself, matched by suffix so "src/" layouts resolve; for
+	// `from pkg import mod`, also pkg.mod.
+	for _, m := range []string{mod, mod + "." + im.Name} {
+		if m == "" || strings.HasSuffix(m, ".") {
+			continue
+		}
+		if fs := t.byPkg[m]; len(fs) > 0 {
+			out = append(out, fs...)
+			continue
+		}
+		for p, fs := range t.byPkg {
+			if strings.HasSuffix(p, "."+m) {
+				out = append(out, fs...)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func parentModule(m string) string {
+	if i := strings.LastIndexByte(m, '.'); i >= 0 {
+		return m[:i]
+	}
+	return ""
+}

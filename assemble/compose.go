@@ -13,12 +13,13 @@ package assemble
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // FileSep separates parts of a context: "<|file_sep|>{path}\n{content}".
@@ -42,6 +43,17 @@ type Options struct {
 	ModifiedBoost float64
 	// NoRelative turns relative positioning off: only the matched chunks are used.
 	NoRelative bool
+	// NoEditQuery turns off adding the identifiers of the user's edit (lines where
+	// prefix+suffix differ from the old completion file) to the queries.
+	NoEditQuery bool
+	// NoDefinitions turns off the definitions source.
+	NoDefinitions bool
+	// MinScoreRatio drops retrieval hits scoring below this fraction of the query's
+	// best hit (0 keeps all top-k).
+	MinScoreRatio float64
+	// DefinitionWeight weighs a definition of the identifier nearest the cursor against
+	// a top-1 retrieval hit (weight 1). 0 means the default 0.9.
+	DefinitionWeight float64
 	// OldFileWeight weighs the chunks of the completion file's old copy that the
 	// prefix and suffix do not already show, against a top-1 retrieval hit (weight 1).
 	// 0 means the default 1.2; a negative value leaves them out.
@@ -76,6 +88,9 @@ type Hole struct {
 	Prefix, Suffix string
 	// Modified lists files changed together with the completion file (may include it).
 	Modified []string
+	// OldText is the completion file's text in the snapshot (before the edit), if
+	// known; "" means: take it from the index.
+	OldText string
 }
 
 // Part is one span of one file in a context.
@@ -115,16 +130,44 @@ func QueryText(prefix, suffix string, n int) (string, string) {
 	return prefix[cut:], suffix[:end]
 }
 
-// Compose builds the context for hole from the index ix. It returns the context
-// text and its parts in output order (least relevant first). Errors come only from
-// the index.
+// Resources are optional per-snapshot and per-goroutine helpers for ComposeWith.
+type Resources struct {
+	// Symbols resolves identifiers near the cursor to definitions (the definitions
+	// source); nil turns that source off.
+	Symbols *symbols.Table
+	// Extractor parses the completion file's current text (prefix + suffix) to learn
+	// what it defines and imports. Not safe for concurrent use: one per goroutine.
+	Extractor *symbols.Extractor
+}
+
+// Compose builds the context for hole from the index ix with retrieval only (no
+// symbol resolution); see ComposeWith.
 func Compose(ix *retrieve.Index, h Hole, opts Options) (string, []Part, error) {
+	return ComposeWith(ix, h, Resources{}, opts)
+}
+
+// ComposeWith builds the context for hole from the index ix and the optional
+// resources. It returns the context text and its parts in output order (least
+// relevant first). Errors come only from the index.
+//
+// Sources, each switchable in Options: hole-centred BM25 queries with relative
+// positioning (next chunk of a prefix match, previous chunk of a suffix match); the
+// identifiers of the user's edit (the lines where prefix+suffix differ from the old
+// completion file) added to the queries; definitions of the identifiers nearest the
+// cursor that the visible text does not define; the old completion file's chunks that
+// the prefix and suffix do not show.
+func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (string, []Part, error) {
 	opts = opts.withDefaults()
 	pq, sq := QueryText(h.Prefix, h.Suffix, opts.QueryLines)
 	visible := lineSet(h.Prefix, h.Suffix)
 	modified := map[string]bool{}
 	for _, m := range h.Modified {
 		modified[m] = true
+	}
+	spec := grammars.ForPath(h.Path)
+	files := newFileTexts(ix)
+	if h.OldText == "" {
+		h.OldText = files.text(h.Path)
 	}
 	// Chunks of the completion file's old copy whose every line is already visible in
 	// the prefix or suffix add nothing; changed regions (the old text of a replaced
@@ -134,18 +177,23 @@ func Compose(ix *retrieve.Index, h Hole, opts Options) (string, []Part, error) {
 	}
 	keep := func(c *chunker.Chunk) bool { return !redundant(c) }
 
-	scores := map[string]float64{}
-	why := map[string][]string{}
-	add := func(id string, s float64, reason string) {
-		c, ok := ix.Chunk(id)
-		if !ok || redundant(c) {
+	cands := newCandidates()
+	add := func(c *chunker.Chunk, s float64, reason string) {
+		if c == nil || redundant(c) {
 			return
 		}
 		if modified[c.Path] && c.Path != h.Path {
 			s *= opts.ModifiedBoost
 		}
-		scores[id] += s
-		why[id] = append(why[id], reason)
+		cands.add(c.Path, c.StartByte, c.EndByte, s, reason)
+	}
+	if !opts.NoEditQuery && h.OldText != "" {
+		// The user's edit: identifiers of the changed lines join the queries, nearest
+		// the cursor first.
+		if ids := editIdentifiers(h.OldText, h.Prefix, h.Suffix, spec, 24); ids != "" {
+			pq += "\n" + ids
+			sq += "\n" + ids
+		}
 	}
 	type query struct {
 		name   string
@@ -166,18 +214,21 @@ func Compose(ix *retrieve.Index, h Hole, opts Options) (string, []Part, error) {
 			return "", nil, fmt.Errorf("assemble: %s query: %w", q.name, err)
 		}
 		for _, hit := range hits {
+			if opts.MinScoreRatio > 0 && hit.Score < opts.MinScoreRatio*hits[0].Score {
+				break // weak matches pad the context more than they help
+			}
 			s := q.weight / float64(rrfK+hit.Rank)
 			tag := fmt.Sprintf("%s#%d", q.name, hit.Rank)
-			add(hit.ID, s, tag)
+			c, _ := ix.Chunk(hit.ID)
+			add(c, s, tag)
 			if opts.NoRelative {
 				continue
 			}
-			if c, ok := ix.Chunk(hit.ID); ok {
-				if rid := q.rel(c); rid != "" {
-					// The neighbour is what the hole most likely resembles: rank it just
-					// above its match so that it ends up nearer the end.
-					add(rid, s*1.05, map[string]string{"prefix": "next-of:", "suffix": "prev-of:"}[q.name]+tag)
-				}
+			if rid := q.rel(c); rid != "" {
+				// The neighbour is what the hole most likely resembles: rank it just
+				// above its match so that it ends up nearer the end.
+				rc, _ := ix.Chunk(rid)
+				add(rc, s*1.05, map[string]string{"prefix": "next-of:", "suffix": "prev-of:"}[q.name]+tag)
 			}
 		}
 	}
@@ -190,76 +241,22 @@ func Compose(ix *retrieve.Index, h Hole, opts Options) (string, []Part, error) {
 		if w == 0 {
 			w = 1.2
 		}
-		for _, c := range ix.Chunks() {
-			if c.Path != h.Path || redundant(&c) {
-				continue
-			}
+		for _, c := range files.chunks(h.Path) {
 			dist := 0
 			if hole < c.StartLine {
 				dist = c.StartLine - hole
 			} else if hole > c.EndLine {
 				dist = hole - c.EndLine
 			}
-			add(c.ID, w/float64(rrfK+1)/(1+float64(dist)/40), "old-file")
+			add(c, w/float64(rrfK+1)/(1+float64(dist)/40), "old-file")
 		}
 	}
-	parts := mergeSpans(ix, scores, why)
+	if !opts.NoDefinitions && res.Symbols != nil && spec != nil {
+		addDefinitions(cands, res, h, spec, opts, visible)
+	}
+	parts := cands.parts(files)
 	parts = fitBudget(parts, opts.BudgetChars)
 	return render(parts), parts, nil
-}
-
-// mergeSpans groups the scored chunks by file, merges chunks that overlap or touch
-// into one span (score = the best of its chunks), and returns the parts.
-func mergeSpans(ix *retrieve.Index, scores map[string]float64, why map[string][]string) []Part {
-	byFile := map[string][]*chunker.Chunk{}
-	for id := range scores {
-		c, _ := ix.Chunk(id)
-		byFile[c.Path] = append(byFile[c.Path], c)
-	}
-	var parts []Part
-	for path, cs := range byFile {
-		sort.Slice(cs, func(i, j int) bool { return cs[i].StartByte < cs[j].StartByte })
-		var cur *Part
-		var curEnd int
-		var text strings.Builder
-		flush := func() {
-			if cur != nil {
-				cur.Text = text.String()
-				parts = append(parts, *cur)
-			}
-			cur = nil
-			text.Reset()
-		}
-		for _, c := range cs {
-			if cur != nil && c.StartByte <= curEnd {
-				if c.EndByte > curEnd {
-					text.WriteString(c.Text[curEnd-c.StartByte:])
-					curEnd = c.EndByte
-					cur.EndLine = c.EndLine
-				}
-				cur.Score = max(cur.Score, scores[c.ID])
-				cur.Why = append(cur.Why, why[c.ID]...)
-				continue
-			}
-			flush()
-			cur = &Part{Path: path, StartLine: c.StartLine, EndLine: c.EndLine, Score: scores[c.ID],
-				Why: append([]string(nil), why[c.ID]...)}
-			text.WriteString(c.Text)
-			curEnd = c.EndByte
-		}
-		flush()
-	}
-	// Ascending relevance; ties broken by path and line so output is deterministic.
-	sort.Slice(parts, func(i, j int) bool {
-		if parts[i].Score != parts[j].Score {
-			return parts[i].Score < parts[j].Score
-		}
-		if parts[i].Path != parts[j].Path {
-			return parts[i].Path > parts[j].Path
-		}
-		return parts[i].StartLine > parts[j].StartLine
-	})
-	return parts
 }
 
 // partLen returns the rendered length of p in bytes.

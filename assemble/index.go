@@ -13,6 +13,7 @@ import (
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // FormatVersion is part of every cache key; bump it when chunk records or the index
@@ -135,3 +136,33 @@ func errorsJoin(errs []error) error { return errors.Join(errs...) }
 
 // oneLine replaces line breaks so an error fits one log line.
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
+
+// BuildSymbols extracts the definitions and imports of a snapshot's source files
+// (those of a registered language) into a symbol table. Files that cannot be read,
+// decoded or parsed are left out (and logged to log, if not nil). ex is used by the
+// calling goroutine only.
+func BuildSymbols(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int, log io.Writer) *symbols.Table {
+	var files []*symbols.File
+	for _, p := range snap.Paths() {
+		if grammars.ForPath(p) == nil {
+			continue
+		}
+		raw, err := snap.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		f, err := chunker.Decode(p, raw, maxFileBytes)
+		if err != nil {
+			continue
+		}
+		sf, err := ex.Extract(f)
+		if err != nil {
+			if log != nil {
+				fmt.Fprintf(log, "symbols %s/%s: %v\n", snap.Name(), p, err)
+			}
+			continue
+		}
+		files = append(files, sf)
+	}
+	return symbols.NewTable(files)
+}

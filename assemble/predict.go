@@ -10,6 +10,7 @@ import (
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/symbols"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -168,6 +169,8 @@ func Predict(opts PredictOptions) (Summary, error) {
 			}
 			iopts := opts.Index
 			iopts.Log = opts.Log
+			ex := symbols.NewExtractor(0)
+			defer ex.Close()
 			for name := range jobs {
 				idx := groups[name]
 				failAll := func(err error) {
@@ -193,9 +196,13 @@ func Predict(opts PredictOptions) (Summary, error) {
 					sum.Built++
 				}
 				mu.Unlock()
+				res := Resources{Extractor: ex}
+				if !opts.Compose.NoDefinitions {
+					res.Symbols = BuildSymbols(snap, ex, opts.Index.MaxFileBytes, nil)
+				}
 				for _, i := range idx {
 					d := &dps[i]
-					ctx, _, err := Compose(ix, Hole{Path: d.Path, Prefix: d.Prefix, Suffix: d.Suffix, Modified: d.Modified}, opts.Compose)
+					ctx, _, err := ComposeWith(ix, Hole{Path: d.Path, Prefix: d.Prefix, Suffix: d.Suffix, Modified: d.Modified}, res, opts.Compose)
 					if err != nil {
 						fail(i, fmt.Errorf("datapoint %s (line %d): %w", d.ID, d.Line, err))
 						put(i, empty)

@@ -1,0 +1,321 @@
+package assemble
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
+)
+
+// fileTexts rebuilds file texts from an index's chunks (chunks tile their file).
+type fileTexts struct {
+	ix    *retrieve.Index
+	cache map[string]string
+}
+
+func newFileTexts(ix *retrieve.Index) *fileTexts {
+	return &fileTexts{ix: ix, cache: map[string]string{}}
+}
+
+// chunks returns the chunks of path in file order.
+func (ft *fileTexts) chunks(path string) []*chunker.Chunk {
+	var out []*chunker.Chunk
+	for i := 0; ; i++ {
+		c, ok := ft.ix.Chunk(chunker.ChunkID(path, i))
+		if !ok {
+			return out
+		}
+		out = append(out, c)
+	}
+}
+
+// text returns the normalised text of path as indexed, or "".
+func (ft *fileTexts) text(path string) string {
+	if t, ok := ft.cache[path]; ok {
+		return t
+	}
+	var sb strings.Builder
+	end := 0
+	for _, c := range ft.chunks(path) {
+		if c.EndByte > end {
+			sb.WriteString(c.Text[max(0, end-c.StartByte):])
+			end = c.EndByte
+		}
+	}
+	ft.cache[path] = sb.String()
+	return ft.cache[path]
+}
+
+// spanKey identifies a candidate span.
+type spanKey struct {
+	path       string
+	start, end int
+}
+
+type candidate struct {
+	spanKey
+	score float64
+	why   []string
+}
+
+// candidates collects scored byte spans of files from all sources.
+type candidates struct {
+	byKey map[spanKey]*candidate
+	order []spanKey // first-seen order, for determinism
+}
+
+func newCandidates() *candidates { return &candidates{byKey: map[spanKey]*candidate{}} }
+
+// add adds s to the span's score (a span found twice, by two sources or queries,
+// ranks higher).
+func (cs *candidates) add(path string, start, end int, s float64, why string) {
+	k := spanKey{path, start, end}
+	c := cs.byKey[k]
+	if c == nil {
+		c = &candidate{spanKey: k}
+		cs.byKey[k] = c
+		cs.order = append(cs.order, k)
+	}
+	c.score += s
+	c.why = append(c.why, why)
+}
+
+// parts merges overlapping or touching spans of each file into one part (score =
+// the best of its spans) and returns the parts in ascending relevance.
+func (cs *candidates) parts(ft *fileTexts) []Part {
+	byFile := map[string][]*candidate{}
+	var paths []string
+	for _, k := range cs.order {
+		if _, ok := byFile[k.path]; !ok {
+			paths = append(paths, k.path)
+		}
+		byFile[k.path] = append(byFile[k.path], cs.byKey[k])
+	}
+	var parts []Part
+	for _, path := range paths {
+		list := byFile[path]
+		sort.SliceStable(list, func(i, j int) bool { return list[i].start < list[j].start })
+		text := ft.text(path)
+		var cur *Part
+		var curStart, curEnd int
+		flush := func() {
+			if cur == nil {
+				return
+			}
+			if curEnd > len(text) {
+				curEnd = len(text)
+			}
+			if curEnd > 0 && text[curEnd-1] != '\n' { // end on a line end
+				if i := strings.IndexByte(text[curEnd:], '\n'); i >= 0 {
+					curEnd += i + 1
+				} else {
+					curEnd = len(text)
+				}
+			}
+			cur.Text = text[curStart:curEnd]
+			cur.StartLine = strings.Count(text[:curStart], "\n") + 1
+			cur.EndLine = cur.StartLine + strings.Count(strings.TrimSuffix(cur.Text, "\n"), "\n")
+			parts = append(parts, *cur)
+			cur = nil
+		}
+		for _, c := range list {
+			if cur != nil && c.start <= curEnd {
+				curEnd = max(curEnd, c.end)
+				cur.Score = max(cur.Score, c.score)
+				cur.Why = append(cur.Why, c.why...)
+				continue
+			}
+			flush()
+			cur = &Part{Path: path, Score: c.score, Why: append([]string(nil), c.why...)}
+			curStart, curEnd = c.start, c.end
+		}
+		flush()
+	}
+	// Ascending relevance; ties broken by path and line so output is deterministic.
+	sort.SliceStable(parts, func(i, j int) bool {
+		if parts[i].Score != parts[j].Score {
+			return parts[i].Score < parts[j].Score
+		}
+		if parts[i].Path != parts[j].Path {
+			return parts[i].Path > parts[j].Path
+		}
+		return parts[i].StartLine > parts[j].StartLine
+	})
+	return parts
+}
+
+var identRe = regexp.MustCompile(`[\p{L}_][\p{L}\p{N}_]*`)
+
+// editRegion returns the lines of the new text (prefix + suffix, the hole closed)
+// that differ from old, found by trimming the lines both share at the start and at
+// the end, with each line's distance in lines to the cursor.
+func editRegion(old, prefix, suffix string) ([]string, []int) {
+	oldLines := strings.Split(old, "\n")
+	pl := strings.Split(prefix, "\n")
+	sl := strings.Split(suffix, "\n")
+	// The cursor line is split between prefix and suffix: join it.
+	newLines := append(append(append([]string(nil), pl[:len(pl)-1]...), pl[len(pl)-1]+sl[0]), sl[1:]...)
+	cursor := len(pl) - 1
+	a := 0
+	for a < len(oldLines) && a < len(newLines) && oldLines[a] == newLines[a] {
+		a++
+	}
+	b := 0
+	for b < len(oldLines)-a && b < len(newLines)-a && oldLines[len(oldLines)-1-b] == newLines[len(newLines)-1-b] {
+		b++
+	}
+	var lines []string
+	var dist []int
+	for i := a; i < len(newLines)-b; i++ {
+		if i == cursor {
+			continue // the line being written is in the prefix query already
+		}
+		lines = append(lines, newLines[i])
+		d := i - cursor
+		if d < 0 {
+			d = -d
+		}
+		dist = append(dist, d)
+	}
+	return lines, dist
+}
+
+// editIdentifiers returns up to max distinct identifiers of the edit region (see
+// editRegion), nearest the cursor first, space-separated; keywords are left out.
+func editIdentifiers(old, prefix, suffix string, spec *grammars.Spec, max int) string {
+	lines, dist := editRegion(old, prefix, suffix)
+	type ident struct {
+		name string
+		d    int
+	}
+	best := map[string]int{}
+	for i, l := range lines {
+		for _, id := range identRe.FindAllString(l, -1) {
+			if len(id) < 2 || spec != nil && spec.IsKeyword(id) {
+				continue
+			}
+			if d, ok := best[id]; !ok || dist[i] < d {
+				best[id] = dist[i]
+			}
+		}
+	}
+	ids := make([]ident, 0, len(best))
+	for n, d := range best {
+		ids = append(ids, ident{n, d})
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if ids[i].d != ids[j].d {
+			return ids[i].d < ids[j].d
+		}
+		return ids[i].name < ids[j].name
+	})
+	var out []string
+	for i := 0; i < len(ids) && i < max; i++ {
+		out = append(out, ids[i].name)
+	}
+	return strings.Join(out, " ")
+}
+
+// cursorIdentifiers returns the distinct identifiers of the last n prefix lines and
+// the first n suffix lines with their distance in lines to the cursor, nearest first.
+func cursorIdentifiers(prefix, suffix string, n int, spec *grammars.Spec) ([]string, []int) {
+	pq, sq := QueryText(prefix, suffix, n)
+	best := map[string]int{}
+	note := func(text string, distOf func(i, count int) int) {
+		ls := strings.Split(text, "\n")
+		for i, l := range ls {
+			for _, id := range identRe.FindAllString(l, -1) {
+				if len(id) < 2 || spec.IsKeyword(id) {
+					continue
+				}
+				d := distOf(i, len(ls))
+				if old, ok := best[id]; !ok || d < old {
+					best[id] = d
+				}
+			}
+		}
+	}
+	note(pq, func(i, count int) int { return count - 1 - i })
+	note(sq, func(i, _ int) int { return i })
+	names := make([]string, 0, len(best))
+	for n := range best {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if best[names[i]] != best[names[j]] {
+			return best[names[i]] < best[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	dists := make([]int, len(names))
+	for i, n := range names {
+		dists[i] = best[n]
+	}
+	return names, dists
+}
+
+// maxDefBytes is the largest definition shown whole (longer ones show their head);
+// maxDefs caps the definitions added per completion point.
+const (
+	maxDefBytes = 900
+	maxDefs     = 8
+)
+
+// addDefinitions adds, for the identifiers nearest the cursor that the current text
+// of the completion file does not define, the definitions they resolve to.
+func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spec, opts Options, visible map[string]bool) {
+	names, dists := cursorIdentifiers(h.Prefix, h.Suffix, opts.QueryLines, spec)
+	var imports []grammars.Import
+	defined := map[string]bool{}
+	if res.Extractor != nil {
+		cur := &chunker.File{Path: h.Path, Lang: spec.Name, Text: []byte(h.Prefix + h.Suffix)}
+		if sf, err := res.Extractor.Extract(cur); err == nil {
+			imports = sf.Imports
+			for _, d := range sf.Defs {
+				defined[d.Name] = true
+			}
+		}
+	}
+	w := opts.DefinitionWeight
+	if w == 0 {
+		w = 0.9
+	}
+	added := 0
+	for i, name := range names {
+		if added >= maxDefs {
+			break
+		}
+		if defined[name] {
+			continue
+		}
+		cs := res.Symbols.Resolve(name, h.Path, imports, 2)
+		for rank, c := range cs {
+			d := c.Def
+			if d.Path == h.Path {
+				continue // the old completion file is its own source
+			}
+			end := d.EndByte
+			if end-d.StartByte > maxDefBytes {
+				end = d.StartByte + headBytes(d)
+			}
+			s := w / float64(rrfK+1+i+rank) / (1 + float64(dists[i])/10)
+			if c.Via == "global" {
+				s *= 0.5 // a name found by chance elsewhere is weaker evidence
+			}
+			cands.add(d.Path, d.StartByte, end, s, "def:"+name+"("+c.Via+")")
+			added++
+		}
+	}
+}
+
+// headBytes estimates the bytes of a definition's head (annotations, doc comment,
+// signature, docstring) from its signature and doc; the part is then cut at the end of
+// that line.
+func headBytes(d *symbols.Def) int {
+	n := len(d.Doc) + len(d.Signature) + 200
+	return min(n, d.EndByte-d.StartByte)
+}

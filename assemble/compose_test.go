@@ -6,6 +6,7 @@ import (
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 func TestQueryText(t *testing.T) {
@@ -177,5 +178,70 @@ func TestFitBudget(t *testing.T) {
 	}
 	if ctx := render(fitBudget(parts, 10)); len(ctx) > 10 {
 		t.Errorf("context %d bytes over budget 10", len(ctx))
+	}
+}
+
+func TestEditRegion(t *testing.T) {
+	old := "a = 1\nb = 2\nc = 3\nd = 4\n"
+	// The user replaced "b = 2" by two lines and is writing a third after them.
+	prefix := "a = 1\nb = compute(x)\nb2 = helper(b)\nnew"
+	suffix := "_line\nc = 3\nd = 4\n"
+	lines, dist := editRegion(old, prefix, suffix)
+	if len(lines) != 2 || lines[0] != "b = compute(x)" || lines[1] != "b2 = helper(b)" || dist[0] != 2 || dist[1] != 1 {
+		t.Errorf("editRegion = %q %v", lines, dist)
+	}
+	ids := editIdentifiers(old, prefix, suffix, nil, 10)
+	if ids != "b2 helper compute" {
+		t.Errorf("editIdentifiers = %q, want nearest first", ids)
+	}
+	if l, _ := editRegion(old, "a = 1\nb = 2\n", "c = 3\nd = 4\n"); len(l) != 0 {
+		t.Errorf("pure insertion at the cursor: region %q, want none", l)
+	}
+}
+
+// TestDefinitionsSource: an identifier at the cursor that the file does not define
+// is resolved through its import to the right file, not to a same-named one.
+func TestDefinitionsSource(t *testing.T) {
+	files := map[string]string{
+		"app/pricing.py": "def vat_rate(country):\n    \"\"\"VAT percent for a country.\"\"\"\n    return RATES[country]\n",
+		"old/pricing.py": "def vat_rate(country):\n    return 0\n",
+		"app/report.py":  "from .pricing import vat_rate\n\n\ndef line(x):\n    return x\n",
+	}
+	ix := buildIndex(t, files)
+	ex := symbols.NewExtractor(0)
+	defer ex.Close()
+	var sfs []*symbols.File
+	for _, p := range sortedKeys(files) {
+		f, _ := chunker.Decode(p, []byte(files[p]), 0)
+		sf, err := ex.Extract(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sfs = append(sfs, sf)
+	}
+	res := Resources{Symbols: symbols.NewTable(sfs), Extractor: ex}
+	hole := Hole{Path: "app/report.py", Prefix: "from .pricing import vat_rate\n\n\ndef gross(net, country):\n    rate = vat_rate(", Suffix: ")\n"}
+	_, parts, err := ComposeWith(ix, hole, res, Options{TopK: 1, OldFileWeight: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var def *Part
+	for i := range parts {
+		for _, w := range parts[i].Why {
+			if strings.HasPrefix(w, "def:vat_rate(import)") {
+				def = &parts[i]
+			}
+		}
+	}
+	if def == nil || def.Path != "app/pricing.py" || !strings.Contains(def.Text, "VAT percent") {
+		t.Fatalf("definition part %+v; parts %+v", def, parts)
+	}
+	_, without, _ := ComposeWith(ix, hole, res, Options{TopK: 1, OldFileWeight: -1, NoDefinitions: true})
+	for _, p := range without {
+		for _, w := range p.Why {
+			if strings.HasPrefix(w, "def:") {
+				t.Errorf("NoDefinitions still added %v", w)
+			}
+		}
 	}
 }

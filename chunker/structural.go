@@ -236,19 +236,20 @@ func (b *builder) endLine(n *sitter.Node) int {
 // before it: fwcd/tree-sitter-kotlin puts a KDoc inside import_header).
 func (b *builder) contentEnd(n *sitter.Node) int {
 	for depth := 0; depth < 64 && n.ChildCount() <= maxWide; depth++ {
-		kids := grammars.Children(n)
-		cnt := len(kids)
+		// Direct child access: only the last one or two children are looked at, and one
+		// ts_node_child call is cheaper than walking a cursor over all of them.
+		cnt := int(n.ChildCount())
 		if cnt == 0 {
 			break
 		}
 		i := cnt - 1
-		for i >= 0 && b.spec.Comments[kids[i].Type()] {
+		for i >= 0 && b.spec.Comments[n.Child(i).Type()] {
 			i--
 		}
 		if i < 0 {
 			return b.firstLine(n)
 		}
-		c := kids[i]
+		c := n.Child(i)
 		if i < cnt-1 || (c.IsNamed() && c.ChildCount() > 0) {
 			n = c
 			continue
@@ -433,7 +434,11 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		if b.spec.DefName != nil {
 			name = b.spec.DefName(it.def, b.src)
 		}
-		members, firstMember := b.members(it.def, it.first, hi)
+		var members []item
+		firstMember := 0
+		if size > b.opts.MaxChars || it.kind == grammars.Class { // only these may be split
+			members, firstMember = b.members(it.def, it.first, hi)
+		}
 		descend := len(members) > 0 && firstMember > lo && (size > b.opts.MaxChars ||
 			(it.kind == grammars.Class && nestedDefinitions(members) >= 2))
 		if !descend {

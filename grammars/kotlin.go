@@ -110,7 +110,8 @@ func kotlinRewrite(src []byte) []byte {
 			if j := bytes.IndexByte(next, '\n'); j >= 0 {
 				next = next[:j]
 			}
-			if ktClassLine.Match(out[start:end]) && ktCtorLine.Match(next) {
+			if bytes.Contains(next, []byte("constructor")) && bytes.Contains(out[start:end], []byte("class")) &&
+				ktCtorLine.Match(next) && ktClassLine.Match(out[start:end]) {
 				out[end] = ' '
 			}
 			start = end + 1

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/eval"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/urfave/cli/v2"
+)
+
+// evalCmd scores contexts against a dev set's truth; see package eval.
+func evalCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "eval",
+		Usage: "score contexts against {lang}-{stage}.truth.jsonl: the current configuration, baselines or prediction files",
+		Description: "Metrics (means over datapoints, each in [0, 1]): idrec (share of the middle's new identifiers found in the context),\n" +
+			"line_chrf (best chrF of one context line against the middle's main line), copy_chrf (chrF of a simple copy completer),\n" +
+			"and ctx_chars (context bytes, mean and p95), for the untrimmed context and for each model window (--window) and byte budget\n" +
+			"(--budget-chars), trimmed from the left by whole lines as the competition's scorer did.\n\n" +
+			"Without --predictions or --config the current configuration runs (what `repoctx predict` does with the same flags).\n" +
+			"--baselines adds empty, recent, bm25file, windows and seed-bm25.",
+		Flags: withAssemblyFlags([]cli.Flag{
+			&cli.StringFlag{Name: "data", Required: true, Usage: "`directory` holding {lang}-{stage}.jsonl, .truth.jsonl and the snapshots (folder or zip)"},
+			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
+			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name`, e.g. dev"},
+			&cli.StringSliceFlag{Name: "predictions", Usage: "score this predictions `file` (one line per datapoint; repeatable)"},
+			&cli.StringFlag{Name: "config", Usage: "built-in configurations to run, comma-separated: current, " + strings.Join(eval.Baselines(), ", ")},
+			&cli.BoolFlag{Name: "baselines", Usage: "run all baselines next to the current configuration (or the prediction files)"},
+			&cli.StringFlag{Name: "window", Value: "8000,16000", Usage: "model windows in tokens, comma-separated"},
+			&cli.StringFlag{Name: "budget-chars", Usage: "also keep at most N bytes (whole lines) from the end; comma-separated"},
+			&cli.StringFlag{Name: "tokenizer", Usage: "count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5)"},
+			&cli.BoolFlag{Name: "json", Usage: "print a machine-readable JSON summary instead of the tables"},
+			&cli.IntFlag{Name: "limit", Usage: "score only the first N datapoints"},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
+		}),
+		Action: func(c *cli.Context) error {
+			start := time.Now()
+			if lang := c.String("lang"); grammars.Lookup(lang) == nil {
+				return usagef("--lang must be one of %s, not %q", strings.Join(grammars.Names(), ", "), lang)
+			}
+			strategy, copts, err := chunkOptions(c)
+			if err != nil {
+				return err
+			}
+			windows, err := intList(c, "window")
+			if err != nil {
+				return err
+			}
+			budgets, err := intList(c, "budget-chars")
+			if err != nil {
+				return err
+			}
+			known := map[string]bool{eval.ConfigCurrent: true, eval.SeedOptions{}.Name(): true}
+			for _, b := range eval.Baselines() {
+				known[b] = true
+			}
+			var configs []string
+			for _, s := range strings.Split(c.String("config"), ",") {
+				if s = strings.TrimSpace(s); s == "" {
+					continue
+				}
+				if !known[s] {
+					return usagef("--config: unknown configuration %q (known: current, %s)", s, strings.Join(eval.Baselines(), ", "))
+				}
+				configs = append(configs, s)
+			}
+			preds := c.StringSlice("predictions")
+			if len(configs) == 0 && len(preds) == 0 {
+				configs = []string{eval.ConfigCurrent}
+			}
+			if c.Bool("baselines") {
+				configs = append(configs, eval.Baselines()...)
+			}
+			opts := eval.Options{
+				DataDir: c.String("data"), Lang: c.String("lang"), Stage: c.String("stage"),
+				Configs: configs, Predictions: preds, Windows: windows, BudgetChars: budgets,
+				Index:   assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir")},
+				Compose: composeOptions(c),
+				Workers: c.Int("workers"), Limit: c.Int("limit"),
+				Log: errorsOnly{c.App.ErrWriter},
+			}
+			if c.Bool("verbose") {
+				opts.Log = c.App.ErrWriter
+			}
+			if p := c.String("tokenizer"); p != "" {
+				tk, err := eval.LoadTokenizer(p)
+				if err != nil {
+					return err
+				}
+				opts.Tokens = tk
+			}
+			rep, err := eval.Run(opts)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				err = rep.WriteJSON(c.App.Writer)
+			} else {
+				err = rep.WriteTable(c.App.Writer)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "eval: %d datapoints, %d configurations, %.2fs wall\n", rep.Datapoints, len(rep.Configs), time.Since(start).Seconds())
+			return nil
+		},
+	}
+}
+
+// withAssemblyFlags returns own followed by predict's chunking, indexing and
+// assembly flags (all its flags but those naming the input, the output and
+// the run, and those own defines), so that eval accepts whatever predict
+// does; chunkOptions and composeOptions read them.
+func withAssemblyFlags(own []cli.Flag) []cli.Flag {
+	skip := map[string]bool{"data": true, "lang": true, "stage": true, "output": true, "resume": true, "workers": true, "quiet": true}
+	for _, f := range own {
+		for _, n := range f.Names() {
+			skip[n] = true
+		}
+	}
+	out := own
+	for _, f := range predictCmd().Flags {
+		if !skip[f.Names()[0]] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// intList parses a comma-separated list of positive integers from flag name;
+// an empty flag gives nil.
+func intList(c *cli.Context, name string) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(c.String(name), ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return nil, usagef("--%s: %q is not a positive integer", name, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,57 @@
+// Package eval scores contexts for fill-in-the-middle completion against the
+// real middles of a dev set ({lang}-{stage}.truth.jsonl), without running a
+// model, and runs reference configurations on the same data so that every
+// number is read next to a baseline.
+//
+// # Metrics
+//
+// Each metric is a mean over datapoints of a per-datapoint value in [0, 1]:
+//
+//   - idrec ([IDRecall]): of the identifiers the middle introduces (ASCII
+//     [A-Za-z_][A-Za-z0-9_]*, at least 2 bytes, not a keyword of the language,
+//     absent from the prefix and suffix the model gets), the fraction found in
+//     the context. Averaged over the datapoints that have such identifiers.
+//   - line_chrf ([LineChrF]): the best [ChrF] of one context line against the
+//     middle's main (longest) line: what copying a single line could give.
+//   - copy_chrf ([CopyChrF]): the ChrF of a simple, non-oracle copy completer
+//     ([CopyPredict]) against the middle's first non-blank line.
+//   - ctx_chars: the context's length in bytes, mean and 95th percentile
+//     ([Percentile], nearest rank).
+//
+// [ChrF] is the competition's score: sacreBLEU's sentence chrF (Popović,
+// "chrF: character n-gram F-score for automatic MT evaluation", WMT 2015)
+// with character 1..6-grams, white space removed, β = 2 and precision and
+// recall averaged over the effective orders.
+//
+// # Units
+//
+// ChrF and the token estimate count characters as Unicode code points (as
+// Python does). Context sizes, byte budgets ([TrimToChars]) and MainLine's
+// "longest" are in bytes of UTF-8, like assemble's budget. Tokens are
+// characters/3.5 ([CharEstimate]) unless a Hugging Face tokenizer.json is
+// given ([LoadTokenizer]).
+//
+// # Settings
+//
+// Every metric is computed for the untrimmed context ("full"), for each model
+// window W ("w8000", "w16000": [TrimToWindow], the competition scorer's rule:
+// whole lines are kept from the end while 384 + tokens(prefix) +
+// tokens(suffix) + tokens(kept lines) <= W) and for each byte budget
+// ("c4000": [TrimToChars]).
+//
+// # Configurations
+//
+// A prediction file ([ReadPredictions]; lines may override the prefix and
+// suffix the model sees) or a built-in configuration: [ConfigCurrent], what
+// `repoctx predict` writes; [ConfigEmpty]; the competition starter kit's
+// baselines [ConfigRecent] and [ConfigBM25File]; RepoCoder's sliding windows
+// [ConfigWindows] (Zhang et al., EMNLP 2023); and the seed's submitted method
+// [ConfigSeed], whose rankers are pluggable ([SeedOptions], [Ranker]); with
+// BM25 only it is reported as "seed-bm25". Built-in baselines are
+// deterministic: the recent baseline's random choice is seeded by the
+// datapoint id.
+//
+// [Run] does it all and returns a [Report], printed by [Report.WriteTable] or
+// [Report.WriteJSON]. Errors start with "eval: " and name the file, line or
+// datapoint at fault.
+package eval

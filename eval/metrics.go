@@ -1,0 +1,325 @@
+package eval
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// FileSep separates the parts of a context: "<|file_sep|>{path}\n{content}".
+// It equals assemble.FileSep and the competition's separator.
+const FileSep = "<|file_sep|>"
+
+// Identifiers returns the matches of the regular expression
+// [A-Za-z_][A-Za-z0-9_]* in s, leftmost first, in order, with repeats. Only
+// ASCII letters count; a match may start after a digit ("0x1F" yields "x1F").
+func Identifiers(s string) []string {
+	var out []string
+	words(s, func(w string) {
+		// Within a run of [A-Za-z0-9_], the match starts at the first non-digit.
+		for len(w) > 0 && w[0] >= '0' && w[0] <= '9' {
+			w = w[1:]
+		}
+		if w != "" {
+			out = append(out, w)
+		}
+	})
+	return out
+}
+
+// words calls emit with every maximal run of [A-Za-z0-9_] in s: the matches
+// of the regular expression [A-Za-z0-9_]+.
+func words(s string, emit func(string)) {
+	start := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		word := c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			emit(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		emit(s[start:])
+	}
+}
+
+// NewIdentifiers returns the identifiers the middle introduces: the distinct
+// [Identifiers] of middle that are at least 2 bytes long, are not keywords
+// (isKeyword may be nil: no keywords) and are not among the identifiers of
+// prefix or suffix. The result is sorted.
+func NewIdentifiers(middle, prefix, suffix string, isKeyword func(string) bool) []string {
+	seen := map[string]bool{}
+	for _, id := range Identifiers(prefix) {
+		seen[id] = true
+	}
+	for _, id := range Identifiers(suffix) {
+		seen[id] = true
+	}
+	var out []string
+	for _, id := range Identifiers(middle) {
+		if len(id) < 2 || seen[id] || (isKeyword != nil && isKeyword(id)) {
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IDRecall returns the metric idrec for one datapoint: the fraction of
+// [NewIdentifiers](middle, prefix, suffix, isKeyword) that occur among the
+// [Identifiers] of context (whole, case-sensitive matches), and n, the number
+// of those new identifiers. prefix and suffix are what the model is given
+// (a prediction's overrides when it has them). When n is 0 the recall is
+// undefined and returned as 0; callers leave such datapoints out of the mean.
+func IDRecall(middle, prefix, suffix, context string, isKeyword func(string) bool) (recall float64, n int) {
+	ids := NewIdentifiers(middle, prefix, suffix, isKeyword)
+	if len(ids) == 0 {
+		return 0, 0
+	}
+	in := map[string]bool{}
+	for _, id := range Identifiers(context) {
+		in[id] = true
+	}
+	found := 0
+	for _, id := range ids {
+		if in[id] {
+			found++
+		}
+	}
+	return float64(found) / float64(len(ids)), len(ids)
+}
+
+// MainLine returns the longest line of middle after stripping white space at
+// both ends (lines split at "\n"; length in bytes; the first of equally long
+// lines), stripped. It is "" for a middle without non-blank lines.
+func MainLine(middle string) string {
+	best := ""
+	for _, l := range strings.Split(middle, "\n") {
+		if l = strings.TrimSpace(l); len(l) > len(best) {
+			best = l
+		}
+	}
+	return best
+}
+
+// LineChrF returns the metric line_chrf for one datapoint: the highest
+// [ChrF] of a line of context (as hypothesis) against [MainLine](middle) (as
+// reference), both stripped. It bounds what copying one line of the context
+// could score on the middle's main line. It is 0 for an empty context or a
+// blank middle.
+func LineChrF(middle, context string) float64 {
+	scores := lineChrFs(middle, splitLines(context), nil)
+	best := 0.0
+	for _, s := range scores {
+		best = max(best, s)
+	}
+	return best
+}
+
+// lineChrFs returns ChrF(line, MainLine(middle)) for each line (the lines may
+// end in "\n"). cache, if not nil, maps a stripped line to its score for this
+// middle and is filled as lines are scored.
+func lineChrFs(middle string, lines []string, cache map[string]float64) []float64 {
+	out := make([]float64, len(lines))
+	main := MainLine(middle)
+	if main == "" {
+		return out
+	}
+	ref := newChrFRef(main)
+	if cache == nil {
+		cache = map[string]float64{}
+	}
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		s, ok := cache[l]
+		if !ok {
+			s = ref.score(l)
+			cache[l] = s
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Copy completer parameters: CopyQueryLines prefix lines are matched against
+// windows of CopyWindowLines context lines.
+const (
+	CopyQueryLines  = 3
+	CopyWindowLines = 3
+)
+
+// CopyPredict is a simple non-oracle completer that copies one line of the
+// context. Its query is the last [CopyQueryLines] non-blank lines of prefix
+// that end in "\n", plus the unfinished current line when prefix does not end
+// in "\n". The context is cut into parts at [FileSep]; in each part the path
+// line (the part's first line) is left out, and text before the first
+// separator is a part without a path line. Within one part, every run of
+// [CopyWindowLines] consecutive non-blank lines (blank lines are skipped) that
+// is followed by another non-blank line is a candidate; its score is the
+// Jaccard similarity of its token set and the query's token set (tokens are
+// the matches of [A-Za-z0-9_]+, case-sensitive). The prediction is the
+// non-blank line after the best window, stripped; ties go to the later window
+// in the context. It returns "" when no window shares a token with the query.
+func CopyPredict(prefix, context string) string {
+	query := tokenSet(copyQuery(prefix)...)
+	if len(query) == 0 {
+		return ""
+	}
+	best, bestScore := "", 0.0
+	for _, part := range contextParts(context) {
+		var lines []string
+		var toks [][]string // distinct tokens of each line
+		for _, l := range part {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+				set := tokenSet(l)
+				ts := make([]string, 0, len(set))
+				for w := range set {
+					ts = append(ts, w)
+				}
+				toks = append(toks, ts)
+			}
+		}
+		// Slide the window, keeping per-token counts, the union size and the
+		// intersection with the query.
+		count := map[string]int{}
+		union, inter := 0, 0
+		add := func(ts []string, d int) {
+			for _, w := range ts {
+				before := count[w]
+				count[w] = before + d
+				if (d > 0 && before == 0) || (d < 0 && before == 1) {
+					union += d
+					if _, ok := query[w]; ok {
+						inter += d
+					}
+				}
+			}
+		}
+		for i := 0; i < len(lines); i++ {
+			add(toks[i], 1)
+			if i >= CopyWindowLines {
+				add(toks[i-CopyWindowLines], -1)
+			}
+			// The window is lines [i-CopyWindowLines+1, i]; it needs a next line.
+			if i+1 < CopyWindowLines || i+1 >= len(lines) {
+				continue
+			}
+			s := 0.0
+			if union+len(query) > 0 {
+				s = float64(inter) / float64(len(query)+union-inter)
+			}
+			if s > 0 && s >= bestScore {
+				best, bestScore = lines[i+1], s
+			}
+		}
+	}
+	return strings.TrimSpace(best)
+}
+
+// CopyChrF returns the metric copy_chrf for one datapoint: [ChrF] of
+// [CopyPredict](prefix, context) against the first non-blank line of middle
+// (stripped; "" when the middle is blank). prefix is what the model is given.
+func CopyChrF(prefix, middle, context string) float64 {
+	return ChrF(CopyPredict(prefix, context), firstLine(middle))
+}
+
+// firstLine returns the first non-blank line of s, stripped, or "".
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// copyQuery returns the query lines of CopyPredict.
+func copyQuery(prefix string) []string {
+	lines := strings.Split(prefix, "\n")
+	cur := lines[len(lines)-1] // unfinished line; "" when prefix ends in "\n"
+	lines = lines[:len(lines)-1]
+	var q []string
+	for i := len(lines) - 1; i >= 0 && len(q) < CopyQueryLines; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			q = append(q, lines[i])
+		}
+	}
+	if cur != "" {
+		q = append(q, cur)
+	}
+	return q
+}
+
+// contextParts cuts a context into parts at FileSep and returns each part's
+// lines without their "\n", leaving out the path line of every part that
+// follows a separator.
+func contextParts(context string) [][]string {
+	chunks := strings.Split(context, FileSep)
+	var parts [][]string
+	for i, c := range chunks {
+		if i > 0 {
+			j := strings.IndexByte(c, '\n')
+			if j < 0 {
+				continue // a path line only
+			}
+			c = c[j+1:]
+		}
+		if c == "" {
+			continue
+		}
+		parts = append(parts, strings.Split(c, "\n"))
+	}
+	return parts
+}
+
+// tokenSet returns the set of [A-Za-z0-9_]+ matches in the texts.
+func tokenSet(texts ...string) map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, t := range texts {
+		words(t, func(w string) { m[w] = struct{}{} })
+	}
+	return m
+}
+
+// jaccard returns |a ∩ b| / |a ∪ b|, or 0 when both are empty.
+func jaccard(a, b map[string]struct{}) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 0
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	inter := 0
+	for w := range a {
+		if _, ok := b[w]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// splitLines cuts s after every "\n"; the last line has no "\n" when s does
+// not end in one. An empty s has no lines. Concatenating the lines gives s.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// runeCount is utf8.RuneCountInString, named for the unit it counts.
+func runeCount(s string) int { return utf8.RuneCountInString(s) }

@@ -1,0 +1,136 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteTable prints the report as plain-text tables, one per metric, with a
+// row per configuration and a column per setting, followed by what each
+// configuration is and the notes. It returns the first write error.
+func (r *Report) WriteTable(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "%s-%s (%s): %d datapoints; tokens = %s; settings: full = untrimmed", r.Lang, r.Stage, r.Data, r.Datapoints, r.Tokens)
+	for _, s := range r.Settings {
+		switch {
+		case s.Window > 0:
+			fmt.Fprintf(ew, ", %s = window of %d tokens", s.Name, s.Window)
+		case s.Chars > 0:
+			fmt.Fprintf(ew, ", %s = at most %d bytes", s.Name, s.Chars)
+		}
+	}
+	fmt.Fprintf(ew, " (whole lines kept from the end; windows keep %d tokens for the completion and count prefix and suffix first)\n", MaxNewTokens)
+
+	type metric struct {
+		title string
+		nCol  bool
+		cell  func(c *ConfigResult, s SettingScores) string
+	}
+	f3 := func(v float64) string { return fmt.Sprintf("%.3f", v) }
+	metrics := []metric{
+		{"idrec: share of the middle's new identifiers (not in prefix/suffix) found in the context; n = datapoints that have some", true,
+			func(c *ConfigResult, s SettingScores) string {
+				if s.IDRec == nil {
+					return "-"
+				}
+				return f3(*s.IDRec)
+			}},
+		{"line_chrf: best chrF of one context line against the middle's main line (upper bound of copying a line)", false,
+			func(c *ConfigResult, s SettingScores) string { return f3(s.LineChrF) }},
+		{"copy_chrf: chrF of a copy completer's line (matches the last 3 prefix lines) against the middle's first line", false,
+			func(c *ConfigResult, s SettingScores) string { return f3(s.CopyChrF) }},
+		{"ctx_chars: context length in bytes, mean / p95", false,
+			func(c *ConfigResult, s SettingScores) string {
+				return fmt.Sprintf("%.0f / %.0f", s.CtxCharsMean, s.CtxCharsP95)
+			}},
+	}
+	for _, m := range metrics {
+		fmt.Fprintf(ew, "\n%s\n", m.title)
+		rows := [][]string{{"config", "n"}}
+		for _, s := range r.Settings {
+			rows[0] = append(rows[0], s.Name)
+		}
+		for _, c := range r.Configs {
+			n := len(c.PerDatapoint)
+			if m.nCol {
+				n = c.IDRecN
+			}
+			row := []string{c.Name, fmt.Sprint(n)}
+			for _, s := range c.Scores {
+				row = append(row, m.cell(c, s))
+			}
+			rows = append(rows, row)
+		}
+		writeRows(ew, rows)
+	}
+	fmt.Fprintf(ew, "\nconfigurations:\n")
+	for _, c := range r.Configs {
+		failed := ""
+		if c.Failed > 0 {
+			failed = fmt.Sprintf(" [%d datapoints failed and were scored with an empty context]", c.Failed)
+		}
+		fmt.Fprintf(ew, "  %s: %s%s\n", c.Name, c.About, failed)
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(ew, "notes:\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(ew, "  %s\n", n)
+		}
+	}
+	return ew.err
+}
+
+// writeRows prints rows as columns separated by two spaces, the first
+// column left-aligned and the others right-aligned.
+func writeRows(w io.Writer, rows [][]string) {
+	var width []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for _, r := range rows {
+		var sb strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-len(c))
+			if i == 0 {
+				sb.WriteString(c + pad)
+			} else {
+				sb.WriteString("  " + pad + c)
+			}
+		}
+		fmt.Fprintln(w, sb.String())
+	}
+}
+
+// WriteJSON writes the report as one indented JSON object followed by a
+// newline. It returns the first write error.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// errWriter remembers the first write error and drops later writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+// Write writes p unless an earlier write failed.
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}

@@ -1,0 +1,736 @@
+package eval
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/retrieve"
+)
+
+// Options configures [Run].
+type Options struct {
+	// DataDir holds {Lang}-{Stage}.jsonl, {Lang}-{Stage}.truth.jsonl and,
+	// for the built-in configurations, the snapshots (folder or zip).
+	DataDir, Lang, Stage string
+	// Configs lists built-in configurations to run, by name (ConfigCurrent,
+	// ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows, ConfigSeed or
+	// its report name such as "seed-bm25"), in report order after the
+	// prediction files. Repeats are ignored.
+	Configs []string
+	// Predictions lists prediction files to score, each a configuration
+	// named after its file name without ".jsonl". Each must have one line per
+	// datapoint of the whole datapoint file (before Limit).
+	Predictions []string
+	// Windows are the model windows in tokens of the trimmed settings;
+	// nil means DefaultWindows. Non-positive values are refused.
+	Windows []int
+	// BudgetChars adds a setting per value that keeps at most that many bytes
+	// of whole lines at the end of the context. Non-positive values are refused.
+	BudgetChars []int
+	// Tokens counts tokens for the window settings; nil means CharEstimate.
+	Tokens TokenCounter
+	// Index configures ConfigCurrent's indexing, as for assemble.Predict.
+	// Index.CacheDir also holds the seed baseline's index; empty means
+	// retrieve.DefaultCacheDir().
+	Index assemble.IndexOptions
+	// Compose configures ConfigCurrent's assembly, as for assemble.Predict.
+	Compose assemble.Options
+	// Seed configures ConfigSeed.
+	Seed SeedOptions
+	// Workers is the number of snapshots processed at once; default the CPU count.
+	Workers int
+	// Limit, if positive, scores only the first Limit datapoints.
+	Limit int
+	// Limits bound snapshot reading; zero fields mean dataset.DefaultLimits.
+	Limits dataset.Limits
+	// Log, if not nil, receives one line per datapoint whose context could not
+	// be built (it is then scored as empty) and per skipped file.
+	Log io.Writer
+}
+
+// Setting is one way of showing the context to a model: untrimmed ("full"),
+// trimmed to a model window ("w8000"), or to a byte budget ("c4000").
+type Setting struct {
+	Name   string `json:"name"`             // "full", "w{Window}" or "c{Chars}"
+	Window int    `json:"window,omitempty"` // model window in tokens, see TrimToWindow
+	Chars  int    `json:"chars,omitempty"`  // budget in bytes, see TrimToChars
+}
+
+// Settings returns the settings of a run: "full", then "w{W}" for every
+// window, then "c{N}" for every byte budget.
+func Settings(windows, budgetChars []int) []Setting {
+	out := []Setting{{Name: "full"}}
+	for _, w := range windows {
+		out = append(out, Setting{Name: fmt.Sprintf("w%d", w), Window: w})
+	}
+	for _, c := range budgetChars {
+		out = append(out, Setting{Name: fmt.Sprintf("c%d", c), Chars: c})
+	}
+	return out
+}
+
+// Report is the result of [Run]. Every metric is in [0, 1] except the context
+// sizes, in bytes.
+type Report struct {
+	Data       string          `json:"data"`            // Options.DataDir
+	Lang       string          `json:"lang"`            // Options.Lang
+	Stage      string          `json:"stage"`           // Options.Stage
+	Datapoints int             `json:"datapoints"`      // datapoints scored
+	Tokens     string          `json:"tokens"`          // the TokenCounter's name
+	Settings   []Setting       `json:"settings"`        // the settings, in column order
+	Configs    []*ConfigResult `json:"configs"`         // the configurations, in row order
+	Notes      []string        `json:"notes,omitempty"` // caveats to print with the tables
+	WallSec    float64         `json:"wall_seconds"`    // wall time of Run, in seconds
+}
+
+// ConfigResult holds one configuration's scores.
+type ConfigResult struct {
+	// Name is the row's name: a built-in configuration's name or a
+	// predictions file's name without ".jsonl".
+	Name string `json:"name"`
+	// About says what the configuration is.
+	About string `json:"about"`
+	// Failed counts datapoints whose context could not be built; they are
+	// scored with an empty context.
+	Failed int `json:"failed"`
+	// IDRecN counts datapoints whose middle has new identifiers: the
+	// datapoints idrec is averaged over.
+	IDRecN int `json:"idrec_n"`
+	// Scores has one entry per setting, in Report.Settings order.
+	Scores []SettingScores `json:"scores"`
+	// PerDatapoint has one entry per datapoint, in input order.
+	PerDatapoint []DatapointScores `json:"per_datapoint"`
+}
+
+// SettingScores are the metrics of one configuration under one setting, as
+// means over datapoints.
+type SettingScores struct {
+	// Setting is the setting's name.
+	Setting string `json:"setting"`
+	// IDRec is the mean IDRecall over the IDRecN datapoints with new
+	// identifiers; nil when there are none.
+	IDRec *float64 `json:"idrec"`
+	// LineChrF is the mean of LineChrF over all datapoints.
+	LineChrF float64 `json:"line_chrf"`
+	// CopyChrF is the mean of CopyChrF over all datapoints.
+	CopyChrF float64 `json:"copy_chrf"`
+	// CtxCharsMean is the mean length of the trimmed context in bytes.
+	CtxCharsMean float64 `json:"ctx_chars_mean"`
+	// CtxCharsP95 is its 95th percentile (nearest rank), in bytes.
+	CtxCharsP95 float64 `json:"ctx_chars_p95"`
+}
+
+// DatapointScores are one datapoint's metrics under every setting.
+type DatapointScores struct {
+	// ID is the datapoint's id.
+	ID string `json:"id"`
+	// NewIDs is the number of new identifiers of the middle.
+	NewIDs int `json:"new_ids"`
+	// Settings follow Report.Settings; IDRec is nil when NewIDs is 0.
+	Settings []PointScores `json:"settings"`
+	// Error says why the context could not be built, if it could not.
+	Error string `json:"error,omitempty"`
+}
+
+// PointScores are one datapoint's metrics under one setting.
+type PointScores struct {
+	IDRec    *float64 `json:"idrec"`     // IDRecall; nil without new identifiers
+	LineChrF float64  `json:"line_chrf"` // LineChrF
+	CopyChrF float64  `json:"copy_chrf"` // CopyChrF
+	CtxChars int      `json:"ctx_chars"` // length of the trimmed context in bytes
+}
+
+// Run scores configurations on DataDir/{Lang}-{Stage}.jsonl against
+// DataDir/{Lang}-{Stage}.truth.jsonl: the prediction files given, then the
+// built-in configurations named, under every setting of Settings(Windows,
+// BudgetChars).
+//
+// It returns an error starting with "eval: " when the options are invalid,
+// when the datapoint or truth file cannot be read or has bad lines (naming
+// the file and line), when a datapoint has no truth (naming its id and line),
+// when a prediction file is malformed or does not have one line per
+// datapoint, or when the snapshots cannot be opened. A datapoint whose
+// context a built-in configuration cannot build (a missing snapshot, an index
+// error) does not stop the run: it is logged, counted in Failed and scored
+// with an empty context.
+func Run(opts Options) (*Report, error) {
+	start := time.Now()
+	spec := grammars.Lookup(opts.Lang)
+	if spec == nil {
+		return nil, fmt.Errorf("eval: unknown language %q (known: %s)", opts.Lang, strings.Join(grammars.Names(), ", "))
+	}
+	if opts.Windows == nil {
+		opts.Windows = DefaultWindows
+	}
+	for _, w := range opts.Windows {
+		if w <= 0 {
+			return nil, fmt.Errorf("eval: window %d: must be a positive number of tokens", w)
+		}
+	}
+	for _, c := range opts.BudgetChars {
+		if c <= 0 {
+			return nil, fmt.Errorf("eval: budget %d: must be a positive number of characters", c)
+		}
+	}
+	if opts.Tokens == nil {
+		opts.Tokens = CharEstimate{}
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Index.CacheDir == "" {
+		opts.Index.CacheDir = retrieve.DefaultCacheDir()
+	}
+	var configs []string
+	seen := map[string]bool{}
+	for _, c := range opts.Configs {
+		if c == opts.Seed.Name() {
+			c = ConfigSeed
+		}
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		switch c {
+		case ConfigCurrent, ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows, ConfigSeed:
+			configs = append(configs, c)
+		default:
+			return nil, fmt.Errorf("eval: unknown configuration %q (known: %s, %s)", c, ConfigCurrent, strings.Join(Baselines(), ", "))
+		}
+	}
+	if len(configs) == 0 && len(opts.Predictions) == 0 {
+		return nil, errors.New("eval: nothing to score: give prediction files or configurations")
+	}
+
+	set := opts.Lang + "-" + opts.Stage
+	dpFile := filepath.Join(opts.DataDir, set+".jsonl")
+	truthFile := filepath.Join(opts.DataDir, set+".truth.jsonl")
+	dps, dpErrs, err := dataset.ReadDatapointsFile(dpFile)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var bad []error
+	for _, e := range dpErrs {
+		if e != nil {
+			bad = append(bad, fmt.Errorf("eval: %w", e))
+		}
+	}
+	if len(bad) > 0 {
+		return nil, errList(bad)
+	}
+	if len(dps) == 0 {
+		return nil, fmt.Errorf("eval: %s: no datapoints", dpFile)
+	}
+	truth, err := dataset.ReadTruth(truthFile)
+	if err != nil {
+		return nil, fmt.Errorf("eval: truth for %s (scoring needs the expected middles): %w", set, err)
+	}
+	all := len(dps)
+	if opts.Limit > 0 && opts.Limit < len(dps) {
+		dps = dps[:opts.Limit]
+	}
+	middles := make([]string, len(dps))
+	for i, d := range dps {
+		t, ok := truth[d.ID]
+		if !ok {
+			bad = append(bad, fmt.Errorf("eval: datapoint %q (%s:%d) has no truth in %s", d.ID, dpFile, d.Line, truthFile))
+			continue
+		}
+		middles[i] = t.Middle
+	}
+	if len(bad) > 0 {
+		return nil, errList(bad)
+	}
+
+	rep := &Report{Data: opts.DataDir, Lang: opts.Lang, Stage: opts.Stage, Datapoints: len(dps),
+		Tokens: opts.Tokens.Name(), Settings: Settings(opts.Windows, opts.BudgetChars)}
+	type scoredConfig struct {
+		res   *ConfigResult
+		preds []Prediction
+		errs  []error
+	}
+	var runs []scoredConfig
+	for _, p := range opts.Predictions {
+		preds, err := ReadPredictions(p, all)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		runs = append(runs, scoredConfig{res: &ConfigResult{Name: name, About: "predictions file " + p}, preds: preds[:len(dps)]})
+	}
+	if len(configs) > 0 {
+		ctxs, errs, err := buildContexts(opts, spec, dps, configs)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range configs {
+			preds := make([]Prediction, len(dps))
+			for i := range dps {
+				preds[i].Context = ctxs[c][i]
+			}
+			res := &ConfigResult{Name: c, About: about(c, opts)}
+			if c == ConfigSeed {
+				res.Name = opts.Seed.Name()
+			}
+			runs = append(runs, scoredConfig{res: res, preds: preds, errs: errs[c]})
+		}
+	}
+	if hasSeedWithoutDense(configs, opts.Seed) {
+		rep.Notes = append(rep.Notes, opts.Seed.Name()+" is the seed's configuration with BM25 only: dense retrieval (its RRF weight 0.8) is not available yet")
+	}
+
+	// Score datapoints in parallel; caches are per datapoint, shared by configurations.
+	for _, r := range runs {
+		r.res.PerDatapoint = make([]DatapointScores, len(dps))
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				d := &dps[i]
+				c := newCaches()
+				for _, r := range runs {
+					p := r.preds[i]
+					prefix, suffix := d.Prefix, d.Suffix
+					if p.Prefix != nil {
+						prefix = *p.Prefix
+					}
+					if p.Suffix != nil {
+						suffix = *p.Suffix
+					}
+					ds := scoreDatapoint(middles[i], prefix, suffix, p.Context, rep.Settings, opts.Tokens, spec.IsKeyword, c)
+					ds.ID = d.ID
+					if r.errs != nil && r.errs[i] != nil {
+						ds.Error = r.errs[i].Error()
+					}
+					r.res.PerDatapoint[i] = ds
+				}
+			}
+		}()
+	}
+	for i := range dps {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, r := range runs {
+		aggregate(r.res, rep.Settings)
+		rep.Configs = append(rep.Configs, r.res)
+	}
+	if t, ok := opts.Tokens.(*HFTokenizer); ok && t.Failures() > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the tokenizer failed on %d texts; they were estimated as characters/%.1f", t.Failures(), CharsPerToken))
+	}
+	rep.WallSec = time.Since(start).Seconds()
+	return rep, nil
+}
+
+func hasSeedWithoutDense(configs []string, o SeedOptions) bool {
+	for _, c := range configs {
+		if c == ConfigSeed {
+			return o.Name() == "seed-bm25"
+		}
+	}
+	return false
+}
+
+// about describes a built-in configuration.
+func about(c string, opts Options) string {
+	ext := grammars.Lookup(opts.Lang).Extensions[0]
+	switch c {
+	case ConfigCurrent:
+		s := opts.Index.Strategy
+		if s == "" {
+			s = "structural"
+		}
+		return fmt.Sprintf("what repoctx predict writes (assemble.Predict): %s chunks %+v, compose %+v (0 = default)", s, opts.Index.Chunk, opts.Compose)
+	case ConfigEmpty:
+		return "no context"
+	case ConfigRecent:
+		return fmt.Sprintf("starter kit: a random modified %s file with >= %d lines, else a random %s file (seeded by datapoint id)", ext, MinFileLines, ext)
+	case ConfigBM25File:
+		return fmt.Sprintf("starter kit: the %s file with >= %d lines of highest Okapi BM25 (k1 1.5, b 0.75) to prefix + suffix, whole", ext, MinFileLines)
+	case ConfigWindows:
+		return fmt.Sprintf("RepoCoder: %d-line windows, stride %d, Jaccard to the last %d prefix lines, top %d, best last",
+			WindowsLines, WindowsStride, WindowsLines, WindowsTopK)
+	case ConfigSeed:
+		o := opts.Seed.withDefaults()
+		var rs []string
+		for _, r := range o.Rankers {
+			rs = append(rs, fmt.Sprintf("%s %.1f", r.Name, r.Weight))
+		}
+		return fmt.Sprintf("seed as submitted: %d-line windows, %d-line overlap, RRF %s, top %d for the whole prefix (+ next windows) and the whole suffix (+ previous windows), old and modified files first, best hits first",
+			o.WindowLines, o.OverlapLines, strings.Join(rs, " + "), o.TopK)
+	}
+	return ""
+}
+
+// buildContexts builds the contexts of the built-in configurations for every
+// datapoint. It returns them by configuration, with a parallel slice of
+// errors (nil where the context was built).
+func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, configs []string) (map[string][]string, map[string][]error, error) {
+	ctxs := map[string][]string{}
+	errs := map[string][]error{}
+	need := map[string]bool{}
+	for _, c := range configs {
+		ctxs[c] = make([]string, len(dps))
+		errs[c] = make([]error, len(dps))
+		need[c] = true
+	}
+	var rest []string
+	for _, c := range configs {
+		switch c {
+		case ConfigEmpty:
+		case ConfigCurrent:
+			if err := runCurrent(opts, dps, ctxs[c], errs[c]); err != nil {
+				return nil, nil, err
+			}
+		default:
+			rest = append(rest, c)
+		}
+	}
+	if len(rest) == 0 {
+		return ctxs, errs, nil
+	}
+	configs = rest
+	src, err := dataset.OpenSource(opts.DataDir, opts.Lang, opts.Stage, opts.Limits)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eval: %w", err)
+	}
+	defer src.Close()
+
+	groups := map[string][]int{}
+	var order []string
+	for i := range dps {
+		name := dps[i].SnapshotName()
+		if _, ok := groups[name]; !ok {
+			order = append(order, name)
+		}
+		groups[name] = append(groups[name], i)
+	}
+	var mu sync.Mutex
+	fail := func(c string, i int, err error) {
+		err = fmt.Errorf("datapoint %s (line %d): %s: %w", dps[i].ID, dps[i].Line, c, err)
+		mu.Lock()
+		errs[c][i] = err
+		fmt.Fprintf(opts.Log, "eval: %s\n", strings.ReplaceAll(err.Error(), "\n", "; "))
+		mu.Unlock()
+	}
+	seedChunks := opts.Seed.chunkOptions()
+	jobs := make(chan string)
+	var wg sync.WaitGroup
+	for w := 0; w < min(opts.Workers, len(order)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range jobs {
+				idx := groups[name]
+				snap, err := src.Open(name)
+				if err != nil {
+					for _, c := range configs {
+						if c != ConfigEmpty {
+							for _, i := range idx {
+								fail(c, i, err)
+							}
+						}
+					}
+					continue
+				}
+				var sd *snapData
+				if need[ConfigRecent] || need[ConfigBM25File] || need[ConfigWindows] {
+					sd = newSnapData(snap, spec)
+				}
+				for _, c := range configs {
+					var ix *retrieve.Index
+					if c == ConfigSeed {
+						ix, _, err = assemble.IndexSnapshot(snap, chunker.NewFixed(seedChunks),
+							assemble.IndexOptions{Strategy: "fixed", Chunk: seedChunks, CacheDir: opts.Index.CacheDir, MaxFileBytes: opts.Index.MaxFileBytes, Log: opts.Log})
+					}
+					if err != nil {
+						for _, i := range idx {
+							fail(c, i, err)
+						}
+						err = nil
+						continue
+					}
+					for _, i := range idx {
+						d := &dps[i]
+						var ctx string
+						var err error
+						switch c {
+						case ConfigRecent:
+							ctx = sd.recentContext(d)
+						case ConfigBM25File:
+							ctx = sd.bm25FileContext(d)
+						case ConfigWindows:
+							ctx = sd.windowsContext(d)
+						case ConfigSeed:
+							ctx, err = seedContext(ix, snap, d, opts.Seed)
+						}
+						if err != nil {
+							fail(c, i, err)
+							continue
+						}
+						ctxs[c][i] = ctx // distinct i per goroutine: no lock needed
+					}
+					if ix != nil {
+						ix.Close()
+					}
+				}
+			}
+		}()
+	}
+	for _, name := range order {
+		jobs <- name
+	}
+	close(jobs)
+	wg.Wait()
+	return ctxs, errs, nil
+}
+
+// runCurrent runs assemble.Predict, exactly what `repoctx predict` does, into a
+// temporary file and reads its contexts into ctxs. With a limit it predicts
+// for a copy of the datapoint file cut after the last datapoint scored, next
+// to links to the snapshots. A datapoint Predict fails on gets its error in
+// errs (Predict writes an empty context for it).
+func runCurrent(opts Options, dps []dataset.Datapoint, ctxs []string, errs []error) error {
+	tmp, err := os.MkdirTemp("", "repoctx-eval-")
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	set := opts.Lang + "-" + opts.Stage
+	dataDir := opts.DataDir
+	all, _, err := dataset.ReadDatapointsFile(filepath.Join(opts.DataDir, set+".jsonl"))
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if len(dps) < len(all) {
+		dataDir = filepath.Join(tmp, "data")
+		if err := limitedCopy(opts.DataDir, dataDir, set, dps[len(dps)-1].Line); err != nil {
+			return err
+		}
+	}
+	out := filepath.Join(tmp, "current.jsonl")
+	iopts := opts.Index
+	iopts.Log = opts.Log
+	sum, err := assemble.Predict(assemble.PredictOptions{DataDir: dataDir, Lang: opts.Lang, Stage: opts.Stage, Out: out,
+		Workers: opts.Workers, Index: iopts, Compose: opts.Compose, Limits: opts.Limits, Log: opts.Log})
+	if err != nil && !errors.Is(err, assemble.ErrSomeFailed) {
+		return fmt.Errorf("eval: current configuration: %w", err)
+	}
+	preds, err := ReadPredictions(out, len(dps))
+	if err != nil {
+		return err
+	}
+	for i := range dps {
+		ctxs[i] = preds[i].Context
+	}
+	// Predict names a failed datapoint "datapoint ID (line N)".
+	for _, e := range sum.Errors {
+		for i, d := range dps {
+			if strings.Contains(e.Error(), fmt.Sprintf("datapoint %s (line %d)", d.ID, d.Line)) {
+				errs[i] = e
+			}
+		}
+	}
+	return nil
+}
+
+// limitedCopy writes into dst the first lines lines of src's datapoint file
+// and links to src's snapshots (folder and zip, whichever exist).
+func limitedCopy(src, dst, set string, lines int) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(src, set+".jsonl"))
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	end := 0
+	for n := 0; n < lines && end < len(raw); n++ {
+		i := bytes.IndexByte(raw[end:], '\n')
+		if i < 0 {
+			end = len(raw)
+			break
+		}
+		end += i + 1
+	}
+	if err := os.WriteFile(filepath.Join(dst, set+".jsonl"), raw[:end], 0o644); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	for _, name := range []string{"repositories-" + set, set + ".zip"} {
+		p, err := filepath.Abs(filepath.Join(src, name))
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if err := os.Symlink(p, filepath.Join(dst, name)); err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+	}
+	return nil
+}
+
+// caches hold per-datapoint results shared by configurations.
+type caches struct {
+	tokens map[string]float64 // line -> tokens
+	chrf   map[string]float64 // stripped line -> ChrF against the main line
+}
+
+func newCaches() *caches {
+	return &caches{tokens: map[string]float64{}, chrf: map[string]float64{}}
+}
+
+// scoreDatapoint computes every metric of one context under every setting.
+// It gives the same numbers as the exported functions applied to the
+// trimmed context, sharing the work: every setting keeps a suffix of the
+// context's lines.
+func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, tc TokenCounter, isKeyword func(string) bool, c *caches) DatapointScores {
+	lines := splitLines(context)
+	var toks []float64
+	var room float64
+	countTokens := func() {
+		toks = make([]float64, len(lines))
+		for i, l := range lines {
+			n, ok := c.tokens[l]
+			if !ok {
+				n = tc.Count(l)
+				c.tokens[l] = n
+			}
+			toks[i] = n
+		}
+		room = -MaxNewTokens - tc.Count(prefix) - tc.Count(suffix)
+	}
+	size := make([]float64, len(lines))
+	suffixBytes := make([]int, len(lines)+1)
+	for i := len(lines) - 1; i >= 0; i-- {
+		size[i] = float64(len(lines[i]))
+		suffixBytes[i] = suffixBytes[i+1] + len(lines[i])
+	}
+	// The last line holding each new identifier.
+	ids := NewIdentifiers(middle, prefix, suffix, isKeyword)
+	last := make(map[string]int, len(ids))
+	if len(ids) > 0 {
+		want := map[string]bool{}
+		for _, id := range ids {
+			want[id] = true
+		}
+		for i, l := range lines {
+			for _, id := range Identifiers(l) {
+				if want[id] {
+					last[id] = i
+				}
+			}
+		}
+	}
+	lineScores := lineChrFs(middle, lines, c.chrf)
+	bestFrom := make([]float64, len(lines)+1)
+	for i := len(lines) - 1; i >= 0; i-- {
+		bestFrom[i] = max(bestFrom[i+1], lineScores[i])
+	}
+	ds := DatapointScores{NewIDs: len(ids), Settings: make([]PointScores, len(settings))}
+	firstLine := firstLine(middle)
+	for k, s := range settings {
+		from := 0
+		switch {
+		case s.Window > 0:
+			if toks == nil {
+				countTokens()
+			}
+			from = keepFrom(toks, float64(s.Window)+room)
+		case s.Chars > 0:
+			from = keepFrom(size, float64(s.Chars))
+		}
+		ps := PointScores{LineChrF: bestFrom[from], CtxChars: suffixBytes[from]}
+		if len(ids) > 0 {
+			found := 0
+			for _, id := range ids {
+				if i, ok := last[id]; ok && i >= from {
+					found++
+				}
+			}
+			r := float64(found) / float64(len(ids))
+			ps.IDRec = &r
+		}
+		ps.CopyChrF = ChrF(CopyPredict(prefix, joinFrom(lines, from)), firstLine)
+		ds.Settings[k] = ps
+	}
+	return ds
+}
+
+// aggregate fills res.Scores, Failed and IDRecN from res.PerDatapoint.
+func aggregate(res *ConfigResult, settings []Setting) {
+	res.Scores = make([]SettingScores, len(settings))
+	res.Failed, res.IDRecN = 0, 0
+	for _, d := range res.PerDatapoint {
+		if d.Error != "" {
+			res.Failed++
+		}
+		if d.NewIDs > 0 {
+			res.IDRecN++
+		}
+	}
+	n := float64(len(res.PerDatapoint))
+	for k, s := range settings {
+		ss := SettingScores{Setting: s.Name}
+		var idSum float64
+		chars := make([]float64, 0, len(res.PerDatapoint))
+		for _, d := range res.PerDatapoint {
+			p := d.Settings[k]
+			if p.IDRec != nil {
+				idSum += *p.IDRec
+			}
+			ss.LineChrF += p.LineChrF
+			ss.CopyChrF += p.CopyChrF
+			chars = append(chars, float64(p.CtxChars))
+			ss.CtxCharsMean += float64(p.CtxChars)
+		}
+		if res.IDRecN > 0 {
+			m := idSum / float64(res.IDRecN)
+			ss.IDRec = &m
+		}
+		if n > 0 {
+			ss.LineChrF /= n
+			ss.CopyChrF /= n
+			ss.CtxCharsMean /= n
+		}
+		ss.CtxCharsP95 = Percentile(chars, 95)
+		res.Scores[k] = ss
+	}
+}
+
+// Percentile returns the p-th percentile (0 < p <= 100) of values by the
+// nearest-rank method: the smallest value such that at least p% of the
+// values are less than or equal to it. It returns 0 for no values; values is
+// not modified.
+func Percentile(values []float64, p float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	v := append([]float64(nil), values...)
+	sort.Float64s(v)
+	i := int(math.Ceil(p/100*float64(len(v)))) - 1
+	return v[max(0, min(i, len(v)-1))]
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
 	"github.com/urfave/cli/v2"
 )
 
@@ -37,7 +38,7 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 // Main runs the CLI with args (args[0] is the program name) and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(args)
+	err := app.Run(interspersed(app, args))
 	switch {
 	case err == nil:
 		return exitOK
@@ -51,6 +52,53 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "repoctx: %v\n", err)
 		return exitError
 	}
+}
+
+// interspersed moves a subcommand's positional arguments after its flags, so that
+// `repoctx query REPO --file F` works: urfave/cli v2 stops parsing flags at the first
+// positional argument. Arguments after "--" are left alone.
+func interspersed(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.Name == args[1] {
+			cmd = c
+		}
+	}
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	flags := []string{}
+	var pos []string
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			pos = append(pos, rest[i:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+				i++
+				flags = append(flags, rest[i])
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	return append(out, pos...)
 }
 
 // Flags shared by several commands.
@@ -258,7 +306,18 @@ func queryCmd() *cli.Command {
 				return err
 			}
 			defer ix.Close()
-			ctx, parts, err := assemble.Compose(ix, assemble.Hole{Path: filepath.ToSlash(c.String("file")), Prefix: string(prefix), Suffix: string(suffix)}, composeOptions(c))
+			copts := composeOptions(c)
+			res := assemble.Resources{}
+			if !copts.NoDefinitions {
+				snap, err := dataset.OpenDir(c.Args().First(), dataset.Limits{})
+				if err != nil {
+					return err
+				}
+				res.Extractor = symbols.NewExtractor(0)
+				defer res.Extractor.Close()
+				res.Symbols = assemble.BuildSymbols(snap, res.Extractor, 0, nil)
+			}
+			ctx, parts, err := assemble.ComposeWith(ix, assemble.Hole{Path: filepath.ToSlash(c.String("file")), Prefix: string(prefix), Suffix: string(suffix)}, res, copts)
 			if err != nil {
 				return err
 			}

@@ -284,3 +284,36 @@ func readFile(t *testing.T, p string) string {
 func outputLinesRaw(t *testing.T, p string) []string {
 	return strings.Split(strings.TrimSpace(readFile(t, p)), "\n")
 }
+
+// TestQueryFlagsAfterRepo: flags may follow the positional REPO_DIR (as documented),
+// and the context ends with the most relevant part.
+func TestQueryFlagsAfterRepo(t *testing.T) {
+	repo := "../../testdata/sample/repositories-python-sample/acme__invoicing-3883f317f2454c5c841829b87ede02c71c20ef65"
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "p.txt")
+	must(t, os.WriteFile(pf, []byte("from .money import parse_amount\n\n\ndef total(values):\n    return sum(parse_amount("), 0o644))
+	code, out, stderr := run(t, "query", repo, "--file", "invoicing/new.py", "--prefix-file", pf, "--cache-dir", t.TempDir(), "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var v struct {
+		Parts []struct {
+			Path string
+			Why  []string
+		}
+		Context string
+	}
+	must(t, json.Unmarshal([]byte(out), &v))
+	if len(v.Parts) == 0 || !strings.HasPrefix(v.Context, "<|file_sep|>") {
+		t.Fatalf("no parts: %s", out)
+	}
+	found := false
+	for _, p := range v.Parts {
+		for _, w := range p.Why {
+			found = found || (p.Path == "invoicing/money.py" && strings.HasPrefix(w, "def:parse_amount"))
+		}
+	}
+	if !found {
+		t.Errorf("definition of parse_amount (imported from .money) not in the parts: %+v", v.Parts)
+	}
+}

@@ -114,6 +114,7 @@ var (
 	noRelFlag    = &cli.BoolFlag{Name: "no-relative", Usage: "turn relative positioning (next/prev chunk of a match) off"}
 	noEditFlag   = &cli.BoolFlag{Name: "no-edit-query", Usage: "do not add the identifiers of the user's edit (diff against the old file) to the queries"}
 	noDefsFlag   = &cli.BoolFlag{Name: "no-definitions", Usage: "do not add definitions of the identifiers near the cursor"}
+	noOldFlag    = &cli.BoolFlag{Name: "no-old-file", Usage: "do not add the old completion file's changed regions"}
 	minScoreFlag = &cli.Float64Flag{Name: "min-score-ratio", Usage: "drop retrieval hits scoring below this fraction of the best hit (0 keeps all)"}
 )
 
@@ -126,9 +127,13 @@ func chunkOptions(c *cli.Context) (string, chunker.Options, error) {
 }
 
 func composeOptions(c *cli.Context) assemble.Options {
-	return assemble.Options{QueryLines: c.Int("query-lines"), TopK: c.Int("top-k"), BudgetChars: c.Int("budget"),
+	o := assemble.Options{QueryLines: c.Int("query-lines"), TopK: c.Int("top-k"), BudgetChars: c.Int("budget"),
 		NoRelative: c.Bool("no-relative"), NoEditQuery: c.Bool("no-edit-query"), NoDefinitions: c.Bool("no-definitions"),
 		MinScoreRatio: c.Float64("min-score-ratio")}
+	if c.Bool("no-old-file") {
+		o.OldFileWeight = -1
+	}
+	return o
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -280,7 +285,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, minScoreFlag, verboseFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, verboseFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -348,7 +353,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, minScoreFlag, verboseFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, verboseFlag,
 		},
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")

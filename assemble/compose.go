@@ -251,6 +251,17 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 			add(c, w/float64(rrfK+1)/(1+float64(dist)/40), "old-file")
 		}
 	}
+	if opts.OldFileWeight >= 0 && h.OldText != "" {
+		// What the edit replaced, with the lines around it: the single most useful part
+		// when the user rewrites a line (a copy completer matches the prefix's last lines
+		// there and reads the line after them). It ends the context.
+		if from, to, ok := replacedRegion(h.OldText, h.Prefix, h.Suffix, 3); ok {
+			a, b := lineSpan(h.OldText, from, to)
+			if b > a {
+				cands.add(h.Path, a, b, 3/float64(rrfK+1), "replaced-region")
+			}
+		}
+	}
 	if !opts.NoDefinitions && res.Symbols != nil && spec != nil {
 		addDefinitions(cands, res, h, spec, opts, visible)
 	}

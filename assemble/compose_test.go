@@ -245,3 +245,22 @@ func TestDefinitionsSource(t *testing.T) {
 		}
 	}
 }
+
+func TestReplacedRegion(t *testing.T) {
+	old := "fun a() {\n  val x = 1\n  val y = 2\n  if (x > y) {\n    old()\n  }\n}\n"
+	// The user rewrites "if (x > y) {" as something else: prefix ends before it.
+	prefix := "fun a() {\n  val x = 1\n  val y = 2\n"
+	suffix := "    old()\n  }\n}\n"
+	from, to, ok := replacedRegion(old, prefix, suffix, 3)
+	if !ok || from != 0 || to != 5 {
+		t.Fatalf("replacedRegion = %d, %d, %v; want 0, 5, true", from, to, ok)
+	}
+	a, b := lineSpan(old, from, to)
+	if got := old[a:b]; !strings.HasSuffix(got, "  if (x > y) {\n    old()\n") {
+		t.Errorf("span text %q", got)
+	}
+	// A pure insertion: nothing replaced.
+	if _, _, ok := replacedRegion(old, prefix, "  if (x > y) {\n    old()\n  }\n}\n", 3); ok {
+		t.Errorf("pure insertion reported as a replacement")
+	}
+}

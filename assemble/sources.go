@@ -319,3 +319,125 @@ func headBytes(d *symbols.Def) int {
 	n := len(d.Doc) + len(d.Signature) + 200
 	return min(n, d.EndByte-d.StartByte)
 }
+
+// replacedRegion finds, in the old completion file, what stood between the prefix's
+// last lines and the suffix's first lines: the text the user is replacing. It returns
+// the 0-based line range [from, to) of the old file to show (the replaced lines with
+// ctx non-blank lines of context before them and one line after), or ok=false when the prefix's tail cannot be
+// found or nothing was replaced (a pure insertion). Matching ignores leading and
+// trailing white space; at most maxReplaced replaced lines are accepted.
+func replacedRegion(old, prefix, suffix string, ctx int) (from, to int, ok bool) {
+	const tailLines, maxReplaced = 3, 30
+	oldLines := strings.Split(old, "\n")
+	trim := func(ls []string) []string {
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			out[i] = strings.TrimSpace(l)
+		}
+		return out
+	}
+	ol := trim(oldLines)
+	// The prefix's complete lines (the unfinished current line belongs to the middle).
+	pl := strings.Split(prefix, "\n")
+	pl = trim(pl[:len(pl)-1])
+	var tail []string
+	for i := len(pl) - 1; i >= 0 && len(tail) < tailLines; i-- {
+		if pl[i] != "" {
+			tail = append([]string{pl[i]}, tail...)
+		}
+	}
+	if len(tail) == 0 {
+		return 0, 0, false
+	}
+	// Find the tail (non-blank lines in order) ending nearest the prefix's line count.
+	expect := len(pl)
+	best, bestDist := -1, 1<<30
+	for end := 0; end < len(ol); end++ {
+		if ol[end] != tail[len(tail)-1] {
+			continue
+		}
+		k, i := len(tail)-2, end-1
+		for ; k >= 0 && i >= 0; i-- {
+			if ol[i] == "" {
+				continue
+			}
+			if ol[i] != tail[k] {
+				break
+			}
+			k--
+		}
+		if k < 0 {
+			d := end + 1 - expect
+			if d < 0 {
+				d = -d
+			}
+			if d < bestDist {
+				best, bestDist = end+1, d
+			}
+		}
+	}
+	if best < 0 {
+		return 0, 0, false
+	}
+	// The first non-blank suffix line (after the rest of the cursor line) marks the end.
+	sl := trim(strings.Split(suffix, "\n"))
+	if !strings.HasSuffix(prefix, "\n") && prefix != "" {
+		sl = sl[1:] // the rest of the cursor line belongs to the edited line
+	}
+	head := ""
+	for _, l := range sl {
+		if l != "" {
+			head = l
+			break
+		}
+	}
+	end := -1
+	for j := best; j < len(ol) && j <= best+maxReplaced; j++ {
+		if head != "" && ol[j] == head {
+			end = j
+			break
+		}
+	}
+	if end < 0 {
+		end = min(best+3, len(ol)) // suffix head not found: show a few lines after the tail
+	}
+	replaced := false
+	for j := best; j < end; j++ {
+		if ol[j] != "" {
+			replaced = true
+		}
+	}
+	if !replaced {
+		return 0, 0, false
+	}
+	from = best
+	for n := 0; from > 0 && n < ctx; from-- { // ctx non-blank lines of context before
+		if ol[from-1] != "" {
+			n++
+		}
+	}
+	return from, min(len(ol), end+1), true
+}
+
+// lineSpan returns the byte range of lines [from, to) of text.
+func lineSpan(text string, from, to int) (int, int) {
+	start, line := 0, 0
+	for line < from {
+		i := strings.IndexByte(text[start:], '\n')
+		if i < 0 {
+			return len(text), len(text)
+		}
+		start += i + 1
+		line++
+	}
+	end := start
+	for line < to {
+		i := strings.IndexByte(text[end:], '\n')
+		if i < 0 {
+			return start, len(text)
+		}
+		end += i + 1
+		line++
+	}
+	return start, end
+}

@@ -1,6 +1,9 @@
-// Package retrieve is the lexical (BM25) side of repoctx's retrieval: it indexes the
-// chunks of one repository snapshot on disk with bleve and ranks them against a query,
-// usually the code around the completion point.
+// Package retrieve is repoctx's retrieval: it indexes the chunks of one repository
+// snapshot on disk and ranks them against a query, usually the code around the
+// completion point, lexically (BM25 with bleve, [Index.Search]), by dense embeddings
+// ([Index.SearchDense]) or by both fused ([Index.SearchHybrid]), as the seed's retriever
+// did (BM25 weight 0.2, all-MiniLM-L6-v2 embeddings weight 0.8, weighted reciprocal rank
+// fusion).
 //
 // # Analysis
 //
@@ -12,9 +15,12 @@
 //
 // [Build] writes, into one directory:
 //
-//	manifest.json   format version, key, chunk count, build time, field statistics
+//	manifest.json   format version, key, chunk count, build time, field statistics,
+//	                dense model ID and counts ([DenseInfo])
 //	chunks.gob.sz   the chunks in Build order, gob-encoded, snappy-compressed
 //	bleve/          a bleve (scorch) index of the fields text, header and path
+//	vectors.f32     one L2-normalised float32 vector per chunk, in Build order
+//	lsa.gob.sz      the fitted LSA model (built-in dense model only)
 //
 // It builds in a temporary sibling directory, fsyncs it and renames it into place, so a
 // reader sees either no index or a complete one. [OpenOrBuild] keeps one such directory
@@ -41,4 +47,70 @@
 // The top k are exact — the same as scoring every posting of the query terms — but
 // MaxScore pruning (Turtle & Flood 1995) looks common terms up only for the chunks that
 // can still make the top k.
+//
+// # Dense retrieval
+//
+// An [Embedder] maps texts to L2-normalised float32 vectors of a fixed dimension.
+// [BuildOptions.Dense] selects it when the index is built:
+//
+//   - "lsa" (the default, so hybrid retrieval works out of the box with nothing to
+//     download): [LSA], latent semantic indexing (Deerwester et al. 1990) — tf-idf over
+//     code sub-tokens reduced by a truncated SVD computed with gonum — fitted on the
+//     snapshot's own chunks at index time and stored in the index ([DefaultLSADim] = 128
+//     dimensions, [BuildOptions.Dim]).
+//   - a Hugging Face model folder (one .onnx file, tokenizer.json, config.json; `repoctx
+//     model download` fetches all-MiniLM-L6-v2, the seed's model): a transformer sentence
+//     encoder run by hugot, mean-pooled and normalised ([NewHugot]).
+//   - "none": BM25 only.
+//
+// The model's ID is part of the index's directory name and manifest, so changing it
+// builds a new index. Chunks over the model's token limit (256 word pieces for
+// all-MiniLM-L6-v2, [CLS] and [SEP] included) are truncated explicitly, never silently:
+// [DenseInfo] counts and lists them. Queries say which end to keep ([KeepTail] for text
+// ending at the hole, [KeepHead] for text starting there).
+//
+// [Index.SearchDense] is exact: a brute-force dot product over the contiguous matrix of
+// the snapshot's vectors (about 1 ms for 13,000 chunks of dimension 128). bleve's own
+// kNN needs a faiss build that is not available here.
+//
+// # Embedding cache
+//
+// Transformer embeddings are cached on disk by (model ID, SHA-256 of the chunk text) in
+// a bbolt file ([EmbedCacheFile], by default in the "embeddings" folder of the index
+// cache directory), so the index of a second snapshot of a repository embeds only the
+// chunks that changed, and rebuilding an index embeds nothing. Builds embed in batches
+// ([BuildOptions.BatchSize], longest chunks first so a batch pads little) and write each
+// batch's vectors to disk at once, so memory stays bounded. The LSA model is not cached
+// that way: it is fitted once per snapshot key and kept, with its vectors, in the index
+// directory.
+//
+// # Backends and the fast path
+//
+// The default build uses hugot's pure-Go backend (no cgo, no shared library): `go build`
+// and CI need nothing else, but it is slow (1-2 texts/s for a MiniLM-size model at 128
+// tokens on 2 cores; ONNX Runtime runs 12-25× faster, see the benchmarks in
+// bench_dense_test.go). hugot's own "ORT" build tag would also link a Rust tokenizer
+// library that no reachable registry serves, so the fast path bypasses hugot: build with
+//
+//	go build -tags onnxruntime ./cmd/repoctx
+//
+// and pass [HugotOptions.Backend] "ort" (e.g. `repoctx model info --backend ort DIR`). This calls ONNX
+// Runtime directly through github.com/yalue/onnxruntime_go (which needs cgo and ONNX
+// Runtime's C API version 23, i.e. ONNX Runtime 1.23), keeping the pure-Go tokenizer,
+// text preparation and pooling, so both backends give the same vectors (to 1e-5) and
+// share model IDs, indexes and the embedding cache. ONNX Runtime itself is loaded at run
+// time from [HugotOptions.ORTLibrary], $REPOCTX_ORT_LIB or libonnxruntime.so; the npm
+// package onnxruntime-node ships it:
+//
+//	npm pack onnxruntime-node@1.23.2 && tar xzf onnxruntime-node-1.23.2.tgz
+//	export REPOCTX_ORT_LIB=$PWD/package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+//	go test -tags onnxruntime ./retrieve   # runs the ONNX Runtime tests too
+//
+// # Fusion
+//
+// [Index.SearchHybrid] fuses the two rankings by weighted reciprocal rank fusion
+// (Cormack, Clarke & Büttcher, SIGIR 2009): score = Σ w_r / (60 + rank_r), with the
+// seed's weights (dense 0.8, BM25 0.2) by default ([Weights]). Each [FusedHit] carries
+// its fused rank and score and both retrievers' ranks and scores, so a caller can show
+// why a chunk was chosen.
 package retrieve

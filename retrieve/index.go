@@ -30,8 +30,9 @@ import (
 
 // FormatVersion is the on-disk format version written to the manifest. It changes
 // whenever the layout, the mapping or the analyzer changes; [Open] refuses other
-// versions with [ErrFormat].
-const FormatVersion = 1
+// versions with [ErrFormat]. Version 2 added the dense vectors (manifest "dense",
+// vectors.f32, lsa.gob.sz).
+const FormatVersion = 2
 
 // BatchSize is the number of documents bleve's offline builder analyses and writes as one
 // segment before starting the next, bounding the memory [Build] needs (segments are
@@ -94,6 +95,8 @@ type manifest struct {
 	BuiltAt time.Time             `json:"built_at"`
 	BuildMS int64                 `json:"build_ms"`
 	Fields  map[string]fieldStats `json:"fields"`
+	// Dense describes the dense vectors; nil for a BM25-only index.
+	Dense *DenseInfo `json:"dense,omitempty"`
 }
 
 // Index is a built, opened BM25 index of one snapshot plus the chunks it was built from.
@@ -114,6 +117,14 @@ type Index struct {
 
 	mu     sync.RWMutex // guards closed against Close during Search
 	closed bool
+
+	// Dense retrieval (dense.go): the vectors and, for LSA, the model are loaded on
+	// first use. qemb embeds queries; ownEmb says whether Close closes it.
+	denseOnce sync.Once
+	denseVecs []float32
+	denseErr  error
+	qemb      Embedder
+	ownEmb    bool
 }
 
 // Chunks returns the indexed chunks in the order given to [Build]. The slice is shared
@@ -148,8 +159,15 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
+	var eerr error
+	if ix.ownEmb && ix.qemb != nil {
+		eerr = ix.qemb.Close()
+	}
 	if err := ix.bidx.Close(); err != nil {
 		return fmt.Errorf("retrieve: close %s: %w", ix.dir, err)
+	}
+	if eerr != nil {
+		return fmt.Errorf("retrieve: close the embedder of %s: %w", ix.dir, eerr)
 	}
 	return nil
 }
@@ -184,25 +202,50 @@ func fieldValues(c *chunker.Chunk) [len(fields)]string {
 	return [len(fields)]string{c.Text, strings.Join(c.Header, "\n"), c.Path}
 }
 
-// Build writes the index of chunks into dir atomically.
+// Build writes the index of chunks into dir atomically, with the default options: BM25
+// plus the built-in [LSA] dense model (see [BuildWith]).
+func Build(dir string, key string, chunks []chunker.Chunk) error {
+	return BuildWith(dir, key, chunks, BuildOptions{})
+}
+
+// BuildWith writes the index of chunks into dir atomically.
 //
 // It builds in a temporary directory beside dir (named ".<base>.tmp-*"): the bleve index
 // (written by bleve's offline builder in segments of [BatchSize] documents, then merged),
-// the chunks (gob, snappy-compressed) and last the manifest (format version, key, chunk count, build
-// time, field statistics). It fsyncs every file and directory, then renames the
-// temporary directory to dir and fsyncs dir's parent.
+// the chunks (gob, snappy-compressed), the dense part selected by opts (the fitted LSA
+// model and/or one vector per chunk, see [BuildOptions] and [DenseInfo]) and last the
+// manifest (format version, key, chunk count, build time, field statistics, dense
+// model and counts). It fsyncs every file and directory, then renames the temporary
+// directory to dir and fsyncs dir's parent.
 //
 // The key names the content: if dir already holds a complete index for key when Build is
 // ready to rename (another process or goroutine won the race), Build discards its own
 // build and returns nil. Any other existing dir (stale, incomplete, or of another key) is
 // renamed aside and removed once the new index is in place, provided it holds nothing but
-// index files (manifest.json, chunks.gob.sz, bleve/) — otherwise Build returns an error
-// rather than touch it. Processes still reading the old index keep working on Unix, where
-// open files outlive their names.
+// index files (manifest.json, chunks.gob.sz, bleve/, vectors.f32, lsa.gob.sz) — otherwise
+// Build returns an error rather than touch it. Processes still reading the old index keep
+// working on Unix, where open files outlive their names.
 //
-// Chunk IDs must be non-empty and unique, else Build returns an error before writing
-// anything. Other errors are I/O or bleve errors, wrapped.
-func Build(dir string, key string, chunks []chunker.Chunk) error {
+// A model folder in opts.Dense is opened for the build and closed after it, unless
+// opts.Embedder is given. Chunk IDs must be non-empty and unique, else Build returns an
+// error before writing anything. Other errors are I/O, bleve or model errors, wrapped.
+func BuildWith(dir string, key string, chunks []chunker.Chunk, opts BuildOptions) error {
+	spec, err := opts.spec()
+	if err != nil {
+		return err
+	}
+	emb, own, err := opts.embedder(spec)
+	if err != nil {
+		return err
+	}
+	if own {
+		defer emb.Close()
+	}
+	return build(dir, key, chunks, spec, emb, opts)
+}
+
+// build is BuildWith with the model resolved.
+func build(dir, key string, chunks []chunker.Chunk, spec denseSpec, emb Embedder, opts BuildOptions) error {
 	start := time.Now()
 	seen := make(map[string]struct{}, len(chunks))
 	for i := range chunks {
@@ -229,15 +272,25 @@ func Build(dir string, key string, chunks []chunker.Chunk) error {
 	defer os.RemoveAll(tmp) // a no-op once renamed into place
 
 	man := manifest{Format: FormatVersion, Key: key, Chunks: len(chunks), Fields: map[string]fieldStats{}}
+	// The dense part (LSA fit or model inference) runs beside the BM25 part.
+	denseDone := make(chan error, 1)
+	go func() {
+		var err error
+		man.Dense, err = buildDense(tmp, chunks, spec, emb, opts)
+		denseDone <- err
+	}()
 	stats, err := buildBleve(filepath.Join(tmp, bleveDir), tmp, chunks)
+	if err == nil {
+		err = writeChunks(filepath.Join(tmp, chunksFile), chunks)
+	}
+	if derr := <-denseDone; err == nil {
+		err = derr
+	}
 	if err != nil {
 		return err
 	}
 	for i, f := range fields {
 		man.Fields[f] = stats[i]
-	}
-	if err := writeChunks(filepath.Join(tmp, chunksFile), chunks); err != nil {
-		return err
 	}
 	man.BuiltAt = time.Now().UTC()
 	man.BuildMS = time.Since(start).Milliseconds()
@@ -247,7 +300,7 @@ func Build(dir string, key string, chunks []chunker.Chunk) error {
 	if err := syncTree(tmp); err != nil {
 		return err
 	}
-	return install(tmp, dir, key)
+	return install(tmp, dir, key, &spec)
 }
 
 // buildBleve indexes chunks into path with bleve's offline builder and returns the field
@@ -380,6 +433,9 @@ func readManifest(dir, key string) (manifest, error) {
 	if m.Chunks < 0 || m.Fields == nil {
 		return m, fmt.Errorf("retrieve: %s has a damaged manifest: %w", dir, ErrIncomplete)
 	}
+	if d := m.Dense; d != nil && (d.Model == "" || d.Dim < 0 || (d.Dim > 0 && d.Vectors != m.Chunks)) {
+		return m, fmt.Errorf("retrieve: %s has a damaged manifest (dense part): %w", dir, ErrIncomplete)
+	}
 	return m, nil
 }
 
@@ -420,9 +476,9 @@ func syncPath(path string) error {
 	return err
 }
 
-// install renames the finished build tmp to dir (see [Build] for the rules when dir
-// exists).
-func install(tmp, dir, key string) error {
+// install renames the finished build tmp to dir (see [BuildWith] for the rules when dir
+// exists; an index counts as the same when it has the same key and dense model).
+func install(tmp, dir, key string, spec *denseSpec) error {
 	for attempt := 0; ; attempt++ {
 		err := os.Rename(tmp, dir)
 		if err == nil {
@@ -432,7 +488,7 @@ func install(tmp, dir, key string) error {
 			return fmt.Errorf("retrieve: install index: %w", err)
 		}
 		// dir exists. If it is already a complete index for key, we lost a race: keep it.
-		if _, merr := readManifest(dir, key); merr == nil {
+		if _, merr := readManifestFor(dir, key, spec); merr == nil {
 			return nil
 		}
 		// Otherwise move the stale directory aside and try again, but only if it looks
@@ -460,7 +516,7 @@ func looksLikeIndex(dir string) bool {
 	}
 	for _, e := range entries {
 		switch e.Name() {
-		case manifestFile, chunksFile, bleveDir:
+		case manifestFile, chunksFile, bleveDir, vectorsFile, lsaFile:
 		default:
 			return false
 		}
@@ -474,18 +530,70 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Open opens the index in dir, which must have been built for key.
+// Open opens the index in dir, which must have been built for key, whatever its dense
+// model. An index with the built-in LSA model can use [Index.SearchDense] and
+// [Index.SearchHybrid] as opened; one built with a Hugging Face model needs
+// [OpenWith] to embed queries (else those return [ErrNoEmbedder]).
 //
 // It returns an error wrapping [ErrIncomplete] if dir is missing, has no valid manifest
 // (a half-written index) or its files are damaged, [ErrKeyMismatch] if it was built for
 // another key, and [ErrFormat] if it has another [FormatVersion]. The bleve index is opened
 // read-only (bleve's scorch "read_only" option: no background merging or persisting, a
 // shared lock on root.bolt), waiting at most 10 s for a writer's lock. The chunks are read
-// into memory.
+// into memory; the dense vectors on first use.
 func Open(dir string, key string) (*Index, error) {
-	dir = filepath.Clean(dir)
-	man, err := readManifest(dir, key)
+	return open(dir, key, nil, nil, false)
+}
+
+// OpenWith opens the index in dir like [Open], and also checks that it was built with
+// the dense model opts selects (else [ErrKeyMismatch]) and attaches that model for
+// queries: opts.Embedder, or the model folder opts.Dense opened with [NewHugot] (closed by
+// [Index.Close]).
+func OpenWith(dir string, key string, opts BuildOptions) (*Index, error) {
+	spec, err := opts.spec()
 	if err != nil {
+		return nil, err
+	}
+	if _, err := readManifestFor(dir, key, &spec); err != nil {
+		return nil, err
+	}
+	emb, own, err := opts.embedder(spec)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := open(dir, key, &spec, emb, own)
+	if err != nil && own {
+		_ = emb.Close()
+	}
+	return ix, err
+}
+
+// readManifestFor is readManifest that also checks the dense model against spec (if not
+// nil).
+func readManifestFor(dir, key string, spec *denseSpec) (manifest, error) {
+	man, err := readManifest(filepath.Clean(dir), key)
+	if err != nil || spec == nil {
+		return man, err
+	}
+	got := ""
+	if man.Dense != nil {
+		got = man.Dense.Model
+	}
+	if got != spec.id {
+		return man, fmt.Errorf("retrieve: %s was built with dense model %q, not %q: %w", dir, got, spec.id, ErrKeyMismatch)
+	}
+	return man, nil
+}
+
+// open opens dir for key, checking the dense model against spec if not nil, with emb
+// (may be nil) attached for queries; on success the index owns emb if own.
+func open(dir, key string, spec *denseSpec, emb Embedder, own bool) (*Index, error) {
+	dir = filepath.Clean(dir)
+	man, err := readManifestFor(dir, key, spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDenseFiles(dir, man.Dense); err != nil {
 		return nil, err
 	}
 	chunks, err := readChunks(filepath.Join(dir, chunksFile))
@@ -512,6 +620,14 @@ func Open(dir string, key string) (*Index, error) {
 		return nil, fmt.Errorf("retrieve: open bleve index in %s: %w", dir, err)
 	}
 	ix := &Index{dir: dir, man: man, chunks: chunks, byID: byID, bidx: bidx}
+	if emb != nil && man.Dense != nil {
+		if emb.ID() != man.Dense.Model || (man.Dense.Dim > 0 && emb.Dim() != man.Dense.Dim) {
+			_ = bidx.Close()
+			return nil, fmt.Errorf("retrieve: %s holds vectors of %s (dim %d), not of %s (dim %d): %w",
+				dir, man.Dense.Model, man.Dense.Dim, emb.ID(), emb.Dim(), ErrKeyMismatch)
+		}
+		ix.qemb, ix.ownEmb = emb, own
+	}
 	fail := func(err error) (*Index, error) {
 		_ = bidx.Close()
 		return nil, err
@@ -591,29 +707,63 @@ var dirLocks sync.Map // directory -> *sync.Mutex
 
 // CacheDirName returns the name of the directory, under a cache directory, that
 // [OpenOrBuild] uses for key: the first 32 hex digits of the key's SHA-256, so any key is
-// a safe file name.
+// a safe file name. [OpenOrBuildWith] uses it too for the default dense model, and
+// CacheDirName(key + "\x00dense=" + model ID) for the others (see [IndexDirName]).
 func CacheDirName(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:16])
 }
 
-// OpenOrBuild opens cacheDir/[CacheDirName](key) if it holds a complete index for key,
-// else calls chunks, builds the index with [Build] and opens it. built reports whether
-// this call built an index (it is true even when another process installed an equivalent
-// index first and that one was opened).
+// OpenOrBuild is [OpenOrBuildWith] with the default options: BM25 plus the built-in
+// [LSA] dense model, in cacheDir/[CacheDirName](key).
+func OpenOrBuild(cacheDir, key string, chunks func() ([]chunker.Chunk, error)) (ix *Index, built bool, err error) {
+	return OpenOrBuildWith(cacheDir, key, chunks, BuildOptions{})
+}
+
+// OpenOrBuildWith opens cacheDir/[IndexDirName](key, opts) if it holds a complete index
+// for key built with the dense model opts selects, else calls chunks, builds the index
+// with [BuildWith] and opens it. built reports whether this call built an index (it is
+// true even when another process installed an equivalent index first and that one was
+// opened). The dense model's ID is part of the directory name and is checked against
+// the manifest, so changing the model (or the LSA dimension) builds a new index.
+//
+// A model folder in opts.Dense is opened once, used for the build and attached to the
+// index for queries (closed by [Index.Close]); give opts.Embedder instead to share one
+// model between many indexes. Unless opts.NoEmbedCache, the embedding cache defaults to
+// cacheDir/embeddings, so the index of a new snapshot embeds only the chunks that no
+// earlier snapshot had.
 //
 // Goroutines of one process calling it for the same key take turns, so only the first
 // builds. Processes racing for the same key may each build; the rename loser discards
-// its build and opens the winner's (see [Build]), so all end with a usable index. Leftover
-// temporary directories of this key older than a day (from crashed builds) are removed.
-// It returns the error of chunks, of [Build] or of [Open], wrapped.
-func OpenOrBuild(cacheDir, key string, chunks func() ([]chunker.Chunk, error)) (ix *Index, built bool, err error) {
-	dir := filepath.Join(cacheDir, CacheDirName(key))
+// its build and opens the winner's (see [BuildWith]), so all end with a usable index.
+// Leftover temporary directories of this key older than a day (from crashed builds) are
+// removed. It returns the error of chunks, of the model, of [BuildWith] or of [Open],
+// wrapped.
+func OpenOrBuildWith(cacheDir, key string, chunks func() ([]chunker.Chunk, error), opts BuildOptions) (ix *Index, built bool, err error) {
+	spec, err := opts.spec()
+	if err != nil {
+		return nil, false, err
+	}
+	if opts.EmbedCache == "" && !opts.NoEmbedCache {
+		opts.EmbedCache = filepath.Join(cacheDir, "embeddings")
+	}
+	dir := filepath.Join(cacheDir, dirName(key, spec.id))
 	mu, _ := dirLocks.LoadOrStore(dir, new(sync.Mutex))
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
 
-	if ix, err := Open(dir, key); err == nil {
+	emb, own, err := opts.embedder(spec)
+	if err != nil {
+		return nil, false, err
+	}
+	handed := false // whether the index took over emb
+	defer func() {
+		if own && !handed {
+			_ = emb.Close()
+		}
+	}()
+	if ix, err := open(dir, key, &spec, emb, own); err == nil {
+		handed = true
 		return ix, false, nil
 	}
 	removeStaleTemps(dir, 24*time.Hour)
@@ -624,10 +774,13 @@ func OpenOrBuild(cacheDir, key string, chunks func() ([]chunker.Chunk, error)) (
 	// Another process may replace dir between our Build and Open (it moves a stale dir
 	// aside just as we install ours); retry a few times before giving up.
 	for attempt := 0; ; attempt++ {
-		if err := Build(dir, key, cs); err != nil {
+		if err := build(dir, key, cs, spec, emb, opts); err != nil {
 			return nil, false, err
 		}
-		ix, err = Open(dir, key)
+		ix, err = open(dir, key, &spec, emb, own)
+		if err == nil {
+			handed = true
+		}
 		if err == nil || attempt >= 2 {
 			return ix, err == nil, err
 		}

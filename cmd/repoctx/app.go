@@ -147,7 +147,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return usagef("%v", err)
 		},
 		Commands: []*cli.Command{
-			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(),
+			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(),
 		},
 	}
 }

@@ -1,0 +1,527 @@
+package retrieve
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/repoctx/repoctx/chunker"
+)
+
+// Dense model selectors for [BuildOptions.Dense].
+const (
+	DenseLSA  = "lsa"  // the built-in LSA model fitted on the snapshot (the default)
+	DenseNone = "none" // no dense vectors: BM25 only
+)
+
+// DefaultEmbedBatch is the number of chunks per [Embedder.Embed] call during a build.
+const DefaultEmbedBatch = 32
+
+// Files of the dense part of an index directory.
+const (
+	vectorsFile = "vectors.f32" // chunk vectors, little-endian float32, one row per chunk in Build order
+	lsaFile     = "lsa.gob.sz"  // the fitted LSA model (built-in dense model only)
+)
+
+// ErrNoDense is returned (wrapped) by [Index.SearchDense] for an index built without
+// dense vectors ([DenseNone]). [Index.SearchHybrid] falls back to BM25 alone instead.
+var ErrNoDense = errors.New("retrieve: index has no dense vectors")
+
+// BuildOptions configures [BuildWith], [OpenWith] and [OpenOrBuildWith]. The zero value
+// is the default: BM25 plus the built-in [LSA] model of dimension [DefaultLSADim].
+type BuildOptions struct {
+	// Dense selects the dense retriever: "" or [DenseLSA] for the built-in LSA model,
+	// [DenseNone] for BM25 only, anything else is the folder of a Hugging Face model
+	// opened with [NewHugot] (e.g. the one `repoctx model download` fetches).
+	Dense string
+	// Dim is the LSA dimension (default [DefaultLSADim]); other models fix their own.
+	Dim int
+	// Hugot configures the model opened from the Dense folder.
+	Hugot HugotOptions
+	// Embedder, if not nil, is an already opened model used instead of opening Dense
+	// (which is then ignored): give the same one to the indexes of many snapshots so the
+	// model is loaded once. The index does not close it.
+	Embedder Embedder
+	// EmbedCache is the directory of the embedding cache for models other than LSA (see
+	// [EmbedCacheFile]). Empty means none for [BuildWith], and the subdirectory
+	// "embeddings" of the cache directory for [OpenOrBuildWith].
+	EmbedCache string
+	// NoEmbedCache turns the embedding cache off.
+	NoEmbedCache bool
+	// BatchSize is the number of chunks per Embed call (default [DefaultEmbedBatch]);
+	// with the vectors written to disk as they come, it bounds the build's memory.
+	BatchSize int
+}
+
+// DenseInfo describes the dense vectors of an index (all zero for [DenseNone]). It is
+// stored in the index's manifest.
+type DenseInfo struct {
+	// Model is the [Embedder.ID] the vectors were computed with.
+	Model string `json:"model"`
+	// Dim is the vectors' dimension (0: the model produced no vectors, e.g. LSA on
+	// chunks without terms).
+	Dim int `json:"dim"`
+	// Vectors is the number of vectors: one per chunk, in Build order.
+	Vectors int `json:"vectors"`
+	// Truncated counts the chunks longer than the model's input limit, embedded from
+	// their start only; TruncatedIDs lists them.
+	Truncated    int      `json:"truncated"`
+	TruncatedIDs []string `json:"truncated_ids,omitempty"`
+	// Embedded counts the chunks the model embedded during the build, Cached those whose
+	// vectors came from the embedding cache.
+	Embedded int `json:"embedded"`
+	Cached   int `json:"cached"`
+	// CacheError, if not empty, says why the build ran without the embedding cache.
+	CacheError string `json:"cache_error,omitempty"`
+	// FitMS is the LSA fitting time, EmbedMS the embedding time (cache look-ups
+	// included), in milliseconds.
+	FitMS   int64 `json:"fit_ms,omitempty"`
+	EmbedMS int64 `json:"embed_ms"`
+	// Terms is the LSA vocabulary size.
+	Terms int `json:"terms,omitempty"`
+}
+
+// denseKind says which dense retriever a BuildOptions selects.
+type denseKind int
+
+const (
+	kindNone denseKind = iota
+	kindLSA
+	kindModel
+)
+
+// denseSpec is a resolved BuildOptions.Dense.
+type denseSpec struct {
+	kind denseKind
+	id   string // the Embedder ID, "" for none
+	dim  int    // LSA dimension
+}
+
+// spec resolves the dense selection without loading a model.
+func (o BuildOptions) spec() (denseSpec, error) {
+	if o.Embedder != nil {
+		return denseSpec{kind: kindModel, id: o.Embedder.ID()}, nil
+	}
+	switch o.Dense {
+	case DenseNone:
+		return denseSpec{kind: kindNone}, nil
+	case "", DenseLSA:
+		if o.Dim < 0 {
+			return denseSpec{}, fmt.Errorf("retrieve: LSA dimension %d < 0", o.Dim)
+		}
+		return denseSpec{kind: kindLSA, id: LSAModelID(o.Dim), dim: o.Dim}, nil
+	}
+	id, err := HugotModelID(o.Dense, o.Hugot)
+	if err != nil {
+		return denseSpec{}, err
+	}
+	return denseSpec{kind: kindModel, id: id}, nil
+}
+
+// embedder returns the model for spec: opts.Embedder, or a newly opened one (own=true)
+// for a model folder, or nil for LSA and none.
+func (o BuildOptions) embedder(s denseSpec) (emb Embedder, own bool, err error) {
+	if s.kind != kindModel {
+		return nil, false, nil
+	}
+	if o.Embedder != nil {
+		return o.Embedder, false, nil
+	}
+	emb, err = NewHugot(o.Dense, o.Hugot)
+	if err != nil {
+		return nil, false, err
+	}
+	if emb.ID() != s.id {
+		_ = emb.Close()
+		return nil, false, fmt.Errorf("retrieve: model %s changed while opening it", o.Dense)
+	}
+	return emb, true, nil
+}
+
+// dirName is the directory name, under a cache directory, of the index of key with the
+// dense model id: [CacheDirName](key) for the default LSA model (so [OpenOrBuild] keeps
+// its directories), else CacheDirName of key and id, so indexes of one snapshot with
+// different models live side by side.
+func dirName(key, id string) string {
+	if id == LSAModelID(0) {
+		return CacheDirName(key)
+	}
+	return CacheDirName(key + "\x00dense=" + id)
+}
+
+// IndexDirName returns the directory name, under a cache directory, that
+// [OpenOrBuildWith] uses for key and opts (opening no model).
+func IndexDirName(key string, opts BuildOptions) (string, error) {
+	s, err := opts.spec()
+	if err != nil {
+		return "", err
+	}
+	return dirName(key, s.id), nil
+}
+
+// buildDense computes the dense part of an index of chunks into the build directory tmp
+// and returns its description, or nil for none. emb is the model for kindModel.
+func buildDense(tmp string, chunks []chunker.Chunk, s denseSpec, emb Embedder, opts BuildOptions) (*DenseInfo, error) {
+	if s.kind == kindNone {
+		return nil, nil
+	}
+	info := &DenseInfo{Model: s.id}
+	var cache *embedCache
+	if s.kind == kindLSA {
+		start := time.Now()
+		texts := make([]string, len(chunks))
+		for i := range chunks {
+			texts[i] = denseText(&chunks[i])
+		}
+		m, err := fitLSATexts(texts, s.dim)
+		if err != nil {
+			return nil, err
+		}
+		info.FitMS = time.Since(start).Milliseconds()
+		info.Terms = m.Terms()
+		if err := writeFileWith(filepath.Join(tmp, lsaFile), func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
+			return nil, fmt.Errorf("retrieve: write LSA model: %w", err)
+		}
+		emb = m
+	} else if l, ok := emb.(*LSA); ok {
+		if err := writeFileWith(filepath.Join(tmp, lsaFile), func(w io.Writer) error { _, err := l.WriteTo(w); return err }); err != nil {
+			return nil, fmt.Errorf("retrieve: write LSA model: %w", err)
+		}
+	} else if opts.EmbedCache != "" && !opts.NoEmbedCache && emb.Dim() > 0 {
+		c, err := openEmbedCache(opts.EmbedCache, s.id, emb.Dim())
+		if err != nil {
+			info.CacheError = err.Error()
+		} else {
+			cache = c
+			defer cache.close()
+		}
+	}
+	info.Dim = emb.Dim()
+	if info.Dim <= 0 {
+		info.Dim = 0
+		return info, nil
+	}
+	start := time.Now()
+	if err := embedChunks(filepath.Join(tmp, vectorsFile), chunks, emb, cache, opts.BatchSize, s.kind == kindModel, info); err != nil {
+		return nil, err
+	}
+	info.EmbedMS = time.Since(start).Milliseconds()
+	info.Vectors = len(chunks)
+	return info, nil
+}
+
+// denseText is the text of a chunk that dense models embed: its content.
+func denseText(c *chunker.Chunk) string { return c.Text }
+
+// writeFileWith creates path and writes it with fn.
+func writeFileWith(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = fn(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// embedChunks writes the vectors of chunks to path, a row per chunk in order, taking
+// what it can from cache (may be nil) and embedding the rest batch by batch (longest
+// texts first when byLength, so that a batch pads little), writing each batch as it
+// comes. It fills info's counters.
+func embedChunks(path string, chunks []chunker.Chunk, emb Embedder, cache *embedCache, batch int, byLength bool, info *DenseInfo) error {
+	if batch <= 0 {
+		batch = DefaultEmbedBatch
+	}
+	dim := emb.Dim()
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("retrieve: %w", err)
+	}
+	defer f.Close()
+	if err := f.Truncate(int64(len(chunks)) * int64(dim) * 4); err != nil {
+		return fmt.Errorf("retrieve: %w", err)
+	}
+	row := make([]byte, 4*dim)
+	write := func(i int, v []float32) error {
+		for j, x := range v {
+			binary.LittleEndian.PutUint32(row[4*j:], math.Float32bits(x))
+		}
+		_, err := f.WriteAt(row, int64(i)*int64(len(row)))
+		return err
+	}
+	truncated := make([]bool, len(chunks))
+
+	todo := make([]int, 0, len(chunks))
+	if cache == nil {
+		for i := range chunks {
+			todo = append(todo, i)
+		}
+	} else {
+		const lookup = 256
+		keys := make([][33]byte, 0, lookup)
+		for lo := 0; lo < len(chunks); lo += lookup {
+			hi := min(lo+lookup, len(chunks))
+			keys = keys[:0]
+			for i := lo; i < hi; i++ {
+				keys = append(keys, cacheKey(denseText(&chunks[i]), KeepHead))
+			}
+			vecs, trunc, err := cache.get(keys)
+			if err != nil {
+				return err
+			}
+			for j, v := range vecs {
+				i := lo + j
+				if v == nil {
+					todo = append(todo, i)
+					continue
+				}
+				if err := write(i, v); err != nil {
+					return fmt.Errorf("retrieve: write vectors: %w", err)
+				}
+				truncated[i] = trunc[j]
+				info.Cached++
+			}
+		}
+	}
+	if byLength {
+		slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(len(chunks[b].Text), len(chunks[a].Text)) })
+	}
+	texts := make([]string, 0, batch)
+	var keys [][33]byte
+	for lo := 0; lo < len(todo); lo += batch {
+		ids := todo[lo:min(lo+batch, len(todo))]
+		texts = texts[:0]
+		for _, i := range ids {
+			texts = append(texts, denseText(&chunks[i]))
+		}
+		vecs, trunc, err := emb.Embed(texts, KeepHead)
+		if err != nil {
+			return fmt.Errorf("retrieve: embed chunks with %s: %w", emb.ID(), err)
+		}
+		if len(vecs) != len(texts) || len(trunc) != len(texts) {
+			return fmt.Errorf("retrieve: %s returned %d vectors for %d texts", emb.ID(), len(vecs), len(texts))
+		}
+		for j, i := range ids {
+			if len(vecs[j]) != dim {
+				return fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", emb.ID(), len(vecs[j]), dim)
+			}
+			normalize(vecs[j])
+			if err := write(i, vecs[j]); err != nil {
+				return fmt.Errorf("retrieve: write vectors: %w", err)
+			}
+			truncated[i] = trunc[j]
+		}
+		info.Embedded += len(ids)
+		if cache != nil {
+			keys = keys[:0]
+			for _, t := range texts {
+				keys = append(keys, cacheKey(t, KeepHead))
+			}
+			if err := cache.put(keys, vecs, trunc); err != nil {
+				return err
+			}
+		}
+	}
+	for i, t := range truncated {
+		if t {
+			info.Truncated++
+			info.TruncatedIDs = append(info.TruncatedIDs, chunks[i].ID)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("retrieve: write vectors: %w", err)
+	}
+	return nil
+}
+
+// checkDenseFiles verifies, at Open, that the files the manifest's dense part describes
+// exist with the right sizes.
+func checkDenseFiles(dir string, d *DenseInfo) error {
+	if d == nil || d.Dim == 0 {
+		return nil
+	}
+	st, err := os.Stat(filepath.Join(dir, vectorsFile))
+	if err != nil {
+		return fmt.Errorf("retrieve: %s has no vectors: %w (%w)", dir, ErrIncomplete, err)
+	}
+	if want := int64(d.Vectors) * int64(d.Dim) * 4; st.Size() != want {
+		return fmt.Errorf("retrieve: %s has %d bytes of vectors, want %d: %w", dir, st.Size(), want, ErrIncomplete)
+	}
+	return nil
+}
+
+// denseData loads the vectors (and the LSA model, when the index has one and no
+// embedder was attached) on first use.
+func (ix *Index) denseData() ([]float32, Embedder, error) {
+	ix.denseOnce.Do(func() {
+		d := ix.man.Dense
+		if d == nil {
+			ix.denseErr = ErrNoDense
+			return
+		}
+		if d.Dim == 0 {
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(ix.dir, vectorsFile))
+		if err != nil || len(b) != d.Vectors*d.Dim*4 {
+			ix.denseErr = fmt.Errorf("retrieve: read vectors of %s: %w (%v)", ix.dir, ErrIncomplete, err)
+			return
+		}
+		vecs := make([]float32, d.Vectors*d.Dim)
+		for i := range vecs {
+			vecs[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		ix.denseVecs = vecs
+		if ix.qemb == nil {
+			if _, err := os.Stat(filepath.Join(ix.dir, lsaFile)); err == nil {
+				m, err := readLSAFile(filepath.Join(ix.dir, lsaFile))
+				if err != nil {
+					ix.denseErr = fmt.Errorf("retrieve: %s: %w", ix.dir, err)
+					return
+				}
+				ix.qemb, ix.ownEmb = m, true
+			}
+		}
+	})
+	if ix.denseErr != nil {
+		return nil, nil, ix.denseErr
+	}
+	return ix.denseVecs, ix.qemb, nil
+}
+
+// DenseInfo describes the index's dense vectors; Model is "" when it has none.
+func (ix *Index) DenseInfo() DenseInfo {
+	if ix.man.Dense == nil {
+		return DenseInfo{}
+	}
+	d := *ix.man.Dense
+	d.TruncatedIDs = slices.Clone(d.TruncatedIDs)
+	return d
+}
+
+// HasDense reports whether the index holds dense vectors.
+func (ix *Index) HasDense() bool { return ix.man.Dense != nil && ix.man.Dense.Dim > 0 }
+
+// SearchDense returns the k chunks whose vectors are most similar to the query's
+// (cosine similarity, exact: every vector is compared), best first, with ties broken by
+// the chunks' order in [Build]'s input. Hit.Score is the cosine similarity.
+//
+// The query is embedded with the model the index was built with; keep says which end
+// of an over-long query the model keeps ([KeepTail] for a prefix query ending at the
+// hole, [KeepHead] for a suffix query). A query the model maps to the zero vector (no
+// known term, for LSA) yields no hits.
+//
+// filter works as for [Index.Search]: rejected chunks do not count toward k, and it is
+// called at most once per chunk, only for chunks that would enter the current top k.
+//
+// It returns [ErrNoDense] for an index built without dense vectors, [ErrNoEmbedder] if
+// the model is not available for the query (see [OpenWith]), [ErrClosed] after Close,
+// and the model's errors, wrapped.
+func (ix *Index) SearchDense(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd) ([]Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	vecs, emb, err := ix.denseData()
+	if err != nil {
+		return nil, err
+	}
+	d := ix.man.Dense
+	if d.Dim == 0 || len(ix.chunks) == 0 {
+		return nil, nil
+	}
+	if emb == nil {
+		return nil, fmt.Errorf("retrieve: %s holds vectors of %s: %w", ix.dir, d.Model, ErrNoEmbedder)
+	}
+	qv, _, err := emb.Embed([]string{query}, keep)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: embed query: %w", err)
+	}
+	if len(qv) != 1 || len(qv[0]) != d.Dim {
+		return nil, fmt.Errorf("retrieve: query embedder %s does not match the index's vectors: %w", emb.ID(), ErrNoEmbedder)
+	}
+	q := qv[0]
+	if !normalize(q) {
+		return nil, nil
+	}
+	return ix.topDense(q, vecs, d.Dim, k, filter), nil
+}
+
+// topDense returns the k best accepted chunks by dot product with q.
+func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Chunk) bool) []Hit {
+	type cand struct {
+		i int
+		s float32
+	}
+	// worse(a, b): a ranks after b (lower score, or equal score and later chunk).
+	worse := func(a, b cand) bool { return a.s < b.s || (a.s == b.s && a.i > b.i) }
+	h := make([]cand, 0, k) // min-heap: the worst kept candidate at the root
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			c := l
+			if r := l + 1; r < len(h) && worse(h[r], h[l]) {
+				c = r
+			}
+			if !worse(h[c], h[i]) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	n := len(vecs) / dim
+	for i := range n {
+		c := cand{i, dot(q, vecs[i*dim:(i+1)*dim])}
+		if len(h) == k && !worse(h[0], c) {
+			continue
+		}
+		if filter != nil && !filter(&ix.chunks[i]) {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, c)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !worse(h[j], h[p]) {
+					break
+				}
+				h[j], h[p] = h[p], h[j]
+				j = p
+			}
+			continue
+		}
+		h[0] = c
+		down(0)
+	}
+	slices.SortFunc(h, func(a, b cand) int {
+		if worse(a, b) {
+			return 1
+		}
+		if worse(b, a) {
+			return -1
+		}
+		return 0
+	})
+	hits := make([]Hit, len(h))
+	for r, c := range h {
+		hits[r] = Hit{ID: ix.chunks[c.i].ID, Score: float64(c.s), Rank: r + 1}
+	}
+	return hits
+}

@@ -1,0 +1,473 @@
+package retrieve
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/repoctx/repoctx/chunker"
+)
+
+// fakeEmbedder is a deterministic bag-of-tokens embedder that counts the texts it
+// embeds; texts longer than limit bytes are "truncated" to their kept end.
+type fakeEmbedder struct {
+	id    string
+	dim   int
+	limit int
+	mu    sync.Mutex
+	count int
+}
+
+func (f *fakeEmbedder) ID() string   { return f.id }
+func (f *fakeEmbedder) Dim() int     { return f.dim }
+func (f *fakeEmbedder) Close() error { return nil }
+func (f *fakeEmbedder) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, error) {
+	f.mu.Lock()
+	f.count += len(texts)
+	f.mu.Unlock()
+	vecs := make([][]float32, len(texts))
+	trunc := make([]bool, len(texts))
+	for i, t := range texts {
+		if f.limit > 0 && len(t) > f.limit {
+			trunc[i] = true
+			if keep == KeepHead {
+				t = t[:f.limit]
+			} else {
+				t = t[len(t)-f.limit:]
+			}
+		}
+		v := make([]float32, f.dim)
+		for _, tok := range Tokens(t) {
+			h := sha256.Sum256([]byte(tok))
+			j := int(binary.LittleEndian.Uint32(h[:]) % uint32(f.dim))
+			v[j] += float32(1 + int(h[4]%3))
+		}
+		normalize(v)
+		vecs[i] = v
+	}
+	return vecs, trunc, nil
+}
+
+func (f *fakeEmbedder) embedded() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.count
+}
+
+// refDense ranks every chunk by the cosine of its embedding (computed afresh) with the
+// query's, ties by chunk order.
+func refDense(t *testing.T, emb Embedder, chunks []chunker.Chunk, query string, keep KeepEnd) []Hit {
+	t.Helper()
+	texts := []string{query}
+	for i := range chunks {
+		texts = append(texts, chunks[i].Text)
+	}
+	v, _, err := emb.Embed(texts, KeepHead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qv, _, _ := emb.Embed([]string{query}, keep)
+	var hits []Hit
+	for i := range chunks {
+		hits = append(hits, Hit{ID: chunks[i].ID, Score: float64(dot(qv[0], v[i+1])), Rank: i})
+	}
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].Score > hits[b].Score })
+	for i := range hits {
+		hits[i].Rank = i + 1
+	}
+	return hits
+}
+
+// TestSearchDenseIsExact compares SearchDense with brute force computed independently,
+// for the built-in LSA model and a fake model, with and without a filter.
+func TestSearchDenseIsExact(t *testing.T) {
+	chunks := synthChunks(400)
+	for _, tc := range []struct {
+		name string
+		opts BuildOptions
+	}{
+		{"lsa", BuildOptions{Dim: 32}},
+		{"fake", BuildOptions{Embedder: &fakeEmbedder{id: "fake", dim: 24}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "idx")
+			if err := BuildWith(dir, "k", chunks, tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			ix, err := OpenWith(dir, "k", tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			_, emb, err := ix.denseData()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for q := range 10 {
+				query := chunks[q*37].Text[:min(200, len(chunks[q*37].Text))]
+				want := refDense(t, emb, chunks, query, KeepTail)
+				got, err := ix.SearchDense(query, 10, nil, KeepTail)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 10 {
+					t.Fatalf("%d hits", len(got))
+				}
+				for i := range got {
+					if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > 1e-5 || got[i].Rank != i+1 {
+						t.Fatalf("query %d hit %d = %+v, want %+v", q, i, got[i], want[i])
+					}
+				}
+				// Filtered: rejected chunks do not count toward k, and the filter is asked
+				// at most once per chunk.
+				calls := map[string]int{}
+				odd := func(c *chunker.Chunk) bool { calls[c.ID]++; return c.Ordinal%2 == 1 }
+				fgot, err := ix.SearchDense(query, 5, odd, KeepTail)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var fwant []Hit
+				for _, h := range want {
+					if c, _ := ix.Chunk(h.ID); c.Ordinal%2 == 1 && len(fwant) < 5 {
+						fwant = append(fwant, h)
+					}
+				}
+				if len(fgot) != 5 {
+					t.Fatalf("filtered: %d hits", len(fgot))
+				}
+				for i := range fgot {
+					if fgot[i].ID != fwant[i].ID {
+						t.Fatalf("filtered hit %d = %s, want %s", i, fgot[i].ID, fwant[i].ID)
+					}
+				}
+				for id, n := range calls {
+					if n > 1 {
+						t.Fatalf("filter called %d times for %s", n, id)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSearchDenseTiesByChunkOrder: chunks with identical text have identical vectors and
+// come back in Build order, whatever k.
+func TestSearchDenseTiesByChunkOrder(t *testing.T) {
+	var chunks []chunker.Chunk
+	for i := range 12 {
+		text := "fun evictEldest() { entries.remove(eldest) }"
+		if i%3 == 0 {
+			text = "def slugify(title): return title.lower()"
+		}
+		chunks = append(chunks, chunk(fmt.Sprintf("f%02d.kt", i), 0, chunker.KindFunction, "", nil, text))
+	}
+	ix := buildTest(t, chunks)
+	for _, k := range []int{1, 3, 8} {
+		hits, err := ix.SearchDense("evict eldest entries", k, nil, KeepTail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range hits {
+			ids = append(ids, h.ID)
+		}
+		want := []string{"f01.kt#0", "f02.kt#0", "f04.kt#0", "f05.kt#0", "f07.kt#0", "f08.kt#0", "f10.kt#0", "f11.kt#0"}[:k]
+		if !slices.Equal(ids, want) {
+			t.Errorf("k=%d: %v, want %v", k, ids, want)
+		}
+	}
+}
+
+// TestDenseOptions: the default builds LSA; "none" builds BM25 only; the dense model is
+// part of the cache directory and of what OpenWith checks.
+func TestDenseOptions(t *testing.T) {
+	cache := t.TempDir()
+	chunks := func() ([]chunker.Chunk, error) { return testChunks(), nil }
+
+	ix, built, err := OpenOrBuild(cache, "snap", chunks)
+	if err != nil || !built {
+		t.Fatalf("OpenOrBuild: %v built=%v", err, built)
+	}
+	if d := ix.DenseInfo(); d.Model != LSAModelID(0) || d.Dim == 0 || d.Vectors != len(testChunks()) || d.Terms == 0 {
+		t.Errorf("default dense info = %+v", d)
+	}
+	hits, err := ix.SearchDense("evict the eldest entry", 3, nil, KeepTail)
+	if err != nil || len(hits) == 0 || hits[0].ID != "src/cache/BoundedCache.kt#1" {
+		t.Errorf("SearchDense = %v, %v", hits, err)
+	}
+	ix.Close()
+
+	// The same key with another LSA dimension or without dense vectors builds anew, in
+	// another directory, and leaves the default one alone.
+	for _, opts := range []BuildOptions{{Dim: 4}, {Dense: DenseNone}} {
+		ix, built, err := OpenOrBuildWith(cache, "snap", chunks, opts)
+		if err != nil || !built {
+			t.Fatalf("%+v: %v built=%v", opts, err, built)
+		}
+		name, _ := IndexDirName("snap", opts)
+		if filepath.Base(ix.Dir()) != name || name == CacheDirName("snap") {
+			t.Errorf("%+v: dir %s, want %s", opts, ix.Dir(), name)
+		}
+		ix.Close()
+		ix, built, err = OpenOrBuildWith(cache, "snap", chunks, opts)
+		if err != nil || built {
+			t.Fatalf("%+v second call: %v built=%v", opts, err, built)
+		}
+		ix.Close()
+	}
+	ix, built, err = OpenOrBuild(cache, "snap", chunks)
+	if err != nil || built {
+		t.Fatalf("default again: %v built=%v", err, built)
+	}
+	ix.Close()
+
+	// BM25-only index: SearchDense says so, SearchHybrid ranks by BM25 alone.
+	none, _, err := OpenOrBuildWith(cache, "snap", chunks, BuildOptions{Dense: DenseNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	if none.HasDense() || none.DenseInfo().Model != "" {
+		t.Errorf("none: HasDense %v info %+v", none.HasDense(), none.DenseInfo())
+	}
+	if _, err := none.SearchDense("evict", 3, nil, KeepTail); !errors.Is(err, ErrNoDense) {
+		t.Errorf("SearchDense on a BM25 index: %v", err)
+	}
+	fh, err := none.SearchHybrid("evict the eldest entry", 3, nil, Weights{}, KeepTail)
+	bm, _ := none.Search("evict the eldest entry", 3, nil)
+	if err != nil || len(fh) != len(bm) || fh[0].ID != bm[0].ID || fh[0].DenseRank != 0 || fh[0].BM25Rank != 1 {
+		t.Errorf("SearchHybrid on a BM25 index = %+v, %v", fh, err)
+	}
+
+	// OpenWith checks the model.
+	dir := filepath.Join(cache, CacheDirName("snap"))
+	if _, err := OpenWith(dir, "snap", BuildOptions{Dense: DenseNone}); !errors.Is(err, ErrKeyMismatch) {
+		t.Errorf("OpenWith(none) on an LSA index: %v", err)
+	}
+	if _, err := OpenWith(dir, "snap", BuildOptions{Dim: 64}); !errors.Is(err, ErrKeyMismatch) {
+		t.Errorf("OpenWith(dim 64) on a dim-128 index: %v", err)
+	}
+	assertNoLeftovers(t, cache)
+}
+
+// TestOldFormatIsRebuilt: an index of format 1 (BM25 only, before dense vectors) is
+// rebuilt by OpenOrBuild.
+func TestOldFormatIsRebuilt(t *testing.T) {
+	cache := t.TempDir()
+	chunks := func() ([]chunker.Chunk, error) { return testChunks(), nil }
+	dir := filepath.Join(cache, CacheDirName("k"))
+	if err := BuildWith(dir, "k", testChunks(), BuildOptions{Dense: DenseNone}); err != nil {
+		t.Fatal(err)
+	}
+	man, err := readManifest(dir, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man.Format = 1
+	if err := writeManifest(filepath.Join(dir, manifestFile), &man); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, "k"); !errors.Is(err, ErrFormat) {
+		t.Fatalf("Open format 1: %v", err)
+	}
+	ix, built, err := OpenOrBuild(cache, "k", chunks)
+	if err != nil || !built || !ix.HasDense() {
+		t.Fatalf("OpenOrBuild: %v built=%v", err, built)
+	}
+	ix.Close()
+}
+
+// TestDenseDamage: missing or truncated vectors make the index incomplete.
+func TestDenseDamage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	if err := Build(dir, "k", testChunks()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, vectorsFile), 12); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, "k"); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("truncated vectors: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, vectorsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, "k"); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("missing vectors: %v", err)
+	}
+}
+
+// TestEmbedCache: a second snapshot embeds only its changed chunks, a rebuild embeds
+// nothing, another model shares nothing, and truncation flags survive the cache.
+func TestEmbedCache(t *testing.T) {
+	cache := t.TempDir()
+	emb := &fakeEmbedder{id: "fake-a", dim: 16, limit: 150}
+	opts := BuildOptions{Embedder: emb, BatchSize: 4}
+	base := testChunks()
+	n := len(base)
+	build := func(key string, cs []chunker.Chunk, o BuildOptions) DenseInfo {
+		t.Helper()
+		ix, built, err := OpenOrBuildWith(cache, key, func() ([]chunker.Chunk, error) { return cs, nil }, o)
+		if err != nil || !built {
+			t.Fatalf("%s: %v built=%v", key, err, built)
+		}
+		defer ix.Close()
+		if _, err := ix.SearchDense("evict eldest", 3, nil, KeepTail); err != nil {
+			t.Fatal(err)
+		}
+		return ix.DenseInfo()
+	}
+	d := build("snap-1", base, opts)
+	if d.Embedded != n || d.Cached != 0 || emb.embedded() != n+1 { // +1: the query
+		t.Fatalf("first build: %+v, model saw %d texts", d, emb.embedded())
+	}
+	var long []string
+	for _, c := range base {
+		if len(c.Text) > 150 {
+			long = append(long, c.ID)
+		}
+	}
+	if d.Truncated != len(long) || !slices.Equal(d.TruncatedIDs, long) || len(long) == 0 {
+		t.Errorf("truncated = %d %v, want %v", d.Truncated, d.TruncatedIDs, long)
+	}
+
+	changed := slices.Clone(base)
+	changed[2].Text += "\n// edited"
+	before := emb.embedded()
+	d = build("snap-2", changed, opts)
+	if d.Embedded != 1 || d.Cached != n-1 || emb.embedded()-before != 2 {
+		t.Errorf("changed snapshot: %+v, model saw %d texts", d, emb.embedded()-before)
+	}
+	if d.Truncated != len(long) {
+		t.Errorf("truncation flags lost in the cache: %d, want %d", d.Truncated, len(long))
+	}
+
+	// Rebuilding the first snapshot (its index deleted) embeds nothing.
+	name, _ := IndexDirName("snap-1", opts)
+	if err := os.RemoveAll(filepath.Join(cache, name)); err != nil {
+		t.Fatal(err)
+	}
+	d = build("snap-1", base, opts)
+	if d.Embedded != 0 || d.Cached != n {
+		t.Errorf("rebuild: %+v", d)
+	}
+
+	// Another model ID shares no vectors; NoEmbedCache embeds everything.
+	d = build("snap-1", base, BuildOptions{Embedder: &fakeEmbedder{id: "fake-b", dim: 16}})
+	if d.Embedded != n {
+		t.Errorf("other model: %+v", d)
+	}
+	d = build("snap-3", base, BuildOptions{Embedder: emb, NoEmbedCache: true})
+	if d.Embedded != n || d.Cached != 0 {
+		t.Errorf("no cache: %+v", d)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "embeddings", EmbedCacheFile)); err != nil {
+		t.Errorf("cache file: %v", err)
+	}
+}
+
+// TestOpenNeedsEmbedder: an index of an external model opened without it cannot embed
+// queries; OpenWith attaches the model and refuses another.
+func TestOpenNeedsEmbedder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	emb := &fakeEmbedder{id: "fake", dim: 8}
+	if err := BuildWith(dir, "k", testChunks(), BuildOptions{Embedder: emb}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.SearchDense("evict", 3, nil, KeepTail); !errors.Is(err, ErrNoEmbedder) {
+		t.Errorf("SearchDense without embedder: %v", err)
+	}
+	if _, err := ix.SearchHybrid("evict", 3, nil, Weights{}, KeepTail); !errors.Is(err, ErrNoEmbedder) {
+		t.Errorf("SearchHybrid without embedder: %v", err)
+	}
+	ix.Close()
+	ix, err = OpenWith(dir, "k", BuildOptions{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := ix.SearchDense("evict eldest entries", 3, nil, KeepTail); err != nil || len(hits) != 3 {
+		t.Errorf("SearchDense with embedder: %v %v", hits, err)
+	}
+	ix.Close()
+	if _, err := OpenWith(dir, "k", BuildOptions{Embedder: &fakeEmbedder{id: "other", dim: 8}}); !errors.Is(err, ErrKeyMismatch) {
+		t.Errorf("OpenWith another model: %v", err)
+	}
+}
+
+// TestHugotIndex builds, reuses and queries an index with the tiny transformer model
+// from its folder (the path the CLI's --model takes), including a chunk over the token
+// limit.
+func TestHugotIndex(t *testing.T) {
+	cache := t.TempDir()
+	cs := testChunks()
+	long := chunk("src/big/Big.kt", 0, chunker.KindFunction, "big", nil, "fun big() {\n"+stringsRepeat("    entries.remove(eldest)\n", 40)+"}")
+	cs = append(cs, long)
+	opts := BuildOptions{Dense: tinyBERT, BatchSize: 5}
+	ix, built, err := OpenOrBuildWith(cache, "snap", func() ([]chunker.Chunk, error) { return cs, nil }, opts)
+	if err != nil || !built {
+		t.Fatalf("OpenOrBuildWith: %v built=%v", err, built)
+	}
+	d := ix.DenseInfo()
+	if d.Dim != 32 || d.Vectors != len(cs) || d.Embedded != len(cs) {
+		t.Errorf("dense info = %+v", d)
+	}
+	if d.Model != tinyEmbedder(t).ID() {
+		t.Errorf("model %s, want %s", d.Model, tinyEmbedder(t).ID())
+	}
+	// The tiny model's limit is 64 word pieces: every chunk over it is counted and
+	// listed (the long one among them), none silently.
+	var texts, wantIDs []string
+	for _, c := range cs {
+		texts = append(texts, c.Text)
+	}
+	_, trunc, err := tinyEmbedder(t).Embed(texts, KeepHead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range trunc {
+		if tr {
+			wantIDs = append(wantIDs, cs[i].ID)
+		}
+	}
+	if d.Truncated != len(wantIDs) || !slices.Equal(d.TruncatedIDs, wantIDs) || !slices.Contains(wantIDs, long.ID) || slices.Contains(wantIDs, cs[2].ID) {
+		t.Errorf("truncated %d %v, want %v", d.Truncated, d.TruncatedIDs, wantIDs)
+	}
+	hits, err := ix.SearchHybrid("entries.remove(eldest)", 3, nil, Weights{}, KeepTail)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("SearchHybrid: %v %v", hits, err)
+	}
+	if hits[0].DenseRank == 0 && hits[0].BM25Rank == 0 {
+		t.Errorf("top hit without ranks: %+v", hits[0])
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, built, err = OpenOrBuildWith(cache, "snap", func() ([]chunker.Chunk, error) { return cs, nil }, opts)
+	if err != nil || built {
+		t.Fatalf("second OpenOrBuildWith: %v built=%v", err, built)
+	}
+	if _, err := ix.SearchDense("slugify(post.title)", 3, nil, KeepHead); err != nil {
+		t.Error(err)
+	}
+	ix.Close()
+}
+
+func stringsRepeat(s string, n int) string {
+	out := ""
+	for range n {
+		out += s
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package retrieve
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// KeepEnd says which end of a text an [Embedder] keeps when the text is longer than the
+// model's input limit.
+type KeepEnd int
+
+const (
+	// KeepHead keeps the start of the text and drops its end: the choice for chunks and
+	// for suffix queries (the text right after the hole comes first).
+	KeepHead KeepEnd = iota
+	// KeepTail keeps the end of the text and drops its start: the choice for prefix
+	// queries, whose most useful part is the text just before the hole.
+	KeepTail
+)
+
+func (k KeepEnd) String() string {
+	switch k {
+	case KeepHead:
+		return "head"
+	case KeepTail:
+		return "tail"
+	}
+	return fmt.Sprintf("KeepEnd(%d)", int(k))
+}
+
+// Embedder turns texts into dense vectors for [Index.SearchDense].
+//
+// Every vector of one embedder has [Embedder.Dim] components and is L2-normalised, so
+// the dot product of two vectors is their cosine similarity; the one exception is a
+// text the embedder has nothing to say about (an empty text for [LSA], or one made only
+// of terms it never saw), which gets the zero vector and matches nothing.
+//
+// Embedders implemented here: [LSA] (built in, fitted on the repository itself) and the
+// transformer sentence encoders opened by [NewHugot]. Implementations must be safe for
+// concurrent use.
+type Embedder interface {
+	// ID names the model and every setting that changes its vectors (weights,
+	// tokenizer, token limit, pooling). Two embedders with the same ID must produce the
+	// same vectors (up to floating-point noise), since indexes and the embedding cache
+	// are keyed by it.
+	ID() string
+	// Dim is the number of components of every vector.
+	Dim() int
+	// Embed returns one vector per text, and for each text whether it was longer than
+	// the model's input limit and was truncated (keeping the end that keep names). It
+	// never fails because a text is too long. The vectors are owned by the caller.
+	Embed(texts []string, keep KeepEnd) (vecs [][]float32, truncated []bool, err error)
+	// Close releases the model. The embedder must not be used afterwards.
+	Close() error
+}
+
+// ErrNoEmbedder is returned (wrapped) by [Index.SearchDense] and [Index.SearchHybrid]
+// when the index holds vectors of a model that no embedder was attached for (an index
+// built with a Hugging Face model and opened with [Open] instead of [OpenWith]), or when
+// the attached embedder's ID differs from the model the vectors were computed with.
+var ErrNoEmbedder = errors.New("retrieve: no embedder for the index's dense vectors")
+
+// normalize scales v to unit L2 norm in place (accumulating in float64) and reports
+// whether v was non-zero and finite. A zero or non-finite v is set to all zeros.
+func normalize(v []float32) bool {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		clear(v)
+		return false
+	}
+	inv := 1 / math.Sqrt(s)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+	return true
+}
+
+// dot returns the dot product of a and b (equal lengths), accumulating in float32 with
+// four partial sums, which the compiler keeps in registers.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}

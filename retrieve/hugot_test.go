@@ -1,0 +1,276 @@
+package retrieve
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// tinyBERT is the generated test model (testdata/models/gen_tiny_bert.py).
+var tinyBERT = filepath.Join("..", "testdata", "models", "tiny-bert")
+
+type tinyCase struct {
+	Name      string    `json:"name"`
+	Text      string    `json:"text"`
+	Keep      string    `json:"keep"`
+	IDs       []int     `json:"ids"`
+	Truncated bool      `json:"truncated"`
+	Embedding []float32 `json:"embedding"`
+}
+
+func tinyExpected(t testing.TB) (limit, dim int, cases []tinyCase) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(tinyBERT, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Limit int        `json:"limit"`
+		Dim   int        `json:"dim"`
+		Cases []tinyCase `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	return e.Limit, e.Dim, e.Cases
+}
+
+func keepOf(s string) KeepEnd {
+	if s == "tail" {
+		return KeepTail
+	}
+	return KeepHead
+}
+
+// sharedTiny is one tiny-model embedder shared by the tests of this package (loading
+// compiles graphs; the embedder is safe for concurrent use).
+var sharedTiny struct {
+	once sync.Once
+	emb  Embedder
+	err  error
+}
+
+func tinyEmbedder(t testing.TB) Embedder {
+	t.Helper()
+	sharedTiny.once.Do(func() { sharedTiny.emb, sharedTiny.err = NewHugot(tinyBERT, HugotOptions{}) })
+	if sharedTiny.err != nil {
+		t.Fatalf("NewHugot: %v", sharedTiny.err)
+	}
+	return sharedTiny.emb
+}
+
+func maxAbsDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	m := 0.0
+	for i := range a {
+		m = max(m, math.Abs(float64(a[i])-float64(b[i])))
+	}
+	return m
+}
+
+// TestHugotMatchesReference checks the pure-Go hugot pipeline against embeddings the
+// generator computed independently with numpy (its own WordPiece tokenizer, its own
+// forward pass), including accent stripping and both truncation ends.
+func TestHugotMatchesReference(t *testing.T) {
+	limit, dim, cases := tinyExpected(t)
+	emb := tinyEmbedder(t)
+	if emb.Dim() != dim {
+		t.Fatalf("Dim = %d, want %d", emb.Dim(), dim)
+	}
+	prep := emb.(*hugotGo).prep
+	if prep.limit != limit || prep.special != 2 || !prep.strip {
+		t.Fatalf("prep = limit %d special %d strip %v", prep.limit, prep.special, prep.strip)
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			_, enc, cut, err := prep.prepare(c.Text, keepOf(c.Keep))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalInts(enc.Ids, c.IDs) {
+				t.Errorf("ids = %v\nwant  %v", enc.Ids, c.IDs)
+			}
+			vecs, trunc, err := emb.Embed([]string{c.Text}, keepOf(c.Keep))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trunc[0] != c.Truncated || cut != c.Truncated {
+				t.Errorf("truncated = %v/%v, want %v", trunc[0], cut, c.Truncated)
+			}
+			if d := maxAbsDiff(vecs[0], c.Embedding); d > 2e-5 {
+				t.Errorf("embedding differs from numpy's by %g", d)
+			}
+		})
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestHugotPaddingInvariant: a text's vector must not depend on the batch it is in
+// (padding to the longest text and to the shape buckets).
+func TestHugotPaddingInvariant(t *testing.T) {
+	emb := tinyEmbedder(t)
+	short := "def get(self, key): return self.cache[key]"
+	long := strings.Repeat("entries.remove(eldest) ", 20)
+	alone, _, err := emb.Embed([]string{short}, KeepHead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, _, err := emb.Embed([]string{long, short, "x", long + long}, KeepHead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(alone[0], batch[1]); d > 1e-5 {
+		t.Errorf("vector changes by %g when padded in a batch", d)
+	}
+	for i, v := range batch {
+		var n float64
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		if math.Abs(n-1) > 1e-4 {
+			t.Errorf("vector %d has squared norm %g", i, n)
+		}
+	}
+}
+
+func TestWantsAccentStrip(t *testing.T) {
+	tests := []struct {
+		norm string
+		want bool
+	}{
+		{`{"type":"BertNormalizer","strip_accents":null,"lowercase":true}`, true},
+		{`{"type":"BertNormalizer","strip_accents":null,"lowercase":false}`, false},
+		{`{"type":"BertNormalizer","strip_accents":false,"lowercase":true}`, false},
+		{`{"type":"BertNormalizer","strip_accents":true,"lowercase":false}`, true},
+		{`{"type":"Sequence","normalizers":[{"type":"NFD"},{"type":"StripAccents"},{"type":"Lowercase"}]}`, true},
+		{`{"type":"Sequence","normalizers":[{"type":"NFC"}]}`, false},
+		{`null`, false},
+	}
+	for _, tc := range tests {
+		if got := wantsAccentStrip([]byte(`{"normalizer":` + tc.norm + `}`)); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.norm, got, tc.want)
+		}
+	}
+	if got := stripAccents("Café Ångström naïve ß ﬁ x"); got != "Cafe Angstrom naive ß ﬁ x" {
+		t.Errorf("stripAccents = %q", got)
+	}
+}
+
+// TestHugotLongInputs: texts far over the limit, and one giant word, never fail, are
+// flagged and fit the limit.
+func TestHugotLongInputs(t *testing.T) {
+	emb := tinyEmbedder(t)
+	prep := emb.(*hugotGo).prep
+	texts := []string{
+		strings.Repeat("def get(self, key): return self.cache[key]\n", 300),
+		strings.Repeat("q", 5000),             // one word over max_input_chars_per_word: [UNK]
+		strings.Repeat("zq", 45),              // one word of 90 pieces
+		"x = 1 # " + strings.Repeat("é", 300), // accents stripped
+		strings.Repeat("\u4e2d\u6587", 100),   // CJK characters (unknown)
+		"",                                    // empty
+		strings.Repeat("entries.remove(eldest) ", 100) + "END",
+	}
+	for _, keep := range []KeepEnd{KeepHead, KeepTail} {
+		vecs, trunc, err := emb.Embed(texts, keep)
+		if err != nil {
+			t.Fatalf("%v: %v", keep, err)
+		}
+		for i, text := range texts {
+			p, enc, cut, err := prep.prepare(text, keep)
+			if err != nil {
+				t.Fatalf("%v text %d: %v", keep, i, err)
+			}
+			if len(enc.Ids) > prep.limit {
+				t.Errorf("%v text %d: %d tokens over the limit %d", keep, i, len(enc.Ids), prep.limit)
+			}
+			if cut != trunc[i] {
+				t.Errorf("%v text %d: truncated %v vs %v", keep, i, cut, trunc[i])
+			}
+			if len(vecs[i]) != emb.Dim() {
+				t.Errorf("%v text %d: dim %d", keep, i, len(vecs[i]))
+			}
+			if keep == KeepTail && i == len(texts)-1 && !strings.HasSuffix(p, "END") {
+				t.Errorf("KeepTail lost the end: %q", p[max(0, len(p)-20):])
+			}
+			if keep == KeepHead && i == 0 && !strings.HasPrefix(text, p) {
+				t.Errorf("KeepHead did not keep the start")
+			}
+		}
+		if !trunc[0] || !trunc[2] || trunc[5] {
+			t.Errorf("%v: truncated flags %v", keep, trunc)
+		}
+	}
+}
+
+func TestHugotModelID(t *testing.T) {
+	id, err := HugotModelID(tinyBERT, HugotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(id, "hugot:tiny-bert:") || !strings.HasSuffix(id, ":max64:v1") || id != tinyEmbedder(t).ID() {
+		t.Errorf("id = %s (embedder %s)", id, tinyEmbedder(t).ID())
+	}
+	if id2, _ := HugotModelID(tinyBERT, HugotOptions{MaxTokens: 32}); id2 == id || !strings.HasSuffix(id2, ":max32:v1") {
+		t.Errorf("MaxTokens 32: id %s", id2)
+	}
+	if id3, _ := HugotModelID(tinyBERT, HugotOptions{MaxTokens: 1000}); id3 != id {
+		t.Errorf("MaxTokens above max_position_embeddings: %s", id3)
+	}
+	// A copy with another tokenizer is another model.
+	dir := t.TempDir()
+	for _, f := range []string{"model.onnx", "tokenizer.json", "config.json"} {
+		b, err := os.ReadFile(filepath.Join(tinyBERT, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "tokenizer.json" {
+			b = []byte(strings.Replace(string(b), `"max_length": 16`, `"max_length": 17`, 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if id4, err := HugotModelID(dir, HugotOptions{}); err != nil || strings.Split(id4, ":")[2] == strings.Split(id, ":")[2] {
+		t.Errorf("changed tokenizer: %s %v", id4, err)
+	}
+	// Two .onnx files need OnnxFile.
+	if err := os.WriteFile(filepath.Join(dir, "other.onnx"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := HugotModelID(dir, HugotOptions{}); err == nil {
+		t.Error("two .onnx files accepted")
+	}
+	if _, err := HugotModelID(dir, HugotOptions{OnnxFile: "model.onnx"}); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{filepath.Join(dir, "nope"), filepath.Join(tinyBERT, "config.json"), t.TempDir()} {
+		if _, err := NewHugot(bad, HugotOptions{}); err == nil {
+			t.Errorf("NewHugot(%s) succeeded", bad)
+		}
+	}
+	if _, err := NewHugot(tinyBERT, HugotOptions{Backend: "cuda"}); err == nil {
+		t.Error("unknown backend accepted")
+	}
+	if !ORTAvailable {
+		if _, err := NewHugot(tinyBERT, HugotOptions{Backend: "ort"}); err == nil {
+			t.Error("ort backend without the build tag accepted")
+		}
+	}
+}

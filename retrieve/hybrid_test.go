@@ -1,0 +1,199 @@
+package retrieve
+
+import (
+	"math"
+	"sort"
+	"testing"
+
+	"github.com/repoctx/repoctx/chunker"
+)
+
+// refFuse fuses two hit lists by weighted RRF as documented on SearchHybrid,
+// independently of its implementation.
+func refFuse(ix *Index, bm, dn []Hit, w Weights, k int) []FusedHit {
+	m := map[string]*FusedHit{}
+	add := func(h Hit, weight float64, dense bool) {
+		f := m[h.ID]
+		if f == nil {
+			f = &FusedHit{ID: h.ID}
+			m[h.ID] = f
+		}
+		f.Score += weight / (w.K + float64(h.Rank))
+		if dense {
+			f.DenseRank, f.DenseScore = h.Rank, h.Score
+		} else {
+			f.BM25Rank, f.BM25Score = h.Rank, h.Score
+		}
+	}
+	for _, h := range bm {
+		add(h, w.BM25, false)
+	}
+	for _, h := range dn {
+		add(h, w.Dense, true)
+	}
+	var out []FusedHit
+	for _, f := range m {
+		out = append(out, *f)
+	}
+	order := map[string]int{}
+	for i, c := range ix.Chunks() {
+		order[c.ID] = i
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Score != out[b].Score {
+			return out[a].Score > out[b].Score
+		}
+		return order[out[a].ID] < order[out[b].ID]
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
+func TestSearchHybridIsWeightedRRF(t *testing.T) {
+	chunks := synthChunks(300)
+	ix := buildTest(t, chunks)
+	for _, w := range []Weights{
+		{},
+		{BM25: 0.5, Dense: 0.5, K: 10, Depth: 20},
+		{BM25: 1},
+		{Dense: 1, Depth: 5},
+	} {
+		full := w.withDefaults(7)
+		if w == (Weights{}) && (full.BM25 != 0.2 || full.Dense != 0.8 || full.K != 60 || full.Depth != DefaultFusionDepth) {
+			t.Fatalf("defaults = %+v", full)
+		}
+		for q := range 8 {
+			query := chunks[q*31].Text[:120]
+			got, err := ix.SearchHybrid(query, 7, nil, w, KeepTail)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bm, dn []Hit
+			if full.BM25 > 0 {
+				bm, _ = ix.Search(query, full.Depth, nil)
+			}
+			if full.Dense > 0 {
+				dn, _ = ix.SearchDense(query, full.Depth, nil, KeepTail)
+			}
+			want := refFuse(ix, bm, dn, full, 7)
+			if len(got) != len(want) {
+				t.Fatalf("%+v q%d: %d hits, want %d", w, q, len(got), len(want))
+			}
+			for i := range got {
+				g, h := got[i], want[i]
+				if g.ID != h.ID || g.Rank != h.Rank || g.BM25Rank != h.BM25Rank || g.DenseRank != h.DenseRank ||
+					math.Abs(g.Score-h.Score) > 1e-12 || g.BM25Score != h.BM25Score || g.DenseScore != h.DenseScore {
+					t.Fatalf("%+v q%d hit %d = %+v, want %+v", w, q, i, g, h)
+				}
+			}
+			if full.BM25 == 0 && len(got) > 0 && got[0].BM25Rank != 0 {
+				t.Errorf("BM25 left out but ranked: %+v", got[0])
+			}
+		}
+	}
+}
+
+// TestSearchHybridRanksRightChunkFirst: the BM25 test's queries with BM25 + LSA.
+func TestSearchHybridRanksRightChunkFirst(t *testing.T) {
+	ix := buildTest(t, testChunks())
+	tests := []struct{ query, want string }{
+		{"evict the eldest entry", "src/cache/BoundedCache.kt#1"},
+		{"val r = parseHTTPResponse(bytes)", "src/http/Client.kt#0"},
+		{"load settings from environment variables APP_", "config/settings.py#0"},
+		{"n := utf8Len(name)", "util/strings.py#0"},
+		{"slugify(post.title)", "util/strings.py#1"},
+		{"val obj = JsonReader(r).readObject()", "src/json/JsonReader.kt#0"},
+		{"withTimeout { transport.post(url) }", "src/http/Client.kt#1"},
+	}
+	for _, tc := range tests {
+		hits, err := ix.SearchHybrid(tc.query, 3, nil, Weights{}, KeepTail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].ID != tc.want {
+			t.Errorf("top hit for %q = %+v, want %s", tc.query, hits, tc.want)
+		}
+	}
+}
+
+// TestSearchHybridFilter: the filter applies to both retrievers and is asked at most once
+// per chunk.
+func TestSearchHybridFilter(t *testing.T) {
+	chunks := synthChunks(200)
+	ix := buildTest(t, chunks)
+	calls := map[string]int{}
+	even := func(c *chunker.Chunk) bool { calls[c.ID]++; return c.Ordinal%2 == 0 }
+	hits, err := ix.SearchHybrid(chunks[5].Text, 10, even, Weights{}, KeepHead)
+	if err != nil || len(hits) != 10 {
+		t.Fatalf("%v %v", hits, err)
+	}
+	for _, h := range hits {
+		if c, _ := ix.Chunk(h.ID); c.Ordinal%2 != 0 {
+			t.Errorf("filtered-out chunk %s returned", h.ID)
+		}
+	}
+	for id, n := range calls {
+		if n > 1 {
+			t.Errorf("filter asked %d times about %s", n, id)
+		}
+	}
+	if h, err := ix.SearchHybrid("x", 0, nil, Weights{}, KeepHead); h != nil || err != nil {
+		t.Errorf("k=0: %v %v", h, err)
+	}
+}
+
+// TestConcurrentHybrid runs hybrid searches from several goroutines (LSA loaded lazily
+// by the first) and compares them with sequential results.
+func TestConcurrentHybrid(t *testing.T) {
+	chunks := synthChunks(300)
+	dir := t.TempDir() + "/idx"
+	if err := Build(dir, "k", chunks); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ref, err := Open(dir, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	queries := make([]string, 6)
+	want := make([][]FusedHit, len(queries))
+	for i := range queries {
+		queries[i] = chunks[i*41].Text[:100]
+		if want[i], err = ref.SearchHybrid(queries[i], 5, nil, Weights{}, KeepTail); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 20 {
+				q := (g + i) % len(queries)
+				got, err := ix.SearchHybrid(queries[q], 5, nil, Weights{}, KeepTail)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for j := range got {
+					if got[j] != want[q][j] {
+						t.Errorf("goroutine %d query %d: %+v, want %+v", g, q, got[j], want[q][j])
+						return
+					}
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}

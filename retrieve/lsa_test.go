@@ -1,0 +1,225 @@
+package retrieve
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/repoctx/repoctx/chunker"
+)
+
+// lsaCorpus is a small repository with two topics (a bounded cache, an HTTP client)
+// and unrelated utility code, each topic spread over several chunks whose vocabulary
+// overlaps only partly, so that LSA has co-occurrences to learn from.
+func lsaCorpus() []chunker.Chunk {
+	cs := testChunks()
+	add := func(path, name, text string) {
+		cs = append(cs, chunk(path, len(cs), chunker.KindFunction, name, nil, text))
+	}
+	add("src/cache/Eviction.kt", "evictionPolicy", "// eviction policy for the bounded cache: drop the eldest entry when capacity is reached\nfun shouldEvict(entries: Map<K, V>, capacity: Int) = entries.size > capacity")
+	add("src/cache/CacheStats.kt", "hitRate", "class CacheStats { var hits = 0; var misses = 0; val hitRate get() = hits.toDouble() / (hits + misses) } // cache entries")
+	add("src/cache/LruCache.kt", "put", "fun put(key: K, value: V) { entries[key] = value; if (entries.size > capacity) evictEldest() }")
+	add("src/http/Headers.kt", "parseHeaders", "fun parseHeaders(raw: String): Map<String, String> = raw.lines().associate { it.substringBefore(':') to it.substringAfter(':').trim() } // http response headers")
+	add("src/http/Retry.kt", "retryRequest", "suspend fun retryRequest(url: String): Response { repeat(3) { runCatching { return transport.post(url, ByteArray(0)) } }; error(\"http request failed\") }")
+	add("src/http/Status.kt", "statusText", "fun statusText(status: Int) = when (status) { 200 -> \"OK\"; 404 -> \"Not Found\"; else -> \"HTTP \" + status } // response status")
+	add("util/dates.py", "parse_date", "def parse_date(s):\n    return datetime.strptime(s, '%Y-%m-%d').date()")
+	add("util/numbers.py", "clamp", "def clamp(x, lo, hi):\n    return max(lo, min(hi, x))")
+	return cs
+}
+
+func cosine(a, b []float32) float64 {
+	var s, na, nb float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return s / math.Sqrt(na*nb)
+}
+
+// TestLSARanksRelatedChunk: a query about cache eviction is closer to a cache chunk it
+// shares no identifier with than to unrelated code, and likewise for HTTP.
+func TestLSARanksRelatedChunk(t *testing.T) {
+	cs := lsaCorpus()
+	m, err := FitLSA(cs, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Dim() == 0 || m.Dim() > 8 {
+		t.Fatalf("Dim = %d", m.Dim())
+	}
+	byName := map[string]string{}
+	for _, c := range cs {
+		byName[c.Name] = c.Text
+	}
+	tests := []struct{ query, related, unrelated string }{
+		{"when capacity is reached evict", "evictEldest", "slugify"},
+		{"cache hits and misses", "hitRate", "clamp"},
+		{"put a value, evicting when over capacity", "put", "statusText"},
+		{"http response status", "parseHttpResponse", "utf8_len"},
+		{"retry the request", "sendRequest", "parse_date"},
+	}
+	for _, tc := range tests {
+		v, _, err := m.Embed([]string{tc.query, byName[tc.related], byName[tc.unrelated]}, KeepTail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, unrel := cosine(v[0], v[1]), cosine(v[0], v[2])
+		if rel <= unrel {
+			t.Errorf("%q: related %s %.3f <= unrelated %s %.3f", tc.query, tc.related, rel, tc.unrelated, unrel)
+		}
+	}
+}
+
+// TestLSASaveLoad: a model read back embeds exactly as the fitted one.
+func TestLSASaveLoad(t *testing.T) {
+	m, err := FitLSA(lsaCorpus(), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := ReadLSA(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.ID() != m.ID() || m2.Dim() != m.Dim() || m2.Terms() != m.Terms() {
+		t.Fatalf("read back %s/%d/%d, want %s/%d/%d", m2.ID(), m2.Dim(), m2.Terms(), m.ID(), m.Dim(), m.Terms())
+	}
+	q := []string{"evict the eldest cache entry", "parse http headers", ""}
+	a, _, _ := m.Embed(q, KeepHead)
+	b, _, _ := m2.Embed(q, KeepHead)
+	for i := range a {
+		if !slices.Equal(a[i], b[i]) {
+			t.Errorf("query %d embeds differently after reading back", i)
+		}
+	}
+	if _, err := ReadLSA(bytes.NewReader(buf.Bytes()[:buf.Len()/2])); err == nil {
+		t.Error("ReadLSA accepted a truncated model")
+	}
+}
+
+// TestLSADeterministic: fitting twice gives the same model.
+func TestLSADeterministic(t *testing.T) {
+	cs := synthChunks(300)
+	a, err := FitLSA(cs, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := FitLSA(cs, 32)
+	if !slices.Equal(a.proj, b.proj) || !slices.Equal(a.terms, b.terms) {
+		t.Error("two fits differ")
+	}
+}
+
+// TestLSAEdgeCases: no chunks, chunks without terms, a dimension above the rank.
+func TestLSAEdgeCases(t *testing.T) {
+	m, err := FitLSA(nil, 0)
+	if err != nil || m.Dim() != 0 || m.ID() != LSAModelID(DefaultLSADim) {
+		t.Errorf("no chunks: %v dim %d id %s", err, m.Dim(), m.ID())
+	}
+	m, err = FitLSA([]chunker.Chunk{chunk("a.py", 0, chunker.KindCode, "", nil, "1 + 2 == 3  # ?")}, 4)
+	if err != nil || m.Dim() != 0 {
+		t.Errorf("no terms: %v dim %d", err, m.Dim())
+	}
+	if v, _, _ := m.Embed([]string{"anything"}, KeepHead); len(v) != 1 || len(v[0]) != 0 {
+		t.Errorf("dim-0 model embeds %v", v)
+	}
+	cs := testChunks()[:3]
+	m, err = FitLSA(cs, 500)
+	if err != nil || m.Dim() == 0 || m.Dim() > 3 {
+		t.Errorf("dimension above rank: %v dim %d", err, m.Dim())
+	}
+	v, _, _ := m.Embed([]string{"zzz qqq", "evict eldest"}, KeepHead)
+	if slices.ContainsFunc(v[0], func(x float32) bool { return x != 0 }) {
+		t.Errorf("unknown terms embed to %v, want zeros", v[0])
+	}
+	if n := cosine(v[1], v[1]); math.Abs(n-1) > 1e-6 {
+		t.Errorf("known terms: self-cosine %g", n)
+	}
+	if _, err := FitLSA(cs, -1); err == nil {
+		t.Error("negative dimension accepted")
+	}
+}
+
+// TestLSANearOptimal compares the randomized SVD with an exact one (gonum, dense): the
+// rank-k subspace it finds must capture nearly all the energy the best rank-k subspace
+// captures (Eckart–Young), i.e. ‖A V_k‖²_F ≥ 0.985 Σ_{i≤k} σ_i² (synthetic chunks have a flat spectrum, the
+// hard case).
+func TestLSANearOptimal(t *testing.T) {
+	cs := synthChunks(400)
+	const k = 24
+	m, err := FitLSA(cs, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Dim() != k {
+		t.Fatalf("Dim = %d, want %d", m.Dim(), k)
+	}
+	v := m.Terms()
+	a := mat.NewDense(len(cs), v, nil)
+	for i := range cs {
+		idx, w := m.tfidf(cs[i].Text)
+		for j, ti := range idx {
+			a.Set(i, int(ti), w[j])
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(a, mat.SVDNone) {
+		t.Fatal("exact SVD failed")
+	}
+	best := 0.0
+	for _, s := range svd.Values(nil)[:k] {
+		best += s * s
+	}
+	proj := mat.NewDense(v, k, nil)
+	for t2 := range v {
+		for j := range k {
+			proj.Set(t2, j, float64(m.proj[t2*k+j]))
+		}
+	}
+	// The projection's columns must be orthonormal.
+	var g mat.Dense
+	g.Mul(proj.T(), proj)
+	for i := range k {
+		for j := range k {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(g.At(i, j)-want) > 1e-4 {
+				t.Fatalf("VᵀV[%d,%d] = %g", i, j, g.At(i, j))
+			}
+		}
+	}
+	var av mat.Dense
+	av.Mul(a, proj)
+	got := mat.Norm(&av, 2)
+	got *= got
+	if got < 0.985*best {
+		t.Errorf("captured energy %.4f < 0.985 × optimal %.4f", got, best)
+	}
+	t.Logf("captured %.5f of the optimal rank-%d energy", got/best, k)
+}
+
+func TestReadLSABadVersion(t *testing.T) {
+	m, _ := FitLSA(lsaCorpus(), 4)
+	m2 := *m
+	m2.proj = m.proj[:len(m.proj)-1]
+	var buf bytes.Buffer
+	if _, err := m2.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadLSA(&buf); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("damaged model: %v", err)
+	}
+}

@@ -54,6 +54,11 @@ type Options struct {
 	// DefinitionWeight weighs a definition of the identifier nearest the cursor against
 	// a top-1 retrieval hit (weight 1). 0 means the default 0.9.
 	DefinitionWeight float64
+	// NoDense searches BM25 only even when the index has dense vectors.
+	NoDense bool
+	// Fusion weighs BM25 against dense retrieval in reciprocal rank fusion; the zero
+	// value is the seed's 0.2 / 0.8 with k = 60 (retrieve.DefaultWeights).
+	Fusion retrieve.Weights
 	// OldFileWeight weighs the chunks of the completion file's old copy that the
 	// prefix and suffix do not already show, against a top-1 retrieval hit (weight 1).
 	// 0 means the default 1.2; a negative value leaves them out.
@@ -209,7 +214,7 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 		if strings.TrimSpace(q.text) == "" {
 			continue
 		}
-		hits, err := ix.Search(q.text, opts.TopK, keep)
+		hits, err := search(ix, q.text, opts, keep, q.name == "prefix")
 		if err != nil {
 			return "", nil, fmt.Errorf("assemble: %s query: %w", q.name, err)
 		}
@@ -219,6 +224,9 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 			}
 			s := q.weight / float64(rrfK+hit.Rank)
 			tag := fmt.Sprintf("%s#%d", q.name, hit.Rank)
+			if hit.BM25Rank > 0 || hit.DenseRank > 0 {
+				tag += fmt.Sprintf("(bm25 %d, dense %d)", hit.BM25Rank, hit.DenseRank)
+			}
 			c, _ := ix.Chunk(hit.ID)
 			add(c, s, tag)
 			if opts.NoRelative {
@@ -268,6 +276,25 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 	parts := cands.parts(files)
 	parts = fitBudget(parts, opts.BudgetChars)
 	return render(parts), parts, nil
+}
+
+// search runs one query: hybrid (BM25 + dense, RRF) when the index has vectors and
+// dense is not switched off, else BM25. A prefix query keeps its end (nearest the
+// hole) when the dense model must truncate it, a suffix query its start.
+func search(ix *retrieve.Index, query string, opts Options, keep func(*chunker.Chunk) bool, prefix bool) ([]retrieve.FusedHit, error) {
+	if ix.HasDense() && !opts.NoDense {
+		end := retrieve.KeepHead
+		if prefix {
+			end = retrieve.KeepTail
+		}
+		return ix.SearchHybrid(query, opts.TopK, keep, opts.Fusion, end)
+	}
+	hits, err := ix.Search(query, opts.TopK, keep)
+	out := make([]retrieve.FusedHit, len(hits))
+	for i, h := range hits {
+		out[i] = retrieve.FusedHit{ID: h.ID, Score: h.Score, Rank: h.Rank}
+	}
+	return out, err
 }
 
 // partLen returns the rendered length of p in bytes.

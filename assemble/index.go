@@ -32,6 +32,12 @@ type IndexOptions struct {
 	MaxFileBytes int
 	// Log, if not nil, receives one line per skipped file with the reason.
 	Log io.Writer
+	// Dense selects the dense retriever (retrieve.BuildOptions.Dense): "" for the
+	// built-in LSA model, "none" for BM25 only, or a Hugging Face model folder.
+	Dense string
+	// Embedder, if not nil, is an opened model shared by all snapshots' indexes
+	// (retrieve.BuildOptions.Embedder); it overrides Dense.
+	Embedder retrieve.Embedder
 }
 
 // IndexStats describes one IndexSnapshot call.
@@ -95,7 +101,8 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 		files = append(files, sourceFile{p, raw})
 	}
 	key := snap.Name() + "@" + hex.EncodeToString(h.Sum(nil))[:32]
-	ix, built, err := retrieve.OpenOrBuild(opts.CacheDir, key, func() ([]chunker.Chunk, error) {
+	bopts := retrieve.BuildOptions{Dense: opts.Dense, Embedder: opts.Embedder}
+	ix, built, err := retrieve.OpenOrBuildWith(opts.CacheDir, key, func() ([]chunker.Chunk, error) {
 		var all []chunker.Chunk
 		for _, sf := range files {
 			f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes)
@@ -123,7 +130,7 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 			all = append(all, cs...)
 		}
 		return all, nil
-	})
+	}, bopts)
 	if err != nil {
 		return nil, st, err
 	}

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/dataset"
 )
 
 const sampleDir = "../testdata/sample"
@@ -199,5 +202,55 @@ func TestPredictSharedDev(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d snapshots, %d chunks, %v", lang, sum.Snapshots, sum.Chunks, sum.Wall)
+	}
+}
+
+// TestPredictDense: the default index is hybrid (LSA vectors), and a Hugging Face
+// model folder (the tiny test model) works as the dense retriever; parts say which
+// retriever ranked them.
+func TestPredictDense(t *testing.T) {
+	for _, dense := range []string{"", "../testdata/models/tiny-bert"} {
+		out := filepath.Join(t.TempDir(), "out.jsonl")
+		sum, lines := predict(t, PredictOptions{DataDir: sampleDir, Lang: "python", Stage: "sample", Out: out,
+			Index: IndexOptions{Dense: dense}})
+		if sum.Failed != 0 || len(lines) != 4 {
+			t.Fatalf("dense %q: %d failed, %d lines", dense, sum.Failed, len(lines))
+		}
+		for i, l := range lines {
+			if strings.HasPrefix(l, `{"context":""`) {
+				t.Errorf("dense %q: line %d empty", dense, i+1)
+			}
+		}
+	}
+	src, err := dataset.OpenSource(sampleDir, "kotlin", "sample", dataset.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := src.Open(src.Names()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := chunker.NewStructural(chunker.Options{})
+	defer ch.Close()
+	ix, _, err := IndexSnapshot(snap, ch, IndexOptions{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !ix.HasDense() {
+		t.Fatal("default index has no dense vectors")
+	}
+	_, parts, err := Compose(ix, Hole{Path: "x.kt", Prefix: "fun escalate(issue: Issue): Issue {\n    val raised = issue.priority.", Suffix: "\n}\n"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused := false
+	for _, p := range parts {
+		for _, w := range p.Why {
+			fused = fused || strings.Contains(w, "dense")
+		}
+	}
+	if !fused {
+		t.Errorf("no part shows fused ranks: %+v", parts)
 	}
 }

@@ -114,6 +114,9 @@ var (
 	noRelFlag    = &cli.BoolFlag{Name: "no-relative", Usage: "turn relative positioning (next/prev chunk of a match) off"}
 	noEditFlag   = &cli.BoolFlag{Name: "no-edit-query", Usage: "do not add the identifiers of the user's edit (diff against the old file) to the queries"}
 	noDefsFlag   = &cli.BoolFlag{Name: "no-definitions", Usage: "do not add definitions of the identifiers near the cursor"}
+	denseFlag    = &cli.StringFlag{Name: "dense", Value: "lsa", Usage: "dense retriever fused with BM25: lsa (built-in, fitted per repository) or none"}
+	modelFlag    = &cli.StringFlag{Name: "model", Usage: "Hugging Face model `directory` (see repoctx model download) for dense retrieval instead of LSA"}
+	noDenseFlag  = &cli.BoolFlag{Name: "no-dense", Usage: "search with BM25 only even if the index has dense vectors"}
 	noOldFlag    = &cli.BoolFlag{Name: "no-old-file", Usage: "do not add the old completion file's changed regions"}
 	minScoreFlag = &cli.Float64Flag{Name: "min-score-ratio", Usage: "drop retrieval hits scoring below this fraction of the best hit (0 keeps all)"}
 )
@@ -126,10 +129,28 @@ func chunkOptions(c *cli.Context) (string, chunker.Options, error) {
 	return s, chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines")}, nil
 }
 
+// denseOption returns retrieve.BuildOptions.Dense from --dense and --model.
+func denseOption(c *cli.Context) (string, error) {
+	if m := c.String("model"); m != "" {
+		if fi, err := os.Stat(m); err != nil || !fi.IsDir() {
+			return "", usagef("--model %s: not a model directory (see repoctx model download)", m)
+		}
+		return m, nil
+	}
+	switch d := c.String("dense"); d {
+	case "lsa", "":
+		return "", nil
+	case "none":
+		return "none", nil
+	default:
+		return "", usagef("--dense must be lsa or none, not %q (use --model DIR for a model)", d)
+	}
+}
+
 func composeOptions(c *cli.Context) assemble.Options {
 	o := assemble.Options{QueryLines: c.Int("query-lines"), TopK: c.Int("top-k"), BudgetChars: c.Int("budget"),
 		NoRelative: c.Bool("no-relative"), NoEditQuery: c.Bool("no-edit-query"), NoDefinitions: c.Bool("no-definitions"),
-		MinScoreRatio: c.Float64("min-score-ratio")}
+		MinScoreRatio: c.Float64("min-score-ratio"), NoDense: c.Bool("no-dense")}
 	if c.Bool("no-old-file") {
 		o.OldFileWeight = -1
 	}
@@ -243,7 +264,11 @@ func openIndex(c *cli.Context, dir string) (*retrieve.Index, assemble.IndexStats
 	if c.Bool("verbose") {
 		log = c.App.ErrWriter
 	}
-	return assemble.IndexSnapshot(snap, ch, assemble.IndexOptions{Strategy: strategy, Chunk: opts, CacheDir: c.String("cache-dir"), Log: log})
+	dense, err := denseOption(c)
+	if err != nil {
+		return nil, assemble.IndexStats{}, err
+	}
+	return assemble.IndexSnapshot(snap, ch, assemble.IndexOptions{Strategy: strategy, Chunk: opts, CacheDir: c.String("cache-dir"), Log: log, Dense: dense})
 }
 
 var verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
@@ -253,7 +278,7 @@ func indexCmd() *cli.Command {
 		Name:      "index",
 		Usage:     "build (or reuse) the index of a repository folder",
 		ArgsUsage: "REPO_DIR",
-		Flags:     []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, verboseFlag},
+		Flags:     []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, denseFlag, modelFlag, verboseFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("index: give one repository folder")
@@ -285,7 +310,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, verboseFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, denseFlag, modelFlag, noDenseFlag, verboseFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -353,7 +378,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, verboseFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, denseFlag, modelFlag, noDenseFlag, verboseFlag,
 		},
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")
@@ -364,10 +389,14 @@ func predictCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
+			dense, err := denseOption(c)
+			if err != nil {
+				return err
+			}
 			opts := assemble.PredictOptions{
 				DataDir: c.String("data"), Lang: lang, Stage: c.String("stage"), Out: c.String("output"),
 				Resume: c.Bool("resume"), Workers: c.Int("workers"),
-				Index:   assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir")},
+				Index:   assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir"), Dense: dense},
 				Compose: composeOptions(c),
 				Log:     c.App.ErrWriter,
 			}

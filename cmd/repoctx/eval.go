@@ -47,6 +47,10 @@ func evalCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
+			dense, err := denseOption(c)
+			if err != nil {
+				return err
+			}
 			windows, err := intList(c, "window")
 			if err != nil {
 				return err
@@ -79,7 +83,7 @@ func evalCmd() *cli.Command {
 			opts := eval.Options{
 				DataDir: c.String("data"), Lang: c.String("lang"), Stage: c.String("stage"),
 				Configs: configs, Predictions: preds, Windows: windows, BudgetChars: budgets,
-				Index:   assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir")},
+				Index:   assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir"), Dense: dense},
 				Compose: composeOptions(c),
 				Workers: c.Int("workers"), Limit: c.Int("limit"),
 				Log: errorsOnly{c.App.ErrWriter},

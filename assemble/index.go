@@ -1,11 +1,15 @@
 package assemble
 
 import (
+	"bufio"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -146,10 +150,15 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
 
 // BuildSymbols extracts the definitions and imports of a snapshot's source files
 // (those of a registered language) into a symbol table. Files that cannot be read,
-// decoded or parsed are left out (and logged to log, if not nil). ex is used by the
-// calling goroutine only.
+// decoded or parsed are left out (the chunker's skip log already names them; log is
+// kept for callers and unused). ex is used by the calling goroutine only.
 func BuildSymbols(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int, log io.Writer) *symbols.Table {
 	var files []*symbols.File
+	_ = log
+	return buildSymbolFiles(snap, ex, maxFileBytes, &files)
+}
+
+func buildSymbolFiles(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int, files *[]*symbols.File) *symbols.Table {
 	for _, p := range snap.Paths() {
 		if grammars.ForPath(p) == nil {
 			continue
@@ -164,12 +173,54 @@ func BuildSymbols(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes in
 		}
 		sf, err := ex.Extract(f)
 		if err != nil {
-			if log != nil {
-				fmt.Fprintf(log, "symbols %s/%s: %v\n", snap.Name(), p, err)
-			}
 			continue
 		}
-		files = append(files, sf)
+		*files = append(*files, sf)
 	}
-	return symbols.NewTable(files)
+	return symbols.NewTable(*files)
+}
+
+// symbolsCacheVersion is part of the symbol cache's file name; bump it when
+// symbols.File changes meaning.
+const symbolsCacheVersion = "sym1"
+
+// CachedSymbols returns the symbol table of a snapshot whose index is ix, from
+// cacheDir/symbols/ when an earlier run stored it for the same index key, else built
+// with BuildSymbols and stored (atomically: temp file + rename; a failed write only
+// costs the next run a rebuild). cacheDir "" means retrieve.DefaultCacheDir().
+func CachedSymbols(snap *dataset.Snapshot, ix *retrieve.Index, ex *symbols.Extractor, cacheDir string, maxFileBytes int) *symbols.Table {
+	if cacheDir == "" {
+		cacheDir = retrieve.DefaultCacheDir()
+	}
+	dir := filepath.Join(cacheDir, "symbols")
+	path := filepath.Join(dir, symbolsCacheVersion+"-"+retrieve.CacheDirName(ix.Key())+".gob")
+	if f, err := os.Open(path); err == nil {
+		var files []*symbols.File
+		err := gob.NewDecoder(bufio.NewReader(f)).Decode(&files)
+		f.Close()
+		if err == nil {
+			return symbols.NewTable(files)
+		}
+	}
+	var files []*symbols.File
+	t := buildSymbolFiles(snap, ex, maxFileBytes, &files)
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		if tmp, err := os.CreateTemp(dir, ".tmp-*"); err == nil {
+			w := bufio.NewWriter(tmp)
+			err := gob.NewEncoder(w).Encode(files)
+			if err == nil {
+				err = w.Flush()
+			}
+			if cerr := tmp.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil {
+				err = os.Rename(tmp.Name(), path)
+			}
+			if err != nil {
+				os.Remove(tmp.Name())
+			}
+		}
+	}
+	return t
 }

@@ -198,7 +198,7 @@ func Predict(opts PredictOptions) (Summary, error) {
 				mu.Unlock()
 				res := Resources{Extractor: ex}
 				if !opts.Compose.NoDefinitions {
-					res.Symbols = BuildSymbols(snap, ex, opts.Index.MaxFileBytes, nil)
+					res.Symbols = CachedSymbols(snap, ix, ex, opts.Index.CacheDir, opts.Index.MaxFileBytes)
 				}
 				for _, i := range idx {
 					d := &dps[i]

@@ -13,6 +13,7 @@ import (
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 const sampleDir = "../testdata/sample"
@@ -252,5 +253,34 @@ func TestPredictDense(t *testing.T) {
 	}
 	if !fused {
 		t.Errorf("no part shows fused ranks: %+v", parts)
+	}
+}
+
+// TestCachedSymbols: the symbol table is stored beside the index and read back equal.
+func TestCachedSymbols(t *testing.T) {
+	src, err := dataset.OpenSource(sampleDir, "python", "sample", dataset.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := src.Open(src.Names()[0])
+	ch := chunker.NewStructural(chunker.Options{})
+	defer ch.Close()
+	cache := t.TempDir()
+	ix, _, err := IndexSnapshot(snap, ch, IndexOptions{CacheDir: cache, Dense: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ex := symbols.NewExtractor(0)
+	defer ex.Close()
+	a := CachedSymbols(snap, ix, ex, cache, 0)
+	files, _ := filepath.Glob(filepath.Join(cache, "symbols", "*.gob"))
+	if len(files) != 1 {
+		t.Fatalf("symbol cache files %v", files)
+	}
+	b := CachedSymbols(snap, ix, ex, cache, 0)
+	ra, rb := a.Resolve("parse_amount", "invoicing/cli.py", nil, 1), b.Resolve("parse_amount", "invoicing/cli.py", nil, 1)
+	if len(ra) != 1 || len(rb) != 1 || *ra[0].Def != *rb[0].Def {
+		t.Errorf("cached table differs: %+v vs %+v", ra, rb)
 	}
 }

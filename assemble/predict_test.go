@@ -191,7 +191,11 @@ func TestPredictSharedDev(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil || testing.Short() {
 		t.Skip("no shared dev data")
 	}
-	for _, lang := range []string{"kotlin", "python"} {
+	langs := []string{"kotlin", "python"}
+	if raceEnabled {
+		langs = []string{"python"} // Kotlin's 20 snapshots take minutes under -race
+	}
+	for _, lang := range langs {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
 		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out})
 		if len(lines) != 20 {

@@ -191,13 +191,14 @@ func TestPredictSharedDev(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil || testing.Short() {
 		t.Skip("no shared dev data")
 	}
-	langs := []string{"kotlin", "python"}
+	langs, dense := []string{"kotlin", "python"}, ""
 	if raceEnabled {
-		langs = []string{"python"} // Kotlin's 20 snapshots take minutes under -race
+		// Kotlin's 20 snapshots and the LSA fits take minutes under -race.
+		langs, dense = []string{"python"}, "none"
 	}
 	for _, lang := range langs {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
-		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out})
+		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out, Index: IndexOptions{Dense: dense}})
 		if len(lines) != 20 {
 			t.Errorf("%s: %d lines", lang, len(lines))
 		}

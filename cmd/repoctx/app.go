@@ -45,7 +45,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, assemble.ErrSomeFailed):
 		fmt.Fprintf(stderr, "repoctx: %v\n", err)
 		return exitSomeFailed
-	case errors.As(err, new(usageError)), strings.HasPrefix(err.Error(), "Required flag"):
+	case errors.As(err, new(usageError)), strings.HasPrefix(err.Error(), "Required flag"),
+		strings.Contains(err.Error(), "flag provided but not defined"), strings.HasPrefix(err.Error(), "invalid value"):
 		fmt.Fprintf(stderr, "repoctx: %v\n", err)
 		return exitUsage
 	default:
@@ -168,7 +169,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return usagef("%v", err)
 		},
 		Commands: []*cli.Command{
-			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(),
+			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(),
 		},
 	}
 }

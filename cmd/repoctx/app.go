@@ -106,8 +106,8 @@ func interspersed(app *cli.App, args []string) []string {
 var (
 	strategyFlag = &cli.StringFlag{Name: "strategy", Value: "structural", Usage: "chunking `strategy`: structural or fixed"}
 	maxCharsFlag = &cli.IntFlag{Name: "max-chars", Value: chunker.DefaultMaxChars, Usage: "chunk size cap in non-white-space characters"}
-	windowFlag   = &cli.IntFlag{Name: "window-lines", Usage: "window size in lines for fixed chunks and fallback windows (default 20)"}
-	overlapFlag  = &cli.IntFlag{Name: "overlap-lines", Usage: "window overlap in lines (default 10 for fixed, 5 for fallback)"}
+	windowFlag   = &cli.IntFlag{Name: "window-lines", DefaultText: "20", Usage: "window size in lines for fixed chunks and fallback windows"}
+	overlapFlag  = &cli.IntFlag{Name: "overlap-lines", DefaultText: "10 for fixed, 5 for fallback", Usage: "window overlap in lines"}
 	cacheFlag    = &cli.StringFlag{Name: "cache-dir", Value: retrieve.DefaultCacheDir(), Usage: "`directory` for indexes"}
 	queryLines   = &cli.IntFlag{Name: "query-lines", Value: 12, Usage: "lines before/after the cursor used as the prefix/suffix query"}
 	topKFlag     = &cli.IntFlag{Name: "top-k", Value: 8, Usage: "chunks retrieved per query"}
@@ -231,7 +231,7 @@ func chunkCmd() *cli.Command {
 					if k.ParseError {
 						flags += " parse-error"
 					}
-					fmt.Fprintf(c.App.Writer, "%s:%d-%d %s %s%s\n", k.Path, k.StartLine, k.EndLine, k.Kind, k.Name, flags)
+					fmt.Fprintf(c.App.Writer, "%s:%d-%d %s%s%s\n", k.Path, k.StartLine, k.EndLine, k.Kind, prefixSpace(k.Name), flags)
 					if len(k.Header) > 0 {
 						fmt.Fprintf(c.App.Writer, "  in: %s\n", strings.Join(k.Header, " > "))
 					}
@@ -416,6 +416,14 @@ func predictCmd() *cli.Command {
 			return err
 		},
 	}
+}
+
+// prefixSpace returns " "+s, or "" when s is empty.
+func prefixSpace(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
 }
 
 // errorsOnly passes on lines starting with "error:" and drops the rest (skip logs).

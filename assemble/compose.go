@@ -164,7 +164,7 @@ func Compose(ix *retrieve.Index, h Hole, opts Options) (string, []Part, error) {
 func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (string, []Part, error) {
 	opts = opts.withDefaults()
 	pq, sq := QueryText(h.Prefix, h.Suffix, opts.QueryLines)
-	visible := lineSet(h.Prefix, h.Suffix)
+	visible := LineSet(h.Prefix, h.Suffix)
 	modified := map[string]bool{}
 	for _, m := range h.Modified {
 		modified[m] = true
@@ -178,7 +178,7 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 	// the prefix or suffix add nothing; changed regions (the old text of a replaced
 	// line) are kept.
 	redundant := func(c *chunker.Chunk) bool {
-		return c.Path == h.Path && allLinesIn(c.Text, visible)
+		return c.Path == h.Path && AllLinesIn(c.Text, visible)
 	}
 	keep := func(c *chunker.Chunk) bool { return !redundant(c) }
 
@@ -343,8 +343,9 @@ func render(parts []Part) string {
 	return sb.String()
 }
 
-// lineSet returns the set of trimmed non-blank lines of the texts.
-func lineSet(texts ...string) map[string]bool {
+// LineSet returns the set of the texts' non-blank lines, with leading and trailing
+// white space removed: what a model already sees, for redundancy checks.
+func LineSet(texts ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, t := range texts {
 		for _, l := range strings.Split(t, "\n") {
@@ -356,8 +357,9 @@ func lineSet(texts ...string) map[string]bool {
 	return m
 }
 
-// allLinesIn reports whether every trimmed non-blank line of text is in set.
-func allLinesIn(text string, set map[string]bool) bool {
+// AllLinesIn reports whether every non-blank line of text, trimmed, is in set (see
+// LineSet): a chunk for which it holds shows the model nothing new.
+func AllLinesIn(text string, set map[string]bool) bool {
 	for _, l := range strings.Split(text, "\n") {
 		if l = strings.TrimSpace(l); l != "" && !set[l] {
 			return false

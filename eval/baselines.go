@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
@@ -258,7 +259,7 @@ func (sd *snapData) windowsContext(d *dataset.Datapoint) string {
 	}
 	plines := strings.Split(strings.TrimSuffix(d.Prefix, "\n"), "\n")
 	query := tokenSet(plines[max(0, len(plines)-WindowsLines):]...)
-	visible := visibleLines(d.Prefix, d.Suffix)
+	visible := assemble.LineSet(d.Prefix, d.Suffix)
 	type scored struct {
 		w *window
 		s float64
@@ -270,7 +271,7 @@ func (sd *snapData) windowsContext(d *dataset.Datapoint) string {
 		if s <= 0 {
 			continue
 		}
-		if sd.files[w.file].path == d.Path && allVisible(w.text, visible) {
+		if sd.files[w.file].path == d.Path && assemble.AllLinesIn(w.text, visible) {
 			continue
 		}
 		top = append(top, scored{w, s})
@@ -282,29 +283,6 @@ func (sd *snapData) windowsContext(d *dataset.Datapoint) string {
 		sb.WriteString(filePart(sd.files[top[i].w.file].path, top[i].w.text))
 	}
 	return sb.String()
-}
-
-// visibleLines returns the set of stripped non-blank lines of the texts.
-func visibleLines(texts ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range texts {
-		for _, l := range strings.Split(t, "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				m[l] = true
-			}
-		}
-	}
-	return m
-}
-
-// allVisible reports whether every stripped non-blank line of text is in set.
-func allVisible(text string, set map[string]bool) bool {
-	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !set[l] {
-			return false
-		}
-	}
-	return true
 }
 
 // seedContext is the seed's submitted method (with the rankers given): the

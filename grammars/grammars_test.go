@@ -1,0 +1,52 @@
+package grammars
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRegistry(t *testing.T) {
+	for path, want := range map[string]string{"a/b.py": "python", "x.PYI": "python", "M.kt": "kotlin", "build.gradle.kts": "kotlin", "A.java": "", "noext": ""} {
+		got := ""
+		if s := ForPath(path); s != nil {
+			got = s.Name
+		}
+		if got != want {
+			t.Errorf("ForPath(%q) = %q, want %q", path, got, want)
+		}
+	}
+	if err := Register(&Spec{Name: "python", Extensions: []string{".zz"}, Language: Python.Language}); err == nil {
+		t.Error("duplicate name accepted")
+	}
+	if err := Register(&Spec{Name: "other", Extensions: []string{".py"}, Language: Python.Language}); err == nil {
+		t.Error("duplicate extension accepted")
+	}
+	if err := Register(&Spec{Name: "bare"}); err == nil {
+		t.Error("spec without language accepted")
+	}
+	if !Kotlin.IsKeyword("fun") || Kotlin.IsKeyword("println") || !Python.IsKeyword("def") {
+		t.Error("IsKeyword")
+	}
+}
+
+// TestKotlinRewrite: the rewrite keeps the length (byte offsets stay valid) and
+// touches only the two mis-parsed constructs.
+func TestKotlinRewrite(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"fun interface Clock {\n", "    interface Clock {\n"},
+		{"class Pool<T>\nprivate constructor(\n", "class Pool<T> private constructor(\n"},
+		{"class A\n  internal constructor(val a: Int)\n", "class A   internal constructor(val a: Int)\n"},
+		{"class A(val a: Int)\nconstructor() : this(1)\n", "class A(val a: Int)\nconstructor() : this(1)\n"}, // has a parameter list: untouched
+		{"val funInterface = 1\n", "val funInterface = 1\n"},
+	}
+	for _, tt := range tests {
+		got := string(kotlinRewrite([]byte(tt.in)))
+		if got != tt.want || len(got) != len(tt.in) {
+			t.Errorf("kotlinRewrite(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	long := strings.Repeat("class X\nconstructor()\n", 100)
+	if len(kotlinRewrite([]byte(long))) != len(long) {
+		t.Error("length changed")
+	}
+}

@@ -43,6 +43,10 @@ type Options struct {
 	ModifiedBoost float64
 	// NoRelative turns relative positioning off: only the matched chunks are used.
 	NoRelative bool
+	// RelativeWeight scales a match's score for its neighbour (the next chunk of a
+	// prefix match, the previous chunk of a suffix match); 0 means the default 1.05,
+	// ranking the neighbour just above its match.
+	RelativeWeight float64
 	// NoEditQuery turns off adding the identifiers of the user's edit (lines where
 	// prefix+suffix differ from the old completion file) to the queries.
 	NoEditQuery bool
@@ -210,6 +214,10 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 		{"prefix", pq, 1, func(c *chunker.Chunk) string { return c.Next }},
 		{"suffix", sq, opts.SuffixWeight, func(c *chunker.Chunk) string { return c.Prev }},
 	}
+	rw := opts.RelativeWeight
+	if rw == 0 {
+		rw = 1.05
+	}
 	for _, q := range qs {
 		if strings.TrimSpace(q.text) == "" {
 			continue
@@ -236,7 +244,7 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 				// The neighbour is what the hole most likely resembles: rank it just
 				// above its match so that it ends up nearer the end.
 				rc, _ := ix.Chunk(rid)
-				add(rc, s*1.05, map[string]string{"prefix": "next-of:", "suffix": "prev-of:"}[q.name]+tag)
+				add(rc, s*rw, map[string]string{"prefix": "next-of:", "suffix": "prev-of:"}[q.name]+tag)
 			}
 		}
 	}

@@ -118,6 +118,7 @@ var (
 	denseFlag    = &cli.StringFlag{Name: "dense", Value: "lsa", Usage: "dense retriever fused with BM25: lsa (built-in, fitted per repository) or none"}
 	modelFlag    = &cli.StringFlag{Name: "model", Usage: "Hugging Face model `directory` (see repoctx model download) for dense retrieval instead of LSA"}
 	noDenseFlag  = &cli.BoolFlag{Name: "no-dense", Usage: "search with BM25 only even if the index has dense vectors"}
+	relWFlag     = &cli.Float64Flag{Name: "relative-weight", Usage: "score of a match's neighbour relative to the match (default 1.05)"}
 	noOldFlag    = &cli.BoolFlag{Name: "no-old-file", Usage: "do not add the old completion file's changed regions"}
 	minScoreFlag = &cli.Float64Flag{Name: "min-score-ratio", Usage: "drop retrieval hits scoring below this fraction of the best hit (0 keeps all)"}
 )
@@ -151,7 +152,7 @@ func denseOption(c *cli.Context) (string, error) {
 func composeOptions(c *cli.Context) assemble.Options {
 	o := assemble.Options{QueryLines: c.Int("query-lines"), TopK: c.Int("top-k"), BudgetChars: c.Int("budget"),
 		NoRelative: c.Bool("no-relative"), NoEditQuery: c.Bool("no-edit-query"), NoDefinitions: c.Bool("no-definitions"),
-		MinScoreRatio: c.Float64("min-score-ratio"), NoDense: c.Bool("no-dense")}
+		MinScoreRatio: c.Float64("min-score-ratio"), NoDense: c.Bool("no-dense"), RelativeWeight: c.Float64("relative-weight")}
 	if c.Bool("no-old-file") {
 		o.OldFileWeight = -1
 	}
@@ -311,7 +312,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, denseFlag, modelFlag, noDenseFlag, verboseFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, denseFlag, modelFlag, noDenseFlag, verboseFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -379,7 +380,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, denseFlag, modelFlag, noDenseFlag, verboseFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, denseFlag, modelFlag, noDenseFlag, verboseFlag,
 		},
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")

@@ -1210,36 +1210,9 @@ func hashString(s string) uint64 {
 
 // ---- writing ----
 
-// writeFileAtomic writes data to p through a temporary file and a rename.
+// writeFileAtomic writes data to p through a temporary file and a rename (writeAtomic).
 func writeFileAtomic(p string, data []byte) error {
-	dir, base := filepath.Split(p)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("dataset: write %s: %w", p, err)
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("dataset: write %s: %w", p, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("dataset: write %s: %w", p, err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		os.Remove(tmp.Name())
+	if err := writeAtomic(p, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return fmt.Errorf("dataset: write %s: %w", p, err)
 	}
 	return nil

@@ -295,25 +295,39 @@ func (o *Output) Finish() error {
 }
 
 func (o *Output) writeFinal() error {
-	dir, base := filepath.Split(o.path)
+	err := writeAtomic(o.path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		for _, line := range o.lines {
+			bw.Write(line)
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return fmt.Errorf("dataset: output %s: %w", o.path, err)
+	}
+	return nil
+}
+
+// writeAtomic writes p through a temporary file in p's folder: write fills it, then
+// it is made mode 0644, synced, closed and renamed over p, and the folder is synced
+// where the system allows. On error the temporary file is removed and p is left as
+// it was. The error is not wrapped; callers name the file.
+func writeAtomic(p string, write func(io.Writer) error) error {
+	dir, base := filepath.Split(p)
 	if dir == "" {
 		dir = "."
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return fmt.Errorf("dataset: output %s: %w", o.path, err)
+		return err
 	}
 	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return fmt.Errorf("dataset: output %s: %w", o.path, err)
+		return err
 	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	for _, line := range o.lines {
-		w.Write(line)
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
+	if err := write(tmp); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
@@ -324,11 +338,11 @@ func (o *Output) writeFinal() error {
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("dataset: output %s: %w", o.path, err)
+		return err
 	}
-	if err := os.Rename(tmp.Name(), o.path); err != nil {
+	if err := os.Rename(tmp.Name(), p); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("dataset: output %s: %w", o.path, err)
+		return err
 	}
 	// Make the rename durable; not all systems can sync a folder.
 	if d, err := os.Open(dir); err == nil {

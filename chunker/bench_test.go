@@ -77,7 +77,7 @@ func BenchmarkRealRepo(b *testing.B) {
 			b.SetBytes(size)
 			for i := 0; i < b.N; i++ {
 				for _, f := range files {
-					tree, _, err := s.parse(grammarOf(f), f.Text)
+					tree, _, err := s.parsers.Parse(grammarOf(f), f.Text)
 					if err != nil {
 						b.Fatal(err)
 					}

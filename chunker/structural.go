@@ -14,7 +14,6 @@ package chunker
 // length-preserving rewrites that change line breaks (grammars.Spec.Rewrite) are safe.
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -75,20 +74,18 @@ func (o Options) Key(strategy string) string {
 // safe for concurrent use: give each goroutine its own, and Close it when done.
 type Structural struct {
 	opts    Options
-	parsers map[string]*sitter.Parser
+	parsers *grammars.Parsers
 }
 
 // NewStructural returns a structural chunker with the given options.
 func NewStructural(opts Options) *Structural {
-	return &Structural{opts: opts.withDefaults(false), parsers: map[string]*sitter.Parser{}}
+	opts = opts.withDefaults(false)
+	return &Structural{opts: opts, parsers: grammars.NewParsers(opts.ParseTimeout)}
 }
 
 // Close frees the parsers. The chunker must not be used afterwards.
 func (s *Structural) Close() {
-	for _, p := range s.parsers {
-		p.Close()
-	}
-	s.parsers = nil
+	s.parsers.Close()
 }
 
 // Chunk implements Chunker. Files in a language without a grammar, and files whose
@@ -102,7 +99,7 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	if spec == nil {
 		return s.windowFile(f, li), nil
 	}
-	tree, parsed, err := s.parse(spec, f.Text)
+	tree, parsed, err := s.parsers.Parse(spec, f.Text)
 	if err != nil {
 		return s.windowFile(f, li), nil
 	}
@@ -114,37 +111,6 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	}
 	b.level(b.items(root, false), 0, li.lines(), nil, nil, false)
 	return b.emit(f), nil
-}
-
-// parse parses text with the language's parser, after spec.Rewrite; it returns the
-// tree (to be closed by the caller) and the text that was parsed.
-func (s *Structural) parse(spec *grammars.Spec, text []byte) (*sitter.Tree, []byte, error) {
-	p := s.parsers[spec.Name]
-	if p == nil {
-		p = sitter.NewParser()
-		p.SetLanguage(spec.Language())
-		s.parsers[spec.Name] = p
-	}
-	src := text
-	if spec.Rewrite != nil {
-		src = spec.Rewrite(text)
-	}
-	// The time limit is tree-sitter's own (ts_parser_set_timeout_micros), not a
-	// cancellable context: smacker's ParseCtx starts a goroutine that can set the
-	// parser's cancel flag after the parse has already finished, when the context is
-	// cancelled later; the flag then stays set and every later parse on that parser
-	// fails (seen as random whole-file fallbacks). context.Background() starts no such
-	// goroutine.
-	p.SetOperationLimit(int(s.opts.ParseTimeout / time.Microsecond))
-	tree, err := p.ParseCtx(context.Background(), nil, src)
-	if err != nil || tree == nil {
-		p.Reset()
-		if err == nil {
-			err = fmt.Errorf("chunker: tree-sitter returned no tree")
-		}
-		return nil, nil, err
-	}
-	return tree, src, nil
 }
 
 func (s *Structural) windowFile(f *File, li *lineIndex) []Chunk {

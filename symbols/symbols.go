@@ -59,24 +59,17 @@ type File struct {
 // Extractor parses files and extracts their symbols. It holds one tree-sitter parser
 // per language and is not safe for concurrent use; Close it when done.
 type Extractor struct {
-	parsers map[string]*sitter.Parser
-	timeout time.Duration
+	parsers *grammars.Parsers
 }
 
 // NewExtractor returns an Extractor whose parses stop after timeout (0 means 5s).
 func NewExtractor(timeout time.Duration) *Extractor {
-	if timeout <= 0 {
-		timeout = 5 * time.Second
-	}
-	return &Extractor{parsers: map[string]*sitter.Parser{}, timeout: timeout}
+	return &Extractor{parsers: grammars.NewParsers(timeout)}
 }
 
 // Close frees the parsers.
 func (e *Extractor) Close() {
-	for _, p := range e.parsers {
-		p.Close()
-	}
-	e.parsers = nil
+	e.parsers.Close()
 }
 
 // Extract returns the symbols of f. It returns an error if f's language has no
@@ -87,22 +80,9 @@ func (e *Extractor) Extract(f *chunker.File) (*File, error) {
 	if spec == nil {
 		return nil, fmt.Errorf("symbols: %s: no grammar for language %q", f.Path, f.Lang)
 	}
-	p := e.parsers[spec.Name]
-	if p == nil {
-		p = sitter.NewParser()
-		p.SetLanguage(spec.Language())
-		e.parsers[spec.Name] = p
-	}
-	parsed := f.Text
-	if spec.Rewrite != nil {
-		parsed = spec.Rewrite(f.Text)
-	}
-	// tree-sitter's own time limit, not a cancellable context (see chunker.Structural).
-	p.SetOperationLimit(int(e.timeout / time.Microsecond))
-	tree := p.Parse(nil, parsed)
-	if tree == nil {
-		p.Reset()
-		return nil, fmt.Errorf("symbols: %s: parse failed or timed out", f.Path)
+	tree, parsed, err := e.parsers.Parse(spec, f.Text)
+	if err != nil {
+		return nil, fmt.Errorf("symbols: %s: %w", f.Path, err)
 	}
 	defer tree.Close()
 	root := tree.RootNode()

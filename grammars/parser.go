@@ -1,0 +1,66 @@
+package grammars
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Parsers holds one tree-sitter parser per language and parses with the tree-sitter
+// rules this project relies on. It is not safe for concurrent use (tree-sitter
+// parsers are per goroutine): give each goroutine its own, and Close it when done.
+type Parsers struct {
+	timeout time.Duration
+	m       map[string]*sitter.Parser
+}
+
+// NewParsers returns parsers whose parses stop after timeout (<= 0 means 5s).
+func NewParsers(timeout time.Duration) *Parsers {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	return &Parsers{timeout: timeout, m: map[string]*sitter.Parser{}}
+}
+
+// Close frees the parsers; they must not be used afterwards.
+func (ps *Parsers) Close() {
+	for _, p := range ps.m {
+		p.Close()
+	}
+	ps.m = nil
+}
+
+// Parse parses text in spec's language after spec.Rewrite. It returns the tree, which
+// the caller must Close, and the text that was parsed (node byte offsets refer to
+// both it and text, since rewrites keep the length). It returns an error when the
+// parse times out or tree-sitter returns no tree; the parser is then Reset.
+//
+// The time limit is tree-sitter's own (ts_parser_set_timeout_micros), not a
+// cancellable context: smacker's ParseCtx starts a goroutine that can set the
+// parser's cancel flag after the parse has already finished, when the context is
+// cancelled later; the flag then stays set and every later parse on that parser fails
+// (seen as random whole-file fallbacks). context.Background() starts no such goroutine.
+func (ps *Parsers) Parse(spec *Spec, text []byte) (*sitter.Tree, []byte, error) {
+	p := ps.m[spec.Name]
+	if p == nil {
+		p = sitter.NewParser()
+		p.SetLanguage(spec.Language())
+		ps.m[spec.Name] = p
+	}
+	src := text
+	if spec.Rewrite != nil {
+		src = spec.Rewrite(text)
+	}
+	p.SetOperationLimit(int(ps.timeout / time.Microsecond))
+	tree, err := p.ParseCtx(context.Background(), nil, src)
+	if err != nil || tree == nil {
+		p.Reset()
+		if err == nil {
+			err = fmt.Errorf("grammars: tree-sitter returned no tree")
+		}
+		return nil, nil, fmt.Errorf("grammars: parse failed or timed out: %w", err)
+	}
+	return tree, src, nil
+}

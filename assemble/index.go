@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -142,23 +141,19 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 	return ix, st, nil
 }
 
-// errorsJoin joins non-nil errors into one message per line.
-func errorsJoin(errs []error) error { return errors.Join(errs...) }
-
 // oneLine replaces line breaks so an error fits one log line.
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
 
 // BuildSymbols extracts the definitions and imports of a snapshot's source files
 // (those of a registered language) into a symbol table. Files that cannot be read,
-// decoded or parsed are left out (the chunker's skip log already names them; log is
-// kept for callers and unused). ex is used by the calling goroutine only.
-func BuildSymbols(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int, log io.Writer) *symbols.Table {
-	var files []*symbols.File
-	_ = log
-	return buildSymbolFiles(snap, ex, maxFileBytes, &files)
+// decoded or parsed are left out (IndexSnapshot's log already names them). ex is used
+// by the calling goroutine only. CachedSymbols keeps the result across runs.
+func BuildSymbols(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int) *symbols.Table {
+	return symbols.NewTable(symbolFiles(snap, ex, maxFileBytes))
 }
 
-func buildSymbolFiles(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int, files *[]*symbols.File) *symbols.Table {
+func symbolFiles(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int) []*symbols.File {
+	var files []*symbols.File
 	for _, p := range snap.Paths() {
 		if grammars.ForPath(p) == nil {
 			continue
@@ -175,9 +170,9 @@ func buildSymbolFiles(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileByte
 		if err != nil {
 			continue
 		}
-		*files = append(*files, sf)
+		files = append(files, sf)
 	}
-	return symbols.NewTable(*files)
+	return files
 }
 
 // symbolsCacheVersion is part of the symbol cache's file name; bump it when
@@ -202,8 +197,8 @@ func CachedSymbols(snap *dataset.Snapshot, ix *retrieve.Index, ex *symbols.Extra
 			return symbols.NewTable(files)
 		}
 	}
-	var files []*symbols.File
-	t := buildSymbolFiles(snap, ex, maxFileBytes, &files)
+	files := symbolFiles(snap, ex, maxFileBytes)
+	t := symbols.NewTable(files)
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		if tmp, err := os.CreateTemp(dir, ".tmp-*"); err == nil {
 			w := bufio.NewWriter(tmp)

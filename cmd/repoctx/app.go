@@ -128,7 +128,12 @@ func chunkOptions(c *cli.Context) (string, chunker.Options, error) {
 	if s != "structural" && s != "fixed" {
 		return "", chunker.Options{}, usagef("--strategy must be structural or fixed, not %q", s)
 	}
-	return s, chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines")}, nil
+	return s, chunkerOptions(c), nil
+}
+
+// chunkerOptions reads --max-chars, --window-lines and --overlap-lines.
+func chunkerOptions(c *cli.Context) chunker.Options {
+	return chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines")}
 }
 
 // denseOption returns retrieve.BuildOptions.Dense from --dense and --model.
@@ -246,31 +251,43 @@ func chunkCmd() *cli.Command {
 	}
 }
 
-func openIndex(c *cli.Context, dir string) (*retrieve.Index, assemble.IndexStats, error) {
-	strategy, opts, err := chunkOptions(c)
+// indexOptions returns the chunking, cache and dense options shared by every
+// command that builds indexes (index, query, predict, eval, compare).
+func indexOptions(c *cli.Context) (assemble.IndexOptions, error) {
+	strategy, copts, err := chunkOptions(c)
 	if err != nil {
-		return nil, assemble.IndexStats{}, err
+		return assemble.IndexOptions{}, err
+	}
+	dense, err := denseOption(c)
+	if err != nil {
+		return assemble.IndexOptions{}, err
+	}
+	return assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir"), Dense: dense}, nil
+}
+
+// openIndex opens the repository folder dir as a snapshot and builds or reuses its
+// index.
+func openIndex(c *cli.Context, dir string) (*dataset.Snapshot, *retrieve.Index, assemble.IndexStats, error) {
+	iopts, err := indexOptions(c)
+	if err != nil {
+		return nil, nil, assemble.IndexStats{}, err
 	}
 	snap, err := dataset.OpenDir(dir, dataset.Limits{})
 	if err != nil {
-		return nil, assemble.IndexStats{}, err
+		return nil, nil, assemble.IndexStats{}, err
 	}
-	ch, err := chunker.New(strategy, opts)
+	ch, err := chunker.New(iopts.Strategy, iopts.Chunk)
 	if err != nil {
-		return nil, assemble.IndexStats{}, err
+		return nil, nil, assemble.IndexStats{}, err
 	}
 	if s, ok := ch.(*chunker.Structural); ok {
 		defer s.Close()
 	}
-	var log io.Writer
 	if c.Bool("verbose") {
-		log = c.App.ErrWriter
+		iopts.Log = c.App.ErrWriter
 	}
-	dense, err := denseOption(c)
-	if err != nil {
-		return nil, assemble.IndexStats{}, err
-	}
-	return assemble.IndexSnapshot(snap, ch, assemble.IndexOptions{Strategy: strategy, Chunk: opts, CacheDir: c.String("cache-dir"), Log: log, Dense: dense})
+	ix, st, err := assemble.IndexSnapshot(snap, ch, iopts)
+	return snap, ix, st, err
 }
 
 var verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
@@ -286,7 +303,7 @@ func indexCmd() *cli.Command {
 				return usagef("index: give one repository folder")
 			}
 			t := time.Now()
-			ix, st, err := openIndex(c, c.Args().First())
+			_, ix, st, err := openIndex(c, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -333,7 +350,7 @@ func queryCmd() *cli.Command {
 			if len(prefix) == 0 && len(suffix) == 0 {
 				return usagef("query: give --prefix-file or --suffix-file (both empty)")
 			}
-			ix, _, err := openIndex(c, c.Args().First())
+			snap, ix, _, err := openIndex(c, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -341,13 +358,9 @@ func queryCmd() *cli.Command {
 			copts := composeOptions(c)
 			res := assemble.Resources{}
 			if !copts.NoDefinitions {
-				snap, err := dataset.OpenDir(c.Args().First(), dataset.Limits{})
-				if err != nil {
-					return err
-				}
 				res.Extractor = symbols.NewExtractor(0)
 				defer res.Extractor.Close()
-				res.Symbols = assemble.BuildSymbols(snap, res.Extractor, 0, nil)
+				res.Symbols = assemble.CachedSymbols(snap, ix, res.Extractor, c.String("cache-dir"), 0)
 			}
 			ctx, parts, err := assemble.ComposeWith(ix, assemble.Hole{Path: filepath.ToSlash(c.String("file")), Prefix: string(prefix), Suffix: string(suffix)}, res, copts)
 			if err != nil {
@@ -387,18 +400,14 @@ func predictCmd() *cli.Command {
 			if lang != "kotlin" && lang != "python" {
 				return usagef("--lang must be kotlin or python, not %q", lang)
 			}
-			strategy, copts, err := chunkOptions(c)
-			if err != nil {
-				return err
-			}
-			dense, err := denseOption(c)
+			iopts, err := indexOptions(c)
 			if err != nil {
 				return err
 			}
 			opts := assemble.PredictOptions{
 				DataDir: c.String("data"), Lang: lang, Stage: c.String("stage"), Out: c.String("output"),
 				Resume: c.Bool("resume"), Workers: c.Int("workers"),
-				Index:   assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir"), Dense: dense},
+				Index:   iopts,
 				Compose: composeOptions(c),
 				Log:     c.App.ErrWriter,
 			}

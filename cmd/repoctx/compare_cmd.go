@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/repoctx/repoctx/assemble"
-	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/urfave/cli/v2"
@@ -62,8 +61,7 @@ func compareCmd() *cli.Command {
 			if format != "svg" && format != "png" {
 				return usagef("--chart must be svg or png, not %q", format)
 			}
-			copts := chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines")}
-			opts := eval.CompareOptions{Chunk: copts, Lang: lang}
+			opts := eval.CompareOptions{Chunk: chunkerOptions(c), Lang: lang}
 			if c.Bool("verbose") {
 				opts.Log = c.App.ErrWriter
 			}

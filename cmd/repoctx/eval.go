@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/urfave/cli/v2"
@@ -43,11 +42,7 @@ func evalCmd() *cli.Command {
 			if lang := c.String("lang"); grammars.Lookup(lang) == nil {
 				return usagef("--lang must be one of %s, not %q", strings.Join(grammars.Names(), ", "), lang)
 			}
-			strategy, copts, err := chunkOptions(c)
-			if err != nil {
-				return err
-			}
-			dense, err := denseOption(c)
+			iopts, err := indexOptions(c)
 			if err != nil {
 				return err
 			}
@@ -83,7 +78,7 @@ func evalCmd() *cli.Command {
 			opts := eval.Options{
 				DataDir: c.String("data"), Lang: c.String("lang"), Stage: c.String("stage"),
 				Configs: configs, Predictions: preds, Windows: windows, BudgetChars: budgets,
-				Index:   assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir"), Dense: dense},
+				Index:   iopts,
 				Compose: composeOptions(c),
 				Workers: c.Int("workers"), Limit: c.Int("limit"),
 				Log: errorsOnly{c.App.ErrWriter},

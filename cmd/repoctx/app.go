@@ -174,6 +174,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("%v", err)
 		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the whole command to `FILE` (read it with go tool pprof)"},
+			&cli.StringFlag{Name: "memprofile", Usage: "write a Go heap profile to `FILE` when the command ends"},
+		},
+		Before: startProfiles,
+		After:  stopProfiles,
 		Commands: []*cli.Command{
 			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(),
 		},

@@ -41,6 +41,10 @@ type IndexOptions struct {
 	// Embedder, if not nil, is an opened model shared by all snapshots' indexes
 	// (retrieve.BuildOptions.Embedder); it overrides Dense.
 	Embedder retrieve.Embedder
+	// LSAPerSnapshot makes Predict fit the built-in LSA model on every snapshot
+	// instead of once per repository (see Predict). IndexSnapshot ignores it: it
+	// fits its own model unless Embedder is set.
+	LSAPerSnapshot bool
 }
 
 // IndexStats describes one IndexSnapshot call.
@@ -51,12 +55,17 @@ type IndexStats struct {
 	Chunks      int  // chunks in the index
 	ParseErrors int  // files with ERROR or MISSING nodes
 	Built       bool // whether the index was built (false: reused from the cache)
+	// Chunked counts the files chunked by this call; Reused those whose chunks came
+	// from the content-addressed store (Store) because an earlier snapshot had the
+	// same file. Both are 0 when the whole index came from the cache.
+	Chunked, Reused int
 }
 
 // sourceFile is a file read from a snapshot, before chunking.
 type sourceFile struct {
 	path string
 	raw  []byte
+	sum  [32]byte // SHA-256 of raw
 }
 
 // IndexSnapshot returns the retrieval index of a snapshot's source files (those of
@@ -101,36 +110,47 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 		}
 		sum := sha256.Sum256(raw)
 		fmt.Fprintf(h, "%s\x00%x\n", p, sum)
-		files = append(files, sourceFile{p, raw})
+		files = append(files, sourceFile{p, raw, sum})
 	}
 	key := snap.Name() + "@" + hex.EncodeToString(h.Sum(nil))[:32]
 	bopts := retrieve.BuildOptions{Dense: opts.Dense, Embedder: opts.Embedder}
+	store := OpenStore(opts.CacheDir)
+	settings := opts.Chunk.Key(opts.Strategy)
 	ix, built, err := retrieve.OpenOrBuildWith(opts.CacheDir, key, func() ([]chunker.Chunk, error) {
 		var all []chunker.Chunk
 		for _, sf := range files {
-			f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes)
-			if err != nil {
-				st.Skipped++
-				logf("skip %s/%s: %v", snap.Name(), sf.path, err)
-				continue
+			skey := storeKey("chunks", settings, sf.path, sf.sum)
+			var rec chunkRecord
+			if fits(sf.raw, opts.MaxFileBytes) && store.get("chunks", skey, &rec) {
+				st.Reused++
+			} else {
+				f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes)
+				if err != nil {
+					st.Skipped++
+					logf("skip %s/%s: %v", snap.Name(), sf.path, err)
+					continue
+				}
+				cs, err := ch.Chunk(f)
+				if err != nil {
+					st.Skipped++
+					logf("skip %s/%s: %v", snap.Name(), sf.path, err)
+					continue
+				}
+				rec = chunkRecord{Chunks: cs, Lossy: f.Lossy, Encoding: f.Encoding}
+				store.put("chunks", skey, &rec)
+				st.Chunked++
 			}
-			if f.Lossy {
+			if rec.Lossy {
 				st.Lossy++
-				logf("lossy %s/%s: bytes not valid %s, decoded as Windows-1252", snap.Name(), sf.path, f.Encoding)
+				logf("lossy %s/%s: bytes not valid %s, decoded as Windows-1252", snap.Name(), sf.path, rec.Encoding)
 			}
-			cs, err := ch.Chunk(f)
-			if err != nil {
-				st.Skipped++
-				logf("skip %s/%s: %v", snap.Name(), sf.path, err)
-				continue
-			}
-			for _, c := range cs {
+			for _, c := range rec.Chunks {
 				if c.ParseError {
 					st.ParseErrors++
 					break
 				}
 			}
-			all = append(all, cs...)
+			all = append(all, rec.Chunks...)
 		}
 		return all, nil
 	}, bopts)
@@ -149,18 +169,31 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
 // decoded or parsed are left out (IndexSnapshot's log already names them). ex is used
 // by the calling goroutine only. CachedSymbols keeps the result across runs.
 func BuildSymbols(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int) *symbols.Table {
-	return symbols.NewTable(symbolFiles(snap, ex, maxFileBytes))
+	return symbols.NewTable(symbolFiles(snap, ex, "", maxFileBytes))
 }
 
-func symbolFiles(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int) []*symbols.File {
+func symbolFiles(snap *dataset.Snapshot, ex *symbols.Extractor, cacheDir string, maxFileBytes int) []*symbols.File {
+	var store *Store
+	if cacheDir != "" {
+		store = OpenStore(cacheDir)
+	}
 	var files []*symbols.File
 	for _, p := range snap.Paths() {
 		if grammars.ForPath(p) == nil {
 			continue
 		}
 		raw, err := snap.ReadFile(p)
-		if err != nil {
+		if err != nil || !fits(raw, maxFileBytes) {
 			continue
+		}
+		var skey [32]byte
+		if store != nil {
+			skey = storeKey("symbols", symbolsCacheVersion, p, sha256.Sum256(raw))
+			var sf symbols.File
+			if store.get("symbols", skey, &sf) {
+				files = append(files, &sf)
+				continue
+			}
 		}
 		f, err := chunker.Decode(p, raw, maxFileBytes)
 		if err != nil {
@@ -170,9 +203,21 @@ func symbolFiles(snap *dataset.Snapshot, ex *symbols.Extractor, maxFileBytes int
 		if err != nil {
 			continue
 		}
+		if store != nil {
+			store.put("symbols", skey, sf)
+		}
 		files = append(files, sf)
 	}
 	return files
+}
+
+// fits reports whether raw is within the file size limit maxBytes (<= 0: the
+// default, chunker.DefaultMaxFileBytes).
+func fits(raw []byte, maxBytes int) bool {
+	if maxBytes <= 0 {
+		maxBytes = chunker.DefaultMaxFileBytes
+	}
+	return len(raw) <= maxBytes
 }
 
 // symbolsCacheVersion is part of the symbol cache's file name; bump it when
@@ -197,7 +242,7 @@ func CachedSymbols(snap *dataset.Snapshot, ix *retrieve.Index, ex *symbols.Extra
 			return symbols.NewTable(files)
 		}
 	}
-	files := symbolFiles(snap, ex, maxFileBytes)
+	files := symbolFiles(snap, ex, cacheDir, maxFileBytes)
 	t := symbols.NewTable(files)
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		if tmp, err := os.CreateTemp(dir, ".tmp-*"); err == nil {

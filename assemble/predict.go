@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/symbols"
 	"github.com/schollz/progressbar/v3"
 )
@@ -46,6 +48,9 @@ type Summary struct {
 	Built      int           // indexes built in this run (the rest came from the cache)
 	Chunks     int           // chunks over all snapshots
 	SkipFiles  int           // source files skipped (binary, too large, unreadable)
+	Chunked    int           // files chunked in this run
+	Reused     int           // files whose chunks came from the content-addressed store
+	SharedLSA  int           // indexes built with their repository's shared LSA model
 	Wall       time.Duration // wall time of the whole run
 	Errors     []error       // one per failed datapoint, naming it
 }
@@ -59,6 +64,14 @@ var ErrSomeFailed = errors.New("some datapoints failed")
 // line, in input order, atomically (see dataset.Output). Datapoints are grouped by
 // snapshot so each snapshot is opened and indexed once; snapshots run in parallel on
 // Workers goroutines, each with its own chunker.
+//
+// Snapshots of one repository share work: files unchanged since another snapshot
+// come from the content-addressed Store instead of being chunked and parsed again,
+// and (with the built-in LSA dense model, unless Index.LSAPerSnapshot) the LSA model is
+// fitted once per repository, on the repository's first snapshot in name order among
+// all the datapoints (resumed ones included, so the output does not depend on the
+// cache or on resuming), and the repository's other snapshots are embedded with it.
+// Those model snapshots are indexed first.
 //
 // A bad datapoint (malformed line, missing snapshot, unreadable snapshot) gets an
 // empty context and an entry in Summary.Errors; the batch goes on. The returned error
@@ -148,6 +161,49 @@ func Predict(opts PredictOptions) (Summary, error) {
 	}
 	sum.Snapshots = len(order)
 
+	// One shared LSA model per repository (see above).
+	models := map[string]*repoModel{}  // by repository
+	modelOf := map[string]*repoModel{} // by snapshot name
+	shareLSA := !opts.Index.LSAPerSnapshot && opts.Index.Embedder == nil &&
+		(opts.Index.Dense == "" || opts.Index.Dense == retrieve.DenseLSA)
+	if shareLSA {
+		for i := range dps {
+			if dpErrs[i] != nil {
+				continue
+			}
+			m := models[dps[i].Repo]
+			if m == nil {
+				m = &repoModel{done: make(chan struct{})}
+				models[dps[i].Repo] = m
+			}
+			if name := dps[i].SnapshotName(); m.snapshot == "" || name < m.snapshot {
+				m.snapshot = name
+			}
+		}
+		for i := range dps {
+			if dpErrs[i] == nil {
+				modelOf[dps[i].SnapshotName()] = models[dps[i].Repo]
+			}
+		}
+		// Model snapshots first, then the others in order of first appearance.
+		var first, rest []string
+		for _, m := range models {
+			if _, ok := groups[m.snapshot]; !ok {
+				groups[m.snapshot] = nil // indexed for its model only (all its datapoints resumed)
+				first = append(first, m.snapshot)
+			}
+		}
+		for _, name := range order {
+			if modelOf[name].snapshot == name {
+				first = append(first, name)
+			} else {
+				rest = append(rest, name)
+			}
+		}
+		slices.Sort(first)
+		order = append(first, rest...)
+	}
+
 	jobs := make(chan string)
 	var wg sync.WaitGroup
 	for w := 0; w < opts.Workers; w++ {
@@ -157,6 +213,7 @@ func Predict(opts PredictOptions) (Summary, error) {
 			ch, err := chunker.New(opts.Index.Strategy, opts.Index.Chunk)
 			if err != nil {
 				for name := range jobs {
+					modelOf[name].publish(name, nil)
 					for _, i := range groups[name] {
 						fail(i, fmt.Errorf("datapoint %s (line %d): %w", dps[i].ID, dps[i].Line, err))
 						put(i, empty)
@@ -179,25 +236,47 @@ func Predict(opts PredictOptions) (Summary, error) {
 						put(i, empty)
 					}
 				}
+				model := modelOf[name]
 				snap, err := src.Open(name)
 				if err != nil {
+					model.publish(name, nil)
 					failAll(err)
 					continue
 				}
-				ix, st, err := IndexSnapshot(snap, ch, iopts)
+				sopts := iopts
+				if lsa := model.wait(name); lsa != nil {
+					sopts.Embedder = lsa
+				}
+				ix, st, err := IndexSnapshot(snap, ch, sopts)
 				if err != nil {
+					model.publish(name, nil)
 					failAll(err)
 					continue
+				}
+				if model != nil && model.snapshot == name {
+					lsa, err := ix.LSA()
+					if err != nil {
+						fmt.Fprintf(opts.Log, "warning: %s: %v; its repository's snapshots fit their own LSA models\n", name, oneLine(err.Error()))
+					}
+					if lsa != nil {
+						lsa = lsa.Labeled(ix.Key())
+					}
+					model.publish(name, lsa)
 				}
 				mu.Lock()
 				sum.Chunks += st.Chunks
 				sum.SkipFiles += st.Skipped
+				sum.Chunked += st.Chunked
+				sum.Reused += st.Reused
 				if st.Built {
 					sum.Built++
 				}
+				if sopts.Embedder != nil {
+					sum.SharedLSA++
+				}
 				mu.Unlock()
 				res := Resources{Extractor: ex}
-				if !opts.Compose.NoDefinitions {
+				if !opts.Compose.NoDefinitions && len(idx) > 0 {
 					res.Symbols = CachedSymbols(snap, ix, ex, opts.Index.CacheDir, opts.Index.MaxFileBytes)
 				}
 				for _, i := range idx {
@@ -234,4 +313,36 @@ func Predict(opts PredictOptions) (Summary, error) {
 		return sum, fmt.Errorf("%d of %d datapoints failed: %w", sum.Failed, sum.Datapoints, ErrSomeFailed)
 	}
 	return sum, nil
+}
+
+// repoModel is the LSA model a repository's snapshots share in Predict: fitted when
+// snapshot (the repository's first) is indexed, then published to the others.
+type repoModel struct {
+	snapshot string        // the snapshot the model is fitted on
+	done     chan struct{} // closed by publish
+	once     sync.Once
+	lsa      *retrieve.LSA // nil: none (the others fit their own)
+}
+
+// publish makes lsa the repository's shared model if name is its model snapshot;
+// it does nothing for other snapshots, a nil receiver, or a second call.
+func (m *repoModel) publish(name string, lsa *retrieve.LSA) {
+	if m == nil || name != m.snapshot {
+		return
+	}
+	m.once.Do(func() {
+		m.lsa = lsa
+		close(m.done)
+	})
+}
+
+// wait returns the shared model for snapshot name: nil for the model snapshot itself
+// (it fits the model) and without sharing, else the published model, waiting for it.
+// Predict queues every model snapshot before any other snapshot, so the wait ends.
+func (m *repoModel) wait(name string) *retrieve.LSA {
+	if m == nil || name == m.snapshot {
+		return nil
+	}
+	<-m.done
+	return m.lsa
 }

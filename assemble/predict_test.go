@@ -60,6 +60,11 @@ func TestPredictSample(t *testing.T) {
 					t.Errorf("line %d: empty or malformed context %.60q", i+1, v["context"])
 				}
 			}
+			// Two snapshots of one repository: the second shares the first's LSA
+			// model and the files they have in common.
+			if sum.SharedLSA != 1 || sum.Reused == 0 || sum.Chunked == 0 {
+				t.Errorf("shared LSA indexes %d (want 1), files chunked %d, from store %d (want both > 0)", sum.SharedLSA, sum.Chunked, sum.Reused)
+			}
 			// Same output from the zip layout and with 3 workers.
 			zdir := t.TempDir()
 			writeZipOfZips(t, filepath.Join(sampleDir, "repositories-"+lang+"-sample"), filepath.Join(zdir, lang+"-sample.zip"))

@@ -398,6 +398,21 @@ func (ix *Index) denseData() ([]float32, Embedder, error) {
 	return ix.denseVecs, ix.qemb, nil
 }
 
+// LSA returns the LSA model the index's vectors were computed with, or nil when the
+// index has no LSA vectors (none, or another model). It fails when the model file is
+// damaged.
+func (ix *Index) LSA() (*LSA, error) {
+	if ix.man.Dense == nil || ix.man.Dense.Dim == 0 {
+		return nil, nil
+	}
+	_, emb, err := ix.denseData()
+	if err != nil {
+		return nil, err
+	}
+	m, _ := emb.(*LSA)
+	return m, nil
+}
+
 // DenseInfo describes the index's dense vectors; Model is "" when it has none.
 func (ix *Index) DenseInfo() DenseInfo {
 	if ix.man.Dense == nil {

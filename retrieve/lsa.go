@@ -73,6 +73,7 @@ const (
 //
 // An LSA is immutable after FitLSA or ReadLSA and safe for concurrent use.
 type LSA struct {
+	label     string // set by Labeled: identifies the data the model was fitted on
 	requested int
 	dim       int
 	docs      int
@@ -105,7 +106,22 @@ func LSAModelID(dim int) string {
 // ID implements [Embedder]: "lsa-v1-d128" for the default dimension. It does not
 // identify the data the model was fitted on: an LSA model is only meaningful together
 // with the index it was built with.
-func (m *LSA) ID() string { return LSAModelID(m.requested) }
+func (m *LSA) ID() string {
+	if m.label != "" {
+		return LSAModelID(m.requested) + "@" + m.label
+	}
+	return LSAModelID(m.requested)
+}
+
+// Labeled returns the same model (sharing its data) whose [LSA.ID] ends in "@"+label,
+// so that an index built with it as [BuildOptions.Embedder] on another snapshot is
+// told apart from one with its own fit. label should identify the data the model was
+// fitted on, e.g. the key of the index it comes from.
+func (m *LSA) Labeled(label string) *LSA {
+	c := *m
+	c.label = label
+	return &c
+}
 
 // Dim implements [Embedder]; it can be below the dimension asked for (see [LSA]) and is
 // 0 when the chunks had no terms at all.

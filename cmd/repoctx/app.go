@@ -115,7 +115,8 @@ var (
 	noRelFlag    = &cli.BoolFlag{Name: "no-relative", Usage: "turn relative positioning (next/prev chunk of a match) off"}
 	noEditFlag   = &cli.BoolFlag{Name: "no-edit-query", Usage: "do not add the identifiers of the user's edit (diff against the old file) to the queries"}
 	noDefsFlag   = &cli.BoolFlag{Name: "no-definitions", Usage: "do not add definitions of the identifiers near the cursor"}
-	denseFlag    = &cli.StringFlag{Name: "dense", Value: "lsa", Usage: "dense retriever fused with BM25: lsa (built-in, fitted per repository) or none"}
+	denseFlag    = &cli.StringFlag{Name: "dense", Value: "lsa", Usage: "dense retriever fused with BM25: lsa (built-in; fitted per snapshot, shared by a repository's snapshots in predict) or none"}
+	lsaSnapFlag  = &cli.BoolFlag{Name: "lsa-per-snapshot", Usage: "fit the LSA model on every snapshot instead of once per repository (its first snapshot in name order)"}
 	modelFlag    = &cli.StringFlag{Name: "model", Usage: "Hugging Face model `directory` (see repoctx model download) for dense retrieval instead of LSA"}
 	noDenseFlag  = &cli.BoolFlag{Name: "no-dense", Usage: "search with BM25 only even if the index has dense vectors"}
 	relWFlag     = &cli.Float64Flag{Name: "relative-weight", Usage: "score of a match's neighbour relative to the match (default 1.05)"}
@@ -268,7 +269,8 @@ func indexOptions(c *cli.Context) (assemble.IndexOptions, error) {
 	if err != nil {
 		return assemble.IndexOptions{}, err
 	}
-	return assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir"), Dense: dense}, nil
+	return assemble.IndexOptions{Strategy: strategy, Chunk: copts, CacheDir: c.String("cache-dir"), Dense: dense,
+		LSAPerSnapshot: c.Bool("lsa-per-snapshot")}, nil
 }
 
 // openIndex opens the repository folder dir as a snapshot and builds or reuses its
@@ -399,7 +401,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, denseFlag, modelFlag, noDenseFlag, verboseFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, denseFlag, lsaSnapFlag, modelFlag, noDenseFlag, verboseFlag,
 		},
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")
@@ -425,8 +427,8 @@ func predictCmd() *cli.Command {
 			}
 			sum, err := assemble.Predict(opts)
 			if sum.Datapoints > 0 && !c.Bool("quiet") {
-				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache), %d chunks, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
-					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.Chunks,
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache), %d chunks, files chunked %d / from store %d, %d indexes with a shared LSA model, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
+					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.Chunks, sum.Chunked, sum.Reused, sum.SharedLSA,
 					sum.Wall.Seconds(), float64(sum.Wall.Milliseconds())/float64(max(1, sum.Datapoints-sum.Resumed)), peakRSSMB())
 			}
 			return err

@@ -1,0 +1,92 @@
+package assemble
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
+)
+
+// writeRepo writes files (path -> content) under dir.
+func writeRepo(t *testing.T, dir string, files map[string]string) *dataset.Snapshot {
+	t.Helper()
+	for p, text := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := dataset.OpenDir(dir, dataset.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// TestStoreReuse: a second snapshot of a repository chunks and parses only the files
+// that changed; its chunks and symbols equal those of a build without the store.
+func TestStoreReuse(t *testing.T) {
+	v1 := map[string]string{
+		"pkg/a.py": "def alpha(x):\n    return x + 1\n",
+		"pkg/b.py": "class Beta:\n    def one(self):\n        return 1\n\n    def two(self):\n        return 2\n",
+		"pkg/c.py": "import os\n\nPATH = os.getcwd()\n",
+	}
+	v2 := map[string]string{
+		"pkg/a.py": v1["pkg/a.py"],
+		"pkg/b.py": "class Beta:\n    def one(self):\n        return 10\n\n    def two(self):\n        return 2\n",
+		"pkg/c.py": v1["pkg/c.py"],
+		"pkg/d.py": "from pkg.a import alpha\n\nprint(alpha(2))\n",
+	}
+	cache := t.TempDir()
+	ch := chunker.NewStructural(chunker.Options{})
+	defer ch.Close()
+	ex := symbols.NewExtractor(0)
+	defer ex.Close()
+	index := func(snap *dataset.Snapshot, cache string) (*retrieve.Index, IndexStats) {
+		ix, st, err := IndexSnapshot(snap, ch, IndexOptions{CacheDir: cache, Dense: retrieve.DenseNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix, st
+	}
+	_, st1 := index(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), cache)
+	if st1.Chunked != 3 || st1.Reused != 0 {
+		t.Errorf("first snapshot: chunked %d, reused %d; want 3, 0", st1.Chunked, st1.Reused)
+	}
+	snap2 := writeRepo(t, filepath.Join(t.TempDir(), "r-2"), v2)
+	ix2, st2 := index(snap2, cache)
+	if st2.Chunked != 2 || st2.Reused != 2 {
+		t.Errorf("second snapshot: chunked %d, reused %d; want 2 (b.py changed, d.py new), 2", st2.Chunked, st2.Reused)
+	}
+	fresh, _ := index(snap2, t.TempDir())
+	if !reflect.DeepEqual(ix2.Chunks(), fresh.Chunks()) {
+		t.Errorf("chunks from the store differ from a fresh build")
+	}
+	// Symbols: the second snapshot's table from the store equals one built directly.
+	symbolFiles(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), ex, cache, 0) // stores v1's files
+	got := symbolFiles(snap2, ex, cache, 0)
+	want := symbolFiles(snap2, ex, "", 0)
+	if len(got) != 4 || !reflect.DeepEqual(got, want) {
+		t.Errorf("symbols from the store differ from a direct extraction (%d files)", len(got))
+	}
+	// A damaged record is a miss, rewritten by the next build.
+	filepath.WalkDir(OpenStore(cache).Dir(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.WriteFile(p, []byte("garbage"), 0o644)
+		}
+		return nil
+	})
+	_, st3 := index(writeRepo(t, filepath.Join(t.TempDir(), "r-3"), v2), cache)
+	if st3.Chunked != 4 || st3.Reused != 0 {
+		t.Errorf("after damage: chunked %d, reused %d; want 4, 0", st3.Chunked, st3.Reused)
+	}
+}

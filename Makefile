@@ -29,9 +29,25 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzReadDatapoints -fuzztime=$(FUZZTIME) ./dataset
 	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./dataset
 
-# Benchmarks, COUNT runs each; compare runs with benchstat.
+# Benchmarks (see README, Performance), then a summary table of medians (benchstat):
+#   bench.txt           micro-benchmarks, COUNT runs each (chunking vs parsing, BM25, LSA, ...)
+#   bench-pipelines.txt whole runs over ../shared/data/dev, PCOUNT runs each: predict cold and
+#                       warm, the same pipeline rebuilt per datapoint, the seed's flow
+#   bench-growth.txt    only with BENCH_REPO=<checkout>: index cost against repository size,
+#                       warm query latency (p50/p95) on 1,000 of its files
+BENCH_REPO ?=
+PCOUNT     ?= 3
 bench:
-	$(GO) test -run=^$$ -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./... | tee bench.txt
+	$(GO) test -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./... | tee bench.txt
+	$(GO) test -run='^$$' -bench=Pipelines -benchtime=1x -count=$(PCOUNT) -timeout=2h ./eval | tee bench-pipelines.txt
+	@if [ -n "$(BENCH_REPO)" ]; then \
+		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./assemble | tee bench-growth.txt; \
+		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -run='^$$' -bench=ComposeWarm -benchtime=500x -count=$(PCOUNT) ./assemble | tee -a bench-growth.txt; \
+	fi
+	@echo; echo "== summary (medians) =="
+	$(GO) tool benchstat bench.txt
+	$(GO) tool benchstat bench-pipelines.txt
+	@if [ -f bench-growth.txt ] && [ -n "$(BENCH_REPO)" ]; then $(GO) tool benchstat bench-growth.txt; fi
 
 clean:
-	rm -rf bin out bench.txt
+	rm -rf bin out bench.txt bench-pipelines.txt bench-growth.txt

@@ -14,6 +14,7 @@ package assemble
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -218,14 +219,27 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 	if rw == 0 {
 		rw = 1.05
 	}
-	for _, q := range qs {
+	// The queries run at once (the index is safe for concurrent use): a query's
+	// latency is about that of its slowest search, not their sum.
+	results := make([][]retrieve.FusedHit, len(qs))
+	errs := make([]error, len(qs))
+	var wg sync.WaitGroup
+	for i, q := range qs {
 		if strings.TrimSpace(q.text) == "" {
 			continue
 		}
-		hits, err := search(ix, q.text, opts, keep, q.name == "prefix")
-		if err != nil {
-			return "", nil, fmt.Errorf("assemble: %s query: %w", q.name, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = search(ix, q.text, opts, keep, q.name == "prefix")
+		}()
+	}
+	wg.Wait()
+	for i, q := range qs {
+		if errs[i] != nil {
+			return "", nil, fmt.Errorf("assemble: %s query: %w", q.name, errs[i])
 		}
+		hits := results[i]
 		for _, hit := range hits {
 			if opts.MinScoreRatio > 0 && hit.Score < opts.MinScoreRatio*hits[0].Score {
 				break // weak matches pad the context more than they help

@@ -48,6 +48,9 @@ type Options struct {
 	// retrieve.DefaultCacheDir().
 	Index assemble.IndexOptions
 	// Compose configures ConfigCurrent's assembly, as for assemble.Predict.
+	// When its budget planner is on (Compose.Plan.Window > 0) without a
+	// token counter, it counts with Tokens, as the scorer does; the prefix
+	// and suffix overrides it writes are scored as what the model is given.
 	Compose assemble.Options
 	// Seed configures ConfigSeed.
 	Seed SeedOptions
@@ -189,6 +192,9 @@ func Run(opts Options) (*Report, error) {
 	if opts.Tokens == nil {
 		opts.Tokens = CharEstimate{}
 	}
+	if opts.Compose.Plan.On() && opts.Compose.Plan.Tokens == nil {
+		opts.Compose.Plan.Tokens = opts.Tokens
+	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
 	}
@@ -281,10 +287,7 @@ func Run(opts Options) (*Report, error) {
 			return nil, err
 		}
 		for _, c := range configs {
-			preds := make([]Prediction, len(dps))
-			for i := range dps {
-				preds[i].Context = ctxs[c][i]
-			}
+			preds := ctxs[c]
 			res := &ConfigResult{Name: c, About: about(c, opts)}
 			if c == ConfigSeed {
 				res.Name = opts.Seed.Name()
@@ -384,15 +387,16 @@ func about(c string, opts Options) string {
 	return ""
 }
 
-// buildContexts builds the contexts of the built-in configurations for every
-// datapoint. It returns them by configuration, with a parallel slice of
-// errors (nil where the context was built).
-func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, configs []string) (map[string][]string, map[string][]error, error) {
-	ctxs := map[string][]string{}
+// buildContexts builds the predictions of the built-in configurations for
+// every datapoint (only ConfigCurrent may override prefix and suffix). It
+// returns them by configuration, with a parallel slice of errors (nil where
+// the context was built).
+func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, configs []string) (map[string][]Prediction, map[string][]error, error) {
+	ctxs := map[string][]Prediction{}
 	errs := map[string][]error{}
 	need := map[string]bool{}
 	for _, c := range configs {
-		ctxs[c] = make([]string, len(dps))
+		ctxs[c] = make([]Prediction, len(dps))
 		errs[c] = make([]error, len(dps))
 		need[c] = true
 	}
@@ -490,7 +494,7 @@ func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, c
 							fail(c, i, err)
 							continue
 						}
-						ctxs[c][i] = ctx // distinct i per goroutine: no lock needed
+						ctxs[c][i].Context = ctx // distinct i per goroutine: no lock needed
 					}
 					if ix != nil {
 						ix.Close()
@@ -508,11 +512,12 @@ func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, c
 }
 
 // runCurrent runs assemble.Predict, exactly what `repoctx predict` does, into a
-// temporary file and reads its contexts into ctxs. With a limit it predicts
+// temporary file and reads its predictions (contexts and any prefix/suffix
+// overrides) into preds. With a limit it predicts
 // for a copy of the datapoint file cut after the last datapoint scored, next
 // to links to the snapshots. A datapoint Predict fails on gets its error in
 // errs (Predict writes an empty context for it).
-func runCurrent(opts Options, dps []dataset.Datapoint, ctxs []string, errs []error) error {
+func runCurrent(opts Options, dps []dataset.Datapoint, ctxs []Prediction, errs []error) error {
 	tmp, err := os.MkdirTemp("", "repoctx-eval-")
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -542,9 +547,7 @@ func runCurrent(opts Options, dps []dataset.Datapoint, ctxs []string, errs []err
 	if err != nil {
 		return err
 	}
-	for i := range dps {
-		ctxs[i] = preds[i].Context
-	}
+	copy(ctxs, preds)
 	// Predict names a failed datapoint "datapoint ID (line N)".
 	for _, e := range sum.Errors {
 		for i, d := range dps {

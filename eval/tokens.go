@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/repoctx/repoctx/assemble"
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
 )
@@ -23,8 +24,9 @@ type TokenCounter interface {
 	Count(s string) float64
 }
 
-// CharsPerToken is the characters-per-token ratio of [CharEstimate].
-const CharsPerToken = 3.5
+// CharsPerToken is the characters-per-token ratio of [CharEstimate]; it is
+// assemble's, so that the budget planner and the scorer estimate alike.
+const CharsPerToken = assemble.CharsPerToken
 
 // CharEstimate estimates tokens as characters / [CharsPerToken], characters
 // being Unicode code points (invalid UTF-8 bytes count one each). The

@@ -63,6 +63,11 @@ type Options struct {
 	// Log, if not nil, receives one line per datapoint whose context could not
 	// be built (it is then scored as empty) and per skipped file.
 	Log io.Writer
+	// Visible makes line_chrf and copy_chrf also search the prefix and suffix
+	// the model is given (VisibleText), not only the context: the fair view
+	// when configurations differ in how much of the prefix they show (the
+	// budget planner moves far prefix text from the prefix to the context).
+	Visible bool
 }
 
 // Setting is one way of showing the context to a model: untrimmed ("full"),
@@ -295,6 +300,9 @@ func Run(opts Options) (*Report, error) {
 			runs = append(runs, scoredConfig{res: res, preds: preds, errs: errs[c]})
 		}
 	}
+	if opts.Visible {
+		rep.Notes = append(rep.Notes, "line_chrf and copy_chrf also search the prefix and suffix the model is given (visible)")
+	}
 	if hasSeedWithoutDense(configs, opts.Seed) {
 		rep.Notes = append(rep.Notes, opts.Seed.Name()+" is the seed's configuration with BM25 only: dense retrieval (its RRF weight 0.8) is not available yet")
 	}
@@ -321,7 +329,7 @@ func Run(opts Options) (*Report, error) {
 					if p.Suffix != nil {
 						suffix = *p.Suffix
 					}
-					ds := scoreDatapoint(middles[i], prefix, suffix, p.Context, rep.Settings, opts.Tokens, spec.IsKeyword, c)
+					ds := scoreDatapoint(middles[i], prefix, suffix, p.Context, rep.Settings, opts.Tokens, spec.IsKeyword, c, opts.Visible)
 					ds.ID = d.ID
 					if r.errs != nil && r.errs[i] != nil {
 						ds.Error = r.errs[i].Error()
@@ -610,7 +618,10 @@ func newCaches() *caches {
 // It gives the same numbers as the exported functions applied to the
 // trimmed context, sharing the work: every setting keeps a suffix of the
 // context's lines.
-func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, tc TokenCounter, isKeyword func(string) bool, c *caches) DatapointScores {
+//
+// With visible, line_chrf and copy_chrf also search VisibleText(prefix,
+// suffix), which no window trims.
+func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, tc TokenCounter, isKeyword func(string) bool, c *caches, visible bool) DatapointScores {
 	lines := splitLines(context)
 	var toks []float64
 	var room float64
@@ -655,6 +666,13 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 	}
 	ds := DatapointScores{NewIDs: len(ids), Settings: make([]PointScores, len(settings))}
 	firstLine := firstLine(middle)
+	seen, seenBest := "", 0.0
+	if visible {
+		seen = VisibleText(prefix, suffix)
+		for _, v := range lineChrFs(middle, splitLines(seen), c.chrf) {
+			seenBest = max(seenBest, v)
+		}
+	}
 	for k, s := range settings {
 		from := 0
 		switch {
@@ -666,7 +684,7 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 		case s.Chars > 0:
 			from = keepFrom(size, float64(s.Chars))
 		}
-		ps := PointScores{LineChrF: bestFrom[from], CtxChars: suffixBytes[from]}
+		ps := PointScores{LineChrF: max(bestFrom[from], seenBest), CtxChars: suffixBytes[from]}
 		if len(ids) > 0 {
 			found := 0
 			for _, id := range ids {
@@ -677,10 +695,40 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 			r := float64(found) / float64(len(ids))
 			ps.IDRec = &r
 		}
-		ps.CopyChrF = ChrF(CopyPredict(prefix, joinFrom(lines, from)), firstLine)
+		ps.CopyChrF = ChrF(CopyPredict(prefix, seen+joinFrom(lines, from)), firstLine)
 		ds.Settings[k] = ps
 	}
 	return ds
+}
+
+// VisibleText returns, as two context parts named "(prefix)" and "(suffix)",
+// the lines of the prefix and suffix a model is given that a copy could come
+// from: the prefix's complete lines before the copy completer's query (its
+// last CopyQueryLines non-blank complete lines, which would match themselves)
+// and the suffix's lines after the rest of the cursor's line. The cursor line's
+// two pieces are left out: they are the middle's own line, not a copy source.
+// Empty pieces are left out; the result is "" when both are.
+func VisibleText(prefix, suffix string) string {
+	lines := strings.SplitAfter(prefix, "\n")
+	lines = lines[:len(lines)-1] // the unfinished line ("" when prefix ends in "\n")
+	n := len(lines)
+	for q := 0; n > 0 && q < CopyQueryLines; n-- {
+		if strings.TrimSpace(lines[n-1]) != "" {
+			q++
+		}
+	}
+	var sb strings.Builder
+	if body := strings.Join(lines[:n], ""); strings.TrimSpace(body) != "" {
+		sb.WriteString(FileSep + "(prefix)\n" + body)
+	}
+	if i := strings.IndexByte(suffix, '\n'); i >= 0 && strings.TrimSpace(suffix[i+1:]) != "" {
+		body := suffix[i+1:]
+		if !strings.HasSuffix(body, "\n") {
+			body += "\n"
+		}
+		sb.WriteString(FileSep + "(suffix)\n" + body)
+	}
+	return sb.String()
 }
 
 // aggregate fills res.Scores, Failed and IDRecN from res.PerDatapoint.

@@ -205,7 +205,7 @@ func TestScoreDatapointMatchesExported(t *testing.T) {
 				middle := truth[d.ID].Middle
 				for _, cfg := range allConfigs() {
 					ctx := ctxs[cfg][i].Context
-					got := scoreDatapoint(middle, d.Prefix, d.Suffix, ctx, settings, tc, spec.IsKeyword, c)
+					got := scoreDatapoint(middle, d.Prefix, d.Suffix, ctx, settings, tc, spec.IsKeyword, c, false)
 					for k, s := range settings {
 						trimmed := ctx
 						switch {

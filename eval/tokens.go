@@ -46,6 +46,9 @@ func (CharEstimate) Count(s string) float64 { return float64(runeCount(s)) / Cha
 // around the text (no BOS/EOS); added tokens such as "<|file_sep|>" count
 // one each.
 //
+// The file's truncation and padding settings are ignored: counts are of the
+// whole text.
+//
 // Added tokens (added_tokens in the file) are cut out of the text before the
 // rest is tokenized and count one each, as the Rust library does (the Go
 // library drops them after a ByteLevel pre-tokenizer); their lstrip, rstrip
@@ -84,6 +87,10 @@ func LoadTokenizer(path string) (tk *HFTokenizer, err error) {
 	if _, ok := cfg["model"].(map[string]any); !ok {
 		return nil, fmt.Errorf("eval: tokenizer %s: not a tokenizer.json: no \"model\" object", path)
 	}
+	// Counting must see the whole text: a file saved with truncation (common for
+	// embedding models, e.g. max_length 128) or padding would cap or pad counts.
+	cfg["truncation"] = nil
+	cfg["padding"] = nil
 	if err := patchPatterns(cfg); err != nil {
 		return nil, fmt.Errorf("eval: tokenizer %s: %w", path, err)
 	}

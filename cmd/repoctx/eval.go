@@ -35,6 +35,7 @@ func evalCmd() *cli.Command {
 			&cli.StringFlag{Name: "window", Value: "8000,16000", Usage: "model windows in tokens, comma-separated"},
 			&cli.StringFlag{Name: "budget-chars", Usage: "also keep at most N bytes (whole lines) from the end; comma-separated"},
 			&cli.StringFlag{Name: "tokenizer", Usage: "count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5), for the window settings and the budget planner"},
+			&cli.BoolFlag{Name: "visible", Usage: "line_chrf and copy_chrf also search the prefix and suffix the model is given (fair when configurations trim the prefix differently, e.g. --plan-window)"},
 			&cli.BoolFlag{Name: "json", Usage: "print a machine-readable JSON summary instead of the tables"},
 			&cli.IntFlag{Name: "limit", Usage: "score only the first N datapoints"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
@@ -89,7 +90,7 @@ func evalCmd() *cli.Command {
 				Index:   iopts,
 				Compose: copts,
 				Workers: c.Int("workers"), Limit: c.Int("limit"),
-				Log: errorsOnly{c.App.ErrWriter},
+				Log: errorsOnly{c.App.ErrWriter}, Visible: c.Bool("visible"),
 			}
 			if c.Bool("verbose") {
 				opts.Log = c.App.ErrWriter

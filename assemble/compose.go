@@ -68,6 +68,10 @@ type Options struct {
 	// prefix and suffix do not already show, against a top-1 retrieval hit (weight 1).
 	// 0 means the default 1.2; a negative value leaves them out.
 	OldFileWeight float64
+	// Plan is the budget planner (off by default): it may trim the prefix and
+	// suffix the model is given and budgets the context in tokens for one model
+	// window instead of BudgetChars; see Plan and ComposePlanned.
+	Plan Plan
 }
 
 func (o Options) withDefaults() Options {
@@ -156,9 +160,31 @@ func Compose(ix *retrieve.Index, h Hole, opts Options) (string, []Part, error) {
 	return ComposeWith(ix, h, Resources{}, opts)
 }
 
+// Composed is the result of ComposePlanned: a context and, when the planner
+// trimmed them, the prefix and suffix to give the model instead of the hole's.
+type Composed struct {
+	// Context is the rendered context, "<|file_sep|>{path}\n{content}" parts.
+	Context string
+	// Parts are the context's parts in output order (least relevant first).
+	Parts []Part
+	// Prefix and Suffix are the overrides for the prediction line: nil when the
+	// model is to be given the hole's own.
+	Prefix, Suffix *string
+	// Split is the planner's decision (zero when the planner is off).
+	Split Split
+}
+
 // ComposeWith builds the context for hole from the index ix and the optional
-// resources. It returns the context text and its parts in output order (least
-// relevant first). Errors come only from the index.
+// resources; see ComposePlanned, whose prefix/suffix overrides it drops.
+func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (string, []Part, error) {
+	c, err := ComposePlanned(ix, h, res, opts)
+	return c.Context, c.Parts, err
+}
+
+// ComposePlanned builds the context for hole from the index ix and the optional
+// resources. It returns the context text, its parts in output order (least
+// relevant first) and, when opts.Plan is on and trims them, the prefix and suffix
+// overrides. Errors come only from the index.
 //
 // Sources, each switchable in Options: hole-centred BM25 queries with relative
 // positioning (next chunk of a prefix match, previous chunk of a suffix match); the
@@ -166,10 +192,55 @@ func Compose(ix *retrieve.Index, h Hole, opts Options) (string, []Part, error) {
 // completion file) added to the queries; definitions of the identifiers nearest the
 // cursor that the visible text does not define; the old completion file's chunks that
 // the prefix and suffix do not show.
-func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (string, []Part, error) {
+//
+// With the planner on (opts.Plan.Window > 0) the prefix and suffix the model is
+// given may be trimmed (Plan.SplitHole); queries, the edit and the definitions still
+// use the whole hole, but what counts as visible is only the text given, so the
+// old completion file's chunks in the trimmed far parts can be retrieved (and its
+// definitions there resolved) like any other file's. The context
+// is budgeted to the tokens left (fitTokens). When the trimmed hole gets no context
+// at all, trimming buys nothing and the hole is given whole.
+func ComposePlanned(ix *retrieve.Index, h Hole, res Resources, opts Options) (Composed, error) {
 	opts = opts.withDefaults()
+	if !opts.Plan.On() {
+		parts, err := composeParts(ix, h, res, opts, Split{Prefix: h.Prefix, Suffix: h.Suffix, SuffixCut: len(h.Suffix)})
+		if err != nil {
+			return Composed{}, err
+		}
+		parts = fitBudget(parts, opts.BudgetChars)
+		return Composed{Context: render(parts), Parts: parts}, nil
+	}
+	plan := opts.Plan.withDefaults()
+	split := plan.SplitHole(h.Prefix, h.Suffix)
+	parts, err := composeParts(ix, h, res, opts, split)
+	if err != nil {
+		return Composed{}, err
+	}
+	parts = fitTokens(parts, split.Room, plan.Tokens)
+	if len(parts) == 0 && (split.PrefixTrimmed || split.SuffixTrimmed) {
+		// Nothing to show in the room made: give the model its whole text back.
+		split = Split{Prefix: h.Prefix, Suffix: h.Suffix, SuffixCut: len(h.Suffix),
+			Room: max(0, float64(plan.Window-MaxNewTokens)-plan.Tokens.Count(h.Prefix)-plan.Tokens.Count(h.Suffix))}
+		if parts, err = composeParts(ix, h, res, opts, split); err != nil {
+			return Composed{}, err
+		}
+		parts = fitTokens(parts, split.Room, plan.Tokens)
+	}
+	c := Composed{Context: render(parts), Parts: parts, Split: split}
+	if split.PrefixTrimmed {
+		c.Prefix = &split.Prefix
+	}
+	if split.SuffixTrimmed {
+		c.Suffix = &split.Suffix
+	}
+	return c, nil
+}
+
+// composeParts collects the candidate parts for hole in ascending relevance,
+// unbudgeted. seen is what the model is given of the hole's prefix and suffix.
+func composeParts(ix *retrieve.Index, h Hole, res Resources, opts Options, seen Split) ([]Part, error) {
 	pq, sq := QueryText(h.Prefix, h.Suffix, opts.QueryLines)
-	visible := LineSet(h.Prefix, h.Suffix)
+	visible := LineSet(seen.Prefix, seen.Suffix)
 	modified := map[string]bool{}
 	for _, m := range h.Modified {
 		modified[m] = true
@@ -237,7 +308,7 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 	wg.Wait()
 	for i, q := range qs {
 		if errs[i] != nil {
-			return "", nil, fmt.Errorf("assemble: %s query: %w", q.name, errs[i])
+			return nil, fmt.Errorf("assemble: %s query: %w", q.name, errs[i])
 		}
 		hits := results[i]
 		for _, hit := range hits {
@@ -267,11 +338,21 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 		// prefix/suffix hold what the edit replaced (or the whole file, when prefix and
 		// suffix are empty), weighted by closeness to the hole.
 		hole := strings.Count(h.Prefix, "\n") + 1
+		// With a trimmed prefix (suffix) the model sees lines [first, last] only. The
+		// chunks wholly outside are left to the retrieval queries and the definitions
+		// (they are not visible, so those may pick them): weighted by distance alone,
+		// they would merge into one part as long as the trimmed text and crowd out
+		// everything else.
+		first := 1 + strings.Count(h.Prefix[:seen.PrefixCut], "\n")
+		last := hole + strings.Count(seen.Suffix, "\n")
 		w := opts.OldFileWeight
 		if w == 0 {
 			w = 1.2
 		}
 		for _, c := range files.chunks(h.Path) {
+			if seen.PrefixTrimmed && c.EndLine < first || seen.SuffixTrimmed && c.StartLine > last {
+				continue
+			}
 			dist := 0
 			if hole < c.StartLine {
 				dist = c.StartLine - hole
@@ -293,11 +374,9 @@ func ComposeWith(ix *retrieve.Index, h Hole, res Resources, opts Options) (strin
 		}
 	}
 	if !opts.NoDefinitions && res.Symbols != nil && spec != nil {
-		addDefinitions(cands, res, h, spec, opts, visible)
+		addDefinitions(cands, res, h, spec, opts, seen, files)
 	}
-	parts := cands.parts(files)
-	parts = fitBudget(parts, opts.BudgetChars)
-	return render(parts), parts, nil
+	return cands.parts(files), nil
 }
 
 // search runs one query: hybrid (BM25 + dense, RRF) when the index has vectors and

@@ -61,7 +61,8 @@ var ErrSomeFailed = errors.New("some datapoints failed")
 
 // Predict runs the main job: for every datapoint of DataDir/{Lang}-{Stage}.jsonl it
 // composes a context from the datapoint's snapshot and writes one {"context": ...}
-// line, in input order, atomically (see dataset.Output). Datapoints are grouped by
+// line (with "prefix"/"suffix" overrides when the budget planner, Compose.Plan,
+// trims them), in input order, atomically (see dataset.Output). Datapoints are grouped by
 // snapshot so each snapshot is opened and indexed once; snapshots run in parallel on
 // Workers goroutines, each with its own chunker.
 //
@@ -281,13 +282,14 @@ func Predict(opts PredictOptions) (Summary, error) {
 				}
 				for _, i := range idx {
 					d := &dps[i]
-					ctx, _, err := ComposeWith(ix, Hole{Path: d.Path, Prefix: d.Prefix, Suffix: d.Suffix, Modified: d.Modified}, res, opts.Compose)
+					c, err := ComposePlanned(ix, Hole{Path: d.Path, Prefix: d.Prefix, Suffix: d.Suffix, Modified: d.Modified}, res, opts.Compose)
 					if err != nil {
 						fail(i, fmt.Errorf("datapoint %s (line %d): %w", d.ID, d.Line, err))
 						put(i, empty)
 						continue
 					}
-					put(i, dataset.PredictionLine(ctx, nil, nil))
+					// With the planner on, a trimmed prefix/suffix is written as an override.
+					put(i, dataset.PredictionLine(c.Context, c.Prefix, c.Suffix))
 				}
 				ix.Close()
 			}

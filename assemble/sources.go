@@ -266,19 +266,37 @@ const (
 )
 
 // addDefinitions adds, for the identifiers nearest the cursor that the current text
-// of the completion file does not define, the definitions they resolve to.
-func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spec, opts Options, visible map[string]bool) {
+// of the completion file does not define, the definitions they resolve to. seen is
+// what the model is given of the hole: when the planner trimmed it, a name defined
+// only in the trimmed part counts as undefined, and its definition in the old
+// completion file (outside the text given) may be added.
+func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spec, opts Options, seen Split, files *fileTexts) {
 	names, dists := cursorIdentifiers(h.Prefix, h.Suffix, opts.QueryLines, spec)
 	var imports []grammars.Import
 	defined := map[string]bool{}
+	trimmed := seen.PrefixTrimmed || seen.SuffixTrimmed
 	if res.Extractor != nil {
 		cur := &chunker.File{Path: h.Path, Lang: spec.Name, Text: []byte(h.Prefix + h.Suffix)}
 		if sf, err := res.Extractor.Extract(cur); err == nil {
-			imports = sf.Imports
+			imports = sf.Imports // from the whole file: the trimmed top may hold them
 			for _, d := range sf.Defs {
 				defined[d.Name] = true
 			}
 		}
+		if trimmed {
+			defined = map[string]bool{}
+			cur := &chunker.File{Path: h.Path, Lang: spec.Name, Text: []byte(seen.Prefix + seen.Suffix)}
+			if sf, err := res.Extractor.Extract(cur); err == nil {
+				for _, d := range sf.Defs {
+					defined[d.Name] = true
+				}
+			}
+		}
+	}
+	visible := LineSet(seen.Prefix, seen.Suffix)
+	var old string
+	if trimmed {
+		old = files.text(h.Path)
 	}
 	w := opts.DefinitionWeight
 	if w == 0 {
@@ -295,12 +313,12 @@ func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spe
 		cs := res.Symbols.Resolve(name, h.Path, imports, 2)
 		for rank, c := range cs {
 			d := c.Def
-			if d.Path == h.Path {
-				continue // the old completion file is its own source
-			}
 			end := d.EndByte
 			if end-d.StartByte > maxDefBytes {
 				end = d.StartByte + headBytes(d)
+			}
+			if d.Path == h.Path && (!trimmed || end > len(old) || AllLinesIn(old[d.StartByte:end], visible)) {
+				continue // the old completion file is its own source, unless trimmed off
 			}
 			s := w / float64(rrfK+1+i+rank) / (1 + float64(dists[i])/10)
 			if c.Via == "global" {

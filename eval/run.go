@@ -48,6 +48,9 @@ type Options struct {
 	// retrieve.DefaultCacheDir().
 	Index assemble.IndexOptions
 	// Compose configures ConfigCurrent's assembly, as for assemble.Predict.
+	// When its budget planner is on (Compose.Plan.Window > 0) without a
+	// token counter, it counts with Tokens, as the scorer does; the prefix
+	// and suffix overrides it writes are scored as what the model is given.
 	Compose assemble.Options
 	// Seed configures ConfigSeed.
 	Seed SeedOptions
@@ -60,6 +63,11 @@ type Options struct {
 	// Log, if not nil, receives one line per datapoint whose context could not
 	// be built (it is then scored as empty) and per skipped file.
 	Log io.Writer
+	// Visible makes line_chrf and copy_chrf also search the prefix and suffix
+	// the model is given (VisibleText), not only the context: the fair view
+	// when configurations differ in how much of the prefix they show (the
+	// budget planner moves far prefix text from the prefix to the context).
+	Visible bool
 }
 
 // Setting is one way of showing the context to a model: untrimmed ("full"),
@@ -189,6 +197,9 @@ func Run(opts Options) (*Report, error) {
 	if opts.Tokens == nil {
 		opts.Tokens = CharEstimate{}
 	}
+	if opts.Compose.Plan.On() && opts.Compose.Plan.Tokens == nil {
+		opts.Compose.Plan.Tokens = opts.Tokens
+	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
 	}
@@ -281,16 +292,16 @@ func Run(opts Options) (*Report, error) {
 			return nil, err
 		}
 		for _, c := range configs {
-			preds := make([]Prediction, len(dps))
-			for i := range dps {
-				preds[i].Context = ctxs[c][i]
-			}
+			preds := ctxs[c]
 			res := &ConfigResult{Name: c, About: about(c, opts)}
 			if c == ConfigSeed {
 				res.Name = opts.Seed.Name()
 			}
 			runs = append(runs, scoredConfig{res: res, preds: preds, errs: errs[c]})
 		}
+	}
+	if opts.Visible {
+		rep.Notes = append(rep.Notes, "line_chrf and copy_chrf also search the prefix and suffix the model is given (visible)")
 	}
 	if hasSeedWithoutDense(configs, opts.Seed) {
 		rep.Notes = append(rep.Notes, opts.Seed.Name()+" is the seed's configuration with BM25 only: dense retrieval (its RRF weight 0.8) is not available yet")
@@ -318,7 +329,7 @@ func Run(opts Options) (*Report, error) {
 					if p.Suffix != nil {
 						suffix = *p.Suffix
 					}
-					ds := scoreDatapoint(middles[i], prefix, suffix, p.Context, rep.Settings, opts.Tokens, spec.IsKeyword, c)
+					ds := scoreDatapoint(middles[i], prefix, suffix, p.Context, rep.Settings, opts.Tokens, spec.IsKeyword, c, opts.Visible)
 					ds.ID = d.ID
 					if r.errs != nil && r.errs[i] != nil {
 						ds.Error = r.errs[i].Error()
@@ -384,15 +395,16 @@ func about(c string, opts Options) string {
 	return ""
 }
 
-// buildContexts builds the contexts of the built-in configurations for every
-// datapoint. It returns them by configuration, with a parallel slice of
-// errors (nil where the context was built).
-func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, configs []string) (map[string][]string, map[string][]error, error) {
-	ctxs := map[string][]string{}
+// buildContexts builds the predictions of the built-in configurations for
+// every datapoint (only ConfigCurrent may override prefix and suffix). It
+// returns them by configuration, with a parallel slice of errors (nil where
+// the context was built).
+func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, configs []string) (map[string][]Prediction, map[string][]error, error) {
+	ctxs := map[string][]Prediction{}
 	errs := map[string][]error{}
 	need := map[string]bool{}
 	for _, c := range configs {
-		ctxs[c] = make([]string, len(dps))
+		ctxs[c] = make([]Prediction, len(dps))
 		errs[c] = make([]error, len(dps))
 		need[c] = true
 	}
@@ -490,7 +502,7 @@ func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, c
 							fail(c, i, err)
 							continue
 						}
-						ctxs[c][i] = ctx // distinct i per goroutine: no lock needed
+						ctxs[c][i].Context = ctx // distinct i per goroutine: no lock needed
 					}
 					if ix != nil {
 						ix.Close()
@@ -508,11 +520,12 @@ func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, c
 }
 
 // runCurrent runs assemble.Predict, exactly what `repoctx predict` does, into a
-// temporary file and reads its contexts into ctxs. With a limit it predicts
+// temporary file and reads its predictions (contexts and any prefix/suffix
+// overrides) into preds. With a limit it predicts
 // for a copy of the datapoint file cut after the last datapoint scored, next
 // to links to the snapshots. A datapoint Predict fails on gets its error in
 // errs (Predict writes an empty context for it).
-func runCurrent(opts Options, dps []dataset.Datapoint, ctxs []string, errs []error) error {
+func runCurrent(opts Options, dps []dataset.Datapoint, ctxs []Prediction, errs []error) error {
 	tmp, err := os.MkdirTemp("", "repoctx-eval-")
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -542,9 +555,7 @@ func runCurrent(opts Options, dps []dataset.Datapoint, ctxs []string, errs []err
 	if err != nil {
 		return err
 	}
-	for i := range dps {
-		ctxs[i] = preds[i].Context
-	}
+	copy(ctxs, preds)
 	// Predict names a failed datapoint "datapoint ID (line N)".
 	for _, e := range sum.Errors {
 		for i, d := range dps {
@@ -607,7 +618,10 @@ func newCaches() *caches {
 // It gives the same numbers as the exported functions applied to the
 // trimmed context, sharing the work: every setting keeps a suffix of the
 // context's lines.
-func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, tc TokenCounter, isKeyword func(string) bool, c *caches) DatapointScores {
+//
+// With visible, line_chrf and copy_chrf also search VisibleText(prefix,
+// suffix), which no window trims.
+func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, tc TokenCounter, isKeyword func(string) bool, c *caches, visible bool) DatapointScores {
 	lines := splitLines(context)
 	var toks []float64
 	var room float64
@@ -652,6 +666,13 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 	}
 	ds := DatapointScores{NewIDs: len(ids), Settings: make([]PointScores, len(settings))}
 	firstLine := firstLine(middle)
+	seen, seenBest := "", 0.0
+	if visible {
+		seen = VisibleText(prefix, suffix)
+		for _, v := range lineChrFs(middle, splitLines(seen), c.chrf) {
+			seenBest = max(seenBest, v)
+		}
+	}
 	for k, s := range settings {
 		from := 0
 		switch {
@@ -663,7 +684,7 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 		case s.Chars > 0:
 			from = keepFrom(size, float64(s.Chars))
 		}
-		ps := PointScores{LineChrF: bestFrom[from], CtxChars: suffixBytes[from]}
+		ps := PointScores{LineChrF: max(bestFrom[from], seenBest), CtxChars: suffixBytes[from]}
 		if len(ids) > 0 {
 			found := 0
 			for _, id := range ids {
@@ -674,10 +695,40 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 			r := float64(found) / float64(len(ids))
 			ps.IDRec = &r
 		}
-		ps.CopyChrF = ChrF(CopyPredict(prefix, joinFrom(lines, from)), firstLine)
+		ps.CopyChrF = ChrF(CopyPredict(prefix, seen+joinFrom(lines, from)), firstLine)
 		ds.Settings[k] = ps
 	}
 	return ds
+}
+
+// VisibleText returns, as two context parts named "(prefix)" and "(suffix)",
+// the lines of the prefix and suffix a model is given that a copy could come
+// from: the prefix's complete lines before the copy completer's query (its
+// last CopyQueryLines non-blank complete lines, which would match themselves)
+// and the suffix's lines after the rest of the cursor's line. The cursor line's
+// two pieces are left out: they are the middle's own line, not a copy source.
+// Empty pieces are left out; the result is "" when both are.
+func VisibleText(prefix, suffix string) string {
+	lines := strings.SplitAfter(prefix, "\n")
+	lines = lines[:len(lines)-1] // the unfinished line ("" when prefix ends in "\n")
+	n := len(lines)
+	for q := 0; n > 0 && q < CopyQueryLines; n-- {
+		if strings.TrimSpace(lines[n-1]) != "" {
+			q++
+		}
+	}
+	var sb strings.Builder
+	if body := strings.Join(lines[:n], ""); strings.TrimSpace(body) != "" {
+		sb.WriteString(FileSep + "(prefix)\n" + body)
+	}
+	if i := strings.IndexByte(suffix, '\n'); i >= 0 && strings.TrimSpace(suffix[i+1:]) != "" {
+		body := suffix[i+1:]
+		if !strings.HasSuffix(body, "\n") {
+			body += "\n"
+		}
+		sb.WriteString(FileSep + "(suffix)\n" + body)
+	}
+	return sb.String()
 }
 
 // aggregate fills res.Scores, Failed and IDRecN from res.PerDatapoint.

@@ -166,7 +166,7 @@ func TestCurrentMatchesPredict(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := 0; i < n; i++ {
-				if preds[i].Context != ctxs[ConfigCurrent][i] || errs[ConfigCurrent][i] != nil {
+				if preds[i].Context != ctxs[ConfigCurrent][i].Context || errs[ConfigCurrent][i] != nil {
 					t.Errorf("%s, %d datapoints: datapoint %d: eval's context differs from predict's (%v)", lang, n, i, errs[ConfigCurrent][i])
 				}
 			}
@@ -204,8 +204,8 @@ func TestScoreDatapointMatchesExported(t *testing.T) {
 				c := newCaches()
 				middle := truth[d.ID].Middle
 				for _, cfg := range allConfigs() {
-					ctx := ctxs[cfg][i]
-					got := scoreDatapoint(middle, d.Prefix, d.Suffix, ctx, settings, tc, spec.IsKeyword, c)
+					ctx := ctxs[cfg][i].Context
+					got := scoreDatapoint(middle, d.Prefix, d.Suffix, ctx, settings, tc, spec.IsKeyword, c, false)
 					for k, s := range settings {
 						trimmed := ctx
 						switch {

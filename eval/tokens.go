@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/repoctx/repoctx/assemble"
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
 )
@@ -23,8 +24,9 @@ type TokenCounter interface {
 	Count(s string) float64
 }
 
-// CharsPerToken is the characters-per-token ratio of [CharEstimate].
-const CharsPerToken = 3.5
+// CharsPerToken is the characters-per-token ratio of [CharEstimate]; it is
+// assemble's, so that the budget planner and the scorer estimate alike.
+const CharsPerToken = assemble.CharsPerToken
 
 // CharEstimate estimates tokens as characters / [CharsPerToken], characters
 // being Unicode code points (invalid UTF-8 bytes count one each). The
@@ -43,6 +45,9 @@ func (CharEstimate) Count(s string) float64 { return float64(runeCount(s)) / Cha
 // backend). Counts are of the model's tokens without special tokens added
 // around the text (no BOS/EOS); added tokens such as "<|file_sep|>" count
 // one each.
+//
+// The file's truncation and padding settings are ignored: counts are of the
+// whole text.
 //
 // Added tokens (added_tokens in the file) are cut out of the text before the
 // rest is tokenized and count one each, as the Rust library does (the Go
@@ -82,6 +87,10 @@ func LoadTokenizer(path string) (tk *HFTokenizer, err error) {
 	if _, ok := cfg["model"].(map[string]any); !ok {
 		return nil, fmt.Errorf("eval: tokenizer %s: not a tokenizer.json: no \"model\" object", path)
 	}
+	// Counting must see the whole text: a file saved with truncation (common for
+	// embedding models, e.g. max_length 128) or padding would cap or pad counts.
+	cfg["truncation"] = nil
+	cfg["padding"] = nil
 	if err := patchPatterns(cfg); err != nil {
 		return nil, fmt.Errorf("eval: tokenizer %s: %w", path, err)
 	}

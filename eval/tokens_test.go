@@ -116,3 +116,17 @@ func TestPatchPatterns(t *testing.T) {
 		t.Errorf("Regex pattern became %q", got)
 	}
 }
+
+// TestTokenizerIgnoresTruncation: the test model's tokenizer.json truncates to a
+// few tokens; counts must be of the whole text all the same.
+func TestTokenizerIgnoresTruncation(t *testing.T) {
+	tk, err := LoadTokenizer("../testdata/models/tiny-bert/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := tk.Count("def f(x): return x")
+	long := tk.Count(strings.Repeat("def f(x): return x\n", 50))
+	if long < 40*short {
+		t.Errorf("50 copies count %v tokens, one %v: truncated", long, short)
+	}
+}

@@ -1,9 +1,12 @@
 package eval
 
+import "github.com/repoctx/repoctx/assemble"
+
 // MaxNewTokens is the room the competition kept for the completion itself:
 // models generated up to 384 new tokens, and the scorer counted them against
-// the window before the context.
-const MaxNewTokens = 384
+// the window before the context. It is assemble.MaxNewTokens, which the budget
+// planner uses.
+const MaxNewTokens = assemble.MaxNewTokens
 
 // Default model windows, in tokens: Mellum-4B's 8K and the 16K of
 // Codestral-2501 and Qwen2.5-Coder-7B.

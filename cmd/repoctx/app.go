@@ -15,6 +15,7 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/symbols"
 	"github.com/urfave/cli/v2"
@@ -122,7 +123,27 @@ var (
 	relWFlag     = &cli.Float64Flag{Name: "relative-weight", Usage: "score of a match's neighbour relative to the match (default 1.05)"}
 	noOldFlag    = &cli.BoolFlag{Name: "no-old-file", Usage: "do not add the old completion file's changed regions"}
 	minScoreFlag = &cli.Float64Flag{Name: "min-score-ratio", Usage: "drop retrieval hits scoring below this fraction of the best hit (0 keeps all)"}
+	planWFlag    = &cli.IntFlag{Name: "plan-window", Usage: "budget planner: plan for a model window of `N` tokens (e.g. 8000): trim the far prefix/suffix when they take more than --plan-share of it (written as \"prefix\"/\"suffix\" overrides) and budget the context in tokens to the room left instead of --budget; 0 = off"}
+	planSFlag    = &cli.Float64Flag{Name: "plan-share", Value: assemble.DefaultPlanShare, Usage: "budget planner: largest `fraction` of the window (minus 384 tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims"}
+	planSufFlag  = &cli.Float64Flag{Name: "plan-suffix-share", Value: assemble.DefaultPlanSuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
+	tokFlag      = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5)"}
 )
+
+// planOptions reads --plan-window, --plan-share and --plan-suffix-share into a
+// planner without a token counter (the caller sets it from --tokenizer).
+func planOptions(c *cli.Context) (assemble.Plan, error) {
+	p := assemble.Plan{Window: c.Int("plan-window"), Share: c.Float64("plan-share"), SuffixShare: c.Float64("plan-suffix-share")}
+	if p.Window < 0 || p.Window > 0 && p.Window <= assemble.MaxNewTokens {
+		return p, usagef("--plan-window must be 0 (off) or more than %d tokens (the completion's room), not %d", assemble.MaxNewTokens, p.Window)
+	}
+	if c.IsSet("plan-share") && p.Share <= 0 {
+		return p, usagef("--plan-share must be positive, not %g", p.Share)
+	}
+	if c.IsSet("plan-suffix-share") && (p.SuffixShare <= 0 || p.SuffixShare > 1) {
+		return p, usagef("--plan-suffix-share must be in (0, 1], not %g", p.SuffixShare)
+	}
+	return p, nil
+}
 
 func chunkOptions(c *cli.Context) (string, chunker.Options, error) {
 	s := c.String("strategy")
@@ -401,7 +422,8 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, denseFlag, lsaSnapFlag, modelFlag, noDenseFlag, verboseFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, denseFlag, lsaSnapFlag, modelFlag, noDenseFlag,
+			planWFlag, planSFlag, planSufFlag, tokFlag, verboseFlag,
 		},
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")
@@ -412,11 +434,24 @@ func predictCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
+			plan, err := planOptions(c)
+			if err != nil {
+				return err
+			}
+			if p := c.String("tokenizer"); p != "" {
+				tk, err := eval.LoadTokenizer(p)
+				if err != nil {
+					return err
+				}
+				plan.Tokens = tk
+			}
+			copts := composeOptions(c)
+			copts.Plan = plan
 			opts := assemble.PredictOptions{
 				DataDir: c.String("data"), Lang: lang, Stage: c.String("stage"), Out: c.String("output"),
 				Resume: c.Bool("resume"), Workers: c.Int("workers"),
 				Index:   iopts,
-				Compose: composeOptions(c),
+				Compose: copts,
 				Log:     c.App.ErrWriter,
 			}
 			if !c.Bool("quiet") {

@@ -22,6 +22,8 @@ func evalCmd() *cli.Command {
 			"and ctx_chars (context bytes, mean and p95), for the untrimmed context and for each model window (--window) and byte budget\n" +
 			"(--budget-chars), trimmed from the left by whole lines as the competition's scorer did.\n\n" +
 			"Without --predictions or --config the current configuration runs (what `repoctx predict` does with the same flags).\n" +
+			"--plan-window N runs it with the budget planner for an N-token window, counting tokens with --tokenizer; its prefix/suffix\n" +
+			"overrides are scored as what the model is given (idrec's new identifiers and the copy completer's query use them).\n" +
 			"--baselines adds empty, recent, bm25file, windows and seed-bm25.",
 		Flags: withAssemblyFlags([]cli.Flag{
 			&cli.StringFlag{Name: "data", Required: true, Usage: "`directory` holding {lang}-{stage}.jsonl, .truth.jsonl and the snapshots (folder or zip)"},
@@ -32,7 +34,8 @@ func evalCmd() *cli.Command {
 			&cli.BoolFlag{Name: "baselines", Usage: "run all baselines next to the current configuration (or the prediction files)"},
 			&cli.StringFlag{Name: "window", Value: "8000,16000", Usage: "model windows in tokens, comma-separated"},
 			&cli.StringFlag{Name: "budget-chars", Usage: "also keep at most N bytes (whole lines) from the end; comma-separated"},
-			&cli.StringFlag{Name: "tokenizer", Usage: "count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5)"},
+			&cli.StringFlag{Name: "tokenizer", Usage: "count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5), for the window settings and the budget planner"},
+			&cli.BoolFlag{Name: "visible", Usage: "line_chrf and copy_chrf also search the prefix and suffix the model is given (fair when configurations trim the prefix differently, e.g. --plan-window)"},
 			&cli.BoolFlag{Name: "json", Usage: "print a machine-readable JSON summary instead of the tables"},
 			&cli.IntFlag{Name: "limit", Usage: "score only the first N datapoints"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
@@ -75,13 +78,19 @@ func evalCmd() *cli.Command {
 			if c.Bool("baselines") {
 				configs = append(configs, eval.Baselines()...)
 			}
+			plan, err := planOptions(c)
+			if err != nil {
+				return err
+			}
+			copts := composeOptions(c)
+			copts.Plan = plan // its tokens: --tokenizer's, set by eval.Run
 			opts := eval.Options{
 				DataDir: c.String("data"), Lang: c.String("lang"), Stage: c.String("stage"),
 				Configs: configs, Predictions: preds, Windows: windows, BudgetChars: budgets,
 				Index:   iopts,
-				Compose: composeOptions(c),
+				Compose: copts,
 				Workers: c.Int("workers"), Limit: c.Int("limit"),
-				Log: errorsOnly{c.App.ErrWriter},
+				Log: errorsOnly{c.App.ErrWriter}, Visible: c.Bool("visible"),
 			}
 			if c.Bool("verbose") {
 				opts.Log = c.App.ErrWriter

@@ -1,0 +1,292 @@
+package assemble
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// TokenCounter counts the tokens a model would see for a text. It is the one
+// method assemble needs from a tokenizer; eval.TokenCounter (a Hugging Face
+// tokenizer.json or the character estimate) satisfies it, so assemble does not
+// import eval. Count must be safe for concurrent use.
+type TokenCounter interface {
+	// Count returns the number of tokens of s (fractional for estimates).
+	Count(s string) float64
+}
+
+// CharsPerToken is the characters-per-token ratio of [CharTokens].
+const CharsPerToken = 3.5
+
+// CharTokens estimates tokens as Unicode code points / [CharsPerToken]
+// (invalid UTF-8 bytes count one each), unrounded. eval.CharEstimate counts
+// the same way.
+type CharTokens struct{}
+
+// Count returns runes(s) / 3.5 tokens.
+func (CharTokens) Count(s string) float64 { return float64(utf8.RuneCountInString(s)) / CharsPerToken }
+
+// MaxNewTokens is the room in tokens the competition's scorer kept for the
+// completion itself (models generated up to 384 new tokens); it counts against
+// the window before the context does. eval.MaxNewTokens equals it.
+const MaxNewTokens = 384
+
+// Default planner rule; see Plan.
+const (
+	// DefaultPlanShare is the default Plan.Share: prefix and suffix together may
+	// take up to this fraction of the usable window before they are trimmed.
+	DefaultPlanShare = 0.5
+	// DefaultPlanSuffixShare is the default Plan.SuffixShare.
+	DefaultPlanSuffixShare = 0.25
+	// minTailLines is the fewest lines of a part's tail worth keeping when the
+	// token budget cuts into it.
+	minTailLines = 3
+)
+
+// Plan configures the budget planner: how much of the prefix and suffix the
+// model is given and how much context then fits one model window. The zero
+// value (Window 0) turns the planner off.
+//
+// The competition's scorer keeps context lines from the end while
+// MaxNewTokens + tokens(prefix) + tokens(suffix) + tokens(kept lines) <= window
+// and never cuts prefix or suffix. With the planner on, when prefix and suffix
+// together take more than Share of the usable window (Window - MaxNewTokens
+// tokens), they are trimmed to that share: the suffix keeps its first lines
+// (at most SuffixShare of the allowance, more if the prefix needs less), the
+// prefix its last lines (the lines nearest the cursor), whole lines only; the
+// cursor's own line is always kept. The context is then budgeted in tokens to
+// the room left, counted line by line as the scorer does, best parts last;
+// BudgetChars does not apply.
+type Plan struct {
+	// Window is the model window in tokens the context is planned for
+	// (e.g. 8000); 0 turns the planner off.
+	Window int
+	// Tokens counts tokens; nil means CharTokens.
+	Tokens TokenCounter
+	// Share is the fraction of the usable window (Window - MaxNewTokens
+	// tokens) that prefix and suffix together may take before they are
+	// trimmed to it; 0 means DefaultPlanShare. A value >= 1 never trims:
+	// only the context is budgeted in tokens.
+	Share float64
+	// SuffixShare is the fraction of the prefix+suffix allowance (in tokens)
+	// the suffix may take when they are trimmed; 0 means
+	// DefaultPlanSuffixShare.
+	SuffixShare float64
+}
+
+// On reports whether the planner is on (Window > 0).
+func (p Plan) On() bool { return p.Window > 0 }
+
+func (p Plan) withDefaults() Plan {
+	if p.Tokens == nil {
+		p.Tokens = CharTokens{}
+	}
+	if p.Share <= 0 {
+		p.Share = DefaultPlanShare
+	}
+	if p.SuffixShare <= 0 {
+		p.SuffixShare = DefaultPlanSuffixShare
+	}
+	return p
+}
+
+// Split is the planner's decision for one hole's prefix and suffix.
+type Split struct {
+	// Prefix and Suffix are what the model is given: the hole's own, or their
+	// trimmed versions (a suffix of the prefix, a prefix of the suffix, both cut
+	// at line ends).
+	Prefix, Suffix string
+	// PrefixCut is the byte offset in the hole's prefix where the given prefix
+	// starts (0: untrimmed); SuffixCut is the byte length of the suffix given
+	// (the whole suffix's length: untrimmed).
+	PrefixCut, SuffixCut int
+	// PrefixTrimmed and SuffixTrimmed report whether the planner cut them.
+	PrefixTrimmed, SuffixTrimmed bool
+	// Room is the number of tokens left for the context:
+	// Window - MaxNewTokens - tokens(Prefix) - tokens(Suffix), at least 0.
+	Room float64
+}
+
+// SplitHole decides how much of prefix and suffix the model is given under p
+// (see Plan); p must be on. Token counts of prefix and suffix are of the whole
+// text, as the scorer counts them.
+func (p Plan) SplitHole(prefix, suffix string) Split {
+	p = p.withDefaults()
+	tc := p.Tokens
+	usable := float64(p.Window - MaxNewTokens)
+	tp, ts := tc.Count(prefix), tc.Count(suffix)
+	s := Split{Prefix: prefix, Suffix: suffix, SuffixCut: len(suffix)}
+	allow := p.Share * usable
+	if p.Share < 1 && tp+ts > allow {
+		sufAllow := min(ts, p.SuffixShare*allow)
+		preAllow := allow - sufAllow
+		if tp < preAllow { // the prefix needs less: the suffix may have the rest
+			sufAllow = allow - tp
+		}
+		s.SuffixCut = headLines(suffix, sufAllow, tc)
+		s.Suffix = suffix[:s.SuffixCut]
+		s.SuffixTrimmed = s.SuffixCut < len(suffix)
+		if tp > preAllow {
+			preAllow = allow - tc.Count(s.Suffix)
+			s.PrefixCut = tailLines(prefix, preAllow, tc)
+			s.Prefix = prefix[s.PrefixCut:]
+			s.PrefixTrimmed = s.PrefixCut > 0
+		}
+		tp, ts = tc.Count(s.Prefix), tc.Count(s.Suffix)
+	}
+	s.Room = max(0, usable-tp-ts)
+	return s
+}
+
+// tailLines returns the byte offset where the longest run of whole lines at the
+// end of prefix starts whose tokens (the run counted as one text) are at most
+// budget. The unfinished last line (after the last "\n") is always kept.
+func tailLines(prefix string, budget float64, tc TokenCounter) int {
+	cut := strings.LastIndexByte(prefix, '\n') + 1 // start of the unfinished line
+	if cut == 0 {
+		return 0
+	}
+	// Walk back line by line on per-line counts, then correct on the whole text
+	// (a tokenizer's count of a text need not be the sum of its lines').
+	used := tc.Count(prefix[cut:])
+	for cut > 0 {
+		prev := strings.LastIndexByte(prefix[:cut-1], '\n') + 1
+		n := tc.Count(prefix[prev:cut])
+		if used+n > budget {
+			break
+		}
+		used += n
+		cut = prev
+	}
+	last := strings.LastIndexByte(prefix, '\n') + 1
+	for cut < last && tc.Count(prefix[cut:]) > budget {
+		cut += strings.IndexByte(prefix[cut:], '\n') + 1
+	}
+	return cut
+}
+
+// headLines returns the byte length of the longest run of whole lines at the
+// start of suffix whose tokens are at most budget. The rest of the cursor's
+// line (up to and including the first "\n") is always kept.
+func headLines(suffix string, budget float64, tc TokenCounter) int {
+	end := strings.IndexByte(suffix, '\n') + 1
+	if end == 0 {
+		return len(suffix)
+	}
+	used := tc.Count(suffix[:end])
+	for end < len(suffix) {
+		next := strings.IndexByte(suffix[end:], '\n')
+		stop := len(suffix)
+		if next >= 0 {
+			stop = end + next + 1
+		}
+		n := tc.Count(suffix[end:stop])
+		if used+n > budget {
+			break
+		}
+		used += n
+		end = stop
+	}
+	first := strings.IndexByte(suffix, '\n') + 1
+	for end > first && tc.Count(suffix[:end]) > budget {
+		end = strings.LastIndexByte(suffix[:end-1], '\n') + 1
+		end = max(end, first)
+	}
+	return end
+}
+
+// lineCounter counts the tokens of rendered contexts line by line, as the
+// scorer does, caching each line's count.
+type lineCounter struct {
+	tc    TokenCounter
+	cache map[string]float64
+}
+
+func (lc *lineCounter) line(l string) float64 {
+	n, ok := lc.cache[l]
+	if !ok {
+		n = lc.tc.Count(l)
+		lc.cache[l] = n
+	}
+	return n
+}
+
+// text returns the sum of the tokens of s's lines, each cut after its "\n".
+func (lc *lineCounter) text(s string) float64 {
+	total := 0.0
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			total += lc.line(s)
+			break
+		}
+		total += lc.line(s[:i+1])
+		s = s[i+1:]
+	}
+	return total
+}
+
+// fitTokens drops the least relevant parts (the first ones) until the rendered
+// context, counted line by line by tc as the scorer counts it, is at most room
+// tokens. When at least minTailLines lines of the most relevant dropped part
+// fit in what is left, that part's last lines are kept too, under their own
+// header, instead of leaving the room empty (the scorer would keep the same
+// lines without the header).
+func fitTokens(parts []Part, room float64, tc TokenCounter) []Part {
+	lc := &lineCounter{tc: tc, cache: map[string]float64{}}
+	// Make every part end at a line end so that parts' lines never merge with the
+	// next header and costs add up.
+	parts = append([]Part(nil), parts...)
+	for i := range parts {
+		if t := parts[i].Text; t != "" && !strings.HasSuffix(t, "\n") {
+			parts[i].Text = t + "\n"
+		}
+	}
+	cost := make([]float64, len(parts))
+	total := 0.0
+	for i, p := range parts {
+		cost[i] = lc.text(header(p)) + lc.text(p.Text)
+		total += cost[i]
+	}
+	from := 0
+	for from < len(parts) && total > room {
+		total -= cost[from]
+		from++
+	}
+	if from == 0 {
+		return parts
+	}
+	// The most relevant dropped part: keep its last lines if enough fit.
+	p := parts[from-1]
+	left := room - total - lc.text(header(p))
+	lines := strings.SplitAfter(strings.TrimSuffix(p.Text, "\n"), "\n")
+	if n := len(lines); n > 0 {
+		lines[n-1] += "\n"
+	}
+	k := len(lines)
+	for k > 0 && lc.line(lines[k-1]) <= left {
+		left -= lc.line(lines[k-1])
+		k--
+	}
+	kept := len(lines) - k
+	if kept >= minTailLines && kept < len(lines) {
+		p.StartLine += k
+		p.Text = strings.Join(lines[k:], "")
+		p.Why = append(append([]string(nil), p.Why...), "tail")
+		return append([]Part{p}, parts[from:]...)
+	}
+	return parts[from:]
+}
+
+// header returns a part's rendered first line, "<|file_sep|>{path}\n".
+func header(p Part) string { return FileSep + p.Path + "\n" }
+
+// String describes the plan for reports, e.g. "off" or
+// "window 8000 tokens, share 0.5, suffix share 0.25".
+func (p Plan) String() string {
+	if !p.On() {
+		return "off"
+	}
+	d := p.withDefaults()
+	return fmt.Sprintf("window %d tokens, share %g, suffix share %g", d.Window, d.Share, d.SuffixShare)
+}

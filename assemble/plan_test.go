@@ -1,0 +1,223 @@
+package assemble
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// byteTokens is a stub counter: one token per byte.
+type byteTokens struct{}
+
+func (byteTokens) Count(s string) float64 { return float64(len(s)) }
+
+// numbered returns n lines "<tag> NN\n" (each 7 bytes for a 3-letter tag and
+// two digits).
+func numbered(tag string, from, n int) string {
+	var sb strings.Builder
+	for i := from; i < from+n; i++ {
+		fmt.Fprintf(&sb, "%s %02d\n", tag, i)
+	}
+	return sb.String()
+}
+
+func TestSplitHoleShortUntouched(t *testing.T) {
+	p := Plan{Window: 1000, Tokens: byteTokens{}}
+	prefix, suffix := numbered("pre", 0, 10)+"    x = ", numbered("suf", 0, 5)
+	s := p.SplitHole(prefix, suffix)
+	if s.Prefix != prefix || s.Suffix != suffix || s.PrefixTrimmed || s.SuffixTrimmed || s.PrefixCut != 0 || s.SuffixCut != len(suffix) {
+		t.Errorf("short hole changed: %+v", s)
+	}
+	if want := float64(1000 - MaxNewTokens - len(prefix) - len(suffix)); s.Room != want {
+		t.Errorf("room %v, want %v tokens", s.Room, want)
+	}
+}
+
+// TestSplitHoleLongPrefix: a long prefix keeps its last whole lines (nearest the
+// cursor) and the unfinished cursor line; the short suffix is untouched.
+func TestSplitHoleLongPrefix(t *testing.T) {
+	p := Plan{Window: MaxNewTokens + 400, Tokens: byteTokens{}, Share: 0.5} // allowance 200 tokens
+	prefix := numbered("pre", 0, 90) + "    x = "
+	suffix := numbered("suf", 0, 3) // 21 tokens
+	s := p.SplitHole(prefix, suffix)
+	if !s.PrefixTrimmed || s.SuffixTrimmed {
+		t.Fatalf("trimmed prefix %v suffix %v, want prefix only", s.PrefixTrimmed, s.SuffixTrimmed)
+	}
+	if !strings.HasSuffix(prefix, s.Prefix) || prefix[s.PrefixCut:] != s.Prefix || prefix[s.PrefixCut-1] != '\n' {
+		t.Fatalf("prefix %q is not whole lines at the end of the original", s.Prefix)
+	}
+	if !strings.HasSuffix(s.Prefix, "pre 89\n    x = ") {
+		t.Errorf("the lines nearest the cursor are missing: %q", s.Prefix)
+	}
+	// 200 - 21 (suffix) = 179 tokens for the prefix: the cursor line (8) + 24 lines of 7.
+	if got, want := len(s.Prefix), 8+24*7; got != want {
+		t.Errorf("prefix kept %d tokens, want %d (the most whole lines within the allowance)", got, want)
+	}
+	if s.Suffix != suffix {
+		t.Errorf("suffix changed: %q", s.Suffix)
+	}
+	if want := float64(400 - len(s.Prefix) - len(s.Suffix)); s.Room != want {
+		t.Errorf("room %v, want %v", s.Room, want)
+	}
+}
+
+// TestSplitHoleSuffix: a long suffix keeps its first lines within its share; when
+// the prefix needs less than its part, the suffix may use the rest.
+func TestSplitHoleSuffix(t *testing.T) {
+	p := Plan{Window: MaxNewTokens + 400, Tokens: byteTokens{}, Share: 0.5, SuffixShare: 0.25} // allowance 200
+	prefix := numbered("pre", 0, 90) + "x"
+	suffix := "rest of line\n" + numbered("suf", 0, 90)
+	s := p.SplitHole(prefix, suffix)
+	if !s.SuffixTrimmed || !strings.HasPrefix(suffix, s.Suffix) || !strings.HasSuffix(s.Suffix, "\n") {
+		t.Fatalf("suffix %q: want the first whole lines", s.Suffix)
+	}
+	if len(s.Suffix) > 50 || len(s.Suffix)+7 <= 50 {
+		t.Errorf("suffix kept %d tokens, want the most whole lines within 50", len(s.Suffix))
+	}
+	if total := len(s.Prefix) + len(s.Suffix); total > 200 {
+		t.Errorf("prefix+suffix %d tokens over the allowance 200", total)
+	}
+	// Short prefix: the suffix takes what the prefix does not need.
+	s = p.SplitHole("short\n", suffix)
+	if s.PrefixTrimmed || len(s.Suffix) > 194 || len(s.Suffix) < 194-7 {
+		t.Errorf("short prefix: suffix kept %d tokens, want about 194", len(s.Suffix))
+	}
+	// The cursor's own line is kept even when it alone is over the allowance.
+	long := strings.Repeat("z", 500)
+	s = p.SplitHole(numbered("pre", 0, 5)+long, long+"\n"+numbered("suf", 0, 5))
+	if s.Prefix != long || s.Suffix != long+"\n" {
+		t.Errorf("cursor line lost: prefix %d bytes, suffix %d bytes", len(s.Prefix), len(s.Suffix))
+	}
+	if s.Room != 0 {
+		t.Errorf("room %v, want 0 when the cursor lines fill the window", s.Room)
+	}
+	// Share >= 1: never trimmed.
+	s = Plan{Window: MaxNewTokens + 400, Tokens: byteTokens{}, Share: 1}.SplitHole(prefix, suffix)
+	if s.PrefixTrimmed || s.SuffixTrimmed || s.Room != 0 {
+		t.Errorf("share 1 trimmed: %+v", s)
+	}
+}
+
+// TestSplitHoleRealCounts: with a non-additive counter (whole-text count above the
+// sum of the lines'), the kept prefix still fits the allowance.
+func TestSplitHoleRealCounts(t *testing.T) {
+	tc := countFunc(func(s string) float64 { return float64(len(s) + strings.Count(s, "\n")*strings.Count(s, "\n")/10) })
+	p := Plan{Window: MaxNewTokens + 1000, Tokens: tc, Share: 0.5}
+	s := p.SplitHole(numbered("pre", 0, 99)+"x", "")
+	if n := tc.Count(s.Prefix); n > 500 {
+		t.Errorf("prefix %v tokens over the allowance 500", n)
+	}
+}
+
+type countFunc func(string) float64
+
+func (f countFunc) Count(s string) float64 { return f(s) }
+
+// TestFitTokens: parts are dropped least relevant first until the lines, counted one
+// by one, fit; the best part ends the context; the most relevant dropped part keeps
+// its last lines when at least minTailLines fit.
+func TestFitTokens(t *testing.T) {
+	parts := []Part{
+		{Path: "a", Text: numbered("aaa", 0, 20), StartLine: 1, EndLine: 20, Score: 1},
+		{Path: "b", Text: numbered("bbb", 0, 20), StartLine: 1, EndLine: 20, Score: 2},
+		{Path: "c", Text: numbered("ccc", 0, 4), StartLine: 1, EndLine: 4, Score: 3},
+	}
+	hdr := float64(len(FileSep) + 2)
+	cost := func(ps []Part) float64 { return float64(len(render(ps))) }
+	// Room for c and 5 lines of b under its header.
+	room := hdr + 28 + hdr + 5*7 + 3
+	got := fitTokens(parts, room, byteTokens{})
+	if len(got) != 2 || got[1].Path != "c" || got[0].Path != "b" {
+		t.Fatalf("kept %+v, want the tail of b, then c", got)
+	}
+	if got[0].Text != numbered("bbb", 15, 5) || got[0].StartLine != 16 {
+		t.Errorf("tail of b = %q from line %d, want its last 5 lines from 16", got[0].Text, got[0].StartLine)
+	}
+	if c := cost(got); c > room {
+		t.Errorf("context %v tokens over room %v", c, room)
+	}
+	// Too little room for minTailLines of b: only c.
+	got = fitTokens(parts, hdr+28+hdr+2*7, byteTokens{})
+	if len(got) != 1 || got[0].Path != "c" {
+		t.Errorf("kept %+v, want c only", got)
+	}
+	// Everything fits: unchanged.
+	if got = fitTokens(parts, 1e6, byteTokens{}); len(got) != 3 {
+		t.Errorf("kept %d parts, want 3", len(got))
+	}
+	// No room: nothing.
+	if got = fitTokens(parts, 0, byteTokens{}); len(got) != 0 {
+		t.Errorf("kept %+v with no room", got)
+	}
+	// A part without a final newline gets one, so the next header starts a line.
+	got = fitTokens([]Part{{Path: "a", Text: "x"}, {Path: "b", Text: "y\n"}}, 1e6, byteTokens{})
+	if render(got) != FileSep+"a\nx\n"+FileSep+"b\ny\n" {
+		t.Errorf("render = %q", render(got))
+	}
+}
+
+// longOld is a completion file whose far top holds a helper the hole needs.
+func longOld() string {
+	var sb strings.Builder
+	sb.WriteString("def far_helper_function(value):\n    return value * 42\n\n\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&sb, "def filler_%02d(x):\n    return x + %d\n\n\n", i, i)
+	}
+	return sb.String()
+}
+
+// TestComposePlanned: with the planner on, a long prefix is trimmed to its last lines,
+// the trimmed far part stays available (the old file's chunk holding it enters the
+// context), the overrides are set and the context fits the room left in tokens; with
+// the planner off nothing is overridden.
+func TestComposePlanned(t *testing.T) {
+	old := longOld()
+	ix := buildIndex(t, map[string]string{"m.py": old})
+	hole := Hole{Path: "m.py", Prefix: old + "def use(v):\n    return far_helper_function(", Suffix: "v)\n"}
+	off, err := ComposePlanned(ix, hole, Resources{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.Prefix != nil || off.Suffix != nil {
+		t.Errorf("planner off gave overrides")
+	}
+	plan := Plan{Window: 800, Tokens: CharTokens{}}
+	on, err := ComposePlanned(ix, hole, Resources{}, Options{Plan: plan, NoDense: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on.Prefix == nil || !strings.HasSuffix(hole.Prefix, *on.Prefix) || len(*on.Prefix) >= len(hole.Prefix) {
+		t.Fatalf("prefix not trimmed: %v", on.Prefix)
+	}
+	if on.Suffix != nil {
+		t.Errorf("short suffix overridden: %q", *on.Suffix)
+	}
+	if strings.Contains(*on.Prefix, "far_helper_function(value)") {
+		t.Fatalf("test premise: the far definition should be trimmed off")
+	}
+	if !strings.Contains(on.Context, "def far_helper_function(value):") {
+		t.Errorf("the trimmed far part is not available to the context:\n%s", on.Context)
+	}
+	lc := &lineCounter{tc: CharTokens{}, cache: map[string]float64{}}
+	if used := lc.text(on.Context); used > on.Split.Room || on.Split.Room <= 0 {
+		t.Errorf("context %v tokens, room %v", used, on.Split.Room)
+	}
+	room := float64(plan.Window-MaxNewTokens) - CharTokens{}.Count(*on.Prefix) - CharTokens{}.Count(hole.Suffix)
+	if on.Split.Room != room {
+		t.Errorf("room %v, want %v", on.Split.Room, room)
+	}
+}
+
+// TestComposePlannedNoContext: when the trimmed hole would get no context, the
+// planner gives the model its whole prefix back.
+func TestComposePlannedNoContext(t *testing.T) {
+	ix := buildIndex(t, map[string]string{"other.py": "def qqq():\n    return 1\n"})
+	prefix := numbered("zzz", 0, 99)
+	on, err := ComposePlanned(ix, Hole{Path: "new.py", Prefix: prefix, Suffix: ""}, Resources{}, Options{Plan: Plan{Window: 600, Tokens: byteTokens{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on.Context != "" || on.Prefix != nil || on.Split.PrefixTrimmed {
+		t.Errorf("got context %q, override %v; want none", on.Context, on.Prefix)
+	}
+}

@@ -1,6 +1,8 @@
 package grammars
 
 import (
+	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,3 +52,33 @@ func TestKotlinRewrite(t *testing.T) {
 		t.Error("length changed")
 	}
 }
+
+// TestFunInterfaces: the byte scanner finds exactly the regexp's matches.
+func TestFunInterfaces(t *testing.T) {
+	cases := []string{
+		"", "fun interface I", "fun  \n\tinterface I {}", "funinterface", "fun interfaces",
+		"xfun interface", "_fun interface", "é fun interface", "fun interface_", "fun interface1",
+		"fun\vinterface", "fun \finterface", "fun\r\ninterface", "fun fun interface fun interface",
+		"interface", "fun interface", " fun interface)", "fun interface fun\ninterface\n",
+		"val f = fun(x) interface", "fun\u00a0interface", "fun\ninterface\x00", "fun interfaceé",
+	}
+	rnd := rand.New(rand.NewSource(1))
+	atoms := []string{"fun", "interface", " ", "\n", "\t", "\v", "x", "_", "1", "(", "é", "\f"}
+	for i := 0; i < 20000; i++ {
+		var sb strings.Builder
+		for n := rnd.Intn(8); n >= 0; n-- {
+			sb.WriteString(atoms[rnd.Intn(len(atoms))])
+		}
+		cases = append(cases, sb.String())
+	}
+	for _, c := range cases {
+		var want []int
+		for _, m := range ktFunInterface.FindAllIndex([]byte(c), -1) {
+			want = append(want, m[0])
+		}
+		if got := funInterfaces([]byte(c)); !slices.Equal(got, want) {
+			t.Fatalf("funInterfaces(%q) = %v, want %v", c, got, want)
+		}
+	}
+}
+

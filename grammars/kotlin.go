@@ -76,7 +76,8 @@ func kotlinName(n *sitter.Node, src []byte) string {
 }
 
 var (
-	// `fun interface X` -> `    interface X` (fwcd issue 87).
+	// `fun interface X` -> `    interface X` (fwcd issue 87). funInterfaces finds the
+	// same matches by byte scanning; this is its specification, used by the tests.
 	ktFunInterface = regexp.MustCompile(`\bfun(\s+interface\b)`)
 	// A class header line without a body or parameter list, followed by a line starting
 	// with an optional visibility modifier and `constructor` (fwcd issue 75).
@@ -87,16 +88,14 @@ var (
 // kotlinRewrite returns src with the mis-parsed constructs replaced by same-length
 // equivalents, or src itself when there is nothing to rewrite.
 func kotlinRewrite(src []byte) []byte {
-	hasFunIface := ktFunInterface.Match(src)
+	funIfaces := funInterfaces(src)
 	hasCtor := bytes.Contains(src, []byte("constructor"))
-	if !hasFunIface && !hasCtor {
+	if len(funIfaces) == 0 && !hasCtor {
 		return src
 	}
 	out := append([]byte(nil), src...)
-	if hasFunIface {
-		for _, m := range ktFunInterface.FindAllIndex(out, -1) {
-			copy(out[m[0]:m[0]+3], "   ")
-		}
+	for _, at := range funIfaces {
+		copy(out[at:at+3], "   ")
 	}
 	if hasCtor {
 		start := 0
@@ -118,4 +117,41 @@ func kotlinRewrite(src []byte) []byte {
 		}
 	}
 	return out
+}
+
+// funInterfaces returns the offsets of the `fun` of each `fun interface` in src: the
+// start of every match of ktFunInterface (\bfun\s+interface\b, ASCII word boundaries
+// and white space as in package regexp), found by byte scanning, which is several
+// times faster than the regexp on files that have no match.
+func funInterfaces(src []byte) []int {
+	var out []int
+	for i := 0; ; {
+		j := bytes.Index(src[i:], []byte("interface"))
+		if j < 0 {
+			return out
+		}
+		j += i
+		i = j + len("interface")
+		if i < len(src) && isWordByte(src[i]) {
+			continue
+		}
+		k := j
+		for k > 0 && isRegexpSpace(src[k-1]) {
+			k--
+		}
+		if k == j || k < 3 || string(src[k-3:k]) != "fun" || (k > 3 && isWordByte(src[k-4])) {
+			continue
+		}
+		out = append(out, k-3)
+	}
+}
+
+// isWordByte reports whether c is an ASCII word character (regexp's \w).
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// isRegexpSpace reports whether c is white space as regexp's \s defines it.
+func isRegexpSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }

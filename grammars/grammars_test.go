@@ -2,6 +2,7 @@ package grammars
 
 import (
 	"math/rand"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -82,3 +83,34 @@ func TestFunInterfaces(t *testing.T) {
 	}
 }
 
+// tidyRegexp is TidySignature's definition.
+func tidyRegexp(s string) string {
+	s = strings.TrimSpace(regexp.MustCompile(`\s+`).ReplaceAllString(s, " "))
+	s = regexp.MustCompile(`([(\[<]) `).ReplaceAllString(s, "$1")
+	s = regexp.MustCompile(` ?,? ?([)\]>])`).ReplaceAllString(s, "$1")
+	return strings.TrimSpace(s)
+}
+
+// TestTidySignature: the byte scanner gives what the regular expressions give.
+func TestTidySignature(t *testing.T) {
+	cases := []string{
+		"", " ", "f(\n  a,\n)", "class Foo(val a: Int) : Bar()", "def load(path):",
+		"f( a , b , )", "f(a,,)", "f(a, ,)", "f(a , , )", "x ,)", "( ( x ) )", "< a , >",
+		"f(\va, )", "f(\u00a0a\u00a0)", "\u00a0 f() \u2003", ",)", " ,)", ", )", " , )", "  )",
+		"a\t\t,\n)", "[ ]", "()", "( )", "(,)", "( ,)", "(, )", "( , )", "a,,, , ,)",
+	}
+	rnd := rand.New(rand.NewSource(2))
+	atoms := []string{" ", "  ", ",", "(", ")", "[", "]", "<", ">", "a", "\n", "\t", "\v", "\r", "\f", "\u00a0", "\u2003", "é", ":", "\x85", "\xc2"}
+	for i := 0; i < 30000; i++ {
+		var sb strings.Builder
+		for n := rnd.Intn(12); n >= 0; n-- {
+			sb.WriteString(atoms[rnd.Intn(len(atoms))])
+		}
+		cases = append(cases, sb.String())
+	}
+	for _, c := range cases {
+		if got, want := TidySignature(c), tidyRegexp(c); got != want {
+			t.Fatalf("TidySignature(%q) = %q, want %q", c, got, want)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 package grammars
 
 import (
-	"regexp"
+	"bytes"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -99,17 +99,55 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 	return TidySignature(sb.String())
 }
 
-var (
-	spaceRe      = regexp.MustCompile(`\s+`)
-	openSpaceRe  = regexp.MustCompile(`([(\[<]) `)
-	closeSpaceRe = regexp.MustCompile(` ?,? ?([)\]>])`)
-)
-
 // TidySignature collapses white space, drops spaces inside brackets and trailing
-// commas before a closing bracket: "f(\n  a,\n)" -> "f(a)".
+// commas before a closing bracket: "f(\n  a,\n)" -> "f(a)". It scans bytes; the tests
+// check it against its definition by regular expressions: replace `\s+` by " ", trim
+// white space, replace `([(\[<]) ` by "$1", then ` ?,? ?([)\]>])` by "$1", and trim.
 func TidySignature(s string) string {
-	s = strings.TrimSpace(spaceRe.ReplaceAllString(s, " "))
-	s = openSpaceRe.ReplaceAllString(s, "$1")
-	s = closeSpaceRe.ReplaceAllString(s, "$1")
-	return strings.TrimSpace(s)
+	b := make([]byte, 0, len(s))
+	// White space runs (regexp's \s: ASCII only, no \v) become one space.
+	for i := 0; i < len(s); i++ {
+		if isRegexpSpace(s[i]) {
+			if i == 0 || !isRegexpSpace(s[i-1]) {
+				b = append(b, ' ')
+			}
+			continue
+		}
+		b = append(b, s[i])
+	}
+	b = bytes.TrimSpace(b)
+	// A space after an opening bracket goes.
+	w := 0
+	for i := 0; i < len(b); i++ {
+		b[w] = b[i]
+		w++
+		if (b[i] == '(' || b[i] == '[' || b[i] == '<') && i+1 < len(b) && b[i+1] == ' ' {
+			i++
+		}
+	}
+	b = b[:w]
+	// Before a closing bracket, the longest tail of the preceding run of spaces and
+	// commas that matches ` ?,? ?` goes (where the regexp's leftmost match starts).
+	w = 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == ')' || c == ']' || c == '>' {
+			run := 0
+			for run < 3 && w-run > 0 && (b[w-run-1] == ' ' || b[w-run-1] == ',') {
+				run++
+			}
+			tail := string(b[w-run : w])
+			switch {
+			case len(tail) == 3 && tail == " , ":
+				w -= 3
+			case len(tail) >= 2 && (tail[len(tail)-2:] == "  " || tail[len(tail)-2:] == " ," || tail[len(tail)-2:] == ", "):
+				w -= 2
+			case len(tail) >= 1:
+				w--
+			}
+		}
+		b[w] = c
+		w++
+	}
+	return string(bytes.TrimSpace(b[:w]))
 }

@@ -15,6 +15,7 @@ package chunker
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/repoctx/repoctx/grammars"
@@ -201,6 +202,9 @@ func (b *builder) endLine(n *sitter.Node) int {
 // comments (grammars attach comments that precede the next definition to the node
 // before it: fwcd/tree-sitter-kotlin puts a KDoc inside import_header).
 func (b *builder) contentEnd(n *sitter.Node) int {
+	if b.noTrailingComment(n) {
+		return b.endLine(n)
+	}
 	for depth := 0; depth < 64 && n.ChildCount() <= maxWide; depth++ {
 		// Direct child access: only the last one or two children are looked at, and one
 		// ts_node_child call is cheaper than walking a cursor over all of them.
@@ -223,6 +227,28 @@ func (b *builder) contentEnd(n *sitter.Node) int {
 		break
 	}
 	return b.endLine(n)
+}
+
+// noTrailingComment reports, from the text alone, that contentEnd(n) is endLine(n):
+// n's last line up to its end holds none of the spec's CommentBytes, so no comment
+// ends where n ends (a node ends where its last child ends, so a trailing comment at
+// any depth would end there), and n's last byte is not a line break (so a zero-width
+// node at the end of n, where contentEnd's walk may stop, is on the same line). It
+// looks at most 256 bytes back and answers false when unsure.
+func (b *builder) noTrailingComment(n *sitter.Node) bool {
+	cb := b.spec.CommentBytes
+	s, e := int(n.StartByte()), int(n.EndByte())
+	if cb == "" || e <= s || e > len(b.parsed) || b.src[e-1] == '\n' {
+		return false
+	}
+	for i := e - 1; ; i-- {
+		if i < s || b.parsed[i] == '\n' {
+			return true
+		}
+		if i < e-256 || strings.IndexByte(cb, b.parsed[i]) >= 0 {
+			return false
+		}
+	}
 }
 
 // maxHeaderDepth is the most enclosing signatures a chunk's Header keeps (the

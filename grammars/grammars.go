@@ -55,6 +55,11 @@ type Spec struct {
 	// Comments are comment node types. A run of comment lines directly above a
 	// definition (no blank line between) belongs to that definition.
 	Comments map[string]bool
+	// CommentBytes are bytes of which every comment node has one on its last line
+	// (Kotlin "/", Python "#"). A node whose last line, up to the node's end, holds
+	// none of them does not end in a comment, which lets the chunker skip a tree walk.
+	// Empty means no such bytes are known.
+	CommentBytes string
 	// LeadingLine matches a line that, directly above a definition (no blank line
 	// between), belongs to it: comments and annotations/decorators. Matching is by text
 	// because grammars misplace such lines (a KDoc inside import_header, an annotation

@@ -30,6 +30,7 @@ var Kotlin = &Spec{
 	},
 	Bodies:        set("class_body", "enum_class_body", "function_body", "statements"),
 	Comments:      set("line_comment", "multiline_comment"),
+	CommentBytes:  "/",
 	SignatureSkip: set("annotation", "line_comment", "multiline_comment"),
 	LeadingLine:   regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:       kotlinName,

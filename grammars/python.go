@@ -20,6 +20,7 @@ var Python = &Spec{
 	Wrappers:      set("decorated_definition"),
 	Bodies:        set("block"),
 	Comments:      set("comment"),
+	CommentBytes:  "#",
 	SignatureSkip: set("comment"),
 	LeadingLine:   regexp.MustCompile(`^[ \t]*[#@]`),
 	DefName: func(n *sitter.Node, src []byte) string {

@@ -67,6 +67,11 @@ type Spec struct {
 	LeadingLine *regexp.Regexp
 	// SignatureSkip are node types left out of signature text (annotations, comments).
 	SignatureSkip map[string]bool
+	// SignatureSkipBytes are bytes one of which starts every node of a SignatureSkip
+	// type (Kotlin "@/": annotations and comments, Python "#"). Signature skips its
+	// search for such nodes when the signature text holds none of these bytes. Empty
+	// means no such bytes are known.
+	SignatureSkipBytes string
 	// DefName returns the name a definition node defines, or "".
 	DefName func(n *sitter.Node, src []byte) string
 	// Rewrite, if not nil, returns a copy of src of the same length in bytes (so byte
@@ -169,7 +174,7 @@ func set(types ...string) map[string]bool {
 // firstChildOfType returns the text of the first direct child of n whose type is one of
 // types, or "".
 func firstChildOfType(n *sitter.Node, src []byte, types ...string) string {
-	for i := 0; i < int(n.ChildCount()); i++ {
+	for i, cnt := 0, int(n.ChildCount()); i < cnt; i++ {
 		c := n.Child(i)
 		for _, t := range types {
 			if c.Type() == t {

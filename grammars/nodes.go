@@ -73,6 +73,11 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 			}
 		}
 	}
+	if ds := int(def.StartByte()); s.SignatureSkipBytes != "" && ds <= end && end <= len(parsed) &&
+		!bytes.ContainsAny(parsed[ds:end], s.SignatureSkipBytes) {
+		// No node of a SignatureSkip type can start in [ds, end): nothing to skip.
+		return TidySignature(string(src[start:end]))
+	}
 	var sb strings.Builder
 	pos := start
 	var skip func(n *sitter.Node, depth int)

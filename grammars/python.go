@@ -17,12 +17,13 @@ var Python = &Spec{
 		"function_definition": Function,
 		"class_definition":    Class,
 	},
-	Wrappers:      set("decorated_definition"),
-	Bodies:        set("block"),
-	Comments:      set("comment"),
-	CommentBytes:  "#",
-	SignatureSkip: set("comment"),
-	LeadingLine:   regexp.MustCompile(`^[ \t]*[#@]`),
+	Wrappers:           set("decorated_definition"),
+	Bodies:             set("block"),
+	Comments:           set("comment"),
+	CommentBytes:       "#",
+	SignatureSkip:      set("comment"),
+	SignatureSkipBytes: "#",
+	LeadingLine:        regexp.MustCompile(`^[ \t]*[#@]`),
 	DefName: func(n *sitter.Node, src []byte) string {
 		if c := n.ChildByFieldName("name"); c != nil {
 			return c.Content(src)

@@ -1,6 +1,7 @@
 package grammars
 
 import (
+	"bytes"
 	"math/rand"
 	"regexp"
 	"slices"
@@ -111,6 +112,50 @@ func TestTidySignature(t *testing.T) {
 	for _, c := range cases {
 		if got, want := TidySignature(c), tidyRegexp(c); got != want {
 			t.Fatalf("TidySignature(%q) = %q, want %q", c, got, want)
+		}
+	}
+}
+
+// kotlinRewriteLines is kotlinRewrite as it was before it looked only at lines
+// holding "constructor"; the reference for TestKotlinRewriteSame.
+func kotlinRewriteLines(src []byte) []byte {
+	out := append([]byte(nil), src...)
+	for _, m := range ktFunInterface.FindAllIndex(out, -1) {
+		copy(out[m[0]:m[0]+3], "   ")
+	}
+	start := 0
+	for start < len(out) {
+		nl := bytes.IndexByte(out[start:], '\n')
+		if nl < 0 {
+			break
+		}
+		end := start + nl
+		next := out[end+1:]
+		if j := bytes.IndexByte(next, '\n'); j >= 0 {
+			next = next[:j]
+		}
+		if bytes.Contains(next, []byte("constructor")) && bytes.Contains(out[start:end], []byte("class")) &&
+			ktCtorLine.Match(next) && ktClassLine.Match(out[start:end]) {
+			out[end] = ' '
+		}
+		start = end + 1
+	}
+	return out
+}
+
+// TestKotlinRewriteSame: kotlinRewrite gives what the line-by-line version gave.
+func TestKotlinRewriteSame(t *testing.T) {
+	rnd := rand.New(rand.NewSource(3))
+	atoms := []string{"class A", "class Pool<T>", "\n", " ", "private ", "constructor", "constructor()", "(", "{",
+		"=", "@Inject ", "@A(x) ", "fun interface I", "fun ", "interface", "x", "\t", "é", "internal "}
+	for i := 0; i < 30000; i++ {
+		var sb strings.Builder
+		for n := rnd.Intn(10); n >= 0; n-- {
+			sb.WriteString(atoms[rnd.Intn(len(atoms))])
+		}
+		in := []byte(sb.String())
+		if got, want := kotlinRewrite(in), kotlinRewriteLines(in); !bytes.Equal(got, want) {
+			t.Fatalf("kotlinRewrite(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

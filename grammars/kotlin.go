@@ -90,32 +90,40 @@ var (
 // kotlinRewrite returns src with the mis-parsed constructs replaced by same-length
 // equivalents, or src itself when there is nothing to rewrite.
 func kotlinRewrite(src []byte) []byte {
+	out, copied := src, false // out is copied before the first change
 	funIfaces := funInterfaces(src)
-	hasCtor := bytes.Contains(src, []byte("constructor"))
-	if len(funIfaces) == 0 && !hasCtor {
-		return src
+	if len(funIfaces) > 0 {
+		out, copied = append([]byte(nil), src...), true
+		for _, at := range funIfaces {
+			copy(out[at:at+3], "   ")
+		}
 	}
-	out := append([]byte(nil), src...)
-	for _, at := range funIfaces {
-		copy(out[at:at+3], "   ")
-	}
-	if hasCtor {
-		start := 0
-		for start < len(out) {
-			nl := bytes.IndexByte(out[start:], '\n')
-			if nl < 0 {
-				break
+	// Join a class header line to the next line when that one holds a constructor.
+	// Only lines holding "constructor" are looked at; line breaks are found in src,
+	// since out loses the ones it joins (its text between them is unchanged).
+	ctor := []byte("constructor")
+	for i := 0; ; {
+		j := bytes.Index(src[i:], ctor)
+		if j < 0 {
+			break
+		}
+		j += i
+		nextEnd := len(src)
+		if k := bytes.IndexByte(src[j:], '\n'); k >= 0 {
+			nextEnd = j + k
+		}
+		i = nextEnd // one look per line
+		brk := bytes.LastIndexByte(src[:j], '\n')
+		if brk < 0 {
+			continue // the first line follows no line
+		}
+		prev := out[bytes.LastIndexByte(src[:brk], '\n')+1 : brk]
+		next := out[brk+1 : nextEnd]
+		if bytes.Contains(prev, []byte("class")) && ktCtorLine.Match(next) && ktClassLine.Match(prev) {
+			if !copied {
+				out, copied = append([]byte(nil), src...), true
 			}
-			end := start + nl
-			next := out[end+1:]
-			if j := bytes.IndexByte(next, '\n'); j >= 0 {
-				next = next[:j]
-			}
-			if bytes.Contains(next, []byte("constructor")) && bytes.Contains(out[start:end], []byte("class")) &&
-				ktCtorLine.Match(next) && ktClassLine.Match(out[start:end]) {
-				out[end] = ' '
-			}
-			start = end + 1
+			out[brk] = ' '
 		}
 	}
 	return out

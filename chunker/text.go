@@ -1,6 +1,7 @@
 package chunker
 
 import (
+	"bytes"
 	"sort"
 	"unicode"
 	"unicode/utf8"
@@ -16,7 +17,8 @@ type lineIndex struct {
 }
 
 func newLineIndex(text []byte) *lineIndex {
-	li := &lineIndex{text: text}
+	n0 := bytes.Count(text, []byte{'\n'}) + 2
+	li := &lineIndex{text: text, starts: make([]int, 0, n0), nws: make([]int, 0, n0), blank: make([]bool, 0, n0)}
 	n := 0
 	for i := 0; i < len(text); {
 		li.starts = append(li.starts, i)

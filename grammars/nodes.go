@@ -3,26 +3,38 @@ package grammars
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Children returns n's children in order. It walks a tree cursor: tree-sitter's
 // ts_node_child(i) scans siblings from the start, so indexing every child of a wide
-// node (a 400,000-element list literal) would cost quadratic time.
+// node (a 400,000-element list literal) would cost quadratic time. Cursors are
+// reused (Reset) rather than made per call: making one costs a cgo call and a
+// finalizer.
 func Children(n *sitter.Node) []*sitter.Node {
 	cnt := int(n.ChildCount())
 	if cnt == 0 {
 		return nil
 	}
 	out := make([]*sitter.Node, 0, cnt)
-	c := sitter.NewTreeCursor(n)
-	defer c.Close()
+	c, _ := cursors.Get().(*sitter.TreeCursor)
+	if c == nil {
+		c = sitter.NewTreeCursor(n) // closed by its finalizer when the pool drops it
+	} else {
+		c.Reset(n)
+	}
 	for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
 		out = append(out, c.CurrentNode())
 	}
+	cursors.Put(c)
 	return out
 }
+
+// cursors holds idle tree cursors for Children. An idle cursor still names the
+// last tree it walked, but Reset never reads that tree, so it may be closed.
+var cursors sync.Pool
 
 // Definition returns the definition node and its kind (Function, Class or Property)
 // for n, looking through wrappers (Python's decorated_definition), or nil and "".

@@ -268,17 +268,18 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 		return nil // a huge flat literal or statement list: windows serve it as well
 	}
 	for _, c := range grammars.Children(n) {
-		if !c.IsNamed() && !c.IsError() {
+		isErr := c.IsError()
+		if !isErr && !c.IsNamed() {
 			continue
 		}
-		if c.IsError() || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[c.Type()]) {
+		if isErr || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[c.Type()]) {
 			sub := b.items(c, true)
 			if len(sub) > 0 {
 				out = append(out, sub...)
 				continue
 			}
 		}
-		it := item{node: c, first: b.firstLine(c), inError: inErr || c.IsError()}
+		it := item{node: c, first: b.firstLine(c), inError: inErr || isErr}
 		it.def, it.kind = b.spec.Definition(c)
 		it.last = b.contentEnd(c)
 		if it.last < it.first {
@@ -580,14 +581,15 @@ func (b *builder) merge(start int) {
 
 // emit turns the pieces into chunks, windowing fallback pieces over the cap.
 func (b *builder) emit(f *File) []Chunk {
-	var out []Chunk
+	out := make([]Chunk, 0, len(b.pieces))
 	li := b.li
+	text := string(li.text) // one copy; chunk texts are substrings of it
 	add := func(p *piece, s span, kind Kind, fallback bool) {
 		c := Chunk{
 			Path: f.Path, Lang: f.Lang, Ordinal: len(out), Kind: kind, Name: p.name,
 			StartLine: s.firstLine + 1, EndLine: s.lastLine + 1, StartByte: s.start, EndByte: s.end,
 			Header: p.header, Fallback: fallback, ParseError: p.parseError,
-			Text: string(li.text[s.start:s.end]),
+			Text: text[s.start:s.end],
 		}
 		c.ID = ChunkID(f.Path, c.Ordinal)
 		pp := p.parent

@@ -263,11 +263,12 @@ const maxWide = 4096
 // items lists the named children of n as items, descending into ERROR nodes and into
 // non-definition nodes that contain errors, so definitions inside them are found.
 func (b *builder) items(n *sitter.Node, inErr bool) []item {
-	var out []item
 	if n.ChildCount() > maxWide && n.Parent() != nil {
 		return nil // a huge flat literal or statement list: windows serve it as well
 	}
-	for _, c := range grammars.Children(n) {
+	kids := grammars.Children(n)
+	out := make([]item, 0, len(kids))
+	for _, c := range kids {
 		isErr := c.IsError()
 		if !isErr && !c.IsNamed() {
 			continue

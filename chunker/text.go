@@ -22,15 +22,18 @@ func newLineIndex(text []byte) *lineIndex {
 	n := 0
 	for i := 0; i < len(text); {
 		li.starts = append(li.starts, i)
-		cnt, nonBlank := 0, false
+		cnt := 0
 		for i < len(text) && text[i] != '\n' {
-			r, sz := rune(text[i]), 1
-			if r >= utf8.RuneSelf {
-				r, sz = utf8.DecodeRune(text[i:])
+			if c := text[i]; c < utf8.RuneSelf { // ASCII fast path of isSpace
+				if c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v' {
+					cnt++
+				}
+				i++
+				continue
 			}
+			r, sz := utf8.DecodeRune(text[i:])
 			if !isSpace(r) {
 				cnt++
-				nonBlank = true
 			}
 			i += sz
 		}
@@ -39,7 +42,7 @@ func newLineIndex(text []byte) *lineIndex {
 		}
 		li.nws = append(li.nws, n)
 		n += cnt
-		li.blank = append(li.blank, !nonBlank)
+		li.blank = append(li.blank, cnt == 0)
 	}
 	li.starts = append(li.starts, len(text))
 	li.nws = append(li.nws, n)

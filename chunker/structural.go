@@ -322,7 +322,7 @@ func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, 
 		line int
 		it   *item // definition starting here, or glue item when splitAll, or nil
 	}
-	var cuts []cut
+	cuts := make([]cut, 0, 2*len(its))
 	prevEnd := lo - 1
 	for k := range its {
 		it := &its[k]
@@ -355,7 +355,7 @@ func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, 
 		lo, hi int
 		it     *item
 	}
-	var raw []rawPiece
+	raw := make([]rawPiece, 0, len(cuts)+1)
 	pos := lo
 	var cur *item
 	for _, c := range cuts {
@@ -374,7 +374,7 @@ func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, 
 	}
 	// Blank-only pieces, and pieces holding no item (closing brackets), join the piece
 	// before them; blank pieces at the start join the piece after them.
-	var rs []rawPiece
+	rs := make([]rawPiece, 0, len(raw))
 	for _, r := range raw {
 		if b.li.blankRange(r.lo, r.hi) || (r.it == nil && !hasItemIn(its, r.lo, r.hi)) {
 			if len(rs) > 0 {

@@ -213,7 +213,7 @@ func (b *builder) contentEnd(n *sitter.Node) int {
 			break
 		}
 		i := cnt - 1
-		for i >= 0 && b.spec.Comments[n.Child(i).Type()] {
+		for i >= 0 && b.spec.Comments[b.spec.TypeOf(n.Child(i))] {
 			i--
 		}
 		if i < 0 {
@@ -273,7 +273,7 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 		if !isErr && !c.IsNamed() {
 			continue
 		}
-		if isErr || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[c.Type()]) {
+		if isErr || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[b.spec.TypeOf(c)]) {
 			sub := b.items(c, true)
 			if len(sub) > 0 {
 				out = append(out, sub...)
@@ -517,7 +517,7 @@ func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 	var body *sitter.Node
 	kids := grammars.Children(def)
 	for i := len(kids) - 1; i >= 0; i-- {
-		if b.spec.Bodies[kids[i].Type()] {
+		if b.spec.Bodies[b.spec.TypeOf(kids[i])] {
 			body = kids[i]
 			break
 		}
@@ -530,7 +530,7 @@ func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 				named = append(named, it)
 			}
 		}
-		if len(named) == 1 && b.spec.Bodies[named[0].node.Type()] {
+		if len(named) == 1 && b.spec.Bodies[b.spec.TypeOf(named[0].node)] {
 			body = named[0].node
 			continue
 		}

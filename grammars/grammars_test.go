@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 func TestRegistry(t *testing.T) {
@@ -156,6 +158,45 @@ func TestKotlinRewriteSame(t *testing.T) {
 		in := []byte(sb.String())
 		if got, want := kotlinRewrite(in), kotlinRewriteLines(in); !bytes.Equal(got, want) {
 			t.Fatalf("kotlinRewrite(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestTypeOf: the symbol-table type name is Type's for every node of some Kotlin
+// and Python, syntax errors included.
+func TestTypeOf(t *testing.T) {
+	srcs := map[*Spec]string{
+		Kotlin: "package a.b\nimport x.y as z\n/** k */\n@A(\"x\") class K<T>(val id: Long) : B(), C {\n" +
+			"  companion object { const val X = 1 }\n  fun interface F { fun f() }\n  fun g(a: Int = 2 / 1) = a // c\n" +
+			"  val (p, q) = 1 to 2\n  init { when (x) { is Int -> 1 else -> 2 } }\n}\nclass Broken( { fun }\n",
+		Python: "import os\nfrom . import x as y\n@d(1)\nclass A(B):\n    '''doc'''\n    def f(self, *a, **k) -> int:\n" +
+			"        return [i async for i in a if i]  # c\nlambda: (yield)\ndef broken(:\n    x = \n",
+	}
+	for spec, src := range srcs {
+		ps := NewParsers(0)
+		tree, _, err := ps.Parse(spec, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		var walk func(node *sitter.Node)
+		walk = func(node *sitter.Node) {
+			n++
+			if got, want := spec.TypeOf(node), node.Type(); got != want {
+				t.Errorf("%s: TypeOf = %q, Type = %q", spec.Name, got, want)
+			}
+			for _, c := range Children(node) {
+				walk(c)
+			}
+		}
+		walk(tree.RootNode())
+		if !tree.RootNode().HasError() {
+			t.Errorf("%s: sample has no syntax error", spec.Name)
+		}
+		tree.Close()
+		ps.Close()
+		if n < 50 {
+			t.Errorf("%s: only %d nodes", spec.Name, n)
 		}
 	}
 }

@@ -52,29 +52,33 @@ var Kotlin = &Spec{
 
 func init() { MustRegister(Kotlin) }
 
+// kotlinNames is the Kotlin symbol table for kotlinName (Kotlin.TypeOf cannot be
+// used there: Kotlin's initialiser refers to kotlinName).
+var kotlinNames = &symbolNames{lang: kotlin.GetLanguage}
+
 func kotlinName(n *sitter.Node, src []byte) string {
-	switch n.Type() {
+	switch kotlinNames.typeOf(n) {
 	case "secondary_constructor":
 		return "constructor"
 	case "anonymous_initializer":
 		return "init"
 	case "companion_object":
-		if s := firstChildOfType(n, src, "type_identifier"); s != "" {
+		if s := firstChildOfType(kotlinNames, n, src, "type_identifier"); s != "" {
 			return s
 		}
 		return "Companion"
 	case "property_declaration":
 		for i := 0; i < int(n.ChildCount()); i++ {
 			c := n.Child(i)
-			switch c.Type() {
+			switch kotlinNames.typeOf(c) {
 			case "variable_declaration":
-				return firstChildOfType(c, src, "simple_identifier")
+				return firstChildOfType(kotlinNames, c, src, "simple_identifier")
 			case "multi_variable_declaration":
 				return c.Content(src)
 			}
 		}
 	}
-	return firstChildOfType(n, src, "simple_identifier", "type_identifier")
+	return firstChildOfType(kotlinNames, n, src, "simple_identifier", "type_identifier")
 }
 
 var (

@@ -39,13 +39,13 @@ var cursors sync.Pool
 // Definition returns the definition node and its kind (Function, Class or Property)
 // for n, looking through wrappers (Python's decorated_definition), or nil and "".
 func (s *Spec) Definition(n *sitter.Node) (*sitter.Node, string) {
-	t := n.Type()
+	t := s.TypeOf(n)
 	if k, ok := s.Definitions[t]; ok {
 		return n, k
 	}
 	if s.Wrappers[t] {
 		for _, c := range Children(n) {
-			if k, ok := s.Definitions[c.Type()]; ok && c.IsNamed() {
+			if k, ok := s.Definitions[s.TypeOf(c)]; ok && c.IsNamed() {
 				return c, k
 			}
 		}
@@ -57,7 +57,7 @@ func (s *Spec) Definition(n *sitter.Node) (*sitter.Node, string) {
 func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 	kids := Children(def)
 	for i := len(kids) - 1; i >= 0; i-- {
-		if s.Bodies[kids[i].Type()] {
+		if s.Bodies[s.TypeOf(kids[i])] {
 			return kids[i]
 		}
 	}
@@ -73,7 +73,7 @@ func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 	end := int(def.EndByte())
 	for _, c := range Children(def) {
-		if s.Bodies[c.Type()] {
+		if s.Bodies[s.TypeOf(c)] {
 			end = int(c.StartByte())
 			break
 		}
@@ -99,7 +99,7 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 			if cs >= end {
 				return
 			}
-			if s.SignatureSkip[c.Type()] && cs >= pos {
+			if s.SignatureSkip[s.TypeOf(c)] && cs >= pos {
 				sb.Write(src[pos:cs])
 				pos = min(ce, end)
 				continue

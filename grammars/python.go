@@ -28,7 +28,7 @@ var Python = &Spec{
 		if c := n.ChildByFieldName("name"); c != nil {
 			return c.Content(src)
 		}
-		return firstChildOfType(n, src, "identifier")
+		return firstChildOfType(pythonNames, n, src, "identifier")
 	},
 	Imports: pythonImports,
 	Keywords: []string{
@@ -40,3 +40,6 @@ var Python = &Spec{
 }
 
 func init() { MustRegister(Python) }
+
+// pythonNames is the Python symbol table for DefName.
+var pythonNames = &symbolNames{lang: python.GetLanguage}

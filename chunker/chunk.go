@@ -17,7 +17,7 @@
 // same chunks as its LF copy.
 package chunker
 
-import "fmt"
+import "strconv"
 
 // Kind says what a chunk holds.
 type Kind string
@@ -76,7 +76,7 @@ type Chunk struct {
 }
 
 // ChunkID returns the ID of the chunk at ordinal n of the file at path.
-func ChunkID(path string, n int) string { return fmt.Sprintf("%s#%d", path, n) }
+func ChunkID(path string, n int) string { return path + "#" + strconv.Itoa(n) }
 
 // Chunker splits one file into chunks. Implementations are not safe for concurrent
 // use (tree-sitter parsers are per goroutine): give each goroutine its own.

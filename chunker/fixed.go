@@ -19,10 +19,11 @@ func (x *Fixed) Chunk(f *File) ([]Chunk, error) {
 		return nil, nil
 	}
 	out := make([]Chunk, 0, li.lines()/max(1, x.opts.WindowLines-x.opts.WindowOverlap)+1)
+	text := string(f.Text) // one copy; the overlapping windows are substrings of it
 	for _, s := range windows(li, 0, li.lines(), x.opts.WindowLines, x.opts.WindowOverlap, x.opts.MaxChars) {
 		c := Chunk{Path: f.Path, Lang: f.Lang, Ordinal: len(out), Kind: KindWindow,
 			StartLine: s.firstLine + 1, EndLine: s.lastLine + 1, StartByte: s.start, EndByte: s.end,
-			Text: string(f.Text[s.start:s.end])}
+			Text: text[s.start:s.end]}
 		c.ID = ChunkID(f.Path, c.Ordinal)
 		out = append(out, c)
 	}

@@ -15,6 +15,7 @@ package chunker
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/repoctx/repoctx/grammars"
@@ -201,6 +202,9 @@ func (b *builder) endLine(n *sitter.Node) int {
 // comments (grammars attach comments that precede the next definition to the node
 // before it: fwcd/tree-sitter-kotlin puts a KDoc inside import_header).
 func (b *builder) contentEnd(n *sitter.Node) int {
+	if b.noTrailingComment(n) {
+		return b.endLine(n)
+	}
 	for depth := 0; depth < 64 && n.ChildCount() <= maxWide; depth++ {
 		// Direct child access: only the last one or two children are looked at, and one
 		// ts_node_child call is cheaper than walking a cursor over all of them.
@@ -209,7 +213,7 @@ func (b *builder) contentEnd(n *sitter.Node) int {
 			break
 		}
 		i := cnt - 1
-		for i >= 0 && b.spec.Comments[n.Child(i).Type()] {
+		for i >= 0 && b.spec.Comments[b.spec.TypeOf(n.Child(i))] {
 			i--
 		}
 		if i < 0 {
@@ -225,6 +229,28 @@ func (b *builder) contentEnd(n *sitter.Node) int {
 	return b.endLine(n)
 }
 
+// noTrailingComment reports, from the text alone, that contentEnd(n) is endLine(n):
+// n's last line up to its end holds none of the spec's CommentBytes, so no comment
+// ends where n ends (a node ends where its last child ends, so a trailing comment at
+// any depth would end there), and n's last byte is not a line break (so a zero-width
+// node at the end of n, where contentEnd's walk may stop, is on the same line). It
+// looks at most 256 bytes back and answers false when unsure.
+func (b *builder) noTrailingComment(n *sitter.Node) bool {
+	cb := b.spec.CommentBytes
+	s, e := int(n.StartByte()), int(n.EndByte())
+	if cb == "" || e <= s || e > len(b.parsed) || b.src[e-1] == '\n' {
+		return false
+	}
+	for i := e - 1; ; i-- {
+		if i < s || b.parsed[i] == '\n' {
+			return true
+		}
+		if i < e-256 || strings.IndexByte(cb, b.parsed[i]) >= 0 {
+			return false
+		}
+	}
+}
+
 // maxHeaderDepth is the most enclosing signatures a chunk's Header keeps (the
 // innermost ones); deeper nesting is pathological and would make headers quadratic.
 const maxHeaderDepth = 8
@@ -237,22 +263,24 @@ const maxWide = 4096
 // items lists the named children of n as items, descending into ERROR nodes and into
 // non-definition nodes that contain errors, so definitions inside them are found.
 func (b *builder) items(n *sitter.Node, inErr bool) []item {
-	var out []item
 	if n.ChildCount() > maxWide && n.Parent() != nil {
 		return nil // a huge flat literal or statement list: windows serve it as well
 	}
-	for _, c := range grammars.Children(n) {
-		if !c.IsNamed() && !c.IsError() {
+	kids := grammars.Children(n)
+	out := make([]item, 0, len(kids))
+	for _, c := range kids {
+		isErr := c.IsError()
+		if !isErr && !c.IsNamed() {
 			continue
 		}
-		if c.IsError() || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[c.Type()]) {
+		if isErr || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[b.spec.TypeOf(c)]) {
 			sub := b.items(c, true)
 			if len(sub) > 0 {
 				out = append(out, sub...)
 				continue
 			}
 		}
-		it := item{node: c, first: b.firstLine(c), inError: inErr || c.IsError()}
+		it := item{node: c, first: b.firstLine(c), inError: inErr || isErr}
 		it.def, it.kind = b.spec.Definition(c)
 		it.last = b.contentEnd(c)
 		if it.last < it.first {
@@ -294,7 +322,7 @@ func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, 
 		line int
 		it   *item // definition starting here, or glue item when splitAll, or nil
 	}
-	var cuts []cut
+	cuts := make([]cut, 0, 2*len(its))
 	prevEnd := lo - 1
 	for k := range its {
 		it := &its[k]
@@ -327,7 +355,7 @@ func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, 
 		lo, hi int
 		it     *item
 	}
-	var raw []rawPiece
+	raw := make([]rawPiece, 0, len(cuts)+1)
 	pos := lo
 	var cur *item
 	for _, c := range cuts {
@@ -346,7 +374,7 @@ func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, 
 	}
 	// Blank-only pieces, and pieces holding no item (closing brackets), join the piece
 	// before them; blank pieces at the start join the piece after them.
-	var rs []rawPiece
+	rs := make([]rawPiece, 0, len(raw))
 	for _, r := range raw {
 		if b.li.blankRange(r.lo, r.hi) || (r.it == nil && !hasItemIn(its, r.lo, r.hi)) {
 			if len(rs) > 0 {
@@ -489,7 +517,7 @@ func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 	var body *sitter.Node
 	kids := grammars.Children(def)
 	for i := len(kids) - 1; i >= 0; i-- {
-		if b.spec.Bodies[kids[i].Type()] {
+		if b.spec.Bodies[b.spec.TypeOf(kids[i])] {
 			body = kids[i]
 			break
 		}
@@ -502,7 +530,7 @@ func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 				named = append(named, it)
 			}
 		}
-		if len(named) == 1 && b.spec.Bodies[named[0].node.Type()] {
+		if len(named) == 1 && b.spec.Bodies[b.spec.TypeOf(named[0].node)] {
 			body = named[0].node
 			continue
 		}
@@ -554,14 +582,15 @@ func (b *builder) merge(start int) {
 
 // emit turns the pieces into chunks, windowing fallback pieces over the cap.
 func (b *builder) emit(f *File) []Chunk {
-	var out []Chunk
+	out := make([]Chunk, 0, len(b.pieces))
 	li := b.li
+	text := string(li.text) // one copy; chunk texts are substrings of it
 	add := func(p *piece, s span, kind Kind, fallback bool) {
 		c := Chunk{
 			Path: f.Path, Lang: f.Lang, Ordinal: len(out), Kind: kind, Name: p.name,
 			StartLine: s.firstLine + 1, EndLine: s.lastLine + 1, StartByte: s.start, EndByte: s.end,
 			Header: p.header, Fallback: fallback, ParseError: p.parseError,
-			Text: string(li.text[s.start:s.end]),
+			Text: text[s.start:s.end],
 		}
 		c.ID = ChunkID(f.Path, c.Ordinal)
 		pp := p.parent

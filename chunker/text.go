@@ -1,6 +1,7 @@
 package chunker
 
 import (
+	"bytes"
 	"sort"
 	"unicode"
 	"unicode/utf8"
@@ -16,19 +17,23 @@ type lineIndex struct {
 }
 
 func newLineIndex(text []byte) *lineIndex {
-	li := &lineIndex{text: text}
+	n0 := bytes.Count(text, []byte{'\n'}) + 2
+	li := &lineIndex{text: text, starts: make([]int, 0, n0), nws: make([]int, 0, n0), blank: make([]bool, 0, n0)}
 	n := 0
 	for i := 0; i < len(text); {
 		li.starts = append(li.starts, i)
-		cnt, nonBlank := 0, false
+		cnt := 0
 		for i < len(text) && text[i] != '\n' {
-			r, sz := rune(text[i]), 1
-			if r >= utf8.RuneSelf {
-				r, sz = utf8.DecodeRune(text[i:])
+			if c := text[i]; c < utf8.RuneSelf { // ASCII fast path of isSpace
+				if c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v' {
+					cnt++
+				}
+				i++
+				continue
 			}
+			r, sz := utf8.DecodeRune(text[i:])
 			if !isSpace(r) {
 				cnt++
-				nonBlank = true
 			}
 			i += sz
 		}
@@ -37,7 +42,7 @@ func newLineIndex(text []byte) *lineIndex {
 		}
 		li.nws = append(li.nws, n)
 		n += cnt
-		li.blank = append(li.blank, !nonBlank)
+		li.blank = append(li.blank, cnt == 0)
 	}
 	li.starts = append(li.starts, len(text))
 	li.nws = append(li.nws, n)

@@ -55,6 +55,11 @@ type Spec struct {
 	// Comments are comment node types. A run of comment lines directly above a
 	// definition (no blank line between) belongs to that definition.
 	Comments map[string]bool
+	// CommentBytes are bytes of which every comment node has one on its last line
+	// (Kotlin "/", Python "#"). A node whose last line, up to the node's end, holds
+	// none of them does not end in a comment, which lets the chunker skip a tree walk.
+	// Empty means no such bytes are known.
+	CommentBytes string
 	// LeadingLine matches a line that, directly above a definition (no blank line
 	// between), belongs to it: comments and annotations/decorators. Matching is by text
 	// because grammars misplace such lines (a KDoc inside import_header, an annotation
@@ -62,6 +67,11 @@ type Spec struct {
 	LeadingLine *regexp.Regexp
 	// SignatureSkip are node types left out of signature text (annotations, comments).
 	SignatureSkip map[string]bool
+	// SignatureSkipBytes are bytes one of which starts every node of a SignatureSkip
+	// type (Kotlin "@/": annotations and comments, Python "#"). Signature skips its
+	// search for such nodes when the signature text holds none of these bytes. Empty
+	// means no such bytes are known.
+	SignatureSkipBytes string
 	// DefName returns the name a definition node defines, or "".
 	DefName func(n *sitter.Node, src []byte) string
 	// Rewrite, if not nil, returns a copy of src of the same length in bytes (so byte
@@ -76,6 +86,9 @@ type Spec struct {
 
 	kwOnce sync.Once
 	kw     map[string]bool
+
+	namesOnce sync.Once
+	names     *symbolNames // for TypeOf
 }
 
 var (
@@ -152,6 +165,36 @@ func (s *Spec) IsKeyword(word string) bool {
 	return s.kw[word]
 }
 
+// TypeOf returns n.Type() for a node of a tree in s's language. It reads a table of
+// the language's symbol names (one cgo call, no allocation) where Type copies a C
+// string per call. tree-sitter names a node by its symbol, and Symbol returns the
+// public symbol, which tree-sitter maps to a symbol of the same name.
+func (s *Spec) TypeOf(n *sitter.Node) string {
+	s.namesOnce.Do(func() { s.names = &symbolNames{lang: s.Language} })
+	return s.names.typeOf(n)
+}
+
+// symbolNames is a lazily filled table of a language's symbol names (Spec.TypeOf).
+type symbolNames struct {
+	lang  func() *sitter.Language
+	once  sync.Once
+	names []string
+}
+
+func (t *symbolNames) typeOf(n *sitter.Node) string {
+	t.once.Do(func() {
+		lang := t.lang()
+		t.names = make([]string, lang.SymbolCount())
+		for i := range t.names {
+			t.names[i] = lang.SymbolName(sitter.Symbol(i))
+		}
+	})
+	if sym := int(n.Symbol()); sym < len(t.names) {
+		return t.names[sym]
+	}
+	return n.Type() // ERROR and other built-in symbols past the table
+}
+
 // set is a helper for building node-type sets.
 func set(types ...string) map[string]bool {
 	m := make(map[string]bool, len(types))
@@ -162,12 +205,13 @@ func set(types ...string) map[string]bool {
 }
 
 // firstChildOfType returns the text of the first direct child of n whose type is one of
-// types, or "".
-func firstChildOfType(n *sitter.Node, src []byte, types ...string) string {
-	for i := 0; i < int(n.ChildCount()); i++ {
+// types, or "". names is the symbol table of n's language.
+func firstChildOfType(names *symbolNames, n *sitter.Node, src []byte, types ...string) string {
+	for i, cnt := 0, int(n.ChildCount()); i < cnt; i++ {
 		c := n.Child(i)
+		ct := names.typeOf(c)
 		for _, t := range types {
-			if c.Type() == t {
+			if ct == t {
 				return c.Content(src)
 			}
 		}

@@ -1,39 +1,51 @@
 package grammars
 
 import (
-	"regexp"
+	"bytes"
 	"strings"
+	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Children returns n's children in order. It walks a tree cursor: tree-sitter's
 // ts_node_child(i) scans siblings from the start, so indexing every child of a wide
-// node (a 400,000-element list literal) would cost quadratic time.
+// node (a 400,000-element list literal) would cost quadratic time. Cursors are
+// reused (Reset) rather than made per call: making one costs a cgo call and a
+// finalizer.
 func Children(n *sitter.Node) []*sitter.Node {
 	cnt := int(n.ChildCount())
 	if cnt == 0 {
 		return nil
 	}
 	out := make([]*sitter.Node, 0, cnt)
-	c := sitter.NewTreeCursor(n)
-	defer c.Close()
+	c, _ := cursors.Get().(*sitter.TreeCursor)
+	if c == nil {
+		c = sitter.NewTreeCursor(n) // closed by its finalizer when the pool drops it
+	} else {
+		c.Reset(n)
+	}
 	for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
 		out = append(out, c.CurrentNode())
 	}
+	cursors.Put(c)
 	return out
 }
+
+// cursors holds idle tree cursors for Children. An idle cursor still names the
+// last tree it walked, but Reset never reads that tree, so it may be closed.
+var cursors sync.Pool
 
 // Definition returns the definition node and its kind (Function, Class or Property)
 // for n, looking through wrappers (Python's decorated_definition), or nil and "".
 func (s *Spec) Definition(n *sitter.Node) (*sitter.Node, string) {
-	t := n.Type()
+	t := s.TypeOf(n)
 	if k, ok := s.Definitions[t]; ok {
 		return n, k
 	}
 	if s.Wrappers[t] {
 		for _, c := range Children(n) {
-			if k, ok := s.Definitions[c.Type()]; ok && c.IsNamed() {
+			if k, ok := s.Definitions[s.TypeOf(c)]; ok && c.IsNamed() {
 				return c, k
 			}
 		}
@@ -45,7 +57,7 @@ func (s *Spec) Definition(n *sitter.Node) (*sitter.Node, string) {
 func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 	kids := Children(def)
 	for i := len(kids) - 1; i >= 0; i-- {
-		if s.Bodies[kids[i].Type()] {
+		if s.Bodies[s.TypeOf(kids[i])] {
 			return kids[i]
 		}
 	}
@@ -61,7 +73,7 @@ func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 	end := int(def.EndByte())
 	for _, c := range Children(def) {
-		if s.Bodies[c.Type()] {
+		if s.Bodies[s.TypeOf(c)] {
 			end = int(c.StartByte())
 			break
 		}
@@ -73,6 +85,11 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 			}
 		}
 	}
+	if ds := int(def.StartByte()); s.SignatureSkipBytes != "" && ds <= end && end <= len(parsed) &&
+		!bytes.ContainsAny(parsed[ds:end], s.SignatureSkipBytes) {
+		// No node of a SignatureSkip type can start in [ds, end): nothing to skip.
+		return TidySignature(string(src[start:end]))
+	}
 	var sb strings.Builder
 	pos := start
 	var skip func(n *sitter.Node, depth int)
@@ -82,7 +99,7 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 			if cs >= end {
 				return
 			}
-			if s.SignatureSkip[c.Type()] && cs >= pos {
+			if s.SignatureSkip[s.TypeOf(c)] && cs >= pos {
 				sb.Write(src[pos:cs])
 				pos = min(ce, end)
 				continue
@@ -99,17 +116,55 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 	return TidySignature(sb.String())
 }
 
-var (
-	spaceRe      = regexp.MustCompile(`\s+`)
-	openSpaceRe  = regexp.MustCompile(`([(\[<]) `)
-	closeSpaceRe = regexp.MustCompile(` ?,? ?([)\]>])`)
-)
-
 // TidySignature collapses white space, drops spaces inside brackets and trailing
-// commas before a closing bracket: "f(\n  a,\n)" -> "f(a)".
+// commas before a closing bracket: "f(\n  a,\n)" -> "f(a)". It scans bytes; the tests
+// check it against its definition by regular expressions: replace `\s+` by " ", trim
+// white space, replace `([(\[<]) ` by "$1", then ` ?,? ?([)\]>])` by "$1", and trim.
 func TidySignature(s string) string {
-	s = strings.TrimSpace(spaceRe.ReplaceAllString(s, " "))
-	s = openSpaceRe.ReplaceAllString(s, "$1")
-	s = closeSpaceRe.ReplaceAllString(s, "$1")
-	return strings.TrimSpace(s)
+	b := make([]byte, 0, len(s))
+	// White space runs (regexp's \s: ASCII only, no \v) become one space.
+	for i := 0; i < len(s); i++ {
+		if isRegexpSpace(s[i]) {
+			if i == 0 || !isRegexpSpace(s[i-1]) {
+				b = append(b, ' ')
+			}
+			continue
+		}
+		b = append(b, s[i])
+	}
+	b = bytes.TrimSpace(b)
+	// A space after an opening bracket goes.
+	w := 0
+	for i := 0; i < len(b); i++ {
+		b[w] = b[i]
+		w++
+		if (b[i] == '(' || b[i] == '[' || b[i] == '<') && i+1 < len(b) && b[i+1] == ' ' {
+			i++
+		}
+	}
+	b = b[:w]
+	// Before a closing bracket, the longest tail of the preceding run of spaces and
+	// commas that matches ` ?,? ?` goes (where the regexp's leftmost match starts).
+	w = 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == ')' || c == ']' || c == '>' {
+			run := 0
+			for run < 3 && w-run > 0 && (b[w-run-1] == ' ' || b[w-run-1] == ',') {
+				run++
+			}
+			tail := string(b[w-run : w])
+			switch {
+			case len(tail) == 3 && tail == " , ":
+				w -= 3
+			case len(tail) >= 2 && (tail[len(tail)-2:] == "  " || tail[len(tail)-2:] == " ," || tail[len(tail)-2:] == ", "):
+				w -= 2
+			case len(tail) >= 1:
+				w--
+			}
+		}
+		b[w] = c
+		w++
+	}
+	return string(bytes.TrimSpace(b[:w]))
 }

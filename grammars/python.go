@@ -17,16 +17,18 @@ var Python = &Spec{
 		"function_definition": Function,
 		"class_definition":    Class,
 	},
-	Wrappers:      set("decorated_definition"),
-	Bodies:        set("block"),
-	Comments:      set("comment"),
-	SignatureSkip: set("comment"),
-	LeadingLine:   regexp.MustCompile(`^[ \t]*[#@]`),
+	Wrappers:           set("decorated_definition"),
+	Bodies:             set("block"),
+	Comments:           set("comment"),
+	CommentBytes:       "#",
+	SignatureSkip:      set("comment"),
+	SignatureSkipBytes: "#",
+	LeadingLine:        regexp.MustCompile(`^[ \t]*[#@]`),
 	DefName: func(n *sitter.Node, src []byte) string {
 		if c := n.ChildByFieldName("name"); c != nil {
 			return c.Content(src)
 		}
-		return firstChildOfType(n, src, "identifier")
+		return firstChildOfType(pythonNames, n, src, "identifier")
 	},
 	Imports: pythonImports,
 	Keywords: []string{
@@ -38,3 +40,6 @@ var Python = &Spec{
 }
 
 func init() { MustRegister(Python) }
+
+// pythonNames is the Python symbol table for DefName.
+var pythonNames = &symbolNames{lang: python.GetLanguage}

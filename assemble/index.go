@@ -244,23 +244,6 @@ func CachedSymbols(snap *dataset.Snapshot, ix *retrieve.Index, ex *symbols.Extra
 	}
 	files := symbolFiles(snap, ex, cacheDir, maxFileBytes)
 	t := symbols.NewTable(files)
-	if err := os.MkdirAll(dir, 0o755); err == nil {
-		if tmp, err := os.CreateTemp(dir, ".tmp-*"); err == nil {
-			w := bufio.NewWriter(tmp)
-			err := gob.NewEncoder(w).Encode(files)
-			if err == nil {
-				err = w.Flush()
-			}
-			if cerr := tmp.Close(); err == nil {
-				err = cerr
-			}
-			if err == nil {
-				err = os.Rename(tmp.Name(), path)
-			}
-			if err != nil {
-				os.Remove(tmp.Name())
-			}
-		}
-	}
+	_ = writeGob(path, files)
 	return t
 }

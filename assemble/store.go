@@ -79,14 +79,19 @@ func (s *Store) get(kind string, key [32]byte, v any) bool {
 // put stores v as the record of kind and key (atomically; errors are dropped: a
 // failed write only costs a later build the work again).
 func (s *Store) put(kind string, key [32]byte, v any) {
-	path := s.file(kind, key)
+	_ = writeGob(s.file(kind, key), v)
+}
+
+// writeGob writes v gob-encoded to path atomically: a temporary file in the same
+// folder (created if needed), renamed into place; on error nothing is left behind.
+func writeGob(path string, v any) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
+		return err
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
-		return
+		return err
 	}
 	w := bufio.NewWriter(tmp)
 	err = gob.NewEncoder(w).Encode(v)
@@ -102,6 +107,7 @@ func (s *Store) put(kind string, key [32]byte, v any) {
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+	return err
 }
 
 // chunkRecord is a stored chunking result. Files that could not be decoded or

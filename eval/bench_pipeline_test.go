@@ -39,8 +39,9 @@ func cpuTime() (time.Duration, int64) {
 //     lines of overlap, BM25 + dense index rebuilt for every datapoint, top 15 for the
 //     prefix and the suffix (eval's seed-bm25 context), 2 datapoints at once. Its dense
 //     model is LSA, or the Hugging Face model folder in $REPOCTX_BENCH_MODEL (the seed
-//     used all-MiniLM-L6-v2), then over the first $REPOCTX_BENCH_SEED_N datapoints
-//     only (default 1: embedding every window of a snapshot takes minutes).
+//     used all-MiniLM-L6-v2; $REPOCTX_BENCH_BACKEND=ort runs it with ONNX Runtime, see
+//     the README), then over the first $REPOCTX_BENCH_SEED_N datapoints only (default
+//     1: embedding every window of a snapshot takes minutes).
 //
 // cold vs seed is the issue #6 comparison: repoctx's cost per datapoint against a
 // pipeline that rebuilds its index per datapoint.
@@ -107,7 +108,7 @@ func BenchmarkPipelines(b *testing.B) {
 		seedDPs := dps
 		iopts := assemble.IndexOptions{Strategy: "fixed", Chunk: SeedOptions{}.chunkOptions()}
 		if m := os.Getenv("REPOCTX_BENCH_MODEL"); m != "" {
-			emb, err := retrieve.NewHugot(m, retrieve.HugotOptions{})
+			emb, err := retrieve.NewHugot(m, retrieve.HugotOptions{Backend: os.Getenv("REPOCTX_BENCH_BACKEND")})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -38,7 +38,7 @@ fuzz:
 BENCH_REPO ?=
 PCOUNT     ?= 3
 bench:
-	$(GO) test -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./... | tee bench.txt
+	$(GO) test -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) -timeout=2h ./... | tee bench.txt
 	$(GO) test -run='^$$' -bench=Pipelines -benchtime=1x -count=$(PCOUNT) -timeout=2h ./eval | tee bench-pipelines.txt
 	@if [ -n "$(BENCH_REPO)" ]; then \
 		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./assemble | tee bench-growth.txt; \

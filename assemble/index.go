@@ -158,6 +158,17 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 		return nil, st, err
 	}
 	st.Files, st.Built, st.Chunks = len(files), built, len(ix.Chunks())
+	if !built {
+		// Files with parse errors, as the build counted them (Skipped and Lossy are
+		// only known when the index is built).
+		last := ""
+		for _, c := range ix.Chunks() {
+			if c.ParseError && c.Path != last {
+				st.ParseErrors++
+				last = c.Path
+			}
+		}
+	}
 	return ix, st, nil
 }
 

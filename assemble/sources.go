@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -126,7 +127,11 @@ func (cs *candidates) parts(ft *fileTexts) []Part {
 			if cur != nil && c.start <= curEnd {
 				curEnd = max(curEnd, c.end)
 				cur.Score = max(cur.Score, c.score)
-				cur.Why = append(cur.Why, c.why...)
+				for _, w := range c.why {
+					if !slices.Contains(cur.Why, w) {
+						cur.Why = append(cur.Why, w)
+					}
+				}
 				continue
 			}
 			flush()

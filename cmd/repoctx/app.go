@@ -121,7 +121,7 @@ var (
 	lsaSnapFlag  = &cli.BoolFlag{Name: "lsa-per-snapshot", Usage: "fit the LSA model on every snapshot instead of once per repository (its first snapshot in name order)"}
 	modelFlag    = &cli.StringFlag{Name: "model", Usage: "Hugging Face model `directory` (see repoctx model download) for dense retrieval instead of LSA"}
 	noDenseFlag  = &cli.BoolFlag{Name: "no-dense", Usage: "search with BM25 only even if the index has dense vectors"}
-	relWFlag     = &cli.Float64Flag{Name: "relative-weight", Usage: "score of a match's neighbour relative to the match (default 1.05)"}
+	relWFlag     = &cli.Float64Flag{Name: "relative-weight", Value: 1.05, Usage: "score of a match's neighbour relative to the match"}
 	noOldFlag    = &cli.BoolFlag{Name: "no-old-file", Usage: "do not add the old completion file's changed regions"}
 	minScoreFlag = &cli.Float64Flag{Name: "min-score-ratio", Usage: "drop retrieval hits scoring below this fraction of the best hit (0 keeps all)"}
 	planWFlag    = &cli.IntFlag{Name: "plan-window", Usage: "budget planner: plan for a model window of `N` tokens (e.g. 8000): trim the far prefix/suffix when they take more than --plan-share of it (written as \"prefix\"/\"suffix\" overrides) and budget the context in tokens to the room left instead of --budget; 0 = off"}

@@ -1,13 +1,10 @@
 package assemble
 
 import (
-	"bufio"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -245,16 +242,13 @@ func CachedSymbols(snap *dataset.Snapshot, ix *retrieve.Index, ex *symbols.Extra
 	}
 	dir := filepath.Join(cacheDir, "symbols")
 	path := filepath.Join(dir, symbolsCacheVersion+"-"+retrieve.CacheDirName(ix.Key())+".gob")
-	if f, err := os.Open(path); err == nil {
-		var files []*symbols.File
-		err := gob.NewDecoder(bufio.NewReader(f)).Decode(&files)
-		f.Close()
-		if err == nil {
-			return symbols.NewTable(files)
-		}
+	key := sha256.Sum256([]byte(filepath.Base(path)))
+	var files []*symbols.File
+	if readRecord(path, key, &files) {
+		return symbols.NewTable(files)
 	}
-	files := symbolFiles(snap, ex, cacheDir, maxFileBytes)
+	files = symbolFiles(snap, ex, cacheDir, maxFileBytes)
 	t := symbols.NewTable(files)
-	_ = writeGob(path, files)
+	_ = writeRecord(path, key, files)
 	return t
 }

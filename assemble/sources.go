@@ -280,7 +280,10 @@ func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spe
 	var imports []grammars.Import
 	defined := map[string]bool{}
 	trimmed := seen.PrefixTrimmed || seen.SuffixTrimmed
-	if res.Extractor != nil {
+	// The completion file is parsed whole to find its imports and definitions, unless
+	// it is larger than the snapshot files repoctx parses at all (a pathological
+	// prefix would otherwise cost seconds and gigabytes of tree).
+	if res.Extractor != nil && len(h.Prefix)+len(h.Suffix) <= chunker.DefaultMaxFileBytes {
 		cur := &chunker.File{Path: h.Path, Lang: spec.Name, Text: []byte(h.Prefix + h.Suffix)}
 		if sf, err := res.Extractor.Extract(cur); err == nil {
 			imports = sf.Imports // from the whole file: the trimmed top may hold them

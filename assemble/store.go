@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
@@ -66,25 +67,35 @@ func (s *Store) file(kind string, key [32]byte) string {
 	return filepath.Join(s.dir, kind, x[:2], x[2:])
 }
 
-// get decodes the record of kind and key into v and reports whether it was found.
+// get decodes the record of kind and key into v and reports whether it was found
+// intact (see readRecord).
 func (s *Store) get(kind string, key [32]byte, v any) bool {
-	f, err := os.Open(s.file(kind, key))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	return gob.NewDecoder(bufio.NewReader(f)).Decode(v) == nil
+	return readRecord(s.file(kind, key), key, v)
 }
 
 // put stores v as the record of kind and key (atomically; errors are dropped: a
 // failed write only costs a later build the work again).
 func (s *Store) put(kind string, key [32]byte, v any) {
-	_ = writeGob(s.file(kind, key), v)
+	_ = writeRecord(s.file(kind, key), key, v)
 }
 
-// writeGob writes v gob-encoded to path atomically: a temporary file in the same
-// folder (created if needed), renamed into place; on error nothing is left behind.
-func writeGob(path string, v any) error {
+// recordMagic starts every record file; recordHeader is its length plus the key
+// and the SHA-256 of the payload.
+const (
+	recordMagic  = "repoctx-record-1\n"
+	recordHeader = len(recordMagic) + 32 + 32
+)
+
+// writeRecord writes v gob-encoded to path atomically (a temporary file in the same
+// folder, created if needed, renamed into place; on error nothing is left behind),
+// behind a header holding key and the SHA-256 of the encoded bytes, so that
+// readRecord can tell a damaged or misplaced record from a good one.
+func writeRecord(path string, key [32]byte, v any) error {
+	var payload bytes.Buffer
+	if err := gob.NewEncoder(&payload).Encode(v); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(payload.Bytes())
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -94,10 +105,11 @@ func writeGob(path string, v any) error {
 		return err
 	}
 	w := bufio.NewWriter(tmp)
-	err = gob.NewEncoder(w).Encode(v)
-	if err == nil {
-		err = w.Flush()
-	}
+	w.WriteString(recordMagic)
+	w.Write(key[:])
+	w.Write(sum[:])
+	w.Write(payload.Bytes())
+	err = w.Flush()
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -108,6 +120,30 @@ func writeGob(path string, v any) error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// readRecord decodes the record at path into v and reports success. Anything but a
+// regular file (a FIFO, a device, a folder, a symbolic link) is not opened; a
+// record whose header does not name key, whose payload does not match its checksum
+// or does not decode counts as missing (the caller rebuilds and rewrites it).
+func readRecord(path string, key [32]byte, v any) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(recordHeader) {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < recordHeader || string(b[:len(recordMagic)]) != recordMagic {
+		return false
+	}
+	h := b[len(recordMagic):]
+	if !bytes.Equal(h[:32], key[:]) {
+		return false
+	}
+	payload := b[recordHeader:]
+	if sum := sha256.Sum256(payload); !bytes.Equal(h[32:64], sum[:]) {
+		return false
+	}
+	return gob.NewDecoder(bytes.NewReader(payload)).Decode(v) == nil
 }
 
 // chunkRecord is a stored chunking result. Files that could not be decoded or

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -78,15 +79,38 @@ func TestStoreReuse(t *testing.T) {
 	if len(got) != 4 || !reflect.DeepEqual(got, want) {
 		t.Errorf("symbols from the store differ from a direct extraction (%d files)", len(got))
 	}
-	// A damaged record is a miss, rewritten by the next build.
-	filepath.WalkDir(OpenStore(cache).Dir(), func(p string, d os.DirEntry, err error) error {
+	// A damaged record is a miss, rewritten by the next build: one byte flipped, a
+	// record copied over another key, a FIFO (must not block), plain garbage.
+	var recs []string
+	filepath.WalkDir(filepath.Join(OpenStore(cache).Dir(), "chunks"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			os.WriteFile(p, []byte("garbage"), 0o644)
+			recs = append(recs, p)
 		}
 		return nil
 	})
+	if len(recs) < 4 {
+		t.Fatalf("%d chunk records, want at least 4", len(recs))
+	}
+	for i, p := range recs {
+		b, _ := os.ReadFile(p)
+		switch i % 4 {
+		case 0:
+			b[len(b)-3] ^= 0x01
+			os.WriteFile(p, b, 0o644)
+		case 1:
+			other, _ := os.ReadFile(recs[(i+1)%len(recs)])
+			os.WriteFile(p, other, 0o644)
+		case 2:
+			os.Remove(p)
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		case 3:
+			os.WriteFile(p, []byte("garbage"), 0o644)
+		}
+	}
 	_, st3 := index(writeRepo(t, filepath.Join(t.TempDir(), "r-3"), v2), cache)
-	if st3.Chunked != 4 || st3.Reused != 0 {
-		t.Errorf("after damage: chunked %d, reused %d; want 4, 0", st3.Chunked, st3.Reused)
+	if st3.Reused != 0 {
+		t.Errorf("after damage: chunked %d, reused %d; want no record reused", st3.Chunked, st3.Reused)
 	}
 }

@@ -137,11 +137,14 @@ func planOptions(c *cli.Context) (assemble.Plan, error) {
 	if p.Window < 0 || p.Window > 0 && p.Window <= assemble.MaxNewTokens {
 		return p, usagef("--plan-window must be 0 (off) or more than %d tokens (the completion's room), not %d", assemble.MaxNewTokens, p.Window)
 	}
-	if c.IsSet("plan-share") && p.Share <= 0 {
+	if c.IsSet("plan-share") && !(p.Share > 0) { // also rejects NaN
 		return p, usagef("--plan-share must be positive, not %g", p.Share)
 	}
-	if c.IsSet("plan-suffix-share") && (p.SuffixShare <= 0 || p.SuffixShare > 1) {
+	if c.IsSet("plan-suffix-share") && !(p.SuffixShare > 0 && p.SuffixShare <= 1) { // also rejects NaN
 		return p, usagef("--plan-suffix-share must be in (0, 1], not %g", p.SuffixShare)
+	}
+	if p.Window == 0 && (c.IsSet("plan-share") || c.IsSet("plan-suffix-share")) {
+		return p, usagef("--plan-share and --plan-suffix-share need --plan-window")
 	}
 	return p, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -93,6 +94,12 @@ func Predict(opts PredictOptions) (Summary, error) {
 		opts.Out = filepath.Join(opts.DataDir, set+".predictions.jsonl")
 	}
 	sum.Out = opts.Out
+	if opts.Index.CacheDir == "" {
+		opts.Index.CacheDir = retrieve.DefaultCacheDir()
+	}
+	if err := checkWritable(opts.Index.CacheDir); err != nil {
+		return sum, err
+	}
 	dps, dpErrs, err := dataset.ReadDatapointsFile(filepath.Join(opts.DataDir, set+".jsonl"))
 	if err != nil {
 		return sum, err
@@ -102,7 +109,7 @@ func Predict(opts PredictOptions) (Summary, error) {
 		return sum, err
 	}
 	defer src.Close()
-	out, err := dataset.CreateOutput(opts.Out, len(dps), opts.Resume)
+	out, err := dataset.CreateOutputConfig(opts.Out, len(dps), opts.Resume, configFingerprint(opts))
 	if err != nil {
 		return sum, err
 	}
@@ -347,4 +354,41 @@ func (m *repoModel) wait(name string) *retrieve.LSA {
 	}
 	<-m.done
 	return m.lsa
+}
+
+// configFingerprint describes the options that shape Predict's output lines (not
+// the cache folder, logging or the number of workers, which do not change them),
+// for the output journal: a resumed run must use the same ones.
+func configFingerprint(opts PredictOptions) string {
+	c := opts.Compose
+	tok := ""
+	if c.Plan.Tokens != nil {
+		if n, ok := c.Plan.Tokens.(interface{ Name() string }); ok {
+			tok = n.Name()
+		} else {
+			tok = fmt.Sprintf("%T", c.Plan.Tokens)
+		}
+	}
+	c.Plan.Tokens = nil
+	ix := opts.Index
+	emb := ""
+	if ix.Embedder != nil {
+		emb = ix.Embedder.ID()
+	}
+	ix.Log, ix.Embedder, ix.CacheDir = nil, nil, ""
+	return fmt.Sprintf("index %+v model=%s; compose %+v tokens=%s", ix, emb, c, tok)
+}
+
+// checkWritable makes sure dir exists and a file can be created in it, so that an
+// unusable cache directory is one clear error instead of a failure per snapshot.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cache directory: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".write-test-*")
+	if err != nil {
+		return fmt.Errorf("cache directory %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

@@ -294,3 +294,26 @@ func TestCachedSymbols(t *testing.T) {
 		t.Errorf("cached table differs: %+v vs %+v", ra, rb)
 	}
 }
+
+// TestPredictResumeOtherOptions: a journal written with other options is refused, so
+// a resumed output never mixes lines made two ways.
+func TestPredictResumeOtherOptions(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	planned := PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Compose: Options{Plan: Plan{Window: 1000}}}
+	o, err := dataset.CreateOutputConfig(out, 4, false, configFingerprint(planned))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Put(0, dataset.PredictionLine("x", nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	// No Finish: the journal stays, as after a killed run.
+	_, err = Predict(PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Resume: true, Index: IndexOptions{CacheDir: t.TempDir()}})
+	if err == nil || !strings.Contains(err.Error(), "other options") {
+		t.Fatalf("resume with the planner off after a planned run: %v, want an error about other options", err)
+	}
+	planned.Resume, planned.Index.CacheDir = true, t.TempDir()
+	if _, err := Predict(planned); err != nil {
+		t.Fatalf("resume with the same options: %v", err)
+	}
+}

@@ -38,6 +38,7 @@ type Output struct {
 	n           int
 	lines       [][]byte
 	count       int
+	config      string    // the options the lines were made with (see CreateOutputConfig)
 	journal     *os.File  // nil for standard output
 	stdout      io.Writer // for "-"
 	closed      bool      // after Finish or Abort
@@ -47,7 +48,8 @@ type Output struct {
 const journalSuffix = ".partial"
 
 type journalRecord struct {
-	N    *int    `json:"n,omitempty"`
+	N      *int    `json:"n,omitempty"`
+	Config string  `json:"config,omitempty"`
 	I    *int    `json:"i,omitempty"`
 	Line *string `json:"line,omitempty"`
 }
@@ -67,14 +69,23 @@ type journalRecord struct {
 // created (for example when path's folder does not exist), or when the journal
 // was written for another number of datapoints than n.
 func CreateOutput(path string, n int, resume bool) (*Output, error) {
-	return createOutput(path, n, resume, os.Stdout)
+	return createOutput(path, n, resume, "", os.Stdout)
 }
 
-func createOutput(path string, n int, resume bool, stdout io.Writer) (*Output, error) {
+// CreateOutputConfig is CreateOutput for lines that depend on options: config
+// describes them (any string; equal strings mean equal options) and is kept in the
+// journal's header, and a resumed journal written with another config is refused
+// (an error saying so), so that one output never mixes lines made two ways. A
+// journal without a config (older versions) is accepted.
+func CreateOutputConfig(path string, n int, resume bool, config string) (*Output, error) {
+	return createOutput(path, n, resume, config, os.Stdout)
+}
+
+func createOutput(path string, n int, resume bool, config string, stdout io.Writer) (*Output, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("dataset: output %s: negative number of lines %d", path, n)
 	}
-	o := &Output{path: path, n: n, lines: make([][]byte, n)}
+	o := &Output{path: path, n: n, lines: make([][]byte, n), config: config}
 	if path == "-" {
 		o.stdout = stdout
 		return o, nil
@@ -121,6 +132,9 @@ func (o *Output) readJournal() error {
 			if *rec.N != o.n {
 				return fmt.Errorf("dataset: resume: journal %s was written for %d datapoints, not %d: remove it or run without resume", o.journalPath, *rec.N, o.n)
 			}
+			if rec.Config != "" && rec.Config != o.config {
+				return fmt.Errorf("dataset: resume: journal %s was written with other options (%s), not (%s): use the same options, or run without resume", o.journalPath, rec.Config, o.config)
+			}
 			continue
 		}
 		if rec.I == nil || rec.Line == nil {
@@ -153,7 +167,7 @@ func (o *Output) writeJournal() error {
 	}
 	w := bufio.NewWriter(tmp)
 	n := o.n
-	if err := writeRecord(w, journalRecord{N: &n}); err != nil {
+	if err := writeRecord(w, journalRecord{N: &n, Config: o.config}); err != nil {
 		return fail(err)
 	}
 	for i, line := range o.lines {

@@ -9,11 +9,23 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// cpuProfile is the file the running CPU profile goes to (nil when not profiling).
-var cpuProfile *os.File
+// cpuProfile is the file the running CPU profile goes to (nil when not profiling);
+// memProfile the file the heap profile will go to.
+var cpuProfile, memProfile *os.File
 
-// startProfiles starts the CPU profile requested with --cpuprofile.
+// startProfiles starts the CPU profile requested with --cpuprofile and creates the
+// --memprofile file, so that a bad path fails before the command runs.
 func startProfiles(c *cli.Context) error {
+	if p := c.String("memprofile"); p != "" {
+		if p == c.String("cpuprofile") {
+			return usagef("--memprofile and --cpuprofile must be different files")
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			return fmt.Errorf("--memprofile: %w", err)
+		}
+		memProfile = f
+	}
 	path := c.String("cpuprofile")
 	if path == "" {
 		return nil
@@ -39,13 +51,10 @@ func stopProfiles(c *cli.Context) error {
 		}
 		cpuProfile = nil
 	}
-	if path := c.String("memprofile"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("--memprofile: %w", err)
-		}
+	if f := memProfile; f != nil {
+		memProfile = nil
 		runtime.GC()
-		err = pprof.WriteHeapProfile(f)
+		err := pprof.WriteHeapProfile(f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -302,6 +302,11 @@ func composeParts(ix *retrieve.Index, h Hole, res Resources, opts Options, seen 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[i] = fmt.Errorf("internal error: %v", r)
+				}
+			}()
 			results[i], errs[i] = search(ix, q.text, opts, keep, q.name == "prefix")
 		}()
 	}

@@ -289,7 +289,7 @@ func Predict(opts PredictOptions) (Summary, error) {
 				}
 				for _, i := range idx {
 					d := &dps[i]
-					c, err := ComposePlanned(ix, Hole{Path: d.Path, Prefix: d.Prefix, Suffix: d.Suffix, Modified: d.Modified}, res, opts.Compose)
+					c, err := composeSafely(ix, Hole{Path: d.Path, Prefix: d.Prefix, Suffix: d.Suffix, Modified: d.Modified}, res, opts.Compose)
 					if err != nil {
 						fail(i, fmt.Errorf("datapoint %s (line %d): %w", d.ID, d.Line, err))
 						put(i, empty)
@@ -391,4 +391,15 @@ func checkWritable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// composeSafely is ComposePlanned that turns a panic (a bug, or an index damaged in
+// a way its checks missed) into an error, so one datapoint cannot sink the batch.
+func composeSafely(ix *retrieve.Index, h Hole, res Resources, opts Options) (c Composed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("assemble: internal error composing the context of %s: %v", h.Path, r)
+		}
+	}()
+	return ComposePlanned(ix, h, res, opts)
 }

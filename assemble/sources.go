@@ -110,6 +110,10 @@ func (cs *candidates) parts(ft *fileTexts) []Part {
 			if curEnd > len(text) {
 				curEnd = len(text)
 			}
+			if curStart < 0 || curStart >= curEnd {
+				cur = nil // a span outside the file's text (inconsistent index): skip it
+				return
+			}
 			if curEnd > 0 && text[curEnd-1] != '\n' { // end on a line end
 				if i := strings.IndexByte(text[curEnd:], '\n'); i >= 0 {
 					curEnd += i + 1

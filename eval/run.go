@@ -475,7 +475,8 @@ func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, c
 					var ix *retrieve.Index
 					if c == ConfigSeed {
 						ix, _, err = assemble.IndexSnapshot(snap, chunker.NewFixed(seedChunks),
-							assemble.IndexOptions{Strategy: "fixed", Chunk: seedChunks, CacheDir: opts.Index.CacheDir, MaxFileBytes: opts.Index.MaxFileBytes, Log: opts.Log})
+							assemble.IndexOptions{Strategy: "fixed", Chunk: seedChunks, CacheDir: opts.Index.CacheDir, MaxFileBytes: opts.Index.MaxFileBytes, Log: opts.Log,
+								Dense: retrieve.DenseNone}) // seed-bm25 ranks with BM25 only
 					}
 					if err != nil {
 						for _, i := range idx {

@@ -448,9 +448,12 @@ func predictCmd() *cli.Command {
 				return err
 			}
 			if p := c.String("tokenizer"); p != "" {
+				if !plan.On() {
+					return usagef("--tokenizer needs --plan-window (predict counts tokens only for the budget planner)")
+				}
 				tk, err := eval.LoadTokenizer(p)
 				if err != nil {
-					return err
+					return usagef("--tokenizer: %v", strings.TrimPrefix(err.Error(), "eval: "))
 				}
 				plan.Tokens = tk
 			}

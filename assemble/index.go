@@ -14,6 +14,7 @@ import (
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/symbols"
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // FormatVersion is part of every cache key; bump it when chunk records or the index
@@ -42,6 +43,10 @@ type IndexOptions struct {
 	// instead of once per repository (see Predict). IndexSnapshot ignores it: it
 	// fits its own model unless Embedder is set.
 	LSAPerSnapshot bool
+	// Symbols makes IndexSnapshot also extract the symbols of every file it parses
+	// (structural strategy) from the same syntax tree and keep them in the Store,
+	// where CachedSymbols finds them: the file is parsed once, not twice.
+	Symbols bool
 }
 
 // IndexStats describes one IndexSnapshot call.
@@ -127,7 +132,17 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 					logf("skip %s/%s: %v", snap.Name(), sf.path, err)
 					continue
 				}
-				cs, err := ch.Chunk(f)
+				var cs []chunker.Chunk
+				if sc, ok := ch.(*chunker.Structural); ok && opts.Symbols {
+					symKey := storeKey("symbols", symbolsCacheVersion, sf.path, sf.sum)
+					cs, err = sc.ChunkTree(f, func(root *sitter.Node, parsed []byte) {
+						if sym, err := symbols.ExtractTree(f, root, parsed); err == nil {
+							store.put("symbols", symKey, sym)
+						}
+					})
+				} else {
+					cs, err = ch.Chunk(f)
+				}
 				if err != nil {
 					st.Skipped++
 					logf("skip %s/%s: %v", snap.Name(), sf.path, err)

@@ -234,6 +234,7 @@ func Predict(opts PredictOptions) (Summary, error) {
 			}
 			iopts := opts.Index
 			iopts.Log = opts.Log
+			iopts.Symbols = !opts.Compose.NoDefinitions // symbols from the chunker's parse
 			ex := symbols.NewExtractor(0)
 			defer ex.Close()
 			for name := range jobs {

@@ -114,3 +114,38 @@ func TestStoreReuse(t *testing.T) {
 		t.Errorf("after damage: chunked %d, reused %d; want no record reused", st3.Chunked, st3.Reused)
 	}
 }
+
+// TestIndexStoresSymbols: with IndexOptions.Symbols the chunker's parse also yields
+// the files' symbols, stored for CachedSymbols, equal to a separate extraction.
+func TestIndexStoresSymbols(t *testing.T) {
+	snap := writeRepo(t, filepath.Join(t.TempDir(), "r-1"), map[string]string{
+		"pkg/a.py":  "import os\n\n\nclass A:\n    \"\"\"Doc.\"\"\"\n\n    def f(self, x):\n        return os.path.join(x)\n",
+		"src/B.kt":  "package b\n\nimport a.C as D\n\nfun interface F { fun g(): Int }\n\nclass B(val x: Int) {\n  fun h() = x\n}\n",
+		"pkg/c.py":  "def broken(:\n    pass\n",
+		"notes.txt": "not source\n",
+	})
+	cache := t.TempDir()
+	ch := chunker.NewStructural(chunker.Options{})
+	defer ch.Close()
+	ix, _, err := IndexSnapshot(snap, ch, IndexOptions{CacheDir: cache, Dense: retrieve.DenseNone, Symbols: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ex := symbols.NewExtractor(0)
+	defer ex.Close()
+	n := 0
+	filepath.WalkDir(filepath.Join(OpenStore(cache).Dir(), "symbols"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	if n != 3 {
+		t.Errorf("%d symbol records stored by IndexSnapshot, want 3", n)
+	}
+	got, want := symbolFiles(snap, ex, cache, 0), symbolFiles(snap, ex, "", 0)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("symbols from the chunker's parse differ from a separate extraction:\n%+v\n%+v", got, want)
+	}
+}

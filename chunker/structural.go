@@ -92,6 +92,16 @@ func (s *Structural) Close() {
 // Chunk implements Chunker. Files in a language without a grammar, and files whose
 // parse fails or times out, are cut into line windows flagged Fallback.
 func (s *Structural) Chunk(f *File) ([]Chunk, error) {
+	return s.ChunkTree(f, nil)
+}
+
+// ChunkTree is Chunk that also hands the file's syntax tree to visit (when not nil)
+// before chunking, so that a caller needing the same parse (e.g. symbol extraction)
+// does not parse the file again. visit gets the root node and the text the tree was
+// parsed from (the language's Rewrite of f.Text, same length); it is not called
+// when the file is windowed without a parse (unknown language, parse failure or
+// time-out). The tree is closed when ChunkTree returns: visit must not keep nodes.
+func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []byte)) ([]Chunk, error) {
 	li := newLineIndex(f.Text)
 	if li.size(0, li.lines()) == 0 {
 		return nil, nil
@@ -107,6 +117,9 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	defer tree.Close()
 	b := &builder{opts: s.opts, spec: spec, li: li, src: f.Text, parsed: parsed}
 	root := tree.RootNode()
+	if visit != nil {
+		visit(root, parsed)
+	}
 	if root.HasError() {
 		b.collectErrors(root)
 	}

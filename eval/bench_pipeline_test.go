@@ -93,7 +93,7 @@ func BenchmarkPipelines(b *testing.B) {
 			perDatapoint(b, lang, dps, func(snap *dataset.Snapshot, d *dataset.Datapoint, cache string) error {
 				ch := chunker.NewStructural(chunker.Options{})
 				defer ch.Close()
-				ix, _, err := assemble.IndexSnapshot(snap, ch, assemble.IndexOptions{CacheDir: cache})
+				ix, _, err := assemble.IndexSnapshot(snap, ch, assemble.IndexOptions{CacheDir: cache, Symbols: true})
 				if err != nil {
 					return err
 				}

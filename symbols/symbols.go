@@ -85,7 +85,18 @@ func (e *Extractor) Extract(f *chunker.File) (*File, error) {
 		return nil, fmt.Errorf("symbols: %s: %w", f.Path, err)
 	}
 	defer tree.Close()
-	root := tree.RootNode()
+	return ExtractTree(f, tree.RootNode(), parsed)
+}
+
+// ExtractTree is Extract on a syntax tree already parsed from f (root, and the text
+// it was parsed from: the grammar's Rewrite of f.Text, as grammars.Parsers.Parse
+// returns it), e.g. by chunker.Structural.ChunkTree. It fails only when f's
+// language has no grammar.
+func ExtractTree(f *chunker.File, root *sitter.Node, parsed []byte) (*File, error) {
+	spec := grammars.Lookup(f.Lang)
+	if spec == nil {
+		return nil, fmt.Errorf("symbols: %s: no grammar for language %q", f.Path, f.Lang)
+	}
 	out := &File{Path: f.Path, Lang: f.Lang}
 	if spec.Imports != nil {
 		out.Package, out.Imports = spec.Imports(root, f.Text)

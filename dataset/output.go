@@ -50,8 +50,8 @@ const journalSuffix = ".partial"
 type journalRecord struct {
 	N      *int    `json:"n,omitempty"`
 	Config string  `json:"config,omitempty"`
-	I    *int    `json:"i,omitempty"`
-	Line *string `json:"line,omitempty"`
+	I      *int    `json:"i,omitempty"`
+	Line   *string `json:"line,omitempty"`
 }
 
 // CreateOutput prepares to write n lines (one per datapoint) to path, or to

@@ -379,7 +379,7 @@ func composeParts(ix *retrieve.Index, h Hole, res Resources, opts Options, seen 
 		}
 	}
 	if !opts.NoDefinitions && res.Symbols != nil && spec != nil {
-		addDefinitions(cands, res, h, spec, opts, seen, files)
+		addDefinitions(cands, res, h, spec, opts, seen, visible, files)
 	}
 	return cands.parts(files), nil
 }

@@ -134,7 +134,7 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 				}
 				var cs []chunker.Chunk
 				if sc, ok := ch.(*chunker.Structural); ok && opts.Symbols {
-					symKey := storeKey("symbols", symbolsCacheVersion, sf.path, sf.sum)
+					symKey := symbolKey(sf.path, sf.sum)
 					cs, err = sc.ChunkTree(f, func(root *sitter.Node, parsed []byte) {
 						if sym, err := symbols.ExtractTree(f, root, parsed); err == nil {
 							store.put("symbols", symKey, sym)
@@ -156,12 +156,6 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 				st.Lossy++
 				logf("lossy %s/%s: bytes not valid %s, decoded as Windows-1252", snap.Name(), sf.path, rec.Encoding)
 			}
-			for _, c := range rec.Chunks {
-				if c.ParseError {
-					st.ParseErrors++
-					break
-				}
-			}
 			all = append(all, rec.Chunks...)
 		}
 		return all, nil
@@ -170,15 +164,13 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 		return nil, st, err
 	}
 	st.Files, st.Built, st.Chunks = len(files), built, len(ix.Chunks())
-	if !built {
-		// Files with parse errors, as the build counted them (Skipped and Lossy are
-		// only known when the index is built).
-		last := ""
-		for _, c := range ix.Chunks() {
-			if c.ParseError && c.Path != last {
-				st.ParseErrors++
-				last = c.Path
-			}
+	// Files with parse errors, from the index's chunks (in file order), whether it
+	// was built now or reused (Skipped and Lossy are only known when it is built).
+	last := ""
+	for _, c := range ix.Chunks() {
+		if c.ParseError && c.Path != last {
+			st.ParseErrors++
+			last = c.Path
 		}
 	}
 	return ix, st, nil
@@ -211,7 +203,7 @@ func symbolFiles(snap *dataset.Snapshot, ex *symbols.Extractor, cacheDir string,
 		}
 		var skey [32]byte
 		if store != nil {
-			skey = storeKey("symbols", symbolsCacheVersion, p, sha256.Sum256(raw))
+			skey = symbolKey(p, sha256.Sum256(raw))
 			var sf symbols.File
 			if store.get("symbols", skey, &sf) {
 				files = append(files, &sf)
@@ -243,9 +235,15 @@ func fits(raw []byte, maxBytes int) bool {
 	return len(raw) <= maxBytes
 }
 
-// symbolsCacheVersion is part of the symbol cache's file name; bump it when
-// symbols.File changes meaning.
+// symbolsCacheVersion is part of the symbol cache's file name and of the store
+// keys of symbol records; bump it when symbols.File changes meaning.
 const symbolsCacheVersion = "sym1"
+
+// symbolKey is the Store key of the symbols of the file at path whose raw bytes
+// hash to sum; IndexSnapshot (from the chunker's parse) and symbolFiles must agree on it.
+func symbolKey(path string, sum [32]byte) [32]byte {
+	return storeKey("symbols", symbolsCacheVersion, path, sum)
+}
 
 // CachedSymbols returns the symbol table of a snapshot whose index is ix, from
 // cacheDir/symbols/ when an earlier run stored it for the same index key, else built

@@ -184,14 +184,11 @@ func Predict(opts PredictOptions) (Summary, error) {
 				m = &repoModel{done: make(chan struct{})}
 				models[dps[i].Repo] = m
 			}
-			if name := dps[i].SnapshotName(); m.snapshot == "" || name < m.snapshot {
+			name := dps[i].SnapshotName()
+			if m.snapshot == "" || name < m.snapshot {
 				m.snapshot = name
 			}
-		}
-		for i := range dps {
-			if dpErrs[i] == nil {
-				modelOf[dps[i].SnapshotName()] = models[dps[i].Repo]
-			}
+			modelOf[name] = m
 		}
 		// Model snapshots first, then the others in order of first appearance.
 		var first, rest []string

@@ -278,8 +278,9 @@ const (
 // of the completion file does not define, the definitions they resolve to. seen is
 // what the model is given of the hole: when the planner trimmed it, a name defined
 // only in the trimmed part counts as undefined, and its definition in the old
-// completion file (outside the text given) may be added.
-func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spec, opts Options, seen Split, files *fileTexts) {
+// completion file (outside the text given) may be added. visible is LineSet of
+// seen's prefix and suffix.
+func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spec, opts Options, seen Split, visible map[string]bool, files *fileTexts) {
 	names, dists := cursorIdentifiers(h.Prefix, h.Suffix, opts.QueryLines, spec)
 	var imports []grammars.Import
 	defined := map[string]bool{}
@@ -305,7 +306,6 @@ func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spe
 			}
 		}
 	}
-	visible := LineSet(seen.Prefix, seen.Suffix)
 	var old string
 	if trimmed {
 		old = files.text(h.Path)

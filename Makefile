@@ -27,7 +27,7 @@ demo: build
 fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzChunk -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./chunker
 	$(GO) test -run=^$$ -fuzz=FuzzReadDatapoints -fuzztime=$(FUZZTIME) ./dataset
-	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./dataset
+	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./workspace
 
 # Benchmarks (see README, Performance), then a summary table of medians (benchstat):
 #   bench.txt           micro-benchmarks, COUNT runs each (chunking vs parsing, BM25, LSA, ...)
@@ -41,7 +41,7 @@ bench:
 	$(GO) test -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) -timeout=2h ./... | tee bench.txt
 	$(GO) test -run='^$$' -bench=Pipelines -benchtime=1x -count=$(PCOUNT) -timeout=2h ./eval | tee bench-pipelines.txt
 	@if [ -n "$(BENCH_REPO)" ]; then \
-		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./assemble | tee bench-growth.txt; \
+		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./workspace | tee bench-growth.txt; \
 		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -run='^$$' -bench=ComposeWarm -benchtime=500x -count=$(PCOUNT) ./assemble | tee -a bench-growth.txt; \
 	fi
 	@echo; echo "== summary (medians) =="

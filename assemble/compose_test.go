@@ -1,12 +1,15 @@
 package assemble
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+
 	"strings"
 	"testing"
 
-	"github.com/repoctx/repoctx/chunker"
-	"github.com/repoctx/repoctx/retrieve"
-	"github.com/repoctx/repoctx/symbols"
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/workspace"
 )
 
 func TestQueryText(t *testing.T) {
@@ -28,29 +31,46 @@ func TestQueryText(t *testing.T) {
 	}
 }
 
-// buildIndex chunks the given files structurally and indexes them in a temp dir.
-func buildIndex(t *testing.T, files map[string]string) *retrieve.Index {
+// buildIndex writes the given files into a repository folder and opens it (default
+// options: structural chunks, BM25 + LSA, the symbol table) with a cache of its own.
+func buildIndex(t *testing.T, files map[string]string) *workspace.Repo {
 	t.Helper()
-	s := chunker.NewStructural(chunker.Options{})
-	defer s.Close()
-	var all []chunker.Chunk
-	for _, p := range sortedKeys(files) {
-		f, err := chunker.Decode(p, []byte(files[p]), 0)
-		if err != nil {
+	dir := t.TempDir()
+	for p, text := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		cs, err := s.Chunk(f)
-		if err != nil {
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		all = append(all, cs...)
 	}
-	ix, _, err := retrieve.OpenOrBuild(t.TempDir(), "test", func() ([]chunker.Chunk, error) { return all, nil })
+	snap, err := workspace.OpenDir(dir, workspace.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
+	opts := workspace.DefaultOptions()
+	opts.CacheDir = t.TempDir()
+	r, err := workspace.Open(context.Background(), snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// with returns DefaultOptions changed by f.
+func with(f func(*Options)) Options {
+	o := DefaultOptions()
+	f(&o)
+	return o
+}
+
+// compose is Compose with a background context, returning text and parts.
+func compose(t *testing.T, r *workspace.Repo, h repoctx.Hole, o Options) (string, []repoctx.Part, error) {
+	t.Helper()
+	c, err := Compose(context.Background(), r, h, o)
+	return c.Text, c.Parts, err
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -93,12 +113,12 @@ func TestRelativePositioning(t *testing.T) {
 		"geo/shapes.py": shapes,
 		"geo/other.py":  "def helper():\n    return 42\n",
 	})
-	hole := Hole{
+	hole := repoctx.Hole{
 		Path:   "geo/new_shapes.py",
 		Prefix: "import math\n\n\ndef sphere_area(radius):\n    \"\"\"Area of a sphere.\"\"\"\n    check_positive(radius)\n    return 4 * math.pi * radius ** 2\n\n\n",
 		Suffix: "\n",
 	}
-	ctx, parts, err := Compose(ix, hole, Options{TopK: 2})
+	ctx, parts, err := compose(t, ix, hole, with(func(o *Options) { o.TopK = 2 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +129,11 @@ func TestRelativePositioning(t *testing.T) {
 	if last.Path != "geo/shapes.py" || !strings.Contains(last.Text, "circle_area") || !strings.Contains(last.Text, "circle_perimeter") {
 		t.Errorf("last part %+v, want the merged circle_area+circle_perimeter span", last)
 	}
-	if !strings.HasPrefix(ctx, FileSep) {
+	if !strings.HasPrefix(ctx, repoctx.FileSep) {
 		t.Errorf("context does not start with a file separator: %q", ctx[:20])
 	}
 	// Without relative positioning the next chunk is not brought in by the match.
-	_, parts2, _ := Compose(ix, hole, Options{TopK: 1, NoRelative: true})
+	_, parts2, _ := compose(t, ix, hole, with(func(o *Options) { o.TopK, o.NoRelative = 1, true }))
 	for _, p := range parts2 {
 		if strings.Contains(p.Text, "circle_perimeter") && !strings.Contains(p.Text, "circle_area") {
 			t.Errorf("NoRelative still added the next chunk: %+v", p)
@@ -124,8 +144,8 @@ func TestRelativePositioning(t *testing.T) {
 // TestSuffixBringsPrev: a suffix match brings the chunk before it.
 func TestSuffixBringsPrev(t *testing.T) {
 	ix := buildIndex(t, map[string]string{"geo/shapes.py": shapes})
-	hole := Hole{Path: "x.py", Prefix: "", Suffix: "def unrelated_logger(msg):\n    print(\"log:\", msg)\n"}
-	_, parts, err := Compose(ix, hole, Options{TopK: 1})
+	hole := repoctx.Hole{Path: "x.py", Prefix: "", Suffix: "def unrelated_logger(msg):\n    print(\"log:\", msg)\n"}
+	_, parts, err := compose(t, ix, hole, with(func(o *Options) { o.TopK = 1 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +163,8 @@ func TestSuffixBringsPrev(t *testing.T) {
 func TestCompletionFileRedundancy(t *testing.T) {
 	old := "def a():\n    return 1\n\n\ndef b():\n    return old_value_here\n"
 	ix := buildIndex(t, map[string]string{"m.py": old})
-	hole := Hole{Path: "m.py", Prefix: "def a():\n    return 1\n\n\ndef b():\n", Suffix: "\n"}
-	_, parts, err := Compose(ix, hole, Options{TopK: 5})
+	hole := repoctx.Hole{Path: "m.py", Prefix: "def a():\n    return 1\n\n\ndef b():\n", Suffix: "\n"}
+	_, parts, err := compose(t, ix, hole, with(func(o *Options) { o.TopK = 5 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,16 +183,16 @@ func TestCompletionFileRedundancy(t *testing.T) {
 }
 
 func TestFitBudget(t *testing.T) {
-	parts := []Part{
+	parts := []repoctx.Part{
 		{Path: "a", Text: strings.Repeat("x\n", 50), Score: 1},
 		{Path: "b", Text: strings.Repeat("y\n", 50), Score: 2},
 		{Path: "c", Text: "1\n2\n3\n4\n", Score: 3},
 	}
-	got := fitBudget(append([]Part(nil), parts...), partLen(parts[1])+partLen(parts[2]))
+	got := fitBudget(append([]repoctx.Part(nil), parts...), partLen(parts[1])+partLen(parts[2]))
 	if len(got) != 2 || got[0].Path != "b" || got[1].Path != "c" {
 		t.Errorf("fitBudget kept %v, want b, c", got)
 	}
-	one := fitBudget([]Part{{Path: "c", Text: "1\n2\n3\n4\n", StartLine: 1, EndLine: 4}}, len(FileSep)+2+5)
+	one := fitBudget([]repoctx.Part{{Path: "c", Text: "1\n2\n3\n4\n", StartLine: 1, EndLine: 4}}, len(repoctx.FileSep)+2+5)
 	if len(one) != 1 || one[0].Text != "3\n4\n" || one[0].StartLine != 3 {
 		t.Errorf("single oversized part trimmed to %+v, want its last lines", one)
 	}
@@ -208,24 +228,12 @@ func TestDefinitionsSource(t *testing.T) {
 		"app/report.py":  "from .pricing import vat_rate\n\n\ndef line(x):\n    return x\n",
 	}
 	ix := buildIndex(t, files)
-	ex := symbols.NewExtractor(0)
-	defer ex.Close()
-	var sfs []*symbols.File
-	for _, p := range sortedKeys(files) {
-		f, _ := chunker.Decode(p, []byte(files[p]), 0)
-		sf, err := ex.Extract(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sfs = append(sfs, sf)
-	}
-	res := Resources{Symbols: symbols.NewTable(sfs), Extractor: ex}
-	hole := Hole{Path: "app/report.py", Prefix: "from .pricing import vat_rate\n\n\ndef gross(net, country):\n    rate = vat_rate(", Suffix: ")\n"}
-	_, parts, err := ComposeWith(ix, hole, res, Options{TopK: 1, OldFileWeight: -1})
+	hole := repoctx.Hole{Path: "app/report.py", Prefix: "from .pricing import vat_rate\n\n\ndef gross(net, country):\n    rate = vat_rate(", Suffix: ")\n"}
+	_, parts, err := compose(t, ix, hole, with(func(o *Options) { o.TopK, o.NoOldFile = 1, true }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var def *Part
+	var def *repoctx.Part
 	for i := range parts {
 		for _, w := range parts[i].Why {
 			if strings.HasPrefix(w, "def:vat_rate(import)") {
@@ -236,7 +244,7 @@ func TestDefinitionsSource(t *testing.T) {
 	if def == nil || def.Path != "app/pricing.py" || !strings.Contains(def.Text, "VAT percent") {
 		t.Fatalf("definition part %+v; parts %+v", def, parts)
 	}
-	_, without, _ := ComposeWith(ix, hole, res, Options{TopK: 1, OldFileWeight: -1, NoDefinitions: true})
+	_, without, _ := compose(t, ix, hole, with(func(o *Options) { o.TopK, o.NoOldFile, o.NoDefinitions = 1, true, true }))
 	for _, p := range without {
 		for _, w := range p.Why {
 			if strings.HasPrefix(w, "def:") {

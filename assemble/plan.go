@@ -3,33 +3,9 @@ package assemble
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/repoctx/repoctx"
 )
-
-// TokenCounter counts the tokens a model would see for a text. It is the one
-// method assemble needs from a tokenizer; eval.TokenCounter (a Hugging Face
-// tokenizer.json or the character estimate) satisfies it, so assemble does not
-// import eval. Count must be safe for concurrent use.
-type TokenCounter interface {
-	// Count returns the number of tokens of s (fractional for estimates).
-	Count(s string) float64
-}
-
-// CharsPerToken is the characters-per-token ratio of [CharTokens].
-const CharsPerToken = 3.5
-
-// CharTokens estimates tokens as Unicode code points / [CharsPerToken]
-// (invalid UTF-8 bytes count one each), unrounded. eval.CharEstimate counts
-// the same way.
-type CharTokens struct{}
-
-// Count returns runes(s) / 3.5 tokens.
-func (CharTokens) Count(s string) float64 { return float64(utf8.RuneCountInString(s)) / CharsPerToken }
-
-// MaxNewTokens is the room in tokens the competition's scorer kept for the
-// completion itself (models generated up to 384 new tokens); it counts against
-// the window before the context does. eval.MaxNewTokens equals it.
-const MaxNewTokens = 384
 
 // Default planner rule; see Plan.
 const (
@@ -61,8 +37,8 @@ type Plan struct {
 	// Window is the model window in tokens the context is planned for
 	// (e.g. 8000); 0 turns the planner off.
 	Window int
-	// Tokens counts tokens; nil means CharTokens.
-	Tokens TokenCounter
+	// Tokens counts tokens; nil means repoctx.CharEstimate (characters / 3.5).
+	Tokens repoctx.TokenCounter
 	// Share is the fraction of the usable window (Window - MaxNewTokens
 	// tokens) that prefix and suffix together may take before they are
 	// trimmed to it; 0 means DefaultPlanShare. A value >= 1 never trims:
@@ -79,7 +55,7 @@ func (p Plan) On() bool { return p.Window > 0 }
 
 func (p Plan) withDefaults() Plan {
 	if p.Tokens == nil {
-		p.Tokens = CharTokens{}
+		p.Tokens = repoctx.CharEstimate{}
 	}
 	if p.Share <= 0 {
 		p.Share = DefaultPlanShare
@@ -103,7 +79,7 @@ type Split struct {
 	// PrefixTrimmed and SuffixTrimmed report whether the planner cut them.
 	PrefixTrimmed, SuffixTrimmed bool
 	// Room is the number of tokens left for the context:
-	// Window - MaxNewTokens - tokens(Prefix) - tokens(Suffix), at least 0.
+	// Window - repoctx.MaxNewTokens - tokens(Prefix) - tokens(Suffix), at least 0.
 	Room float64
 }
 
@@ -113,7 +89,7 @@ type Split struct {
 func (p Plan) SplitHole(prefix, suffix string) Split {
 	p = p.withDefaults()
 	tc := p.Tokens
-	usable := float64(p.Window - MaxNewTokens)
+	usable := float64(p.Window - repoctx.MaxNewTokens)
 	tp, ts := tc.Count(prefix), tc.Count(suffix)
 	s := Split{Prefix: prefix, Suffix: suffix, SuffixCut: len(suffix)}
 	allow := p.Share * usable
@@ -141,7 +117,7 @@ func (p Plan) SplitHole(prefix, suffix string) Split {
 // tailLines returns the byte offset where the longest run of whole lines at the
 // end of prefix starts whose tokens (the run counted as one text) are at most
 // budget. The unfinished last line (after the last "\n") is always kept.
-func tailLines(prefix string, budget float64, tc TokenCounter) int {
+func tailLines(prefix string, budget float64, tc repoctx.TokenCounter) int {
 	cut := strings.LastIndexByte(prefix, '\n') + 1 // start of the unfinished line
 	if cut == 0 {
 		return 0
@@ -168,7 +144,7 @@ func tailLines(prefix string, budget float64, tc TokenCounter) int {
 // headLines returns the byte length of the longest run of whole lines at the
 // start of suffix whose tokens are at most budget. The rest of the cursor's
 // line (up to and including the first "\n") is always kept.
-func headLines(suffix string, budget float64, tc TokenCounter) int {
+func headLines(suffix string, budget float64, tc repoctx.TokenCounter) int {
 	end := strings.IndexByte(suffix, '\n') + 1
 	if end == 0 {
 		return len(suffix)
@@ -198,7 +174,7 @@ func headLines(suffix string, budget float64, tc TokenCounter) int {
 // lineCounter counts the tokens of rendered contexts line by line, as the
 // scorer does, caching each line's count.
 type lineCounter struct {
-	tc    TokenCounter
+	tc    repoctx.TokenCounter
 	cache map[string]float64
 }
 
@@ -232,11 +208,11 @@ func (lc *lineCounter) text(s string) float64 {
 // fit in what is left, that part's last lines are kept too, under their own
 // header, instead of leaving the room empty (the scorer would keep the same
 // lines without the header).
-func fitTokens(parts []Part, room float64, tc TokenCounter) []Part {
+func fitTokens(parts []repoctx.Part, room float64, tc repoctx.TokenCounter) []repoctx.Part {
 	lc := &lineCounter{tc: tc, cache: map[string]float64{}}
 	// Make every part end at a line end so that parts' lines never merge with the
 	// next header and costs add up.
-	parts = append([]Part(nil), parts...)
+	parts = append([]repoctx.Part(nil), parts...)
 	for i := range parts {
 		if t := parts[i].Text; t != "" && !strings.HasSuffix(t, "\n") {
 			parts[i].Text = t + "\n"
@@ -273,13 +249,13 @@ func fitTokens(parts []Part, room float64, tc TokenCounter) []Part {
 		p.StartLine += k
 		p.Text = strings.Join(lines[k:], "")
 		p.Why = append(append([]string(nil), p.Why...), "tail")
-		return append([]Part{p}, parts[from:]...)
+		return append([]repoctx.Part{p}, parts[from:]...)
 	}
 	return parts[from:]
 }
 
 // header returns a part's rendered first line, "<|file_sep|>{path}\n".
-func header(p Part) string { return FileSep + p.Path + "\n" }
+func header(p repoctx.Part) string { return repoctx.FileSep + p.Path + "\n" }
 
 // String describes the plan for reports, e.g. "off" or
 // "window 8000 tokens, share 0.5, suffix share 0.25".

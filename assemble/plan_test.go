@@ -1,15 +1,20 @@
 package assemble
 
 import (
+	"context"
+
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx"
 )
 
 // byteTokens is a stub counter: one token per byte.
 type byteTokens struct{}
 
 func (byteTokens) Count(s string) float64 { return float64(len(s)) }
+func (byteTokens) Name() string           { return "bytes" }
 
 // numbered returns n lines "<tag> NN\n" (each 7 bytes for a 3-letter tag and
 // two digits).
@@ -28,7 +33,7 @@ func TestSplitHoleShortUntouched(t *testing.T) {
 	if s.Prefix != prefix || s.Suffix != suffix || s.PrefixTrimmed || s.SuffixTrimmed || s.PrefixCut != 0 || s.SuffixCut != len(suffix) {
 		t.Errorf("short hole changed: %+v", s)
 	}
-	if want := float64(1000 - MaxNewTokens - len(prefix) - len(suffix)); s.Room != want {
+	if want := float64(1000 - repoctx.MaxNewTokens - len(prefix) - len(suffix)); s.Room != want {
 		t.Errorf("room %v, want %v tokens", s.Room, want)
 	}
 }
@@ -36,7 +41,7 @@ func TestSplitHoleShortUntouched(t *testing.T) {
 // TestSplitHoleLongPrefix: a long prefix keeps its last whole lines (nearest the
 // cursor) and the unfinished cursor line; the short suffix is untouched.
 func TestSplitHoleLongPrefix(t *testing.T) {
-	p := Plan{Window: MaxNewTokens + 400, Tokens: byteTokens{}, Share: 0.5} // allowance 200 tokens
+	p := Plan{Window: repoctx.MaxNewTokens + 400, Tokens: byteTokens{}, Share: 0.5} // allowance 200 tokens
 	prefix := numbered("pre", 0, 90) + "    x = "
 	suffix := numbered("suf", 0, 3) // 21 tokens
 	s := p.SplitHole(prefix, suffix)
@@ -64,7 +69,7 @@ func TestSplitHoleLongPrefix(t *testing.T) {
 // TestSplitHoleSuffix: a long suffix keeps its first lines within its share; when
 // the prefix needs less than its part, the suffix may use the rest.
 func TestSplitHoleSuffix(t *testing.T) {
-	p := Plan{Window: MaxNewTokens + 400, Tokens: byteTokens{}, Share: 0.5, SuffixShare: 0.25} // allowance 200
+	p := Plan{Window: repoctx.MaxNewTokens + 400, Tokens: byteTokens{}, Share: 0.5, SuffixShare: 0.25} // allowance 200
 	prefix := numbered("pre", 0, 90) + "x"
 	suffix := "rest of line\n" + numbered("suf", 0, 90)
 	s := p.SplitHole(prefix, suffix)
@@ -92,7 +97,7 @@ func TestSplitHoleSuffix(t *testing.T) {
 		t.Errorf("room %v, want 0 when the cursor lines fill the window", s.Room)
 	}
 	// Share >= 1: never trimmed.
-	s = Plan{Window: MaxNewTokens + 400, Tokens: byteTokens{}, Share: 1}.SplitHole(prefix, suffix)
+	s = Plan{Window: repoctx.MaxNewTokens + 400, Tokens: byteTokens{}, Share: 1}.SplitHole(prefix, suffix)
 	if s.PrefixTrimmed || s.SuffixTrimmed || s.Room != 0 {
 		t.Errorf("share 1 trimmed: %+v", s)
 	}
@@ -102,7 +107,7 @@ func TestSplitHoleSuffix(t *testing.T) {
 // sum of the lines'), the kept prefix still fits the allowance.
 func TestSplitHoleRealCounts(t *testing.T) {
 	tc := countFunc(func(s string) float64 { return float64(len(s) + strings.Count(s, "\n")*strings.Count(s, "\n")/10) })
-	p := Plan{Window: MaxNewTokens + 1000, Tokens: tc, Share: 0.5}
+	p := Plan{Window: repoctx.MaxNewTokens + 1000, Tokens: tc, Share: 0.5}
 	s := p.SplitHole(numbered("pre", 0, 99)+"x", "")
 	if n := tc.Count(s.Prefix); n > 500 {
 		t.Errorf("prefix %v tokens over the allowance 500", n)
@@ -112,18 +117,19 @@ func TestSplitHoleRealCounts(t *testing.T) {
 type countFunc func(string) float64
 
 func (f countFunc) Count(s string) float64 { return f(s) }
+func (f countFunc) Name() string           { return "func" }
 
 // TestFitTokens: parts are dropped least relevant first until the lines, counted one
 // by one, fit; the best part ends the context; the most relevant dropped part keeps
 // its last lines when at least minTailLines fit.
 func TestFitTokens(t *testing.T) {
-	parts := []Part{
+	parts := []repoctx.Part{
 		{Path: "a", Text: numbered("aaa", 0, 20), StartLine: 1, EndLine: 20, Score: 1},
 		{Path: "b", Text: numbered("bbb", 0, 20), StartLine: 1, EndLine: 20, Score: 2},
 		{Path: "c", Text: numbered("ccc", 0, 4), StartLine: 1, EndLine: 4, Score: 3},
 	}
-	hdr := float64(len(FileSep) + 2)
-	cost := func(ps []Part) float64 { return float64(len(render(ps))) }
+	hdr := float64(len(repoctx.FileSep) + 2)
+	cost := func(ps []repoctx.Part) float64 { return float64(len(render(ps))) }
 	// Room for c and 5 lines of b under its header.
 	room := hdr + 28 + hdr + 5*7 + 3
 	got := fitTokens(parts, room, byteTokens{})
@@ -150,8 +156,8 @@ func TestFitTokens(t *testing.T) {
 		t.Errorf("kept %+v with no room", got)
 	}
 	// A part without a final newline gets one, so the next header starts a line.
-	got = fitTokens([]Part{{Path: "a", Text: "x"}, {Path: "b", Text: "y\n"}}, 1e6, byteTokens{})
-	if render(got) != FileSep+"a\nx\n"+FileSep+"b\ny\n" {
+	got = fitTokens([]repoctx.Part{{Path: "a", Text: "x"}, {Path: "b", Text: "y\n"}}, 1e6, byteTokens{})
+	if render(got) != repoctx.FileSep+"a\nx\n"+repoctx.FileSep+"b\ny\n" {
 		t.Errorf("render = %q", render(got))
 	}
 }
@@ -173,16 +179,16 @@ func longOld() string {
 func TestComposePlanned(t *testing.T) {
 	old := longOld()
 	ix := buildIndex(t, map[string]string{"m.py": old})
-	hole := Hole{Path: "m.py", Prefix: old + "def use(v):\n    return far_helper_function(", Suffix: "v)\n"}
-	off, err := ComposePlanned(ix, hole, Resources{}, Options{})
+	hole := repoctx.Hole{Path: "m.py", Prefix: old + "def use(v):\n    return far_helper_function(", Suffix: "v)\n"}
+	off, err := Compose(context.Background(), ix, hole, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if off.Prefix != nil || off.Suffix != nil {
 		t.Errorf("planner off gave overrides")
 	}
-	plan := Plan{Window: 800, Tokens: CharTokens{}}
-	on, err := ComposePlanned(ix, hole, Resources{}, Options{Plan: plan, NoDense: true})
+	plan := Plan{Window: 800, Tokens: repoctx.CharEstimate{}, Share: DefaultPlanShare, SuffixShare: DefaultPlanSuffixShare}
+	on, err := Compose(context.Background(), ix, hole, with(func(o *Options) { o.Plan, o.NoDense = plan, true }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,16 +201,17 @@ func TestComposePlanned(t *testing.T) {
 	if strings.Contains(*on.Prefix, "far_helper_function(value)") {
 		t.Fatalf("test premise: the far definition should be trimmed off")
 	}
-	if !strings.Contains(on.Context, "def far_helper_function(value):") {
-		t.Errorf("the trimmed far part is not available to the context:\n%s", on.Context)
+	if !strings.Contains(on.Text, "def far_helper_function(value):") {
+		t.Errorf("the trimmed far part is not available to the context:\n%s", on.Text)
 	}
-	lc := &lineCounter{tc: CharTokens{}, cache: map[string]float64{}}
-	if used := lc.text(on.Context); used > on.Split.Room || on.Split.Room <= 0 {
-		t.Errorf("context %v tokens, room %v", used, on.Split.Room)
+	split := plan.SplitHole(hole.Prefix, hole.Suffix)
+	lc := &lineCounter{tc: repoctx.CharEstimate{}, cache: map[string]float64{}}
+	if used := lc.text(on.Text); used > split.Room || split.Room <= 0 {
+		t.Errorf("context %v tokens, room %v", used, split.Room)
 	}
-	room := float64(plan.Window-MaxNewTokens) - CharTokens{}.Count(*on.Prefix) - CharTokens{}.Count(hole.Suffix)
-	if on.Split.Room != room {
-		t.Errorf("room %v, want %v", on.Split.Room, room)
+	room := float64(plan.Window-repoctx.MaxNewTokens) - repoctx.CharEstimate{}.Count(*on.Prefix) - repoctx.CharEstimate{}.Count(hole.Suffix)
+	if split.Room != room || split.Prefix != *on.Prefix {
+		t.Errorf("room %v, want %v", split.Room, room)
 	}
 }
 
@@ -213,11 +220,12 @@ func TestComposePlanned(t *testing.T) {
 func TestComposePlannedNoContext(t *testing.T) {
 	ix := buildIndex(t, map[string]string{"other.py": "def qqq():\n    return 1\n"})
 	prefix := numbered("zzz", 0, 99)
-	on, err := ComposePlanned(ix, Hole{Path: "new.py", Prefix: prefix, Suffix: ""}, Resources{}, Options{Plan: Plan{Window: 600, Tokens: byteTokens{}}})
+	on, err := Compose(context.Background(), ix, repoctx.Hole{Path: "new.py", Prefix: prefix, Suffix: ""},
+		with(func(o *Options) { o.Plan.Window, o.Plan.Tokens = 600, byteTokens{} }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if on.Context != "" || on.Prefix != nil || on.Split.PrefixTrimmed {
-		t.Errorf("got context %q, override %v; want none", on.Context, on.Prefix)
+	if on.Text != "" || on.Prefix != nil {
+		t.Errorf("got context %q, override %v; want none", on.Text, on.Prefix)
 	}
 }

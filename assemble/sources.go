@@ -1,10 +1,14 @@
 package assemble
 
 import (
+	"sync"
+
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/repoctx/repoctx"
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
@@ -87,7 +91,7 @@ func (cs *candidates) add(path string, start, end int, s float64, why string) {
 
 // parts merges overlapping or touching spans of each file into one part (score =
 // the best of its spans) and returns the parts in ascending relevance.
-func (cs *candidates) parts(ft *fileTexts) []Part {
+func (cs *candidates) parts(ft *fileTexts) []repoctx.Part {
 	byFile := map[string][]*candidate{}
 	var paths []string
 	for _, k := range cs.order {
@@ -96,12 +100,12 @@ func (cs *candidates) parts(ft *fileTexts) []Part {
 		}
 		byFile[k.path] = append(byFile[k.path], cs.byKey[k])
 	}
-	var parts []Part
+	var parts []repoctx.Part
 	for _, path := range paths {
 		list := byFile[path]
 		sort.SliceStable(list, func(i, j int) bool { return list[i].start < list[j].start })
 		text := ft.text(path)
-		var cur *Part
+		var cur *repoctx.Part
 		var curStart, curEnd int
 		flush := func() {
 			if cur == nil {
@@ -139,7 +143,7 @@ func (cs *candidates) parts(ft *fileTexts) []Part {
 				continue
 			}
 			flush()
-			cur = &Part{Path: path, Score: c.score, Why: append([]string(nil), c.why...)}
+			cur = &repoctx.Part{Path: path, Score: c.score, Why: append([]string(nil), c.why...)}
 			curStart, curEnd = c.start, c.end
 		}
 		flush()
@@ -274,45 +278,19 @@ const (
 	maxDefs     = 8
 )
 
-// addDefinitions adds, for the identifiers nearest the cursor that the current text
-// of the completion file does not define, the definitions they resolve to. seen is
-// what the model is given of the hole: when the planner trimmed it, a name defined
-// only in the trimmed part counts as undefined, and its definition in the old
-// completion file (outside the text given) may be added. visible is LineSet of
-// seen's prefix and suffix.
-func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spec, opts Options, seen Split, visible map[string]bool, files *fileTexts) {
-	names, dists := cursorIdentifiers(h.Prefix, h.Suffix, opts.QueryLines, spec)
-	var imports []grammars.Import
-	defined := map[string]bool{}
-	trimmed := seen.PrefixTrimmed || seen.SuffixTrimmed
-	// The completion file is parsed whole to find its imports and definitions, unless
-	// it is larger than the snapshot files repoctx parses at all (a pathological
-	// prefix would otherwise cost seconds and gigabytes of tree).
-	if res.Extractor != nil && len(h.Prefix)+len(h.Suffix) <= chunker.DefaultMaxFileBytes {
-		cur := &chunker.File{Path: h.Path, Lang: spec.Name, Text: []byte(h.Prefix + h.Suffix)}
-		if sf, err := res.Extractor.Extract(cur); err == nil {
-			imports = sf.Imports // from the whole file: the trimmed top may hold them
-			for _, d := range sf.Defs {
-				defined[d.Name] = true
-			}
-		}
-		if trimmed {
-			defined = map[string]bool{}
-			cur := &chunker.File{Path: h.Path, Lang: spec.Name, Text: []byte(seen.Prefix + seen.Suffix)}
-			if sf, err := res.Extractor.Extract(cur); err == nil {
-				for _, d := range sf.Defs {
-					defined[d.Name] = true
-				}
-			}
-		}
-	}
+// definitions adds, for the identifiers nearest the cursor that the current text of
+// the completion file does not define, the definitions they resolve to. When the
+// planner trimmed the hole, a name defined only in the trimmed part counts as
+// undefined, and its definition in the old completion file (outside the text given)
+// may be added.
+func (c *composer) definitions() {
+	h, spec := c.h, c.spec
+	names, dists := cursorIdentifiers(h.Prefix, h.Suffix, c.opts.QueryLines, spec)
+	trimmed := c.seen.PrefixTrimmed || c.seen.SuffixTrimmed
+	imports, defined := c.fileSymbols(trimmed)
 	var old string
 	if trimmed {
-		old = files.text(h.Path)
-	}
-	w := opts.DefinitionWeight
-	if w == 0 {
-		w = 0.9
+		old = c.files.text(h.Path)
 	}
 	added := 0
 	for i, name := range names {
@@ -322,24 +300,60 @@ func addDefinitions(cands *candidates, res Resources, h Hole, spec *grammars.Spe
 		if defined[name] {
 			continue
 		}
-		cs := res.Symbols.Resolve(name, h.Path, imports, 2)
-		for rank, c := range cs {
-			d := c.Def
+		for rank, cand := range c.syms.Resolve(name, h.Path, imports, 2) {
+			d := cand.Def
 			end := d.EndByte
 			if end-d.StartByte > maxDefBytes {
 				end = d.StartByte + headBytes(d)
 			}
-			if d.Path == h.Path && (!trimmed || end > len(old) || AllLinesIn(old[d.StartByte:end], visible)) {
+			if d.Path == h.Path && (!trimmed || end > len(old) || AllLinesIn(old[d.StartByte:end], c.visible)) {
 				continue // the old completion file is its own source, unless trimmed off
 			}
-			s := w / float64(rrfK+1+i+rank) / (1 + float64(dists[i])/10)
-			if c.Via == "global" {
+			s := c.opts.DefinitionWeight / float64(retrieve.RRFK+1+i+rank) / (1 + float64(dists[i])/10)
+			if cand.Via == "global" {
 				s *= 0.5 // a name found by chance elsewhere is weaker evidence
 			}
-			cands.add(d.Path, d.StartByte, end, s, "def:"+name+"("+c.Via+")")
+			c.cands.add(d.Path, d.StartByte, end, s, "def:"+name+"("+cand.Via+")")
 			added++
 		}
 	}
+}
+
+// extractors lends symbol extractors (each holds tree-sitter parsers, usable by one
+// goroutine at a time; a dropped one is freed by the parsers' finalizers).
+var extractors = sync.Pool{New: func() any { return symbols.NewExtractor(0) }}
+
+// fileSymbols parses the completion file's current text and returns its imports and
+// the names it defines; with trimmed, the names defined in the text the model is given
+// (the imports stay those of the whole file: the trimmed top may hold them). The file
+// is parsed only when it is not larger than the snapshot files repoctx parses at all
+// (a pathological prefix would otherwise cost seconds and gigabytes of tree).
+func (c *composer) fileSymbols(trimmed bool) ([]grammars.Import, map[string]bool) {
+	h := c.h
+	defined := map[string]bool{}
+	if len(h.Prefix)+len(h.Suffix) > chunker.DefaultMaxFileBytes {
+		return nil, defined
+	}
+	ex := extractors.Get().(*symbols.Extractor)
+	defer extractors.Put(ex)
+	var imports []grammars.Import
+	cur := &chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(h.Prefix + h.Suffix)}
+	if sf, err := ex.Extract(cur); err == nil {
+		imports = sf.Imports
+		for _, d := range sf.Defs {
+			defined[d.Name] = true
+		}
+	}
+	if trimmed {
+		defined = map[string]bool{}
+		cur := &chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(c.seen.Prefix + c.seen.Suffix)}
+		if sf, err := ex.Extract(cur); err == nil {
+			for _, d := range sf.Defs {
+				defined[d.Name] = true
+			}
+		}
+	}
+	return imports, defined
 }
 
 // headBytes estimates the bytes of a definition's head (annotations, doc comment,

@@ -86,4 +86,7 @@ type Chunker interface {
 	// (e.g. a parse timed out and the fallback also failed); a parse with syntax errors
 	// is not an error.
 	Chunk(f *File) ([]Chunk, error)
+	// Close releases what the chunker holds (a structural chunker's parsers); the
+	// chunker must not be used afterwards.
+	Close()
 }

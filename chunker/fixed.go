@@ -31,6 +31,9 @@ func (x *Fixed) Chunk(f *File) ([]Chunk, error) {
 	return out, nil
 }
 
+// Close does nothing: a fixed chunker holds no resources.
+func (*Fixed) Close() {}
+
 // link sets Prev and Next to the neighbours in file order.
 func link(cs []Chunk) {
 	for i := range cs {
@@ -43,14 +46,36 @@ func link(cs []Chunk) {
 	}
 }
 
-// New returns the chunker for a strategy name: "structural" or "fixed". It returns an
-// error for any other name.
-func New(strategy string, opts Options) (Chunker, error) {
-	switch strategy {
-	case "structural", "":
+// Strategy names a chunking strategy.
+type Strategy string
+
+// The chunking strategies.
+const (
+	// StrategyStructural splits along tree-sitter definition boundaries ([Structural]).
+	StrategyStructural Strategy = "structural"
+	// StrategyFixed cuts overlapping windows of lines ([Fixed]).
+	StrategyFixed Strategy = "fixed"
+)
+
+// ParseStrategy returns the strategy named s ("structural" or "fixed"), or an error
+// naming s.
+func ParseStrategy(s string) (Strategy, error) {
+	switch Strategy(s) {
+	case StrategyStructural, StrategyFixed:
+		return Strategy(s), nil
+	}
+	return "", fmt.Errorf("chunker: unknown strategy %q (want structural or fixed)", s)
+}
+
+// New returns the chunker of strategy s ("" means structural). It returns an error for
+// an unknown strategy. A structural chunker holds parsers: Close it when done (see
+// [Chunker]).
+func New(s Strategy, opts Options) (Chunker, error) {
+	switch s {
+	case StrategyStructural, "":
 		return NewStructural(opts), nil
-	case "fixed":
+	case StrategyFixed:
 		return NewFixed(opts), nil
 	}
-	return nil, fmt.Errorf("chunker: unknown strategy %q (want structural or fixed)", strategy)
+	return nil, fmt.Errorf("chunker: unknown strategy %q (want structural or fixed)", s)
 }

@@ -64,11 +64,19 @@ func (o Options) withDefaults(fixed bool) Options {
 	return o
 }
 
-// Key returns a string that changes whenever an option that changes the output does;
-// used in cache keys.
-func (o Options) Key(strategy string) string {
-	o = o.withDefaults(strategy == "fixed")
-	return fmt.Sprintf("%s/c%d/w%d/o%d", strategy, o.MaxChars, o.WindowLines, o.WindowOverlap)
+// DefaultOptions returns the options a zero Options means for strategy s (the
+// window overlap differs: 5 lines for structural fallback windows, 10 for fixed
+// windows).
+func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == StrategyFixed) }
+
+// Key returns a string that changes whenever an option that changes the output of
+// strategy s does, e.g. "structural/c800/w20/o5"; used in cache keys.
+func (o Options) Key(s Strategy) string {
+	if s == "" {
+		s = StrategyStructural
+	}
+	o = o.withDefaults(s == StrategyFixed)
+	return fmt.Sprintf("%s/c%d/w%d/o%d", s, o.MaxChars, o.WindowLines, o.WindowOverlap)
 }
 
 // Structural is the tree-sitter chunker. It holds one parser per language and is not

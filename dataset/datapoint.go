@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"iter"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -8,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/internal/pathsafe"
 )
 
 // Datapoint is one completion task, one line of a {lang}-{stage}.jsonl file.
@@ -21,24 +25,9 @@ import (
 // own starter kit has no "id" key. Modified is kept as read and is not
 // validated; look files up through a [Snapshot], which only serves its own
 // listed paths.
-type Datapoint struct {
-	ID       string   `json:"id"`
-	Repo     string   `json:"repo"`     // "owner/name"
-	Revision string   `json:"revision"` // commit of the snapshot
-	Path     string   `json:"path"`     // completion file, slash-separated, relative to the repo root
-	Modified []string `json:"modified"` // files changed by the change, as read
-	Prefix   string   `json:"prefix"`   // file text before the cursor
-	Suffix   string   `json:"suffix"`   // file text after the completion
-	Line     int      `json:"-"`        // 1-based line in the JSONL file
-}
-
-// SnapshotName returns "{owner}__{repo}-{revision}": Repo with "/" replaced
-// by "__", a dash, and Revision. It is the name of the snapshot's inner zip
-// (without ".zip") and of its unpacked folder. For an accepted datapoint it is
-// a single safe file name component.
-func (d *Datapoint) SnapshotName() string {
-	return strings.ReplaceAll(d.Repo, "/", "__") + "-" + d.Revision
-}
+//
+// It is the batch engine's datapoint type.
+type Datapoint = batch.Datapoint
 
 // DatapointError reports one bad line of a datapoint file: File and Line
 // (1-based) say where, ID is the datapoint's id when it could be read, and Err
@@ -96,37 +85,74 @@ func ReadDatapointsFile(path string) ([]Datapoint, []error, error) {
 // one-line files whose whole text is the middle.
 //
 // The last result reports an I/O failure only; the datapoints read before it
-// are returned with it.
+// are returned with it. [Datapoints] reads the same lazily.
 func ReadDatapoints(r io.Reader, file string) ([]Datapoint, []error, error) {
-	lr := newLineReader(r)
 	var dps []Datapoint
 	var errs []error
-	for {
-		line, tooLong, err := lr.next()
-		if err == io.EOF {
-			return dps, errs, nil
-		}
-		if err != nil {
-			return dps, errs, fmt.Errorf("dataset: read %s near line %d: %w", file, lr.line, err)
-		}
-		if tooLong {
-			dps = append(dps, Datapoint{Line: lr.line})
-			errs = append(errs, &DatapointError{File: file, Line: lr.line,
-				Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)})
-			continue
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		d, err := parseDatapoint(line)
-		d.Line = lr.line
-		if err != nil {
-			dps = append(dps, Datapoint{Line: lr.line, ID: d.ID})
-			errs = append(errs, &DatapointError{File: file, Line: lr.line, ID: d.ID, Err: err})
-			continue
+	for d, err := range Datapoints(r, file) {
+		var de *DatapointError
+		if err != nil && !errors.As(err, &de) {
+			return dps, errs, err
 		}
 		dps = append(dps, d)
-		errs = append(errs, nil)
+		errs = append(errs, err)
+	}
+	return dps, errs, nil
+}
+
+// Datapoints reads a JSONL datapoint file from r lazily, one line at a time (memory
+// holds one line): it yields, for every non-blank line in input order, the datapoint
+// and nil, or for a bad line (see [ReadDatapoints]) a Datapoint with only Line (and
+// ID when it could be read) set and a *[DatapointError]. An I/O failure ends the
+// sequence with a zero Datapoint and an error that is not a *DatapointError.
+func Datapoints(r io.Reader, file string) iter.Seq2[Datapoint, error] {
+	return func(yield func(Datapoint, error) bool) {
+		lr := newLineReader(r)
+		for {
+			line, tooLong, err := lr.next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				yield(Datapoint{}, fmt.Errorf("dataset: read %s near line %d: %w", file, lr.line, err))
+				return
+			}
+			var d Datapoint
+			switch {
+			case tooLong:
+				d, err = Datapoint{Line: lr.line}, &DatapointError{File: file, Line: lr.line,
+					Err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
+			case len(bytes.TrimSpace(line)) == 0:
+				continue
+			default:
+				d, err = parseDatapoint(line)
+				d.Line = lr.line
+				if err != nil {
+					d, err = Datapoint{Line: lr.line, ID: d.ID}, &DatapointError{File: file, Line: lr.line, ID: d.ID, Err: err}
+				}
+			}
+			if !yield(d, err) {
+				return
+			}
+		}
+	}
+}
+
+// DatapointsFile opens path and reads it lazily with [Datapoints]; the file is
+// closed when the sequence ends. A file that cannot be opened gives one error.
+func DatapointsFile(path string) iter.Seq2[Datapoint, error] {
+	return func(yield func(Datapoint, error) bool) {
+		f, err := os.Open(path)
+		if err != nil {
+			yield(Datapoint{}, fmt.Errorf("dataset: open datapoints: %w", err))
+			return
+		}
+		defer f.Close()
+		for d, err := range Datapoints(f, path) {
+			if !yield(d, err) {
+				return
+			}
+		}
 	}
 }
 
@@ -177,13 +203,13 @@ func parseDatapoint(line []byte) (Datapoint, error) {
 	if raw.Prefix == nil && raw.Suffix == nil {
 		return d, errors.New("missing both prefix and suffix")
 	}
-	if !validRepo(*raw.Repo) {
+	if !pathsafe.ValidRepo(*raw.Repo) {
 		return d, fmt.Errorf("repo %q is not of the form owner/name (letters, digits, '.', '_', '-')", *raw.Repo)
 	}
-	if !safeComponent(*raw.Revision) {
+	if !pathsafe.SafeComponent(*raw.Revision) {
 		return d, fmt.Errorf("revision %q is not a plain name (letters, digits, '.', '_', '-')", *raw.Revision)
 	}
-	p, reason := cleanRel(*raw.Path)
+	p, reason := pathsafe.Clean(*raw.Path)
 	if reason != "" {
 		return d, fmt.Errorf("path %q: %s", *raw.Path, reason)
 	}

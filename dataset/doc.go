@@ -1,5 +1,6 @@
 // Package dataset reads the JetBrains context-collection competition format
-// (ASE 2025) and writes predictions safely.
+// (ASE 2025) and writes predictions safely. Datasets are built from git history by
+// the dataset/fromgit package.
 //
 // # Layout
 //
@@ -28,18 +29,18 @@
 //   - [ReadDatapoints] parses and validates a datapoint file line by line and
 //     keeps one entry per non-blank line, so that callers can always write one
 //     output line per input line even when some input lines are bad.
-//   - [OpenSource] gives the snapshots of one {lang}-{stage} set, from the
-//     unpacked folder if present, otherwise from the zip of zips, reading
-//     inner zips in memory without unpacking them to disk. [OpenDir] opens a
-//     single repository folder.
-//   - [Snapshot] is a read-only view of one snapshot that refuses hostile
-//     content: zip-slip names, duplicate entries, zip bombs, symlinks leaving
-//     the snapshot, symlink loops, .git folders, oversize files.
+//   - [Datapoints] reads the same lazily, for batches that stream.
+//   - [OpenSource] gives the snapshots of one {lang}-{stage} set (a
+//     workspace.Source), from the unpacked folder if present, otherwise from
+//     the zip of zips, reading inner zips in memory without unpacking them to
+//     disk; the snapshots themselves are package workspace's, which refuses
+//     hostile content (zip-slip names, duplicate entries, zip bombs, symlinks
+//     leaving the snapshot, symlink loops, .git folders, oversize files).
 //   - [Output] writes predictions atomically with a journal, so that an
 //     interrupted run can be resumed and still produce byte-identical output.
 //   - [ReadTruth] reads the dev sets' expected middles.
 //
-// All sizes in [Limits] are in bytes; line numbers are 1-based. Every error
+// Line numbers are 1-based. Every error
 // this package returns starts with "dataset: " and names the file, line,
 // snapshot or entry it is about.
 package dataset

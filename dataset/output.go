@@ -9,9 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/repoctx/repoctx/internal/atomicfile"
 )
 
 // Output writes a prediction file: one JSON line per datapoint, in input
@@ -152,17 +153,12 @@ func (o *Output) readJournal() error {
 // writeJournal writes a fresh journal holding the lines already known, via a
 // temporary file and a rename, and leaves it open for appending.
 func (o *Output) writeJournal() error {
-	dir, base := filepath.Split(o.journalPath)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	tmp, err := atomicfile.Create(o.journalPath, atomicfile.Options{})
 	if err != nil {
 		return fmt.Errorf("dataset: create journal %s: %w", o.journalPath, err)
 	}
 	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
+		tmp.Abort()
 		return fmt.Errorf("dataset: write journal %s: %w", o.journalPath, err)
 	}
 	w := bufio.NewWriter(tmp)
@@ -184,10 +180,11 @@ func (o *Output) writeJournal() error {
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
 	}
+	// Rename into place but keep the file open for appending.
 	if err := os.Rename(tmp.Name(), o.journalPath); err != nil {
 		return fail(err)
 	}
-	o.journal = tmp // the same open file, now under the journal's name
+	o.journal = tmp.File // the same open file, now under the journal's name
 	return nil
 }
 
@@ -309,59 +306,16 @@ func (o *Output) Finish() error {
 }
 
 func (o *Output) writeFinal() error {
-	err := writeAtomic(o.path, func(w io.Writer) error {
+	err := atomicfile.Write(o.path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		for _, line := range o.lines {
 			bw.Write(line)
 			bw.WriteByte('\n')
 		}
 		return bw.Flush()
-	})
+	}, atomicfile.Options{Sync: true})
 	if err != nil {
 		return fmt.Errorf("dataset: output %s: %w", o.path, err)
-	}
-	return nil
-}
-
-// writeAtomic writes p through a temporary file in p's folder: write fills it, then
-// it is made mode 0644, synced, closed and renamed over p, and the folder is synced
-// where the system allows. On error the temporary file is removed and p is left as
-// it was. The error is not wrapped; callers name the file.
-func writeAtomic(p string, write func(io.Writer) error) error {
-	dir, base := filepath.Split(p)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := write(tmp); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	// Make the rename durable; not all systems can sync a folder.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

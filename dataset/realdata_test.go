@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/repoctx/repoctx/workspace"
 )
 
 // realDataDir returns the shared data folder, skipping the test without it.
@@ -52,7 +54,7 @@ func TestRealData(t *testing.T) {
 					t.Logf("line %d: id %q, prefix %d bytes, suffix %d bytes (accepted)", d.Line, d.ID, len(d.Prefix), len(d.Suffix))
 				}
 			}
-			src, err := OpenSource(dir, set.lang, set.stage, Limits{})
+			src, err := OpenSource(dir, set.lang, set.stage, workspace.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,14 +95,14 @@ func TestRealData(t *testing.T) {
 							t.Logf("line %d (%s): modified file %s not in the snapshot", d.Line, d.ID, m)
 						}
 					}
-					r.files, r.skipped = s.Len(), len(s.Skipped())
+					r.files, r.skipped = len(s.Paths()), len(s.Skipped())
 					for _, p := range s.Paths() {
 						n, _ := s.Size(p)
 						r.bytes += n
 						if i%4 != 0 {
 							continue // reading every file of every snapshot is slow under -race
 						}
-						if _, err := s.ReadFile(p); errors.Is(err, ErrTooLarge) {
+						if _, err := s.ReadFile(p); errors.Is(err, workspace.ErrTooLarge) {
 							r.tooLarge = append(r.tooLarge, p)
 						} else if err != nil {
 							t.Errorf("snapshot %s: %v", s.Name(), err)
@@ -143,7 +145,7 @@ func TestRealData(t *testing.T) {
 
 func BenchmarkOpenRealSnapshot(b *testing.B) {
 	dir := filepath.Join(realDataDir(b), "dev")
-	src, err := OpenSource(dir, "python", "dev", Limits{})
+	src, err := OpenSource(dir, "python", "dev", workspace.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func BenchmarkOpenRealSnapshot(b *testing.B) {
 func BenchmarkOpenSource(b *testing.B) {
 	dir := filepath.Join(realDataDir(b), "dev")
 	for b.Loop() {
-		src, err := OpenSource(dir, "kotlin", "dev", Limits{})
+		src, err := OpenSource(dir, "kotlin", "dev", workspace.Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}

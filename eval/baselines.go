@@ -1,24 +1,29 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/repoctx/repoctx"
+
 	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
-	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/workspace"
 )
 
 // Names of the built-in configurations.
 const (
-	// ConfigCurrent is what `repoctx predict` writes with the given options:
-	// assemble.Predict, run in-process into a temporary file.
+	// ConfigCurrent is what `repoctx predict` writes with the given options: the
+	// batch engine's default method, run in-process.
 	ConfigCurrent = "current"
 	// ConfigEmpty is the empty context.
 	ConfigEmpty = "empty"
@@ -56,12 +61,11 @@ const (
 // hits, best first, with 1-based ranks. filter, if not nil, decides which
 // chunks may be returned. [BM25Ranker] is retrieve's BM25; a dense ranker
 // can be plugged into [SeedOptions] with the same signature.
-type Ranker func(ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) bool) ([]retrieve.Hit, error)
+type Ranker func(ctx context.Context, ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) bool) ([]retrieve.FusedHit, error)
 
-// BM25Ranker ranks with retrieve.Index.Search (Okapi BM25 over text, header
-// and path).
-func BM25Ranker(ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) bool) ([]retrieve.Hit, error) {
-	return ix.Search(query, k, filter)
+// BM25Ranker ranks with retrieve's BM25 (Okapi BM25 over text, header and path).
+func BM25Ranker(ctx context.Context, ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) bool) ([]retrieve.FusedHit, error) {
+	return ix.Search(ctx, retrieve.Query{Text: query, K: k, Mode: retrieve.BM25, Filter: filter})
 }
 
 // WeightedRanker is one ranker of a weighted reciprocal-rank fusion.
@@ -134,16 +138,18 @@ type srcFile struct {
 	lines int    // Python's len(f.readlines())
 }
 
-// snapData holds what the baselines need from one snapshot; it is used by
-// one goroutine.
+// snapData holds what the baselines need from one snapshot; it is safe for
+// concurrent use (its lazily built parts are built once).
 type snapData struct {
-	snap  *dataset.Snapshot
+	snap  workspace.Snapshot
 	spec  *grammars.Spec
 	files []srcFile // files of the language, sorted by path
 
-	kit     []int // indexes into files of the starter kit's corpus: ext0 files with >= MinFileLines lines
-	okapi   *okapi
-	windows []window
+	kit       []int // indexes into files of the starter kit's corpus: ext0 files with >= MinFileLines lines
+	okapiOnce sync.Once
+	okapi     *okapi
+	winOnce   sync.Once
+	windows   []window
 }
 
 type window struct {
@@ -156,7 +162,7 @@ type window struct {
 // newSnapData reads the snapshot's files of the language. Files that cannot
 // be read or are not valid UTF-8 are left out (the starter kit skips files
 // it cannot decode).
-func newSnapData(snap *dataset.Snapshot, spec *grammars.Spec) *snapData {
+func newSnapData(snap workspace.Snapshot, spec *grammars.Spec) *snapData {
 	sd := &snapData{snap: snap, spec: spec}
 	for _, p := range snap.Paths() {
 		if s := grammars.ForPath(p); s == nil || s.Name != spec.Name {
@@ -181,13 +187,13 @@ func newSnapData(snap *dataset.Snapshot, spec *grammars.Spec) *snapData {
 }
 
 // filePart renders one part of a context.
-func filePart(path, content string) string { return FileSep + path + "\n" + content }
+func filePart(path, content string) string { return repoctx.FileSep + path + "\n" + content }
 
 // recentContext is the starter kit's recent baseline: a random file among the
 // datapoint's modified files that have the language's main extension and at
 // least MinFileLines lines (in the datapoint's order), else a random file of
 // the starter kit's corpus, else "". The choice is seeded by the datapoint id.
-func (sd *snapData) recentContext(d *dataset.Datapoint) string {
+func (sd *snapData) recentContext(d *batch.Datapoint) string {
 	byPath := map[string]int{}
 	for _, i := range sd.kit {
 		byPath[sd.files[i].path] = i
@@ -218,14 +224,14 @@ func seededRand(id string) *rand.Rand {
 // bm25FileContext is the starter kit's BM25 baseline: the file of its corpus
 // with the highest Okapi BM25 score for prefix + " " + suffix, whole. The
 // completion file's old copy is part of the corpus, as in the starter kit.
-func (sd *snapData) bm25FileContext(d *dataset.Datapoint) string {
-	if sd.okapi == nil {
+func (sd *snapData) bm25FileContext(d *batch.Datapoint) string {
+	sd.okapiOnce.Do(func() {
 		docs := make([][]string, len(sd.kit))
 		for j, i := range sd.kit {
 			docs[j] = starterKitTokens(sd.files[i].text)
 		}
 		sd.okapi = newOkapi(docs)
-	}
+	})
 	b := sd.okapi.best(starterKitTokens(d.Prefix + " " + d.Suffix))
 	if b < 0 {
 		return ""
@@ -240,8 +246,8 @@ func (sd *snapData) bm25FileContext(d *dataset.Datapoint) string {
 // lines of the prefix; the WindowsTopK best with a positive similarity, best
 // last. Windows of the completion file whose non-blank lines all appear in the
 // prefix or suffix are left out: they show nothing new.
-func (sd *snapData) windowsContext(d *dataset.Datapoint) string {
-	if sd.windows == nil {
+func (sd *snapData) windowsContext(d *batch.Datapoint) string {
+	sd.winOnce.Do(func() {
 		sd.windows = []window{}
 		for fi, f := range sd.files {
 			lines := strings.Split(strings.TrimSuffix(f.text, "\n"), "\n")
@@ -256,7 +262,7 @@ func (sd *snapData) windowsContext(d *dataset.Datapoint) string {
 				}
 			}
 		}
-	}
+	})
 	plines := strings.Split(strings.TrimSuffix(d.Prefix, "\n"), "\n")
 	query := tokenSet(plines[max(0, len(plines)-WindowsLines):]...)
 	visible := assemble.LineSet(d.Prefix, d.Suffix)
@@ -293,7 +299,7 @@ func (sd *snapData) windowsContext(d *dataset.Datapoint) string {
 // Windows of files already shown whole are not searched; a window appears
 // once. Rankings are fused by weighted RRF. ix must index the snapshot's
 // fixed windows of opts.WindowLines lines overlapping by opts.OverlapLines.
-func seedContext(ix *retrieve.Index, snap *dataset.Snapshot, d *dataset.Datapoint, opts SeedOptions) (string, error) {
+func seedContext(ctx context.Context, ix *retrieve.Index, snap workspace.Snapshot, d *batch.Datapoint, opts SeedOptions) (string, error) {
 	opts = opts.withDefaults()
 	var sb strings.Builder
 	whole := map[string]bool{}
@@ -329,7 +335,7 @@ func seedContext(ix *retrieve.Index, snap *dataset.Snapshot, d *dataset.Datapoin
 		if strings.TrimSpace(q.text) == "" {
 			continue
 		}
-		ids, err := fuse(ix, q.text, opts.TopK, keep, opts.Rankers)
+		ids, err := fuse(ctx, ix, q.text, opts.TopK, keep, opts.Rankers)
 		if err != nil {
 			return "", err
 		}
@@ -347,21 +353,17 @@ func seedContext(ix *retrieve.Index, snap *dataset.Snapshot, d *dataset.Datapoin
 	return sb.String(), nil
 }
 
-// rrfK is the rank constant of reciprocal rank fusion (Cormack, Clarke &
-// Büttcher, SIGIR 2009).
-const rrfK = 60
-
 // fuse runs every ranker for k hits and returns the k chunk IDs with the
 // highest weighted RRF score, best first (ties by ID).
-func fuse(ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) bool, rankers []WeightedRanker) ([]string, error) {
+func fuse(ctx context.Context, ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) bool, rankers []WeightedRanker) ([]string, error) {
 	score := map[string]float64{}
 	for _, r := range rankers {
-		hits, err := r.Rank(ix, query, k, filter)
+		hits, err := r.Rank(ctx, ix, query, k, filter)
 		if err != nil {
 			return nil, fmt.Errorf("%s ranker: %w", r.Name, err)
 		}
 		for _, h := range hits {
-			score[h.ID] += r.Weight / float64(rrfK+h.Rank)
+			score[h.ID] += r.Weight / float64(retrieve.RRFK+h.Rank)
 		}
 	}
 	ids := make([]string, 0, len(score))
@@ -375,4 +377,65 @@ func fuse(ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) b
 		return ids[i] < ids[j]
 	})
 	return ids[:min(len(ids), k)], nil
+}
+
+// baseline is a built-in baseline configuration as a batch method: it reads each
+// snapshot's files of the language (and, for the seed, indexes its fixed windows).
+type baseline struct {
+	config string
+	spec   *grammars.Spec
+	seed   SeedOptions
+	ws     workspace.Options // cache folder, file size limit and log of the seed's index
+}
+
+// Open implements batch.Method.
+func (b *baseline) Open(ctx context.Context, snap workspace.Snapshot, _ string) (batch.Answerer, error) {
+	a := &baselineAnswerer{b: b, snap: snap}
+	switch b.config {
+	case ConfigSeed:
+		ws := b.ws
+		ws.Strategy, ws.Chunk, ws.Symbols = chunker.StrategyFixed, b.seed.chunkOptions(), false
+		ws.Build = retrieve.BuildOptions{Dense: retrieve.DenseNone} // seed-bm25 ranks with BM25 only
+		r, err := workspace.Open(ctx, snap, ws)
+		if err != nil {
+			return nil, err
+		}
+		a.repo = r
+	case ConfigEmpty:
+	default:
+		a.sd = newSnapData(snap, b.spec)
+	}
+	return a, nil
+}
+
+type baselineAnswerer struct {
+	b    *baseline
+	snap workspace.Snapshot
+	sd   *snapData
+	repo *workspace.Repo
+}
+
+func (a *baselineAnswerer) Answer(ctx context.Context, d *batch.Datapoint) (repoctx.Context, error) {
+	var text string
+	switch a.b.config {
+	case ConfigRecent:
+		text = a.sd.recentContext(d)
+	case ConfigBM25File:
+		text = a.sd.bm25FileContext(d)
+	case ConfigWindows:
+		text = a.sd.windowsContext(d)
+	case ConfigSeed:
+		var err error
+		if text, err = seedContext(ctx, a.repo.Index(), a.snap, d, a.b.seed); err != nil {
+			return repoctx.Context{}, err
+		}
+	}
+	return repoctx.Context{Text: text}, nil
+}
+
+func (a *baselineAnswerer) Close() error {
+	if a.repo != nil {
+		return a.repo.Close()
+	}
+	return nil
 }

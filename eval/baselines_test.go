@@ -1,16 +1,18 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
-	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/workspace"
 )
 
 // numbered returns n lines "prefix i\n".
@@ -23,7 +25,7 @@ func numbered(prefix string, n int) string {
 }
 
 // testSnapshot writes a small Python repository and opens it.
-func testSnapshot(t *testing.T) (*dataset.Snapshot, *snapData) {
+func testSnapshot(t *testing.T) (workspace.Snapshot, *snapData) {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, dir, "src/app.py", "import util\n\n"+numbered("x = compute_total", 12))
@@ -34,7 +36,7 @@ func testSnapshot(t *testing.T) (*dataset.Snapshot, *snapData) {
 	writeFile(t, dir, "src/crlf.py", strings.ReplaceAll(numbered("crlf_line", 11), "\n", "\r\n"))
 	writeFile(t, dir, "src/latin1.py", "s = '\xe9'\n"+numbered("latin", 10))
 	writeFile(t, dir, "README.md", numbered("readme", 20))
-	snap, err := dataset.OpenDir(dir, dataset.Limits{})
+	snap, err := workspace.OpenDir(dir, workspace.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestSnapData(t *testing.T) {
 
 func TestRecentContext(t *testing.T) {
 	_, sd := testSnapshot(t)
-	d := &dataset.Datapoint{Path: "src/app.py", Modified: []string{"src/small.py", "src/util.py", "README.md", "src/app.py", "gone.py"}}
+	d := &batch.Datapoint{Path: "src/app.py", Modified: []string{"src/small.py", "src/util.py", "README.md", "src/app.py", "gone.py"}}
 	seen := map[string]int{}
 	for i := 0; i < 40; i++ {
 		d.ID = fmt.Sprintf("dp-%d", i)
@@ -74,7 +76,7 @@ func TestRecentContext(t *testing.T) {
 		if again := sd.recentContext(d); again != ctx {
 			t.Fatalf("id %s: not deterministic", d.ID)
 		}
-		path := strings.TrimPrefix(strings.SplitN(ctx, "\n", 2)[0], FileSep)
+		path := strings.TrimPrefix(strings.SplitN(ctx, "\n", 2)[0], repoctx.FileSep)
 		seen[path]++
 	}
 	// Only modified .py files with >= 10 lines are candidates.
@@ -87,14 +89,14 @@ func TestRecentContext(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		d.ID = fmt.Sprintf("dp-%d", i)
 		ctx := sd.recentContext(d)
-		seen[strings.TrimPrefix(strings.SplitN(ctx, "\n", 2)[0], FileSep)]++
+		seen[strings.TrimPrefix(strings.SplitN(ctx, "\n", 2)[0], repoctx.FileSep)]++
 	}
 	if len(seen) != 4 {
 		t.Errorf("fallback chose %v, want all 4 files of the corpus", seen)
 	}
 	d.ID = "fixed"
 	want := sd.recentContext(d)
-	if !strings.HasPrefix(want, FileSep+"src/") || !strings.HasSuffix(want, "\n") {
+	if !strings.HasPrefix(want, repoctx.FileSep+"src/") || !strings.HasSuffix(want, "\n") {
 		t.Errorf("context %q", want)
 	}
 }
@@ -136,9 +138,9 @@ func TestOkapiHandComputed(t *testing.T) {
 
 func TestBM25FileContext(t *testing.T) {
 	_, sd := testSnapshot(t)
-	d := &dataset.Datapoint{ID: "q", Path: "src/app.py", Prefix: "def compute_total(items):\n    return sum(i.price ", Suffix: "\n"}
+	d := &batch.Datapoint{ID: "q", Path: "src/app.py", Prefix: "def compute_total(items):\n    return sum(i.price ", Suffix: "\n"}
 	ctx := sd.bm25FileContext(d)
-	if !strings.HasPrefix(ctx, FileSep+"src/util.py\ndef compute_total") {
+	if !strings.HasPrefix(ctx, repoctx.FileSep+"src/util.py\ndef compute_total") {
 		t.Errorf("bm25file chose %.40q", ctx)
 	}
 }
@@ -148,9 +150,9 @@ func TestWindowsContext(t *testing.T) {
 	// other.py has 45 lines: windows start at 0, 10, 20, 30 (the last one ends
 	// the file); the query matches its lines 40..44 best. No other window
 	// shares a token with the query, so only these 4 are kept (of WindowsTopK).
-	d := &dataset.Datapoint{ID: "w", Path: "src/app.py", Prefix: "print('other') 40\nprint('other') 41\n"}
+	d := &batch.Datapoint{ID: "w", Path: "src/app.py", Prefix: "print('other') 40\nprint('other') 41\n"}
 	ctx := sd.windowsContext(d)
-	parts := strings.Split(ctx, FileSep)[1:]
+	parts := strings.Split(ctx, repoctx.FileSep)[1:]
 	if len(parts) != 4 {
 		t.Fatalf("%d parts, want 4", len(parts))
 	}
@@ -168,8 +170,8 @@ func TestWindowsContext(t *testing.T) {
 		t.Errorf("other.py has %d windows, want 4", n)
 	}
 	// Windows of the completion file that the prefix and suffix show are left out.
-	d = &dataset.Datapoint{ID: "v", Path: "src/util.py", Prefix: sd.files[5].text}
-	for _, p := range strings.Split(sd.windowsContext(d), FileSep)[1:] {
+	d = &batch.Datapoint{ID: "v", Path: "src/util.py", Prefix: sd.files[5].text}
+	for _, p := range strings.Split(sd.windowsContext(d), repoctx.FileSep)[1:] {
 		if strings.HasPrefix(p, "src/util.py\n") {
 			t.Errorf("a visible window of the completion file was kept: %q", p)
 		}
@@ -177,27 +179,26 @@ func TestWindowsContext(t *testing.T) {
 }
 
 // seedIndex indexes the snapshot in fixed 8/2 windows, as Run does.
-func seedIndex(t *testing.T, snap *dataset.Snapshot, o SeedOptions) *retrieve.Index {
+func seedIndex(t *testing.T, snap workspace.Snapshot, o SeedOptions) *retrieve.Index {
 	t.Helper()
-	co := o.chunkOptions()
-	ix, _, err := assemble.IndexSnapshot(snap, chunker.NewFixed(co), assemble.IndexOptions{Strategy: "fixed", Chunk: co, CacheDir: t.TempDir()})
+	r, err := workspace.Open(context.Background(), snap, workspace.Options{Strategy: chunker.StrategyFixed, Chunk: o.chunkOptions(), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
+	t.Cleanup(func() { r.Close() })
+	return r.Index()
 }
 
 func TestSeedContext(t *testing.T) {
 	snap, _ := testSnapshot(t)
 	ix := seedIndex(t, snap, SeedOptions{})
-	d := &dataset.Datapoint{ID: "s", Path: "src/app.py", Modified: []string{"src/app.py", "README.md", "src/small.py"},
+	d := &batch.Datapoint{ID: "s", Path: "src/app.py", Modified: []string{"src/app.py", "README.md", "src/small.py"},
 		Prefix: "print('other') 17\n", Suffix: "crlf_line 3\n"}
-	ctx, err := seedContext(ix, snap, d, SeedOptions{})
+	ctx, err := seedContext(context.Background(), ix, snap, d, SeedOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := strings.Split(ctx, FileSep)[1:]
+	parts := strings.Split(ctx, repoctx.FileSep)[1:]
 	var heads []string
 	for _, p := range parts {
 		heads = append(heads, strings.SplitN(p, "\n", 3)[0]+":"+strings.SplitN(p, "\n", 3)[1])
@@ -249,30 +250,30 @@ func TestSeedPluggableRanker(t *testing.T) {
 			break
 		}
 	}
-	dense := func(ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) bool) ([]retrieve.Hit, error) {
-		return []retrieve.Hit{{ID: stubID, Score: 1, Rank: 1}}, nil
+	dense := func(_ context.Context, ix *retrieve.Index, query string, k int, filter func(*chunker.Chunk) bool) ([]retrieve.FusedHit, error) {
+		return []retrieve.FusedHit{{ID: stubID, Score: 1, Rank: 1}}, nil
 	}
 	o.Rankers = append(DefaultSeedRankers(), WeightedRanker{Name: "dense", Weight: 0.8, Rank: dense})
 	if o.Name() != "seed-bm25+dense" {
 		t.Errorf("name %q", o.Name())
 	}
-	d := &dataset.Datapoint{ID: "s", Path: "src/app.py", Prefix: "print('other') 17\n"}
-	ctx, err := seedContext(ix, snap, d, o)
+	d := &batch.Datapoint{ID: "s", Path: "src/app.py", Prefix: "print('other') 17\n"}
+	ctx, err := seedContext(context.Background(), ix, snap, d, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// With TopK 1 the dense ranker's hit (weight 0.8/61) beats BM25's (0.2/61).
 	// The old completion file comes first, whole.
-	parts := strings.Split(ctx, FileSep)[1:]
+	parts := strings.Split(ctx, repoctx.FileSep)[1:]
 	if len(parts) < 2 || !strings.HasPrefix(parts[0], "src/app.py\n") || !strings.HasPrefix(parts[1], "src/stub.pyi\ndef stub()") ||
 		strings.Contains(ctx, "print('other') 17") {
 		t.Errorf("context %q", ctx)
 	}
-	failing := func(*retrieve.Index, string, int, func(*chunker.Chunk) bool) ([]retrieve.Hit, error) {
+	failing := func(context.Context, *retrieve.Index, string, int, func(*chunker.Chunk) bool) ([]retrieve.FusedHit, error) {
 		return nil, fmt.Errorf("boom")
 	}
 	o.Rankers = []WeightedRanker{{Name: "broken", Weight: 1, Rank: failing}}
-	if _, err := seedContext(ix, snap, d, o); err == nil || !strings.Contains(err.Error(), "broken ranker: boom") {
+	if _, err := seedContext(context.Background(), ix, snap, d, o); err == nil || !strings.Contains(err.Error(), "broken ranker: boom") {
 		t.Errorf("error %v", err)
 	}
 }

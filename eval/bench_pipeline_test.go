@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +14,8 @@ import (
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/retrieve"
-	"github.com/repoctx/repoctx/symbols"
+	"github.com/repoctx/repoctx/retrieve/hugot"
+	"github.com/repoctx/repoctx/workspace"
 )
 
 // devDir is the shared dev split (benchmarks skip when it is absent).
@@ -31,7 +33,7 @@ func cpuTime() (time.Duration, int64) {
 // datapoint the wall time (ms/dp), the CPU time of the process (cpu-ms/dp) and the
 // process's peak RSS so far (peak-MB; the sub-benchmarks run in the order below):
 //
-//   - cold: `repoctx predict` (assemble.Predict, 2 workers) with an empty cache.
+//   - cold: `repoctx predict` (dataset.Predict, 2 workers) with an empty cache.
 //   - warm: the same again on the cache the cold run left.
 //   - rebuild: the same pipeline (structural chunks, BM25 + LSA, symbols, Compose)
 //     with nothing reused: a fresh cache for every datapoint, 2 datapoints at once.
@@ -71,8 +73,8 @@ func BenchmarkPipelines(b *testing.B) {
 			})
 		}
 		predict := func(b *testing.B) {
-			_, err := assemble.Predict(assemble.PredictOptions{DataDir: devDir, Lang: lang, Stage: "dev",
-				Out: filepath.Join(b.TempDir(), "out.jsonl"), Workers: 2, Index: assemble.IndexOptions{CacheDir: cache}})
+			_, err := dataset.Predict(context.Background(), dataset.PredictOptions{DataDir: devDir, Lang: lang, Stage: "dev",
+				Out: filepath.Join(b.TempDir(), "out.jsonl"), Batch: testBatch(cache)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -90,43 +92,40 @@ func BenchmarkPipelines(b *testing.B) {
 		defer os.RemoveAll(cache) // after warm
 		run("warm", len(dps), predict)
 		run("rebuild", len(dps), func(b *testing.B) {
-			perDatapoint(b, lang, dps, func(snap *dataset.Snapshot, d *dataset.Datapoint, cache string) error {
-				ch := chunker.NewStructural(chunker.Options{})
-				defer ch.Close()
-				ix, _, err := assemble.IndexSnapshot(snap, ch, assemble.IndexOptions{CacheDir: cache, Symbols: true})
+			perDatapoint(b, lang, dps, func(snap workspace.Snapshot, d *dataset.Datapoint, cache string) error {
+				opts := workspace.DefaultOptions()
+				opts.CacheDir = cache
+				repo, err := workspace.Open(context.Background(), snap, opts)
 				if err != nil {
 					return err
 				}
-				defer ix.Close()
-				ex := symbols.NewExtractor(0)
-				defer ex.Close()
-				res := assemble.Resources{Extractor: ex, Symbols: assemble.CachedSymbols(snap, ix, ex, cache, 0)}
-				_, _, err = assemble.ComposeWith(ix, assemble.Hole{Path: d.Path, Prefix: d.Prefix, Suffix: d.Suffix, Modified: d.Modified}, res, assemble.Options{})
+				defer repo.Close()
+				_, err = assemble.Compose(context.Background(), repo, d.Hole(), assemble.DefaultOptions())
 				return err
 			})
 		})
 		seedDPs := dps
-		iopts := assemble.IndexOptions{Strategy: "fixed", Chunk: SeedOptions{}.chunkOptions()}
+		iopts := workspace.Options{Strategy: chunker.StrategyFixed, Chunk: SeedOptions{}.chunkOptions()}
 		if m := os.Getenv("REPOCTX_BENCH_MODEL"); m != "" {
-			emb, err := retrieve.NewHugot(m, retrieve.HugotOptions{Backend: os.Getenv("REPOCTX_BENCH_BACKEND")})
+			emb, err := hugot.New(m, hugot.Options{Backend: os.Getenv("REPOCTX_BENCH_BACKEND")})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer emb.Close()
-			iopts.Embedder = emb
+			iopts.Build = retrieve.BuildOptions{Dense: retrieve.DenseModel, Embedder: emb}
 			n, _ := strconv.Atoi(os.Getenv("REPOCTX_BENCH_SEED_N"))
 			seedDPs = dps[:min(max(n, 1), len(dps))]
 		}
 		run("seed", len(seedDPs), func(b *testing.B) {
-			perDatapoint(b, lang, seedDPs, func(snap *dataset.Snapshot, d *dataset.Datapoint, cache string) error {
+			perDatapoint(b, lang, seedDPs, func(snap workspace.Snapshot, d *dataset.Datapoint, cache string) error {
 				o := iopts
 				o.CacheDir = cache
-				ix, _, err := assemble.IndexSnapshot(snap, chunker.NewFixed(o.Chunk), o)
+				repo, err := workspace.Open(context.Background(), snap, o)
 				if err != nil {
 					return err
 				}
-				defer ix.Close()
-				_, err = seedContext(ix, snap, d, SeedOptions{})
+				defer repo.Close()
+				_, err = seedContext(context.Background(), repo.Index(), snap, d, SeedOptions{})
 				return err
 			})
 		})
@@ -135,8 +134,8 @@ func BenchmarkPipelines(b *testing.B) {
 
 // perDatapoint runs fn for every datapoint, 2 at a time, each with its snapshot opened
 // anew and a fresh cache directory (so nothing is reused between datapoints).
-func perDatapoint(b *testing.B, lang string, dps []dataset.Datapoint, fn func(*dataset.Snapshot, *dataset.Datapoint, string) error) {
-	src, err := dataset.OpenSource(devDir, lang, "dev", dataset.Limits{})
+func perDatapoint(b *testing.B, lang string, dps []dataset.Datapoint, fn func(workspace.Snapshot, *dataset.Datapoint, string) error) {
+	src, err := dataset.OpenSource(devDir, lang, "dev", workspace.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -153,7 +152,7 @@ func perDatapoint(b *testing.B, lang string, dps []dataset.Datapoint, fn func(*d
 				d := &dps[i]
 				cache, err := os.MkdirTemp("", "repoctx-bench-")
 				if err == nil {
-					var snap *dataset.Snapshot
+					var snap workspace.Snapshot
 					if snap, err = src.Open(d.SnapshotName()); err == nil {
 						err = fn(snap, d, cache)
 					}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image/color"
@@ -15,22 +16,23 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/repoctx/repoctx/chunker"
-	"github.com/repoctx/repoctx/dataset"
-	"github.com/repoctx/repoctx/grammars"
-	"github.com/repoctx/repoctx/symbols"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/symbols"
+	"github.com/repoctx/repoctx/workspace"
 )
 
 // Chunking strategies compared by [CompareChunking], in report order.
 const (
-	StrategyStructural = "structural"
-	StrategyFixed      = "fixed"
+	StrategyStructural = chunker.StrategyStructural
+	StrategyFixed      = chunker.StrategyFixed
 )
 
 // CompareOptions configures [CompareChunking].
@@ -44,14 +46,14 @@ type CompareOptions struct {
 	// or Eval.Lang when a dataset is given.
 	Lang string
 	// Limits bound reading the repository folders; zero fields mean
-	// dataset.DefaultLimits.
-	Limits dataset.Limits
+	// workspace.DefaultLimits.
+	Limits workspace.Limits
 	// Eval, when Eval.DataDir is not empty, also scores the current
 	// configuration on that dataset once per strategy, with [Run]:
 	// CompareChunking sets Configs to [ConfigCurrent], clears Predictions,
-	// and sets Index.Strategy and Index.Chunk (to Chunk); everything else
-	// (Lang, Stage, Compose, Index.CacheDir, Workers, Limit, ...) is used as
-	// given. Windows nil means the 8000-token window only.
+	// and sets Batch.Workspace.Strategy and .Chunk (to Chunk); everything else
+	// (Lang, Stage, Batch.Compose, Batch.Workspace.CacheDir, Limit, ...) is used
+	// as given. Windows nil means the 8000-token window only.
 	Eval Options
 	// Log, if not nil, receives one line per repository file that was
 	// skipped (unreadable, binary, too large) or whose definitions could
@@ -118,8 +120,8 @@ type RepoSummary struct {
 type StrategyStats struct {
 	// Strategy is StrategyStructural or StrategyFixed; Config the chunker
 	// options in effect (chunker.Options.Key, e.g. "fixed/c800/w20/o10").
-	Strategy string `json:"strategy"`
-	Config   string `json:"config"`
+	Strategy chunker.Strategy `json:"strategy"`
+	Config   string           `json:"config"`
 	// Chunks counts the chunks of all files.
 	Chunks int `json:"chunks"`
 	// Chars is the distribution of chunk sizes in non-white-space runes
@@ -233,32 +235,70 @@ type compareFile struct {
 // It returns an error starting with "eval: " when no folder is given, a
 // folder cannot be opened (naming it), the language is unknown, no source
 // file is found, or the evaluation fails.
-func CompareChunking(repoDirs []string, opts CompareOptions) (*Comparison, error) {
-	if len(repoDirs) == 0 {
-		return nil, errors.New("eval: compare: no repository folder given")
+func CompareChunking(ctx context.Context, repoDirs []string, opts CompareOptions) (*Comparison, error) {
+	lang, err := compareLang(repoDirs, opts)
+	if err != nil {
+		return nil, err
 	}
-	evalOn := opts.Eval.DataDir != ""
+	cmp := &Comparison{Lang: lang}
+	files, err := readCompareFiles(cmp, repoDirs, lang, opts)
+	if err != nil {
+		return nil, err
+	}
+	logLine(opts.Progress, "compare: %d files, %.1f MB in %d folders", cmp.Files, float64(cmp.Bytes)/1e6, len(repoDirs))
+	extractDefinitions(cmp, files, opts)
+	for _, strategy := range []chunker.Strategy{StrategyStructural, StrategyFixed} {
+		st, err := chunkAll(strategy, opts.Chunk, files, opts.Log)
+		if err != nil {
+			return nil, err
+		}
+		logLine(opts.Progress, "compare: %s: %d chunks in %.2fs", strategy, st.Chunks, st.Seconds)
+		cmp.Strategies = append(cmp.Strategies, st)
+	}
+	if opts.Eval.DataDir != "" {
+		if err := evalStrategies(ctx, cmp, opts); err != nil {
+			return nil, err
+		}
+	}
+	if cmp.SymbolErrors > 0 {
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf("definitions could not be extracted from %d files; their chunks count as cutting nothing", cmp.SymbolErrors))
+	}
+	return cmp, nil
+}
+
+// logLine writes one formatted line to w, if w is not nil.
+func logLine(w io.Writer, format string, a ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", a...)
+	}
+}
+
+// compareLang checks the folders and languages of a comparison and returns the
+// language files are restricted to ("" for all).
+func compareLang(repoDirs []string, opts CompareOptions) (string, error) {
+	if len(repoDirs) == 0 {
+		return "", errors.New("eval: compare: no repository folder given")
+	}
 	lang := opts.Lang
-	if evalOn {
+	if opts.Eval.DataDir != "" {
 		if opts.Eval.Lang == "" {
-			return nil, fmt.Errorf("eval: compare: dataset %s: no language given", opts.Eval.DataDir)
+			return "", fmt.Errorf("eval: compare: dataset %s: no language given", opts.Eval.DataDir)
 		}
 		if lang == "" {
 			lang = opts.Eval.Lang
 		} else if lang != opts.Eval.Lang {
-			return nil, fmt.Errorf("eval: compare: repository language %q differs from the dataset's %q", lang, opts.Eval.Lang)
+			return "", fmt.Errorf("eval: compare: repository language %q differs from the dataset's %q", lang, opts.Eval.Lang)
 		}
 	}
 	if lang != "" && grammars.Lookup(lang) == nil {
-		return nil, fmt.Errorf("eval: compare: unknown language %q (known: %s)", lang, strings.Join(grammars.Names(), ", "))
+		return "", fmt.Errorf("eval: compare: unknown language %q (known: %s)", lang, strings.Join(grammars.Names(), ", "))
 	}
-	logf := func(w io.Writer, format string, a ...any) {
-		if w != nil {
-			fmt.Fprintf(w, format+"\n", a...)
-		}
-	}
+	return lang, nil
+}
 
-	cmp := &Comparison{Lang: lang}
+// readCompareFiles reads and decodes the source files of the folders (of lang, if
+// not ""), counting them into cmp.
+func readCompareFiles(cmp *Comparison, repoDirs []string, lang string, opts CompareOptions) ([]*compareFile, error) {
 	var files []*compareFile
 	for _, dir := range repoDirs {
 		fi, err := os.Stat(dir)
@@ -268,7 +308,7 @@ func CompareChunking(repoDirs []string, opts CompareOptions) (*Comparison, error
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("eval: compare: repository folder %s: not a folder", dir)
 		}
-		snap, err := dataset.OpenDir(dir, opts.Limits)
+		snap, err := workspace.OpenDir(dir, opts.Limits)
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}
@@ -280,21 +320,18 @@ func CompareChunking(repoDirs []string, opts CompareOptions) (*Comparison, error
 				continue
 			}
 			raw, err := snap.ReadFile(p)
-			if err != nil {
-				cmp.Skipped++
-				logf(opts.Log, "skip %s: %v", filepath.Join(dir, p), err)
-				continue
+			if err == nil {
+				var f *chunker.File
+				if f, err = chunker.Decode(p, raw, 0); err == nil {
+					files = append(files, &compareFile{f: f})
+					rs.Files++
+					rs.Bytes += int64(len(f.Text))
+					cmp.Lines += countLines(f.Text)
+					continue
+				}
 			}
-			f, err := chunker.Decode(p, raw, 0)
-			if err != nil {
-				cmp.Skipped++
-				logf(opts.Log, "skip %s: %v", filepath.Join(dir, p), err)
-				continue
-			}
-			files = append(files, &compareFile{f: f})
-			rs.Files++
-			rs.Bytes += int64(len(f.Text))
-			cmp.Lines += countLines(f.Text)
+			cmp.Skipped++
+			logLine(opts.Log, "skip %s: %v", filepath.Join(dir, p), err)
 		}
 		cmp.Repos = append(cmp.Repos, rs)
 		cmp.Files += rs.Files
@@ -307,18 +344,23 @@ func CompareChunking(repoDirs []string, opts CompareOptions) (*Comparison, error
 		}
 		return nil, fmt.Errorf("eval: compare: no %s files in %s", what, strings.Join(repoDirs, ", "))
 	}
-	logf(opts.Progress, "compare: %d files, %.1f MB in %d folders", cmp.Files, float64(cmp.Bytes)/1e6, len(repoDirs))
+	return files, nil
+}
 
-	maxChars := opts.Chunk.MaxChars
-	if maxChars <= 0 {
-		maxChars = chunker.DefaultMaxChars
+// extractDefinitions finds every file's definitions (the same for both strategies)
+// and which of them fit the size cap, counting them into cmp.
+func extractDefinitions(cmp *Comparison, files []*compareFile, opts CompareOptions) {
+	maxChars := chunker.DefaultOptions(StrategyStructural).MaxChars
+	if opts.Chunk.MaxChars > 0 {
+		maxChars = opts.Chunk.MaxChars
 	}
 	ex := symbols.NewExtractor(opts.Chunk.ParseTimeout)
+	defer ex.Close()
 	for _, cf := range files {
 		sf, err := ex.Extract(cf.f)
 		if err != nil {
 			cmp.SymbolErrors++
-			logf(opts.Log, "no definitions: %v", err)
+			logLine(opts.Log, "no definitions: %v", err)
 			continue
 		}
 		cf.defs = sf.Defs
@@ -334,50 +376,39 @@ func CompareChunking(repoDirs []string, opts CompareOptions) (*Comparison, error
 			}
 		}
 	}
-	ex.Close()
+}
 
-	for _, strategy := range []string{StrategyStructural, StrategyFixed} {
-		st, err := chunkAll(strategy, opts.Chunk, files, opts.Log)
+// evalStrategies scores the current configuration on opts.Eval's dataset once per
+// strategy of cmp.
+func evalStrategies(ctx context.Context, cmp *Comparison, opts CompareOptions) error {
+	cmp.Data, cmp.EvalLang, cmp.Stage = opts.Eval.DataDir, opts.Eval.Lang, opts.Eval.Stage
+	for _, st := range cmp.Strategies {
+		eo := opts.Eval
+		eo.Configs = []string{ConfigCurrent}
+		eo.Predictions = nil
+		eo.Batch.Workspace.Strategy = st.Strategy
+		eo.Batch.Workspace.Chunk = opts.Chunk
+		if eo.Windows == nil {
+			eo.Windows = []int{8000}
+		}
+		logLine(opts.Progress, "compare: eval %s-%s with --strategy %s", eo.Lang, eo.Stage, st.Strategy)
+		rep, err := Run(ctx, eo)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		logf(opts.Progress, "compare: %s: %d chunks in %.2fs", strategy, st.Chunks, st.Seconds)
-		cmp.Strategies = append(cmp.Strategies, st)
-	}
-
-	if evalOn {
-		cmp.Data, cmp.EvalLang, cmp.Stage = opts.Eval.DataDir, opts.Eval.Lang, opts.Eval.Stage
-		for _, st := range cmp.Strategies {
-			eo := opts.Eval
-			eo.Configs = []string{ConfigCurrent}
-			eo.Predictions = nil
-			eo.Index.Strategy = st.Strategy
-			eo.Index.Chunk = opts.Chunk
-			if eo.Windows == nil {
-				eo.Windows = []int{8000}
-			}
-			logf(opts.Progress, "compare: eval %s-%s with --strategy %s", eo.Lang, eo.Stage, st.Strategy)
-			rep, err := Run(eo)
-			if err != nil {
-				return nil, err
-			}
-			c := rep.Configs[0]
-			st.Eval = &StrategyEval{Datapoints: rep.Datapoints, Failed: c.Failed, IDRecN: c.IDRecN, Scores: c.Scores, WallSec: rep.WallSec}
-			cmp.Settings = rep.Settings
-			for _, n := range rep.Notes {
-				cmp.Notes = append(cmp.Notes, st.Strategy+" eval: "+n)
-			}
-			logf(opts.Progress, "compare: eval %s: %d datapoints, %.1fs", st.Strategy, rep.Datapoints, rep.WallSec)
+		c := rep.Configs[0]
+		st.Eval = &StrategyEval{Datapoints: rep.Datapoints, Failed: c.Failed, IDRecN: c.IDRecN, Scores: c.Scores, WallSec: rep.WallSec}
+		cmp.Settings = rep.Settings
+		for _, n := range rep.Notes {
+			cmp.Notes = append(cmp.Notes, string(st.Strategy)+" eval: "+n)
 		}
+		logLine(opts.Progress, "compare: eval %s: %d datapoints, %.1fs", st.Strategy, rep.Datapoints, rep.WallSec)
 	}
-	if cmp.SymbolErrors > 0 {
-		cmp.Notes = append(cmp.Notes, fmt.Sprintf("definitions could not be extracted from %d files; their chunks count as cutting nothing", cmp.SymbolErrors))
-	}
-	return cmp, nil
+	return nil
 }
 
 // chunkAll chunks every file with one strategy and measures the chunks.
-func chunkAll(strategy string, copts chunker.Options, files []*compareFile, log io.Writer) (*StrategyStats, error) {
+func chunkAll(strategy chunker.Strategy, copts chunker.Options, files []*compareFile, log io.Writer) (*StrategyStats, error) {
 	st := &StrategyStats{Strategy: strategy, Config: copts.Key(strategy)}
 	results := make([][]chunker.Chunk, len(files))
 	var size int64
@@ -833,7 +864,7 @@ func (c *Comparison) barPlot(title, format string, labels []string, values func(
 		b.LineStyle.Width = 0
 		b.Offset = w * vg.Length(float64(i)-float64(n-1)/2)
 		p.Add(b)
-		p.Legend.Add(s.Strategy, b)
+		p.Legend.Add(string(s.Strategy), b)
 		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
 		if err != nil {
 			return nil, fmt.Errorf("eval: chart: %w", err)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/symbols"
 )
@@ -90,7 +90,7 @@ func TestCompareChunkingCounts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.lang, func(t *testing.T) {
-			cmp, err := CompareChunking([]string{dir}, CompareOptions{Chunk: windows4, Lang: tc.lang})
+			cmp, err := CompareChunking(context.Background(), []string{dir}, CompareOptions{Chunk: windows4, Lang: tc.lang})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +133,7 @@ func TestCompareChunkingCounts(t *testing.T) {
 	}
 
 	// All languages: the sums of both.
-	cmp, err := CompareChunking([]string{dir}, CompareOptions{Chunk: windows4})
+	cmp, err := CompareChunking(context.Background(), []string{dir}, CompareOptions{Chunk: windows4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestCompareChunkingCounts(t *testing.T) {
 // themselves.
 func TestCompareSizes(t *testing.T) {
 	dir := writeCompareRepo(t)
-	cmp, err := CompareChunking([]string{dir}, CompareOptions{Chunk: windows4, Lang: "python"})
+	cmp, err := CompareChunking(context.Background(), []string{dir}, CompareOptions{Chunk: windows4, Lang: "python"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestInnermost(t *testing.T) {
 
 func TestCompareOutputs(t *testing.T) {
 	dir := writeCompareRepo(t)
-	cmp, err := CompareChunking([]string{dir}, CompareOptions{Chunk: windows4})
+	cmp, err := CompareChunking(context.Background(), []string{dir}, CompareOptions{Chunk: windows4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestCompareErrors(t *testing.T) {
 		{"dataset without language", []string{dir}, CompareOptions{Eval: Options{DataDir: sampleDir, Stage: "sample"}}, "no language"},
 		{"missing datapoint file", []string{dir}, CompareOptions{Eval: Options{DataDir: sampleDir, Lang: "python", Stage: "nope"}}, "python-nope.jsonl"},
 	} {
-		_, err := CompareChunking(tc.dirs, tc.opts)
+		_, err := CompareChunking(context.Background(), tc.dirs, tc.opts)
 		if err == nil || !strings.HasPrefix(err.Error(), "eval: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one starting with \"eval: \" and containing %q", tc.name, err, tc.want)
 		}
@@ -337,9 +337,9 @@ func TestCompareWithEval(t *testing.T) {
 		t.Fatalf("sample snapshots: %v %v", snaps, err)
 	}
 	var progress bytes.Buffer
-	cmp, err := CompareChunking(snaps, CompareOptions{Progress: &progress, Eval: Options{
-		DataDir: sampleDir, Lang: "python", Stage: "sample", Limit: 2, Workers: 2,
-		Index: assemble.IndexOptions{CacheDir: sharedCache(t)},
+	cmp, err := CompareChunking(context.Background(), snaps, CompareOptions{Progress: &progress, Eval: Options{
+		DataDir: sampleDir, Lang: "python", Stage: "sample", Limit: 2,
+		Batch: testBatch(sharedCache(t)),
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,11 @@
 package eval
 
 import (
+	"github.com/repoctx/repoctx"
 	"sort"
 	"strings"
 	"unicode/utf8"
 )
-
-// FileSep separates the parts of a context: "<|file_sep|>{path}\n{content}".
-// It equals assemble.FileSep and the competition's separator.
-const FileSep = "<|file_sep|>"
 
 // Identifiers returns the matches of the regular expression
 // [A-Za-z_][A-Za-z0-9_]* in s, leftmost first, in order, with repeats. Only
@@ -160,7 +157,7 @@ const (
 // CopyPredict is a simple non-oracle completer that copies one line of the
 // context. Its query is the last [CopyQueryLines] non-blank lines of prefix
 // that end in "\n", plus the unfinished current line when prefix does not end
-// in "\n". The context is cut into parts at [FileSep]; in each part the path
+// in "\n". The context is cut into parts at [repoctx.FileSep]; in each part the path
 // line (the part's first line) is left out, and text before the first
 // separator is a part without a path line. Within one part, every run of
 // [CopyWindowLines] consecutive non-blank lines (blank lines are skipped) that
@@ -260,11 +257,11 @@ func copyQuery(prefix string) []string {
 	return q
 }
 
-// contextParts cuts a context into parts at FileSep and returns each part's
+// contextParts cuts a context into parts at repoctx.FileSep and returns each part's
 // lines without their "\n", leaving out the path line of every part that
 // follows a separator.
 func contextParts(context string) [][]string {
-	chunks := strings.Split(context, FileSep)
+	chunks := strings.Split(context, repoctx.FileSep)
 	var parts [][]string
 	for i, c := range chunks {
 		if i > 0 {

@@ -1,11 +1,12 @@
 package eval
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
 )
@@ -24,8 +25,7 @@ func TestRunPlanner(t *testing.T) {
 		t.Fatal(err)
 	}
 	truth, _ := dataset.ReadTruth(filepath.Join(dir, lang+"-sample.truth.jsonl"))
-	opts := Options{DataDir: dir, Lang: lang, Stage: "sample", Index: assemble.IndexOptions{CacheDir: sharedCache(t), Dense: "none"},
-		Compose: assemble.Options{Plan: assemble.Plan{Window: window}}, Windows: []int{window}, Workers: 2}
+	opts := Options{DataDir: dir, Lang: lang, Stage: "sample", Batch: plannerBatch(sharedCache(t), window), Windows: []int{window}}
 	ctxs, _, err := buildContexts(opts, grammars.Lookup(lang), dps, []string{ConfigCurrent})
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestRunPlanner(t *testing.T) {
 		t.Fatalf("no prefix trimmed for a %d-token window", window)
 	}
 	opts.Configs = []string{ConfigCurrent}
-	rep, err := Run(opts)
+	rep, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestRunPlanner(t *testing.T) {
 		suffix = *p.Suffix
 	}
 	// The planner budgeted with the scorer's rule: nothing is trimmed off.
-	if got := TrimToWindow(p.Context, *p.Prefix, suffix, window, CharEstimate{}); got != p.Context || p.Context == "" {
+	if got := TrimToWindow(p.Context, *p.Prefix, suffix, window, repoctx.CharEstimate{}); got != p.Context || p.Context == "" {
 		t.Errorf("datapoint %d: context of %d bytes trimmed to %d by the scorer", trimmed, len(p.Context), len(got))
 	}
 	if s := ds.Settings[1]; s.CtxChars != len(p.Context) {
@@ -70,7 +70,7 @@ func TestVisibleText(t *testing.T) {
 	prefix := "import os\n\ndef f():\n    a = 1\n    b = 2\n    c = 3\n    d = "
 	suffix := "4\n    return d\n"
 	got := VisibleText(prefix, suffix)
-	want := FileSep + "(prefix)\nimport os\n\ndef f():\n" + FileSep + "(suffix)\n    return d\n"
+	want := repoctx.FileSep + "(prefix)\nimport os\n\ndef f():\n" + repoctx.FileSep + "(suffix)\n    return d\n"
 	if got != want {
 		t.Errorf("VisibleText = %q, want %q", got, want)
 	}
@@ -82,8 +82,8 @@ func TestVisibleText(t *testing.T) {
 	pre := "    value = compute_total(items)\n\n\nx = 1\ny = 2\nz = 3\n"
 	settings := Settings([]int{8000}, nil)
 	c := newCaches()
-	off := scoreDatapoint(middle, pre, "", "", settings, CharEstimate{}, nil, c, false)
-	on := scoreDatapoint(middle, pre, "", "", settings, CharEstimate{}, nil, c, true)
+	off := scoreDatapoint(middle, pre, "", "", settings, repoctx.CharEstimate{}, nil, c, false)
+	on := scoreDatapoint(middle, pre, "", "", settings, repoctx.CharEstimate{}, nil, c, true)
 	if off.Settings[0].LineChrF != 0 || on.Settings[0].LineChrF != 1 {
 		t.Errorf("line_chrf without/with visible = %v / %v, want 0 / 1", off.Settings[0].LineChrF, on.Settings[0].LineChrF)
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/repoctx/repoctx"
 	"io"
 	"strings"
 )
@@ -21,7 +22,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			fmt.Fprintf(ew, ", %s = at most %d bytes", s.Name, s.Chars)
 		}
 	}
-	fmt.Fprintf(ew, " (whole lines kept from the end; windows keep %d tokens for the completion and count prefix and suffix first)\n", MaxNewTokens)
+	fmt.Fprintf(ew, " (whole lines kept from the end; windows keep %d tokens for the completion and count prefix and suffix first)\n", repoctx.MaxNewTokens)
 
 	type metric struct {
 		title string

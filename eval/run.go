@@ -1,12 +1,11 @@
 package eval
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -14,11 +13,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx"
+
+	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/workspace"
 )
 
 // Options configures [Run].
@@ -36,30 +37,28 @@ type Options struct {
 	// datapoint of the whole datapoint file (before Limit).
 	Predictions []string
 	// Windows are the model windows in tokens of the trimmed settings;
-	// nil means DefaultWindows. Non-positive values are refused.
+	// nil means DefaultWindows(). Non-positive values are refused.
 	Windows []int
 	// BudgetChars adds a setting per value that keeps at most that many bytes
 	// of whole lines at the end of the context. Non-positive values are refused.
 	BudgetChars []int
-	// Tokens counts tokens for the window settings; nil means CharEstimate.
-	Tokens TokenCounter
-	// Index configures ConfigCurrent's indexing, as for assemble.Predict.
-	// Index.CacheDir also holds the seed baseline's index; empty means
-	// retrieve.DefaultCacheDir().
-	Index assemble.IndexOptions
-	// Compose configures ConfigCurrent's assembly, as for assemble.Predict.
-	// When its budget planner is on (Compose.Plan.Window > 0) without a
-	// token counter, it counts with Tokens, as the scorer does; the prefix
-	// and suffix overrides it writes are scored as what the model is given.
-	Compose assemble.Options
+	// Tokens counts tokens for the window settings; nil means
+	// repoctx.CharEstimate.
+	Tokens repoctx.TokenCounter
+	// Batch configures ConfigCurrent as for `repoctx predict` (indexing,
+	// composition, workers) and the workers of the baselines;
+	// Batch.Workspace.CacheDir also holds the seed baseline's index. When its
+	// budget planner is on (Batch.Compose.Plan.Window > 0) without a token
+	// counter, it counts with Tokens, as the scorer does; the prefix and suffix
+	// overrides it writes are scored as what the model is given. Its Method and
+	// Skip are ignored.
+	Batch batch.Config
 	// Seed configures ConfigSeed.
 	Seed SeedOptions
-	// Workers is the number of snapshots processed at once; default the CPU count.
-	Workers int
 	// Limit, if positive, scores only the first Limit datapoints.
 	Limit int
-	// Limits bound snapshot reading; zero fields mean dataset.DefaultLimits.
-	Limits dataset.Limits
+	// Limits bound snapshot reading; zero fields mean workspace.DefaultLimits.
+	Limits workspace.Limits
 	// Log, if not nil, receives one line per datapoint whose context could not
 	// be built (it is then scored as empty) and per skipped file.
 	Log io.Writer
@@ -98,7 +97,7 @@ type Report struct {
 	Lang       string          `json:"lang"`            // Options.Lang
 	Stage      string          `json:"stage"`           // Options.Stage
 	Datapoints int             `json:"datapoints"`      // datapoints scored
-	Tokens     string          `json:"tokens"`          // the TokenCounter's name
+	Tokens     string          `json:"tokens"`          // the repoctx.TokenCounter's name
 	Settings   []Setting       `json:"settings"`        // the settings, in column order
 	Configs    []*ConfigResult `json:"configs"`         // the configurations, in row order
 	Notes      []string        `json:"notes,omitempty"` // caveats to print with the tables
@@ -165,49 +164,105 @@ type PointScores struct {
 // Run scores configurations on DataDir/{Lang}-{Stage}.jsonl against
 // DataDir/{Lang}-{Stage}.truth.jsonl: the prediction files given, then the
 // built-in configurations named, under every setting of Settings(Windows,
-// BudgetChars).
+// BudgetChars). The built-in configurations run through the batch engine
+// (package batch), ConfigCurrent exactly as `repoctx predict` does.
 //
 // It returns an error starting with "eval: " when the options are invalid,
 // when the datapoint or truth file cannot be read or has bad lines (naming
 // the file and line), when a datapoint has no truth (naming its id and line),
 // when a prediction file is malformed or does not have one line per
-// datapoint, or when the snapshots cannot be opened. A datapoint whose
-// context a built-in configuration cannot build (a missing snapshot, an index
-// error) does not stop the run: it is logged, counted in Failed and scored
-// with an empty context.
-func Run(opts Options) (*Report, error) {
+// datapoint, when the snapshots cannot be opened, or ctx's error when it is
+// cancelled. A datapoint whose context a built-in configuration cannot build
+// (a missing snapshot, an index error) does not stop the run: it is logged,
+// counted in Failed and scored with an empty context.
+func Run(ctx context.Context, opts Options) (*Report, error) {
 	start := time.Now()
+	spec, configs, err := checkOptions(&opts)
+	if err != nil {
+		return nil, err
+	}
+	in, err := readInputs(opts)
+	if err != nil {
+		return nil, err
+	}
+	dps := in.dps
+	rep := &Report{Data: opts.DataDir, Lang: opts.Lang, Stage: opts.Stage, Datapoints: len(dps),
+		Tokens: opts.Tokens.Name(), Settings: Settings(opts.Windows, opts.BudgetChars)}
+	var runs []scoredConfig
+	for _, p := range opts.Predictions {
+		preds, err := ReadPredictions(p, in.all)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		runs = append(runs, scoredConfig{res: &ConfigResult{Name: name, About: "predictions file " + p}, preds: preds[:len(dps)]})
+	}
+	if len(configs) > 0 {
+		built, err := buildConfigs(ctx, opts, spec, dps, configs)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, built...)
+	}
+	if opts.Visible {
+		rep.Notes = append(rep.Notes, "line_chrf and copy_chrf also search the prefix and suffix the model is given (visible)")
+	}
+	if hasSeedWithoutDense(configs, opts.Seed) {
+		rep.Notes = append(rep.Notes, opts.Seed.Name()+" is the seed's configuration with BM25 only: dense retrieval (its RRF weight 0.8) is not available yet")
+	}
+	scoreRuns(runs, dps, in.middles, rep.Settings, opts, spec)
+	for _, r := range runs {
+		aggregate(r.res, rep.Settings)
+		rep.Configs = append(rep.Configs, r.res)
+	}
+	if t, ok := opts.Tokens.(*HFTokenizer); ok && t.Failures() > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the tokenizer failed on %d texts; they were estimated as characters/%.1f", t.Failures(), repoctx.CharsPerToken))
+	}
+	rep.WallSec = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// scoredConfig is one configuration's predictions and errors, to be scored.
+type scoredConfig struct {
+	res   *ConfigResult
+	preds []Prediction
+	errs  []error
+}
+
+// checkOptions validates opts, fills its defaults and returns the language's spec
+// and the built-in configurations to run, deduplicated, in order.
+func checkOptions(opts *Options) (*grammars.Spec, []string, error) {
 	spec := grammars.Lookup(opts.Lang)
 	if spec == nil {
-		return nil, fmt.Errorf("eval: unknown language %q (known: %s)", opts.Lang, strings.Join(grammars.Names(), ", "))
+		return nil, nil, fmt.Errorf("eval: unknown language %q (known: %s)", opts.Lang, strings.Join(grammars.Names(), ", "))
 	}
 	if opts.Windows == nil {
-		opts.Windows = DefaultWindows
+		opts.Windows = DefaultWindows()
 	}
 	for _, w := range opts.Windows {
 		if w <= 0 {
-			return nil, fmt.Errorf("eval: window %d: must be a positive number of tokens", w)
+			return nil, nil, fmt.Errorf("eval: window %d: must be a positive number of tokens", w)
 		}
 	}
 	for _, c := range opts.BudgetChars {
 		if c <= 0 {
-			return nil, fmt.Errorf("eval: budget %d: must be a positive number of characters", c)
+			return nil, nil, fmt.Errorf("eval: budget %d: must be a positive number of characters", c)
 		}
 	}
 	if opts.Tokens == nil {
-		opts.Tokens = CharEstimate{}
+		opts.Tokens = repoctx.CharEstimate{}
 	}
-	if opts.Compose.Plan.On() && opts.Compose.Plan.Tokens == nil {
-		opts.Compose.Plan.Tokens = opts.Tokens
+	if opts.Batch.Compose.Plan.On() && opts.Batch.Compose.Plan.Tokens == nil {
+		opts.Batch.Compose.Plan.Tokens = opts.Tokens
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.NumCPU()
+	if opts.Batch.Workers <= 0 {
+		opts.Batch.Workers = runtime.NumCPU()
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	if opts.Index.CacheDir == "" {
-		opts.Index.CacheDir = retrieve.DefaultCacheDir()
+	if opts.Batch.Workspace.CacheDir == "" {
+		opts.Batch.Workspace.CacheDir = workspace.DefaultCacheDir()
 	}
 	var configs []string
 	seen := map[string]bool{}
@@ -223,19 +278,30 @@ func Run(opts Options) (*Report, error) {
 		case ConfigCurrent, ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows, ConfigSeed:
 			configs = append(configs, c)
 		default:
-			return nil, fmt.Errorf("eval: unknown configuration %q (known: %s, %s)", c, ConfigCurrent, strings.Join(Baselines(), ", "))
+			return nil, nil, fmt.Errorf("eval: unknown configuration %q (known: %s, %s)", c, ConfigCurrent, strings.Join(Baselines(), ", "))
 		}
 	}
 	if len(configs) == 0 && len(opts.Predictions) == 0 {
-		return nil, errors.New("eval: nothing to score: give prediction files or configurations")
+		return nil, nil, errors.New("eval: nothing to score: give prediction files or configurations")
 	}
+	return spec, configs, nil
+}
 
+// inputs are a run's datapoints (cut to the limit) and their expected middles.
+type inputs struct {
+	dps     []dataset.Datapoint
+	middles []string
+	all     int // datapoints in the file, before the limit
+}
+
+// readInputs reads the datapoint and truth files.
+func readInputs(opts Options) (inputs, error) {
 	set := opts.Lang + "-" + opts.Stage
 	dpFile := filepath.Join(opts.DataDir, set+".jsonl")
 	truthFile := filepath.Join(opts.DataDir, set+".truth.jsonl")
 	dps, dpErrs, err := dataset.ReadDatapointsFile(dpFile)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return inputs{}, fmt.Errorf("eval: %w", err)
 	}
 	var bad []error
 	for _, e := range dpErrs {
@@ -244,76 +310,43 @@ func Run(opts Options) (*Report, error) {
 		}
 	}
 	if len(bad) > 0 {
-		return nil, errList(bad)
+		return inputs{}, errList(bad)
 	}
 	if len(dps) == 0 {
-		return nil, fmt.Errorf("eval: %s: no datapoints", dpFile)
+		return inputs{}, fmt.Errorf("eval: %s: no datapoints", dpFile)
 	}
 	truth, err := dataset.ReadTruth(truthFile)
 	if err != nil {
-		return nil, fmt.Errorf("eval: truth for %s (scoring needs the expected middles): %w", set, err)
+		return inputs{}, fmt.Errorf("eval: truth for %s (scoring needs the expected middles): %w", set, err)
 	}
-	all := len(dps)
+	in := inputs{dps: dps, all: len(dps)}
 	if opts.Limit > 0 && opts.Limit < len(dps) {
-		dps = dps[:opts.Limit]
+		in.dps = dps[:opts.Limit]
 	}
-	middles := make([]string, len(dps))
-	for i, d := range dps {
+	in.middles = make([]string, len(in.dps))
+	for i, d := range in.dps {
 		t, ok := truth[d.ID]
 		if !ok {
 			bad = append(bad, fmt.Errorf("eval: datapoint %q (%s:%d) has no truth in %s", d.ID, dpFile, d.Line, truthFile))
 			continue
 		}
-		middles[i] = t.Middle
+		in.middles[i] = t.Middle
 	}
 	if len(bad) > 0 {
-		return nil, errList(bad)
+		return inputs{}, errList(bad)
 	}
+	return in, nil
+}
 
-	rep := &Report{Data: opts.DataDir, Lang: opts.Lang, Stage: opts.Stage, Datapoints: len(dps),
-		Tokens: opts.Tokens.Name(), Settings: Settings(opts.Windows, opts.BudgetChars)}
-	type scoredConfig struct {
-		res   *ConfigResult
-		preds []Prediction
-		errs  []error
-	}
-	var runs []scoredConfig
-	for _, p := range opts.Predictions {
-		preds, err := ReadPredictions(p, all)
-		if err != nil {
-			return nil, err
-		}
-		name := strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		runs = append(runs, scoredConfig{res: &ConfigResult{Name: name, About: "predictions file " + p}, preds: preds[:len(dps)]})
-	}
-	if len(configs) > 0 {
-		ctxs, errs, err := buildContexts(opts, spec, dps, configs)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range configs {
-			preds := ctxs[c]
-			res := &ConfigResult{Name: c, About: about(c, opts)}
-			if c == ConfigSeed {
-				res.Name = opts.Seed.Name()
-			}
-			runs = append(runs, scoredConfig{res: res, preds: preds, errs: errs[c]})
-		}
-	}
-	if opts.Visible {
-		rep.Notes = append(rep.Notes, "line_chrf and copy_chrf also search the prefix and suffix the model is given (visible)")
-	}
-	if hasSeedWithoutDense(configs, opts.Seed) {
-		rep.Notes = append(rep.Notes, opts.Seed.Name()+" is the seed's configuration with BM25 only: dense retrieval (its RRF weight 0.8) is not available yet")
-	}
-
-	// Score datapoints in parallel; caches are per datapoint, shared by configurations.
+// scoreRuns scores every configuration's predictions on every datapoint, datapoints
+// in parallel; caches are per datapoint, shared by configurations.
+func scoreRuns(runs []scoredConfig, dps []dataset.Datapoint, middles []string, settings []Setting, opts Options, spec *grammars.Spec) {
 	for _, r := range runs {
 		r.res.PerDatapoint = make([]DatapointScores, len(dps))
 	}
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for w := 0; w < opts.Workers; w++ {
+	for w := 0; w < opts.Batch.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -329,7 +362,7 @@ func Run(opts Options) (*Report, error) {
 					if p.Suffix != nil {
 						suffix = *p.Suffix
 					}
-					ds := scoreDatapoint(middles[i], prefix, suffix, p.Context, rep.Settings, opts.Tokens, spec.IsKeyword, c, opts.Visible)
+					ds := scoreDatapoint(middles[i], prefix, suffix, p.Context, settings, opts.Tokens, spec.IsKeyword, c, opts.Visible)
 					ds.ID = d.ID
 					if r.errs != nil && r.errs[i] != nil {
 						ds.Error = r.errs[i].Error()
@@ -344,15 +377,6 @@ func Run(opts Options) (*Report, error) {
 	}
 	close(next)
 	wg.Wait()
-	for _, r := range runs {
-		aggregate(r.res, rep.Settings)
-		rep.Configs = append(rep.Configs, r.res)
-	}
-	if t, ok := opts.Tokens.(*HFTokenizer); ok && t.Failures() > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the tokenizer failed on %d texts; they were estimated as characters/%.1f", t.Failures(), CharsPerToken))
-	}
-	rep.WallSec = time.Since(start).Seconds()
-	return rep, nil
 }
 
 func hasSeedWithoutDense(configs []string, o SeedOptions) bool {
@@ -369,11 +393,11 @@ func about(c string, opts Options) string {
 	ext := grammars.Lookup(opts.Lang).Extensions[0]
 	switch c {
 	case ConfigCurrent:
-		s := opts.Index.Strategy
+		s := opts.Batch.Workspace.Strategy
 		if s == "" {
-			s = "structural"
+			s = chunker.StrategyStructural
 		}
-		return fmt.Sprintf("what repoctx predict writes (assemble.Predict): %s chunks %+v, compose %+v (0 = default)", s, opts.Index.Chunk, opts.Compose)
+		return fmt.Sprintf("what repoctx predict writes: %s chunks %+v, compose %+v", s, opts.Batch.Workspace.Chunk, opts.Batch.Compose)
 	case ConfigEmpty:
 		return "no context"
 	case ConfigRecent:
@@ -395,214 +419,44 @@ func about(c string, opts Options) string {
 	return ""
 }
 
-// buildContexts builds the predictions of the built-in configurations for
-// every datapoint (only ConfigCurrent may override prefix and suffix). It
-// returns them by configuration, with a parallel slice of errors (nil where
-// the context was built).
-func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, configs []string) (map[string][]Prediction, map[string][]error, error) {
-	ctxs := map[string][]Prediction{}
-	errs := map[string][]error{}
-	need := map[string]bool{}
-	for _, c := range configs {
-		ctxs[c] = make([]Prediction, len(dps))
-		errs[c] = make([]error, len(dps))
-		need[c] = true
-	}
-	var rest []string
-	for _, c := range configs {
-		switch c {
-		case ConfigEmpty:
-		case ConfigCurrent:
-			if err := runCurrent(opts, dps, ctxs[c], errs[c]); err != nil {
-				return nil, nil, err
-			}
-		default:
-			rest = append(rest, c)
-		}
-	}
-	if len(rest) == 0 {
-		return ctxs, errs, nil
-	}
-	configs = rest
+// buildConfigs runs the built-in configurations on the datapoints through the batch
+// engine, one run per configuration (the empty one needs none), and returns their
+// predictions with a parallel slice of errors (nil where the context was built). Only
+// ConfigCurrent may override prefix and suffix.
+func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []dataset.Datapoint, configs []string) ([]scoredConfig, error) {
 	src, err := dataset.OpenSource(opts.DataDir, opts.Lang, opts.Stage, opts.Limits)
 	if err != nil {
-		return nil, nil, fmt.Errorf("eval: %w", err)
+		return nil, fmt.Errorf("eval: %w", err)
 	}
 	defer src.Close()
-
-	groups := map[string][]int{}
-	var order []string
-	for i := range dps {
-		name := dps[i].SnapshotName()
-		if _, ok := groups[name]; !ok {
-			order = append(order, name)
+	var out []scoredConfig
+	for _, c := range configs {
+		res := &ConfigResult{Name: c, About: about(c, opts)}
+		if c == ConfigSeed {
+			res.Name = opts.Seed.Name()
 		}
-		groups[name] = append(groups[name], i)
-	}
-	var mu sync.Mutex
-	fail := func(c string, i int, err error) {
-		err = fmt.Errorf("datapoint %s (line %d): %s: %w", dps[i].ID, dps[i].Line, c, err)
-		mu.Lock()
-		errs[c][i] = err
-		fmt.Fprintf(opts.Log, "eval: %s\n", strings.ReplaceAll(err.Error(), "\n", "; "))
-		mu.Unlock()
-	}
-	seedChunks := opts.Seed.chunkOptions()
-	jobs := make(chan string)
-	var wg sync.WaitGroup
-	for w := 0; w < min(opts.Workers, len(order)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for name := range jobs {
-				idx := groups[name]
-				snap, err := src.Open(name)
-				if err != nil {
-					for _, c := range configs {
-						if c != ConfigEmpty {
-							for _, i := range idx {
-								fail(c, i, err)
-							}
-						}
-					}
-					continue
-				}
-				var sd *snapData
-				if need[ConfigRecent] || need[ConfigBM25File] || need[ConfigWindows] {
-					sd = newSnapData(snap, spec)
-				}
-				for _, c := range configs {
-					var ix *retrieve.Index
-					if c == ConfigSeed {
-						ix, _, err = assemble.IndexSnapshot(snap, chunker.NewFixed(seedChunks),
-							assemble.IndexOptions{Strategy: "fixed", Chunk: seedChunks, CacheDir: opts.Index.CacheDir, MaxFileBytes: opts.Index.MaxFileBytes, Log: opts.Log,
-								Dense: retrieve.DenseNone}) // seed-bm25 ranks with BM25 only
-					}
-					if err != nil {
-						for _, i := range idx {
-							fail(c, i, err)
-						}
-						err = nil
-						continue
-					}
-					for _, i := range idx {
-						d := &dps[i]
-						var ctx string
-						var err error
-						switch c {
-						case ConfigRecent:
-							ctx = sd.recentContext(d)
-						case ConfigBM25File:
-							ctx = sd.bm25FileContext(d)
-						case ConfigWindows:
-							ctx = sd.windowsContext(d)
-						case ConfigSeed:
-							ctx, err = seedContext(ix, snap, d, opts.Seed)
-						}
-						if err != nil {
-							fail(c, i, err)
-							continue
-						}
-						ctxs[c][i].Context = ctx // distinct i per goroutine: no lock needed
-					}
-					if ix != nil {
-						ix.Close()
-					}
-				}
+		sc := scoredConfig{res: res, preds: make([]Prediction, len(dps)), errs: make([]error, len(dps))}
+		if c != ConfigEmpty {
+			cfg := opts.Batch
+			cfg.Skip, cfg.Log, cfg.Method = nil, opts.Log, nil
+			cfg.Workspace.Log = opts.Log
+			if c != ConfigCurrent {
+				cfg.Method = &baseline{config: c, spec: spec, seed: opts.Seed, ws: cfg.Workspace}
 			}
-		}()
-	}
-	for _, name := range order {
-		jobs <- name
-	}
-	close(jobs)
-	wg.Wait()
-	return ctxs, errs, nil
-}
-
-// runCurrent runs assemble.Predict, exactly what `repoctx predict` does, into a
-// temporary file and reads its predictions (contexts and any prefix/suffix
-// overrides) into preds. With a limit it predicts
-// for a copy of the datapoint file cut after the last datapoint scored, next
-// to links to the snapshots. A datapoint Predict fails on gets its error in
-// errs (Predict writes an empty context for it).
-func runCurrent(opts Options, dps []dataset.Datapoint, ctxs []Prediction, errs []error) error {
-	tmp, err := os.MkdirTemp("", "repoctx-eval-")
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	set := opts.Lang + "-" + opts.Stage
-	dataDir := opts.DataDir
-	all, _, err := dataset.ReadDatapointsFile(filepath.Join(opts.DataDir, set+".jsonl"))
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	if len(dps) < len(all) {
-		dataDir = filepath.Join(tmp, "data")
-		if err := limitedCopy(opts.DataDir, dataDir, set, dps[len(dps)-1].Line); err != nil {
-			return err
-		}
-	}
-	out := filepath.Join(tmp, "current.jsonl")
-	iopts := opts.Index
-	iopts.Log = opts.Log
-	sum, err := assemble.Predict(assemble.PredictOptions{DataDir: dataDir, Lang: opts.Lang, Stage: opts.Stage, Out: out,
-		Workers: opts.Workers, Index: iopts, Compose: opts.Compose, Limits: opts.Limits, Log: opts.Log})
-	if err != nil && !errors.Is(err, assemble.ErrSomeFailed) {
-		return fmt.Errorf("eval: current configuration: %w", err)
-	}
-	preds, err := ReadPredictions(out, len(dps))
-	if err != nil {
-		return err
-	}
-	copy(ctxs, preds)
-	// Predict names a failed datapoint "datapoint ID (line N)".
-	for _, e := range sum.Errors {
-		for i, d := range dps {
-			if strings.Contains(e.Error(), fmt.Sprintf("datapoint %s (line %d)", d.ID, d.Line)) {
-				errs[i] = e
+			_, err := batch.Run(ctx, src, batch.FromSlice(dps), cfg, func(r batch.Result) {
+				if r.Err != nil {
+					sc.errs[r.Index] = fmt.Errorf("%s: %w", c, r.Err)
+					return
+				}
+				sc.preds[r.Index] = Prediction{Context: r.Context.Text, Prefix: r.Context.Prefix, Suffix: r.Context.Suffix}
+			})
+			if err != nil {
+				return nil, fmt.Errorf("eval: %s configuration: %w", c, err)
 			}
 		}
+		out = append(out, sc)
 	}
-	return nil
-}
-
-// limitedCopy writes into dst the first lines lines of src's datapoint file
-// and links to src's snapshots (folder and zip, whichever exist).
-func limitedCopy(src, dst, set string, lines int) error {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	raw, err := os.ReadFile(filepath.Join(src, set+".jsonl"))
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	end := 0
-	for n := 0; n < lines && end < len(raw); n++ {
-		i := bytes.IndexByte(raw[end:], '\n')
-		if i < 0 {
-			end = len(raw)
-			break
-		}
-		end += i + 1
-	}
-	if err := os.WriteFile(filepath.Join(dst, set+".jsonl"), raw[:end], 0o644); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	for _, name := range []string{"repositories-" + set, set + ".zip"} {
-		p, err := filepath.Abs(filepath.Join(src, name))
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		if _, err := os.Stat(p); err != nil {
-			continue
-		}
-		if err := os.Symlink(p, filepath.Join(dst, name)); err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-	}
-	return nil
+	return out, nil
 }
 
 // caches hold per-datapoint results shared by configurations.
@@ -622,7 +476,7 @@ func newCaches() *caches {
 //
 // With visible, line_chrf and copy_chrf also search VisibleText(prefix,
 // suffix), which no window trims.
-func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, tc TokenCounter, isKeyword func(string) bool, c *caches, visible bool) DatapointScores {
+func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, tc repoctx.TokenCounter, isKeyword func(string) bool, c *caches, visible bool) DatapointScores {
 	lines := splitLines(context)
 	var toks []float64
 	var room float64
@@ -636,7 +490,7 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 			}
 			toks[i] = n
 		}
-		room = -MaxNewTokens - tc.Count(prefix) - tc.Count(suffix)
+		room = -repoctx.MaxNewTokens - tc.Count(prefix) - tc.Count(suffix)
 	}
 	size := make([]float64, len(lines))
 	suffixBytes := make([]int, len(lines)+1)
@@ -720,14 +574,14 @@ func VisibleText(prefix, suffix string) string {
 	}
 	var sb strings.Builder
 	if body := strings.Join(lines[:n], ""); strings.TrimSpace(body) != "" {
-		sb.WriteString(FileSep + "(prefix)\n" + body)
+		sb.WriteString(repoctx.FileSep + "(prefix)\n" + body)
 	}
 	if i := strings.IndexByte(suffix, '\n'); i >= 0 && strings.TrimSpace(suffix[i+1:]) != "" {
 		body := suffix[i+1:]
 		if !strings.HasSuffix(body, "\n") {
 			body += "\n"
 		}
-		sb.WriteString(FileSep + "(suffix)\n" + body)
+		sb.WriteString(repoctx.FileSep + "(suffix)\n" + body)
 	}
 	return sb.String()
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
 )
@@ -118,8 +119,8 @@ func TestRunSample(t *testing.T) {
 	for _, lang := range []string{"python", "kotlin"} {
 		t.Run(lang, func(t *testing.T) {
 			opts := Options{DataDir: sampleDir, Lang: lang, Stage: "sample", Configs: allConfigs(),
-				Index: assemble.IndexOptions{CacheDir: sharedCache(t)}, Workers: 2}
-			rep, err := Run(opts)
+				Batch: testBatch(sharedCache(t))}
+			rep, err := Run(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,8 +128,8 @@ func TestRunSample(t *testing.T) {
 			if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "BM25 only") {
 				t.Errorf("notes %q should say that seed-bm25 lacks dense retrieval", rep.Notes)
 			}
-			opts.Workers = 1
-			again, err := Run(opts)
+			opts.Batch.Workers = 1
+			again, err := Run(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,13 +143,13 @@ func TestRunSample(t *testing.T) {
 }
 
 // TestCurrentMatchesPredict checks that the current configuration's contexts
-// are what assemble.Predict writes, also when only the first datapoints are
-// scored (Predict then runs on a cut copy of the datapoint file).
+// are what dataset.Predict writes, also when only the first datapoints are
+// scored.
 func TestCurrentMatchesPredict(t *testing.T) {
 	for _, lang := range []string{"python", "kotlin"} {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
-		iopts := assemble.IndexOptions{CacheDir: sharedCache(t)}
-		if _, err := assemble.Predict(assemble.PredictOptions{DataDir: sampleDir, Lang: lang, Stage: "sample", Out: out, Index: iopts}); err != nil {
+		bc := testBatch(sharedCache(t))
+		if _, err := dataset.Predict(context.Background(), dataset.PredictOptions{DataDir: sampleDir, Lang: lang, Stage: "sample", Out: out, Batch: bc}); err != nil {
 			t.Fatal(err)
 		}
 		preds, err := ReadPredictions(out, 4)
@@ -159,7 +160,7 @@ func TestCurrentMatchesPredict(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := Options{DataDir: sampleDir, Lang: lang, Stage: "sample", Index: iopts, Workers: 2}
+		opts := Options{DataDir: sampleDir, Lang: lang, Stage: "sample", Batch: bc}
 		for _, n := range []int{4, 2} {
 			ctxs, errs, err := buildContexts(opts, grammars.Lookup(lang), dps[:n], []string{ConfigCurrent})
 			if err != nil {
@@ -189,15 +190,15 @@ func TestScoreDatapointMatchesExported(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := Options{DataDir: sampleDir, Lang: lang, Stage: "sample", Index: assemble.IndexOptions{CacheDir: sharedCache(t)}, Workers: 2}
+		opts := Options{DataDir: sampleDir, Lang: lang, Stage: "sample", Batch: testBatch(sharedCache(t))}
 		ctxs, _, err := buildContexts(opts, spec, dps, allConfigs())
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Bytes as tokens for Python, so that its windows cut too; the estimate for Kotlin.
-		tc := TokenCounter(byteCounter{})
+		tc := repoctx.TokenCounter(byteCounter{})
 		if lang == "kotlin" {
-			tc = CharEstimate{}
+			tc = repoctx.CharEstimate{}
 		}
 		{
 			for i, d := range dps {
@@ -267,16 +268,16 @@ func TestRunPredictions(t *testing.T) {
 	huge := strings.Repeat("x = 1\n", 6000) // 36000 runes: over 8000 tokens alone
 	lines := []string{
 		// 0: the middle itself as context: every metric is perfect.
-		string(dataset.PredictionLine(FileSep+"m.py\n"+mid(0), nil, nil)),
+		string(dataset.PredictionLine(repoctx.FileSep+"m.py\n"+mid(0), nil, nil)),
 		// 1: a prefix override so long that nothing fits an 8000-token window.
-		string(dataset.PredictionLine(FileSep+"m.py\n"+mid(1), &huge, nil)),
+		string(dataset.PredictionLine(repoctx.FileSep+"m.py\n"+mid(1), &huge, nil)),
 		// 2: a suffix override that shows the middle: it has no new identifiers left.
 		string(dataset.PredictionLine("", nil, ptr(mid(2)))),
 		// 3: empty.
 		string(dataset.PredictionLine("", nil, nil)),
 	}
 	p := writeFile(t, dir, "mine.jsonl", strings.Join(lines, "\n")+"\n")
-	rep, err := Run(Options{DataDir: dir, Lang: "python", Stage: "sample", Predictions: []string{p}, Configs: []string{ConfigEmpty}})
+	rep, err := Run(context.Background(), Options{DataDir: dir, Lang: "python", Stage: "sample", Predictions: []string{p}, Configs: []string{ConfigEmpty}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func TestRunPredictions(t *testing.T) {
 		t.Errorf("datapoint 3: %+v", s)
 	}
 	// Limit scores the first datapoints of a full-length file.
-	rep, err = Run(Options{DataDir: dir, Lang: "python", Stage: "sample", Predictions: []string{p}, Limit: 2})
+	rep, err = Run(context.Background(), Options{DataDir: dir, Lang: "python", Stage: "sample", Predictions: []string{p}, Limit: 2})
 	if err != nil || rep.Datapoints != 2 || len(rep.Configs[0].PerDatapoint) != 2 {
 		t.Errorf("Limit 2: %v, %+v", err, rep)
 	}
@@ -314,7 +315,7 @@ func TestRunErrors(t *testing.T) {
 	run := func(mod func(*Options)) error {
 		o := base
 		mod(&o)
-		_, err := Run(o)
+		_, err := Run(context.Background(), o)
 		return err
 	}
 	expect := func(name string, err error, parts ...string) {
@@ -378,8 +379,8 @@ func TestRunMissingSnapshot(t *testing.T) {
 	lines[0] = string(b) + "\n"
 	writeFile(t, dir, "python-sample.jsonl", strings.Join(lines, ""))
 	var log bytes.Buffer
-	rep, err := Run(Options{DataDir: dir, Lang: "python", Stage: "sample", Configs: []string{ConfigBM25File, ConfigCurrent},
-		Index: assemble.IndexOptions{CacheDir: sharedCache(t)}, Log: &log})
+	rep, err := Run(context.Background(), Options{DataDir: dir, Lang: "python", Stage: "sample", Configs: []string{ConfigBM25File, ConfigCurrent},
+		Batch: testBatch(sharedCache(t)), Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,14 +419,14 @@ func TestRunDev(t *testing.T) {
 		t.Run(tc.lang, func(t *testing.T) {
 			start := time.Now()
 			opts := Options{DataDir: dev, Lang: tc.lang, Stage: "dev", Configs: allConfigs(),
-				Index: assemble.IndexOptions{CacheDir: sharedCache(t)}, Limit: tc.limit}
+				Batch: testBatch(sharedCache(t)), Limit: tc.limit}
 			if raceEnabled {
 				opts.Limit = tc.raceN
 			}
 			if os.Getenv("REPOCTX_EVAL_DEV_ALL") == "1" {
 				opts.Limit = 0
 			}
-			rep, err := Run(opts)
+			rep, err := Run(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,35 +10,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/repoctx/repoctx/assemble"
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
+
+	"github.com/repoctx/repoctx"
 )
-
-// TokenCounter counts the tokens a model would see for a text. Count must be
-// safe for concurrent use.
-type TokenCounter interface {
-	// Name describes the counter in reports, e.g. "characters/3.5".
-	Name() string
-	// Count returns the number of tokens of s (fractional for estimates).
-	Count(s string) float64
-}
-
-// CharsPerToken is the characters-per-token ratio of [CharEstimate]; it is
-// assemble's, so that the budget planner and the scorer estimate alike.
-const CharsPerToken = assemble.CharsPerToken
-
-// CharEstimate estimates tokens as characters / [CharsPerToken], characters
-// being Unicode code points (invalid UTF-8 bytes count one each). The
-// estimate is not rounded, so the tokens of lines add up to the tokens of
-// their concatenation.
-type CharEstimate struct{}
-
-// Name returns "characters/3.5".
-func (CharEstimate) Name() string { return "characters/3.5" }
-
-// Count returns runes(s) / 3.5.
-func (CharEstimate) Count(s string) float64 { return float64(runeCount(s)) / CharsPerToken }
 
 // HFTokenizer counts tokens with a Hugging Face tokenizer.json, loaded by the
 // pure-Go library github.com/sugarme/tokenizer (the tokenizer of hugot's Go
@@ -189,7 +165,7 @@ func (t *HFTokenizer) Count(s string) (n float64) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.failures++
-			n = CharEstimate{}.Count(s)
+			n = repoctx.CharEstimate{}.Count(s)
 		}
 	}()
 	segments := []string{s}
@@ -204,7 +180,7 @@ func (t *HFTokenizer) Count(s string) (n float64) {
 		enc, err := t.tk.EncodeSingle(seg, false)
 		if err != nil {
 			t.failures++
-			return CharEstimate{}.Count(s)
+			return repoctx.CharEstimate{}.Count(s)
 		}
 		n += float64(len(enc.Ids))
 	}

@@ -1,32 +1,26 @@
 package eval
 
-import "github.com/repoctx/repoctx/assemble"
+import "github.com/repoctx/repoctx"
 
-// MaxNewTokens is the room the competition kept for the completion itself:
-// models generated up to 384 new tokens, and the scorer counted them against
-// the window before the context. It is assemble.MaxNewTokens, which the budget
-// planner uses.
-const MaxNewTokens = assemble.MaxNewTokens
-
-// Default model windows, in tokens: Mellum-4B's 8K and the 16K of
-// Codestral-2501 and Qwen2.5-Coder-7B.
-var DefaultWindows = []int{8000, 16000}
+// DefaultWindows returns the default model windows, in tokens: Mellum-4B's 8K and
+// the 16K of Codestral-2501 and Qwen2.5-Coder-7B.
+func DefaultWindows() []int { return []int{8000, 16000} }
 
 // TrimToWindow trims context the way the competition's scorer did for a model
 // with a window of window tokens: it keeps whole lines from the end of the
-// context while MaxNewTokens + tokens(prefix) + tokens(suffix) + tokens(kept
+// context while repoctx.MaxNewTokens + tokens(prefix) + tokens(suffix) + tokens(kept
 // lines) <= window, and drops the first line that does not fit and everything
 // before it. Lines are cut after each "\n" and counted with their "\n", one
 // line at a time, by tc. prefix and suffix are what the model is given (a
 // prediction's overrides when present); they are never cut, so when they
 // alone fill the window the result is "". The result is a suffix of context.
-func TrimToWindow(context, prefix, suffix string, window int, tc TokenCounter) string {
+func TrimToWindow(context, prefix, suffix string, window int, tc repoctx.TokenCounter) string {
 	lines := splitLines(context)
 	toks := make([]float64, len(lines))
 	for i, l := range lines {
 		toks[i] = tc.Count(l)
 	}
-	room := float64(window) - MaxNewTokens - tc.Count(prefix) - tc.Count(suffix)
+	room := float64(window) - repoctx.MaxNewTokens - tc.Count(prefix) - tc.Count(suffix)
 	return joinFrom(lines, keepFrom(toks, room))
 }
 

@@ -3,6 +3,8 @@ package eval
 import (
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx"
 )
 
 // byteCounter counts one token per byte, to make trimming easy to follow.
@@ -38,7 +40,7 @@ func TestTrimToWindow(t *testing.T) {
 	}
 	// characters/3.5: prefix 7 runes = 2 tokens; lines "abcdef\n" 2 tokens and
 	// "é\n" 2 runes = 4/7 token.
-	ce := CharEstimate{}
+	ce := repoctx.CharEstimate{}
 	for _, tc := range []struct {
 		window int
 		want   string

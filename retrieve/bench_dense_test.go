@@ -3,6 +3,7 @@ package retrieve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -110,13 +111,6 @@ func chunkGitHead(gd string, ch chunker.Chunker, out *[]chunker.Chunk) (int, err
 	return len(paths), nil
 }
 
-func benchModelDir() string {
-	if d := os.Getenv("REPOCTX_BENCH_MODEL"); d != "" {
-		return d
-	}
-	return tinyBERT
-}
-
 // benchTexts returns n chunk texts of the corpus (cycling).
 func benchTexts(b *testing.B, n int) []string {
 	cs, _ := benchChunksReal(b)
@@ -176,26 +170,11 @@ func BenchmarkEmbed(b *testing.B) {
 		}
 		benchEmbed(b, m)
 	})
-	for _, backend := range []string{"go", "ort"} {
-		b.Run("hugot-"+backend, func(b *testing.B) {
-			if backend == "ort" && (!ORTAvailable || os.Getenv("REPOCTX_ORT_LIB") == "") {
-				b.Skip("needs -tags onnxruntime and REPOCTX_ORT_LIB")
-			}
-			emb, err := NewHugot(benchModelDir(), HugotOptions{Backend: backend})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer emb.Close()
-			b.Logf("model %s (dim %d)", emb.ID(), emb.Dim())
-			benchEmbed(b, emb)
-		})
-	}
+	// The transformer backends are measured in the hugot package.
 }
 
-// BenchmarkBuildDense measures building an index (BM25 + dense) of the corpus: with the
-// default LSA model, and with a hugot model with a cold and a warm embedding cache (the
-// warm build embeds nothing). The hugot builds use at most 2,000 chunks unless
-// REPOCTX_BENCH_MODEL is set (the tiny model is fast; a real one on 5,000 chunks is not).
+// BenchmarkBuildDense measures building an index (BM25 + dense) of the corpus: BM25
+// only and with the default LSA model (transformer models: the hugot package).
 func BenchmarkBuildDense(b *testing.B) {
 	cs, desc := benchChunksReal(b)
 	b.Logf("corpus: %s", desc)
@@ -203,7 +182,7 @@ func BenchmarkBuildDense(b *testing.B) {
 		cacheDir := b.TempDir()
 		opts.EmbedCache = filepath.Join(cacheDir, "emb")
 		if warm {
-			if err := BuildWith(filepath.Join(cacheDir, "warmup"), "k", chunks, opts); err != nil {
+			if err := Build(context.Background(), filepath.Join(cacheDir, "warmup"), "k", chunks, opts); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -215,11 +194,11 @@ func BenchmarkBuildDense(b *testing.B) {
 				opts.EmbedCache = filepath.Join(cacheDir, fmt.Sprint("emb", i))
 			}
 			i++
-			if err := BuildWith(dir, "k", chunks, opts); err != nil {
+			if err := Build(context.Background(), dir, "k", chunks, opts); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			ix, err := Open(dir, "k")
+			ix, err := Open(dir, "k", opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -233,17 +212,6 @@ func BenchmarkBuildDense(b *testing.B) {
 	}
 	b.Run("bm25-only", func(b *testing.B) { build(b, cs, BuildOptions{Dense: DenseNone}, false) })
 	b.Run("lsa", func(b *testing.B) { build(b, cs, BuildOptions{}, false) })
-	n := len(cs)
-	if os.Getenv("REPOCTX_BENCH_MODEL") == "" {
-		n = min(n, 2000)
-	}
-	emb, err := NewHugot(benchModelDir(), HugotOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer emb.Close()
-	b.Run("hugot-cold", func(b *testing.B) { build(b, cs[:n], BuildOptions{Embedder: emb}, false) })
-	b.Run("hugot-warm", func(b *testing.B) { build(b, cs[:n], BuildOptions{Embedder: emb}, true) })
 }
 
 // BenchmarkSearchHybrid measures warm hybrid queries (BM25 + LSA, k = 8, depth 50) on
@@ -253,10 +221,10 @@ func BenchmarkSearchHybrid(b *testing.B) {
 	cs, desc := benchChunksReal(b)
 	b.Logf("corpus: %s", desc)
 	dir := filepath.Join(b.TempDir(), "idx")
-	if err := Build(dir, "bench", cs); err != nil {
+	if err := Build(context.Background(), dir, "bench", cs, BuildOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	ix, err := Open(dir, "bench")
+	ix, err := Open(dir, "bench", BuildOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -291,55 +259,15 @@ func BenchmarkSearchHybrid(b *testing.B) {
 		})
 	}
 	run("hybrid", func(q string) error {
-		_, err := ix.SearchHybrid(q, 8, nil, Weights{}, KeepTail)
+		_, err := ix.searchHybrid(q, 8, nil, Weights{}, KeepTail)
 		return err
 	})
 	run("dense", func(q string) error {
-		_, err := ix.SearchDense(q, 50, nil, KeepTail)
+		_, err := ix.searchDense(q, 50, nil, KeepTail)
 		return err
 	})
 	run("bm25", func(q string) error {
-		_, err := ix.Search(q, 50, nil)
+		_, err := ix.searchBM25(q, 50, nil)
 		return err
 	})
-}
-
-// BenchmarkEmbedTokens measures transformer throughput at fixed input lengths (word
-// pieces, [CLS] and [SEP] included), in batches of 8 identical-length texts, per backend:
-// 32 and 64 tokens for the tiny test model, 128 and 256 for a model with a 256-token
-// limit such as all-MiniLM-L6-v2 (REPOCTX_BENCH_MODEL).
-func BenchmarkEmbedTokens(b *testing.B) {
-	for _, backend := range []string{"go", "ort"} {
-		b.Run(backend, func(b *testing.B) {
-			if backend == "ort" && (!ORTAvailable || os.Getenv("REPOCTX_ORT_LIB") == "") {
-				b.Skip("needs -tags onnxruntime and REPOCTX_ORT_LIB")
-			}
-			emb, err := NewHugot(benchModelDir(), HugotOptions{Backend: backend})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer emb.Close()
-			limit := emb.(interface{ limit() int }).limit()
-			for _, n := range []int{limit / 2, limit} {
-				b.Run(fmt.Sprintf("tokens=%d", n), func(b *testing.B) {
-					texts := make([]string, 8)
-					for i := range texts {
-						texts[i] = strings.Repeat("cache ", n-2) // "cache" is one word piece
-					}
-					_, tr, err := emb.Embed(texts[:1], KeepHead)
-					if err != nil || tr[0] {
-						b.Fatalf("warm-up: %v truncated=%v", err, tr)
-					}
-					done := 0
-					for b.Loop() {
-						if _, _, err := emb.Embed(texts, KeepHead); err != nil {
-							b.Fatal(err)
-						}
-						done += len(texts)
-					}
-					b.ReportMetric(float64(done)/b.Elapsed().Seconds(), "texts/s")
-				})
-			}
-		})
-	}
 }

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -117,7 +118,7 @@ func BenchmarkBuild(b *testing.B) {
 	for b.Loop() {
 		dir := filepath.Join(b.TempDir(), fmt.Sprint(i))
 		i++
-		if err := BuildWith(dir, "bench", chunks, BuildOptions{Dense: DenseNone}); err != nil {
+		if err := Build(context.Background(), dir, "bench", chunks, BuildOptions{Dense: DenseNone}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -136,10 +137,10 @@ func BenchmarkBuild(b *testing.B) {
 func BenchmarkSearch(b *testing.B) {
 	chunks := synthChunks(benchChunks)
 	dir := filepath.Join(b.TempDir(), "idx")
-	if err := Build(dir, "bench", chunks); err != nil {
+	if err := Build(context.Background(), dir, "bench", chunks, BuildOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	ix, err := Open(dir, "bench")
+	ix, err := Open(dir, "bench", BuildOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -188,11 +189,11 @@ func BenchmarkSearch(b *testing.B) {
 func BenchmarkOpen(b *testing.B) {
 	chunks := synthChunks(benchChunks)
 	dir := filepath.Join(b.TempDir(), "idx")
-	if err := Build(dir, "bench", chunks); err != nil {
+	if err := Build(context.Background(), dir, "bench", chunks, BuildOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		ix, err := Open(dir, "bench")
+		ix, err := Open(dir, "bench", BuildOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

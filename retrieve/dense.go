@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,13 +14,47 @@ import (
 	"time"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/internal/topk"
 )
 
-// Dense model selectors for [BuildOptions.Dense].
+// DenseKind selects the dense retriever of an index ([BuildOptions.Dense]).
+type DenseKind uint8
+
 const (
-	DenseLSA  = "lsa"  // the built-in LSA model fitted on the snapshot (the default)
-	DenseNone = "none" // no dense vectors: BM25 only
+	// DenseLSA is the built-in LSA model fitted on the indexed chunks (the default),
+	// or the LSA model given as [BuildOptions.Embedder].
+	DenseLSA DenseKind = iota
+	// DenseNone builds no dense vectors: BM25 only.
+	DenseNone
+	// DenseModel embeds with [BuildOptions.Embedder], a model the caller opened (for
+	// example a Hugging Face sentence encoder from the retrieve/hugot package).
+	DenseModel
 )
+
+// String returns "lsa", "none" or "model".
+func (k DenseKind) String() string {
+	switch k {
+	case DenseLSA:
+		return "lsa"
+	case DenseNone:
+		return "none"
+	case DenseModel:
+		return "model"
+	}
+	return fmt.Sprintf("DenseKind(%d)", uint8(k))
+}
+
+// ParseDense returns the DenseKind named s ("lsa" or "none"; "model" needs an
+// embedder and is chosen by giving one). It returns an error naming s otherwise.
+func ParseDense(s string) (DenseKind, error) {
+	switch s {
+	case "lsa", "":
+		return DenseLSA, nil
+	case "none":
+		return DenseNone, nil
+	}
+	return 0, fmt.Errorf("retrieve: unknown dense retriever %q (lsa or none; a model is given as an embedder)", s)
+}
 
 // DefaultEmbedBatch is the number of chunks per [Embedder.Embed] call during a build.
 const DefaultEmbedBatch = 32
@@ -30,31 +65,31 @@ const (
 	lsaFile     = "lsa.gob.sz"  // the fitted LSA model (built-in dense model only)
 )
 
-// ErrNoDense is returned (wrapped) by [Index.SearchDense] for an index built without
-// dense vectors ([DenseNone]). [Index.SearchHybrid] falls back to BM25 alone instead.
+// ErrNoDense is returned (wrapped) by [Index.Search] in [Dense] mode for an index built without
+// dense vectors ([DenseNone]). A [Hybrid] search falls back to BM25 alone instead.
 var ErrNoDense = errors.New("retrieve: index has no dense vectors")
 
-// BuildOptions configures [BuildWith], [OpenWith] and [OpenOrBuildWith]. The zero value
-// is the default: BM25 plus the built-in [LSA] model of dimension [DefaultLSADim].
+// BuildOptions configures [Build], [Open] and [OpenOrBuild]. The zero value is the
+// default: BM25 plus the built-in [LSA] model of dimension [DefaultLSADim].
 type BuildOptions struct {
-	// Dense selects the dense retriever: "" or [DenseLSA] for the built-in LSA model,
-	// [DenseNone] for BM25 only, anything else is the folder of a Hugging Face model
-	// opened with [NewHugot] (e.g. the one `repoctx model download` fetches).
-	Dense string
+	// Dense selects the dense retriever. With an Embedder it is ignored: the vectors
+	// are that model's ([DenseModel]).
+	Dense DenseKind
 	// Dim is the LSA dimension (default [DefaultLSADim]); other models fix their own.
 	Dim int
-	// Hugot configures the model opened from the Dense folder.
-	Hugot HugotOptions
-	// Embedder, if not nil, is an already opened model used instead of opening Dense
-	// (which is then ignored): give the same one to the indexes of many snapshots so the
-	// model is loaded once. The index does not close it.
+	// Embedder, if not nil, is an opened model the vectors are computed with (and
+	// queries embedded with): give the same one to the indexes of many snapshots so
+	// the model is loaded once. The index never closes it.
 	Embedder Embedder
 	// EmbedCache is the directory of the embedding cache for models other than LSA (see
-	// [EmbedCacheFile]). Empty means none for [BuildWith], and the subdirectory
-	// "embeddings" of the cache directory for [OpenOrBuildWith].
+	// [EmbedCacheFile]). Empty means none for [Build], and the subdirectory
+	// "embeddings" of the cache directory for [OpenOrBuild].
 	EmbedCache string
 	// NoEmbedCache turns the embedding cache off.
 	NoEmbedCache bool
+	// EmbedCacheTimeout is how long a build waits for another process's lock on the
+	// embedding cache before building without it; 0 means [DefaultEmbedCacheTimeout].
+	EmbedCacheTimeout time.Duration
 	// BatchSize is the number of chunks per Embed call (default [DefaultEmbedBatch]);
 	// with the vectors written to disk as they come, it bounds the build's memory.
 	BatchSize int
@@ -104,7 +139,7 @@ type denseSpec struct {
 	dim  int    // LSA dimension
 }
 
-// spec resolves the dense selection without loading a model.
+// spec resolves the dense selection.
 func (o BuildOptions) spec() (denseSpec, error) {
 	if o.Embedder != nil {
 		return denseSpec{kind: kindModel, id: o.Embedder.ID()}, nil
@@ -112,37 +147,15 @@ func (o BuildOptions) spec() (denseSpec, error) {
 	switch o.Dense {
 	case DenseNone:
 		return denseSpec{kind: kindNone}, nil
-	case "", DenseLSA:
+	case DenseLSA:
 		if o.Dim < 0 {
 			return denseSpec{}, fmt.Errorf("retrieve: LSA dimension %d < 0", o.Dim)
 		}
 		return denseSpec{kind: kindLSA, id: LSAModelID(o.Dim), dim: o.Dim}, nil
+	case DenseModel:
+		return denseSpec{}, errors.New("retrieve: dense model selected without an embedder")
 	}
-	id, err := HugotModelID(o.Dense, o.Hugot)
-	if err != nil {
-		return denseSpec{}, err
-	}
-	return denseSpec{kind: kindModel, id: id}, nil
-}
-
-// embedder returns the model for spec: opts.Embedder, or a newly opened one (own=true)
-// for a model folder, or nil for LSA and none.
-func (o BuildOptions) embedder(s denseSpec) (emb Embedder, own bool, err error) {
-	if s.kind != kindModel {
-		return nil, false, nil
-	}
-	if o.Embedder != nil {
-		return o.Embedder, false, nil
-	}
-	emb, err = NewHugot(o.Dense, o.Hugot)
-	if err != nil {
-		return nil, false, err
-	}
-	if emb.ID() != s.id {
-		_ = emb.Close()
-		return nil, false, fmt.Errorf("retrieve: model %s changed while opening it", o.Dense)
-	}
-	return emb, true, nil
+	return denseSpec{}, fmt.Errorf("retrieve: unknown dense retriever %v", o.Dense)
 }
 
 // dirName is the directory name, under a cache directory, of the index of key with the
@@ -157,7 +170,7 @@ func dirName(key, id string) string {
 }
 
 // IndexDirName returns the directory name, under a cache directory, that
-// [OpenOrBuildWith] uses for key and opts (opening no model).
+// [OpenOrBuild] uses for key and opts (opening no model).
 func IndexDirName(key string, opts BuildOptions) (string, error) {
 	s, err := opts.spec()
 	if err != nil {
@@ -168,7 +181,7 @@ func IndexDirName(key string, opts BuildOptions) (string, error) {
 
 // buildDense computes the dense part of an index of chunks into the build directory tmp
 // and returns its description, or nil for none. emb is the model for kindModel.
-func buildDense(tmp string, chunks []chunker.Chunk, s denseSpec, emb Embedder, opts BuildOptions) (*DenseInfo, error) {
+func buildDense(ctx context.Context, tmp string, chunks []chunker.Chunk, s denseSpec, emb Embedder, opts BuildOptions) (*DenseInfo, error) {
 	if s.kind == kindNone {
 		return nil, nil
 	}
@@ -195,7 +208,7 @@ func buildDense(tmp string, chunks []chunker.Chunk, s denseSpec, emb Embedder, o
 			return nil, fmt.Errorf("retrieve: write LSA model: %w", err)
 		}
 	} else if opts.EmbedCache != "" && !opts.NoEmbedCache && emb.Dim() > 0 {
-		c, err := openEmbedCache(opts.EmbedCache, s.id, emb.Dim())
+		c, err := openEmbedCache(opts.EmbedCache, s.id, emb.Dim(), opts.EmbedCacheTimeout)
 		if err != nil {
 			info.CacheError = err.Error()
 		} else {
@@ -209,7 +222,7 @@ func buildDense(tmp string, chunks []chunker.Chunk, s denseSpec, emb Embedder, o
 		return info, nil
 	}
 	start := time.Now()
-	if err := embedChunks(filepath.Join(tmp, vectorsFile), chunks, emb, cache, opts.BatchSize, s.kind == kindModel, info); err != nil {
+	if err := embedChunks(ctx, filepath.Join(tmp, vectorsFile), chunks, emb, cache, opts.BatchSize, s.kind == kindModel, info); err != nil {
 		return nil, err
 	}
 	info.EmbedMS = time.Since(start).Milliseconds()
@@ -237,7 +250,7 @@ func writeFileWith(path string, fn func(io.Writer) error) error {
 // what it can from cache (may be nil) and embedding the rest batch by batch (longest
 // texts first when byLength, so that a batch pads little), writing each batch as it
 // comes. It fills info's counters.
-func embedChunks(path string, chunks []chunker.Chunk, emb Embedder, cache *embedCache, batch int, byLength bool, info *DenseInfo) error {
+func embedChunks(ctx context.Context, path string, chunks []chunker.Chunk, emb Embedder, cache *embedCache, batch int, byLength bool, info *DenseInfo) error {
 	if batch <= 0 {
 		batch = DefaultEmbedBatch
 	}
@@ -298,6 +311,9 @@ func embedChunks(path string, chunks []chunker.Chunk, emb Embedder, cache *embed
 	texts := make([]string, 0, batch)
 	var keys [][33]byte
 	for lo := 0; lo < len(todo); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ids := todo[lo:min(lo+batch, len(todo))]
 		texts = texts[:0]
 		for _, i := range ids {
@@ -314,7 +330,7 @@ func embedChunks(path string, chunks []chunker.Chunk, emb Embedder, cache *embed
 			if len(vecs[j]) != dim {
 				return fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", emb.ID(), len(vecs[j]), dim)
 			}
-			normalize(vecs[j])
+			Normalize(vecs[j])
 			if err := write(i, vecs[j]); err != nil {
 				return fmt.Errorf("retrieve: write vectors: %w", err)
 			}
@@ -388,7 +404,7 @@ func (ix *Index) denseData() ([]float32, Embedder, error) {
 					ix.denseErr = fmt.Errorf("retrieve: %s: %w", ix.dir, err)
 					return
 				}
-				ix.qemb, ix.ownEmb = m, true
+				ix.qemb = m
 			}
 		}
 	})
@@ -426,7 +442,7 @@ func (ix *Index) DenseInfo() DenseInfo {
 // HasDense reports whether the index holds dense vectors.
 func (ix *Index) HasDense() bool { return ix.man.Dense != nil && ix.man.Dense.Dim > 0 }
 
-// SearchDense returns the k chunks whose vectors are most similar to the query's
+// searchDense returns the k chunks whose vectors are most similar to the query's
 // (cosine similarity, exact: every vector is compared), best first, with ties broken by
 // the chunks' order in [Build]'s input. Hit.Score is the cosine similarity.
 //
@@ -435,13 +451,13 @@ func (ix *Index) HasDense() bool { return ix.man.Dense != nil && ix.man.Dense.Di
 // hole, [KeepHead] for a suffix query). A query the model maps to the zero vector (no
 // known term, for LSA) yields no hits.
 //
-// filter works as for [Index.Search]: rejected chunks do not count toward k, and it is
+// filter works as for BM25: rejected chunks do not count toward k, and it is
 // called at most once per chunk, only for chunks that would enter the current top k.
 //
 // It returns [ErrNoDense] for an index built without dense vectors, [ErrNoEmbedder] if
-// the model is not available for the query (see [OpenWith]), [ErrClosed] after Close,
+// the model is not available for the query (see [Open]), [ErrClosed] after Close,
 // and the model's errors, wrapped.
-func (ix *Index) SearchDense(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd) ([]Hit, error) {
+func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -469,73 +485,39 @@ func (ix *Index) SearchDense(query string, k int, filter func(*chunker.Chunk) bo
 		return nil, fmt.Errorf("retrieve: query embedder %s does not match the index's vectors: %w", emb.ID(), ErrNoEmbedder)
 	}
 	q := qv[0]
-	if !normalize(q) {
+	if !Normalize(q) {
 		return nil, nil
 	}
 	return ix.topDense(q, vecs, d.Dim, k, filter), nil
 }
 
-// topDense returns the k best accepted chunks by dot product with q.
+// topDense returns the k best accepted chunks by dot product with q, ties broken by
+// chunk order.
 func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Chunk) bool) []Hit {
 	type cand struct {
 		i int
 		s float32
 	}
-	// worse(a, b): a ranks after b (lower score, or equal score and later chunk).
-	worse := func(a, b cand) bool { return a.s < b.s || (a.s == b.s && a.i > b.i) }
-	h := make([]cand, 0, k) // min-heap: the worst kept candidate at the root
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			c := l
-			if r := l + 1; r < len(h) && worse(h[r], h[l]) {
-				c = r
-			}
-			if !worse(h[c], h[i]) {
-				return
-			}
-			h[i], h[c] = h[c], h[i]
-			i = c
+	h := topk.New(k, func(a, b cand) int { // best first
+		if c := cmp.Compare(b.s, a.s); c != 0 {
+			return c
 		}
-	}
+		return cmp.Compare(a.i, b.i)
+	})
 	n := len(vecs) / dim
 	for i := range n {
 		c := cand{i, dot(q, vecs[i*dim:(i+1)*dim])}
-		if len(h) == k && !worse(h[0], c) {
+		if !h.Would(c) {
 			continue
 		}
 		if filter != nil && !filter(&ix.chunks[i]) {
 			continue
 		}
-		if len(h) < k {
-			h = append(h, c)
-			for j := len(h) - 1; j > 0; {
-				p := (j - 1) / 2
-				if !worse(h[j], h[p]) {
-					break
-				}
-				h[j], h[p] = h[p], h[j]
-				j = p
-			}
-			continue
-		}
-		h[0] = c
-		down(0)
+		h.Push(c)
 	}
-	slices.SortFunc(h, func(a, b cand) int {
-		if worse(a, b) {
-			return 1
-		}
-		if worse(b, a) {
-			return -1
-		}
-		return 0
-	})
-	hits := make([]Hit, len(h))
-	for r, c := range h {
+	top := h.Sorted()
+	hits := make([]Hit, len(top))
+	for r, c := range top {
 		hits[r] = Hit{ID: ix.chunks[c.i].ID, Score: float64(c.s), Rank: r + 1}
 	}
 	return hits

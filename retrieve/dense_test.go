@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -50,7 +51,7 @@ func (f *fakeEmbedder) Embed(texts []string, keep KeepEnd) ([][]float32, []bool,
 			j := int(binary.LittleEndian.Uint32(h[:]) % uint32(f.dim))
 			v[j] += float32(1 + int(h[4]%3))
 		}
-		normalize(v)
+		Normalize(v)
 		vecs[i] = v
 	}
 	return vecs, trunc, nil
@@ -99,10 +100,10 @@ func TestSearchDenseIsExact(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "idx")
-			if err := BuildWith(dir, "k", chunks, tc.opts); err != nil {
+			if err := Build(context.Background(), dir, "k", chunks, tc.opts); err != nil {
 				t.Fatal(err)
 			}
-			ix, err := OpenWith(dir, "k", tc.opts)
+			ix, err := Open(dir, "k", tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +115,7 @@ func TestSearchDenseIsExact(t *testing.T) {
 			for q := range 10 {
 				query := chunks[q*37].Text[:min(200, len(chunks[q*37].Text))]
 				want := refDense(t, emb, chunks, query, KeepTail)
-				got, err := ix.SearchDense(query, 10, nil, KeepTail)
+				got, err := ix.searchDense(query, 10, nil, KeepTail)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -130,7 +131,7 @@ func TestSearchDenseIsExact(t *testing.T) {
 				// at most once per chunk.
 				calls := map[string]int{}
 				odd := func(c *chunker.Chunk) bool { calls[c.ID]++; return c.Ordinal%2 == 1 }
-				fgot, err := ix.SearchDense(query, 5, odd, KeepTail)
+				fgot, err := ix.searchDense(query, 5, odd, KeepTail)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -171,7 +172,7 @@ func TestSearchDenseTiesByChunkOrder(t *testing.T) {
 	}
 	ix := buildTest(t, chunks)
 	for _, k := range []int{1, 3, 8} {
-		hits, err := ix.SearchDense("evict eldest entries", k, nil, KeepTail)
+		hits, err := ix.searchDense("evict eldest entries", k, nil, KeepTail)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,14 +193,14 @@ func TestDenseOptions(t *testing.T) {
 	cache := t.TempDir()
 	chunks := func() ([]chunker.Chunk, error) { return testChunks(), nil }
 
-	ix, built, err := OpenOrBuild(cache, "snap", chunks)
+	ix, built, err := OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), BuildOptions{})
 	if err != nil || !built {
 		t.Fatalf("OpenOrBuild: %v built=%v", err, built)
 	}
 	if d := ix.DenseInfo(); d.Model != LSAModelID(0) || d.Dim == 0 || d.Vectors != len(testChunks()) || d.Terms == 0 {
 		t.Errorf("default dense info = %+v", d)
 	}
-	hits, err := ix.SearchDense("evict the eldest entry", 3, nil, KeepTail)
+	hits, err := ix.searchDense("evict the eldest entry", 3, nil, KeepTail)
 	if err != nil || len(hits) == 0 || hits[0].ID != "src/cache/BoundedCache.kt#1" {
 		t.Errorf("SearchDense = %v, %v", hits, err)
 	}
@@ -208,7 +209,7 @@ func TestDenseOptions(t *testing.T) {
 	// The same key with another LSA dimension or without dense vectors builds anew, in
 	// another directory, and leaves the default one alone.
 	for _, opts := range []BuildOptions{{Dim: 4}, {Dense: DenseNone}} {
-		ix, built, err := OpenOrBuildWith(cache, "snap", chunks, opts)
+		ix, built, err := OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), opts)
 		if err != nil || !built {
 			t.Fatalf("%+v: %v built=%v", opts, err, built)
 		}
@@ -217,20 +218,20 @@ func TestDenseOptions(t *testing.T) {
 			t.Errorf("%+v: dir %s, want %s", opts, ix.Dir(), name)
 		}
 		ix.Close()
-		ix, built, err = OpenOrBuildWith(cache, "snap", chunks, opts)
+		ix, built, err = OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), opts)
 		if err != nil || built {
 			t.Fatalf("%+v second call: %v built=%v", opts, err, built)
 		}
 		ix.Close()
 	}
-	ix, built, err = OpenOrBuild(cache, "snap", chunks)
+	ix, built, err = OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), BuildOptions{})
 	if err != nil || built {
 		t.Fatalf("default again: %v built=%v", err, built)
 	}
 	ix.Close()
 
 	// BM25-only index: SearchDense says so, SearchHybrid ranks by BM25 alone.
-	none, _, err := OpenOrBuildWith(cache, "snap", chunks, BuildOptions{Dense: DenseNone})
+	none, _, err := OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), BuildOptions{Dense: DenseNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,22 +239,22 @@ func TestDenseOptions(t *testing.T) {
 	if none.HasDense() || none.DenseInfo().Model != "" {
 		t.Errorf("none: HasDense %v info %+v", none.HasDense(), none.DenseInfo())
 	}
-	if _, err := none.SearchDense("evict", 3, nil, KeepTail); !errors.Is(err, ErrNoDense) {
+	if _, err := none.searchDense("evict", 3, nil, KeepTail); !errors.Is(err, ErrNoDense) {
 		t.Errorf("SearchDense on a BM25 index: %v", err)
 	}
-	fh, err := none.SearchHybrid("evict the eldest entry", 3, nil, Weights{}, KeepTail)
-	bm, _ := none.Search("evict the eldest entry", 3, nil)
+	fh, err := none.searchHybrid("evict the eldest entry", 3, nil, Weights{}, KeepTail)
+	bm, _ := none.searchBM25("evict the eldest entry", 3, nil)
 	if err != nil || len(fh) != len(bm) || fh[0].ID != bm[0].ID || fh[0].DenseRank != 0 || fh[0].BM25Rank != 1 {
 		t.Errorf("SearchHybrid on a BM25 index = %+v, %v", fh, err)
 	}
 
 	// OpenWith checks the model.
 	dir := filepath.Join(cache, CacheDirName("snap"))
-	if _, err := OpenWith(dir, "snap", BuildOptions{Dense: DenseNone}); !errors.Is(err, ErrKeyMismatch) {
-		t.Errorf("OpenWith(none) on an LSA index: %v", err)
+	if _, err := Open(dir, "snap", BuildOptions{Dense: DenseNone}); !errors.Is(err, ErrKeyMismatch) {
+		t.Errorf("Open(none) on an LSA index: %v", err)
 	}
-	if _, err := OpenWith(dir, "snap", BuildOptions{Dim: 64}); !errors.Is(err, ErrKeyMismatch) {
-		t.Errorf("OpenWith(dim 64) on a dim-128 index: %v", err)
+	if _, err := Open(dir, "snap", BuildOptions{Dim: 64}); !errors.Is(err, ErrKeyMismatch) {
+		t.Errorf("Open(dim 64) on a dim-128 index: %v", err)
 	}
 	assertNoLeftovers(t, cache)
 }
@@ -264,7 +265,7 @@ func TestOldFormatIsRebuilt(t *testing.T) {
 	cache := t.TempDir()
 	chunks := func() ([]chunker.Chunk, error) { return testChunks(), nil }
 	dir := filepath.Join(cache, CacheDirName("k"))
-	if err := BuildWith(dir, "k", testChunks(), BuildOptions{Dense: DenseNone}); err != nil {
+	if err := Build(context.Background(), dir, "k", testChunks(), BuildOptions{Dense: DenseNone}); err != nil {
 		t.Fatal(err)
 	}
 	man, err := readManifest(dir, "k")
@@ -275,10 +276,10 @@ func TestOldFormatIsRebuilt(t *testing.T) {
 	if err := writeManifest(filepath.Join(dir, manifestFile), &man); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, "k"); !errors.Is(err, ErrFormat) {
+	if _, err := Open(dir, "k", BuildOptions{}); !errors.Is(err, ErrFormat) {
 		t.Fatalf("Open format 1: %v", err)
 	}
-	ix, built, err := OpenOrBuild(cache, "k", chunks)
+	ix, built, err := OpenOrBuild(context.Background(), cache, "k", ctxless(chunks), BuildOptions{})
 	if err != nil || !built || !ix.HasDense() {
 		t.Fatalf("OpenOrBuild: %v built=%v", err, built)
 	}
@@ -288,19 +289,19 @@ func TestOldFormatIsRebuilt(t *testing.T) {
 // TestDenseDamage: missing or truncated vectors make the index incomplete.
 func TestDenseDamage(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
-	if err := Build(dir, "k", testChunks()); err != nil {
+	if err := Build(context.Background(), dir, "k", testChunks(), BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Truncate(filepath.Join(dir, vectorsFile), 12); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, "k"); !errors.Is(err, ErrIncomplete) {
+	if _, err := Open(dir, "k", BuildOptions{}); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("truncated vectors: %v", err)
 	}
 	if err := os.Remove(filepath.Join(dir, vectorsFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, "k"); !errors.Is(err, ErrIncomplete) {
+	if _, err := Open(dir, "k", BuildOptions{}); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("missing vectors: %v", err)
 	}
 }
@@ -315,12 +316,12 @@ func TestEmbedCache(t *testing.T) {
 	n := len(base)
 	build := func(key string, cs []chunker.Chunk, o BuildOptions) DenseInfo {
 		t.Helper()
-		ix, built, err := OpenOrBuildWith(cache, key, func() ([]chunker.Chunk, error) { return cs, nil }, o)
+		ix, built, err := OpenOrBuild(context.Background(), cache, key, ctxless(func() ([]chunker.Chunk, error) { return cs, nil }), o)
 		if err != nil || !built {
 			t.Fatalf("%s: %v built=%v", key, err, built)
 		}
 		defer ix.Close()
-		if _, err := ix.SearchDense("evict eldest", 3, nil, KeepTail); err != nil {
+		if _, err := ix.searchDense("evict eldest", 3, nil, KeepTail); err != nil {
 			t.Fatal(err)
 		}
 		return ix.DenseInfo()
@@ -374,94 +375,28 @@ func TestEmbedCache(t *testing.T) {
 	}
 }
 
-// TestOpenNeedsEmbedder: an index of an external model opened without it cannot embed
-// queries; OpenWith attaches the model and refuses another.
+// TestOpenNeedsEmbedder: an index of an external model cannot be opened without it
+// (nothing could embed its queries); Open attaches the model and refuses another.
 func TestOpenNeedsEmbedder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
 	emb := &fakeEmbedder{id: "fake", dim: 8}
-	if err := BuildWith(dir, "k", testChunks(), BuildOptions{Embedder: emb}); err != nil {
+	if err := Build(context.Background(), dir, "k", testChunks(), BuildOptions{Embedder: emb}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(dir, "k")
+	if _, err := Open(dir, "k", BuildOptions{}); !errors.Is(err, ErrKeyMismatch) {
+		t.Errorf("Open without the embedder: %v, want ErrKeyMismatch", err)
+	}
+	ix, err := Open(dir, "k", BuildOptions{Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.SearchDense("evict", 3, nil, KeepTail); !errors.Is(err, ErrNoEmbedder) {
-		t.Errorf("SearchDense without embedder: %v", err)
-	}
-	if _, err := ix.SearchHybrid("evict", 3, nil, Weights{}, KeepTail); !errors.Is(err, ErrNoEmbedder) {
-		t.Errorf("SearchHybrid without embedder: %v", err)
-	}
-	ix.Close()
-	ix, err = OpenWith(dir, "k", BuildOptions{Embedder: emb})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hits, err := ix.SearchDense("evict eldest entries", 3, nil, KeepTail); err != nil || len(hits) != 3 {
+	if hits, err := ix.searchDense("evict eldest entries", 3, nil, KeepTail); err != nil || len(hits) != 3 {
 		t.Errorf("SearchDense with embedder: %v %v", hits, err)
 	}
 	ix.Close()
-	if _, err := OpenWith(dir, "k", BuildOptions{Embedder: &fakeEmbedder{id: "other", dim: 8}}); !errors.Is(err, ErrKeyMismatch) {
+	if _, err := Open(dir, "k", BuildOptions{Embedder: &fakeEmbedder{id: "other", dim: 8}}); !errors.Is(err, ErrKeyMismatch) {
 		t.Errorf("OpenWith another model: %v", err)
 	}
-}
-
-// TestHugotIndex builds, reuses and queries an index with the tiny transformer model
-// from its folder (the path the CLI's --model takes), including a chunk over the token
-// limit.
-func TestHugotIndex(t *testing.T) {
-	cache := t.TempDir()
-	cs := testChunks()
-	long := chunk("src/big/Big.kt", 0, chunker.KindFunction, "big", nil, "fun big() {\n"+stringsRepeat("    entries.remove(eldest)\n", 40)+"}")
-	cs = append(cs, long)
-	opts := BuildOptions{Dense: tinyBERT, BatchSize: 5}
-	ix, built, err := OpenOrBuildWith(cache, "snap", func() ([]chunker.Chunk, error) { return cs, nil }, opts)
-	if err != nil || !built {
-		t.Fatalf("OpenOrBuildWith: %v built=%v", err, built)
-	}
-	d := ix.DenseInfo()
-	if d.Dim != 32 || d.Vectors != len(cs) || d.Embedded != len(cs) {
-		t.Errorf("dense info = %+v", d)
-	}
-	if d.Model != tinyEmbedder(t).ID() {
-		t.Errorf("model %s, want %s", d.Model, tinyEmbedder(t).ID())
-	}
-	// The tiny model's limit is 64 word pieces: every chunk over it is counted and
-	// listed (the long one among them), none silently.
-	var texts, wantIDs []string
-	for _, c := range cs {
-		texts = append(texts, c.Text)
-	}
-	_, trunc, err := tinyEmbedder(t).Embed(texts, KeepHead)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, tr := range trunc {
-		if tr {
-			wantIDs = append(wantIDs, cs[i].ID)
-		}
-	}
-	if d.Truncated != len(wantIDs) || !slices.Equal(d.TruncatedIDs, wantIDs) || !slices.Contains(wantIDs, long.ID) || slices.Contains(wantIDs, cs[2].ID) {
-		t.Errorf("truncated %d %v, want %v", d.Truncated, d.TruncatedIDs, wantIDs)
-	}
-	hits, err := ix.SearchHybrid("entries.remove(eldest)", 3, nil, Weights{}, KeepTail)
-	if err != nil || len(hits) == 0 {
-		t.Fatalf("SearchHybrid: %v %v", hits, err)
-	}
-	if hits[0].DenseRank == 0 && hits[0].BM25Rank == 0 {
-		t.Errorf("top hit without ranks: %+v", hits[0])
-	}
-	if err := ix.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ix, built, err = OpenOrBuildWith(cache, "snap", func() ([]chunker.Chunk, error) { return cs, nil }, opts)
-	if err != nil || built {
-		t.Fatalf("second OpenOrBuildWith: %v built=%v", err, built)
-	}
-	if _, err := ix.SearchDense("slugify(post.title)", 3, nil, KeepHead); err != nil {
-		t.Error(err)
-	}
-	ix.Close()
 }
 
 func stringsRepeat(s string, n int) string {

@@ -1,7 +1,7 @@
 // Package retrieve is repoctx's retrieval: it indexes the chunks of one repository
 // snapshot on disk and ranks them against a query, usually the code around the
-// completion point, lexically (BM25 with bleve, [Index.Search]), by dense embeddings
-// ([Index.SearchDense]) or by both fused ([Index.SearchHybrid]), as the seed's retriever
+// completion point with one [Query] type ([Index.Search]): lexically (BM25 over bleve's
+// postings), by dense embeddings, or by both fused (the default), as the seed's retriever
 // did (BM25 weight 0.2, all-MiniLM-L6-v2 embeddings weight 0.8, weighted reciprocal rank
 // fusion).
 //
@@ -28,7 +28,7 @@
 //
 // # Scoring
 //
-// [Index.Search] ranks chunks by Okapi BM25 (Robertson & Zaragoza, "The Probabilistic
+// A BM25 search ranks chunks by Okapi BM25 (Robertson & Zaragoza, "The Probabilistic
 // Relevance Framework: BM25 and Beyond", Foundations and Trends in Information Retrieval
 // 3(4), 2009), summed over the three fields with per-field weights ([BoostText],
 // [BoostHeader], [BoostPath]), with k1 = [K1] = 1.2 and b = [B] = 0.75 — the values bleve
@@ -58,10 +58,12 @@
 //     code sub-tokens reduced by a truncated SVD computed with gonum — fitted on the
 //     snapshot's own chunks at index time and stored in the index ([DefaultLSADim] = 128
 //     dimensions, [BuildOptions.Dim]).
-//   - a Hugging Face model folder (one .onnx file, tokenizer.json, config.json; `repoctx
-//     model download` fetches all-MiniLM-L6-v2, the seed's model): a transformer sentence
-//     encoder run by hugot, mean-pooled and normalised ([NewHugot]).
-//   - "none": BM25 only.
+//   - any [Embedder] the caller opens ([DenseModel]), such as a Hugging Face model
+//     folder (one .onnx file, tokenizer.json, config.json; `repoctx model download`
+//     fetches all-MiniLM-L6-v2, the seed's model) opened by the retrieve/hugot package:
+//     a transformer sentence encoder run by hugot, mean-pooled and normalised. It is a
+//     separate package so that importing retrieve does not pull in the ML stack.
+//   - "none" ([DenseNone]): BM25 only.
 //
 // The model's ID is part of the index's directory name and manifest, so changing it
 // builds a new index. Chunks over the model's token limit (256 word pieces for
@@ -69,7 +71,7 @@
 // [DenseInfo] counts and lists them. Queries say which end to keep ([KeepTail] for text
 // ending at the hole, [KeepHead] for text starting there).
 //
-// [Index.SearchDense] is exact: a brute-force dot product over the contiguous matrix of
+// Dense search ([Dense] mode of [Index.Search]) is exact: a brute-force dot product over the contiguous matrix of
 // the snapshot's vectors (about 1 ms for 13,000 chunks of dimension 128). bleve's own
 // kNN needs a faiss build that is not available here.
 //
@@ -84,31 +86,9 @@
 // that way: it is fitted once per snapshot key and kept, with its vectors, in the index
 // directory.
 //
-// # Backends and the fast path
-//
-// The default build uses hugot's pure-Go backend (no cgo, no shared library): `go build`
-// and CI need nothing else, but it is slow (1-2 texts/s for a MiniLM-size model at 128
-// tokens on 2 cores; ONNX Runtime runs 12-25× faster, see the benchmarks in
-// bench_dense_test.go). hugot's own "ORT" build tag would also link a Rust tokenizer
-// library that no reachable registry serves, so the fast path bypasses hugot: build with
-//
-//	go build -tags onnxruntime ./cmd/repoctx
-//
-// and pass [HugotOptions.Backend] "ort" (e.g. `repoctx model info --backend ort DIR`). This calls ONNX
-// Runtime directly through github.com/yalue/onnxruntime_go (which needs cgo and ONNX
-// Runtime's C API version 23, i.e. ONNX Runtime 1.23), keeping the pure-Go tokenizer,
-// text preparation and pooling, so both backends give the same vectors (to 1e-5) and
-// share model IDs, indexes and the embedding cache. ONNX Runtime itself is loaded at run
-// time from [HugotOptions.ORTLibrary], $REPOCTX_ORT_LIB or libonnxruntime.so; the npm
-// package onnxruntime-node ships it:
-//
-//	npm pack onnxruntime-node@1.23.2 && tar xzf onnxruntime-node-1.23.2.tgz
-//	export REPOCTX_ORT_LIB=$PWD/package/bin/napi-v6/linux/x64/libonnxruntime.so.1
-//	go test -tags onnxruntime ./retrieve   # runs the ONNX Runtime tests too
-//
 // # Fusion
 //
-// [Index.SearchHybrid] fuses the two rankings by weighted reciprocal rank fusion
+// A [Hybrid] search fuses the two rankings by weighted reciprocal rank fusion
 // (Cormack, Clarke & Büttcher, SIGIR 2009): score = Σ w_r / (60 + rank_r), with the
 // seed's weights (dense 0.8, BM25 0.2) by default ([Weights]). Each [FusedHit] carries
 // its fused rank and score and both retrievers' ranks and scores, so a caller can show

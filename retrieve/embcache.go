@@ -17,9 +17,10 @@ import (
 // directory ([BuildOptions.EmbedCache]).
 const EmbedCacheFile = "embeddings.bolt"
 
-// EmbedCacheTimeout is how long a build waits for another process's lock on the
-// embedding cache before building without it.
-var EmbedCacheTimeout = 30 * time.Second
+// DefaultEmbedCacheTimeout is how long a build waits, by default, for another
+// process's lock on the embedding cache before building without it
+// ([BuildOptions.EmbedCacheTimeout]).
+const DefaultEmbedCacheTimeout = 30 * time.Second
 
 // embedCache stores chunk embeddings on disk, keyed by (model ID, SHA-256 of the text
 // and the kept end), so that a snapshot sharing chunks with an earlier one embeds only
@@ -28,7 +29,7 @@ var EmbedCacheTimeout = 30 * time.Second
 // It is a bbolt database (a single file, one bucket per model ID) shared by all builds
 // of a process; the value is one flag byte (bit 0: the text was truncated) followed by
 // the vector as little-endian float32. bbolt locks the file for one writing process at a
-// time: a build of another process waits at most [EmbedCacheTimeout], then goes on
+// time: a build of another process waits at most [BuildOptions.EmbedCacheTimeout], then goes on
 // without the cache. The cache only grows; delete the file to empty it.
 type embedCache struct {
 	shared *sharedDB
@@ -48,7 +49,10 @@ var openCaches struct {
 }
 
 // openEmbedCache opens (creating it if needed) the cache in dir for the model id.
-func openEmbedCache(dir, id string, dim int) (*embedCache, error) {
+func openEmbedCache(dir, id string, dim int, timeout time.Duration) (*embedCache, error) {
+	if timeout <= 0 {
+		timeout = DefaultEmbedCacheTimeout
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("retrieve: embedding cache: %w", err)
 	}
@@ -63,7 +67,7 @@ func openEmbedCache(dir, id string, dim int) (*embedCache, error) {
 	}
 	s := openCaches.m[path]
 	if s == nil {
-		db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: EmbedCacheTimeout, NoFreelistSync: true})
+		db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: timeout, NoFreelistSync: true})
 		if err != nil {
 			return nil, fmt.Errorf("retrieve: open embedding cache %s: %w", path, err)
 		}

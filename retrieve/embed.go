@@ -29,15 +29,16 @@ func (k KeepEnd) String() string {
 	return fmt.Sprintf("KeepEnd(%d)", int(k))
 }
 
-// Embedder turns texts into dense vectors for [Index.SearchDense].
+// Embedder turns texts into dense vectors for dense retrieval ([Dense] and [Hybrid]
+// searches).
 //
 // Every vector of one embedder has [Embedder.Dim] components and is L2-normalised, so
 // the dot product of two vectors is their cosine similarity; the one exception is a
 // text the embedder has nothing to say about (an empty text for [LSA], or one made only
 // of terms it never saw), which gets the zero vector and matches nothing.
 //
-// Embedders implemented here: [LSA] (built in, fitted on the repository itself) and the
-// transformer sentence encoders opened by [NewHugot]. Implementations must be safe for
+// Embedders: [LSA] (built in, fitted on the repository itself) and the transformer
+// sentence encoders of the retrieve/hugot package. Implementations must be safe for
 // concurrent use.
 type Embedder interface {
 	// ID names the model and every setting that changes its vectors (weights,
@@ -55,15 +56,14 @@ type Embedder interface {
 	Close() error
 }
 
-// ErrNoEmbedder is returned (wrapped) by [Index.SearchDense] and [Index.SearchHybrid]
-// when the index holds vectors of a model that no embedder was attached for (an index
-// built with a Hugging Face model and opened with [Open] instead of [OpenWith]), or when
-// the attached embedder's ID differs from the model the vectors were computed with.
+// ErrNoEmbedder is returned (wrapped) by [Index.Search] (dense and hybrid) when the
+// index holds vectors of a model that no embedder was attached for, or when the
+// attached embedder's ID differs from the model the vectors were computed with.
 var ErrNoEmbedder = errors.New("retrieve: no embedder for the index's dense vectors")
 
-// normalize scales v to unit L2 norm in place (accumulating in float64) and reports
+// Normalize scales v to unit L2 norm in place (accumulating in float64) and reports
 // whether v was non-zero and finite. A zero or non-finite v is set to all zeros.
-func normalize(v []float32) bool {
+func Normalize(v []float32) bool {
 	var s float64
 	for _, x := range v {
 		s += float64(x) * float64(x)

@@ -2,7 +2,9 @@ package retrieve
 
 import (
 	"cmp"
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -13,11 +15,12 @@ import (
 // SIGIR 2009).
 const RRFK = 60
 
-// DefaultFusionDepth is the minimum number of hits each retriever contributes to
-// [Index.SearchHybrid] by default.
+// DefaultFusionDepth is the minimum number of hits each retriever contributes to a
+// hybrid search by default.
 const DefaultFusionDepth = 50
 
-// Weights configures [Index.SearchHybrid]. The zero value means [DefaultWeights].
+// Weights configures the fusion of a hybrid search ([Query.Weights]). The zero value
+// means [DefaultWeights].
 type Weights struct {
 	// BM25 and Dense weigh the two retrievers' reciprocal ranks. Both zero means the
 	// defaults (0.2 and 0.8, the seed's); a zero (or negative) weight with the other
@@ -30,12 +33,14 @@ type Weights struct {
 	Depth int
 }
 
-// DefaultWeights are the seed's fusion weights: dense 0.8, BM25 0.2, k = 60.
-var DefaultWeights = Weights{BM25: 0.2, Dense: 0.8, K: RRFK}
+// DefaultWeights returns the seed's fusion weights: dense 0.8, BM25 0.2, k = 60, and
+// depth 0 (max(k, [DefaultFusionDepth])).
+func DefaultWeights() Weights { return Weights{BM25: 0.2, Dense: 0.8, K: RRFK} }
 
 func (w Weights) withDefaults(k int) Weights {
 	if w.BM25 <= 0 && w.Dense <= 0 {
-		w.BM25, w.Dense = DefaultWeights.BM25, DefaultWeights.Dense
+		d := DefaultWeights()
+		w.BM25, w.Dense = d.BM25, d.Dense
 	}
 	w.BM25, w.Dense = max(w.BM25, 0), max(w.Dense, 0)
 	if w.K <= 0 {
@@ -48,13 +53,14 @@ func (w Weights) withDefaults(k int) Weights {
 	return w
 }
 
-// FusedHit is one result of [Index.SearchHybrid], with what each retriever said about
-// the chunk, so a caller can show why it was chosen.
+// FusedHit is one result of [Index.Search], with what each retriever said about the
+// chunk, so a caller can show why it was chosen.
 type FusedHit struct {
 	// ID is the chunk's ID.
 	ID string `json:"id"`
-	// Score is the fused score Σ w_r / (K + rank_r) over the retrievers r that returned
-	// the chunk; higher is better.
+	// Score is, for a hybrid search, the fused score Σ w_r / (K + rank_r) over the
+	// retrievers r that returned the chunk; for a BM25 or dense search, that retriever's
+	// own score (BM25, cosine). Higher is better.
 	Score float64 `json:"score"`
 	// Rank is the 1-based position in the fused list.
 	Rank int `json:"rank"`
@@ -68,21 +74,110 @@ type FusedHit struct {
 	DenseScore float64 `json:"dense_score"`
 }
 
-// SearchHybrid ranks chunks by weighted reciprocal rank fusion of [Index.Search] (BM25)
-// and [Index.SearchDense] for the same query: each retriever returns its best w.Depth
-// chunks, and a chunk's fused score is
+// Mode selects the retrievers of a [Query].
+type Mode uint8
+
+const (
+	// Hybrid fuses BM25 and dense retrieval (weighted RRF); on an index without dense
+	// vectors it ranks by BM25 alone, with fused scores.
+	Hybrid Mode = iota
+	// BM25 ranks by BM25 alone (see [Index.Search] for the formula).
+	BM25
+	// Dense ranks by the cosine similarity of the query's vector to the chunks'.
+	Dense
+)
+
+// String returns "hybrid", "bm25" or "dense".
+func (m Mode) String() string {
+	switch m {
+	case Hybrid:
+		return "hybrid"
+	case BM25:
+		return "bm25"
+	case Dense:
+		return "dense"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// Query is one search of an [Index].
+type Query struct {
+	// Text is the query: code, tokenised with [Tokens] for BM25 and embedded whole for
+	// dense retrieval.
+	Text string
+	// K is the number of chunks wanted (at most); K <= 0 returns none.
+	K int
+	// Mode selects the retrievers; the zero value is Hybrid.
+	Mode Mode
+	// Filter, if not nil, decides which chunks may be returned; rejected chunks do not
+	// count toward K. It is called at most once per chunk and search, in no particular
+	// order, and only for chunks that could enter the top K; the pointer is shared with
+	// the index (do not modify or keep it).
+	Filter func(*chunker.Chunk) bool
+	// Weights configure a hybrid search's fusion; the zero value is [DefaultWeights].
+	Weights Weights
+	// Keep says which end of an over-long query the dense model keeps: [KeepTail] for a
+	// prefix query ending at the hole, [KeepHead] (the zero value) for a suffix query.
+	Keep KeepEnd
+}
+
+// Search returns the best q.K chunks for q, best first, ties broken by the chunks'
+// order in [Build]'s input (never by bleve's document numbers), so results are
+// deterministic.
+//
+// BM25 (Mode [BM25], Robertson & Zaragoza 2009; see the package documentation for the
+// formula and the MaxScore evaluation) and dense retrieval (Mode [Dense]: exact cosine
+// kNN over all vectors) return each retriever's own scores, with BM25Rank or DenseRank
+// set. A hybrid search ranks by weighted reciprocal rank fusion: each retriever returns
+// its best Weights.Depth chunks, and a chunk's fused score is
 //
 //	w.BM25/(w.K + rank_bm25) + w.Dense/(w.K + rank_dense)
 //
-// with a term only for the lists that hold the chunk (Cormack et al. 2009, weighted as
-// in the seed: dense 0.8, BM25 0.2, K = 60). It returns the k best, ties broken by the
-// chunks' order in [Build]'s input.
+// with a term only for the lists that hold the chunk (Cormack, Clarke & Büttcher, SIGIR
+// 2009, weighted as in the seed: dense 0.8, BM25 0.2, K = 60). On an index without dense
+// vectors ([DenseNone]) a hybrid search ranks by BM25 alone (every DenseRank is 0).
 //
-// keep is passed to the dense model (see [Index.SearchDense]). filter works as for
-// Search and is called at most once per chunk. An index without dense vectors
-// ([DenseNone]) ranks by BM25 alone (every DenseRank is 0). Errors are those of the two
-// searches.
-func (ix *Index) SearchHybrid(query string, k int, filter func(*chunker.Chunk) bool, w Weights, keep KeepEnd) ([]FusedHit, error) {
+// Search is safe for concurrent use. It returns ctx's error when ctx is done before it
+// starts, [ErrClosed] after [Index.Close], [ErrNoDense] for a dense search of an index
+// without vectors, [ErrNoEmbedder] when the index's model is not available for the
+// query (see [Open]), and bleve's and the model's errors, wrapped.
+func (ix *Index) Search(ctx context.Context, q Query) ([]FusedHit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if q.K <= 0 {
+		return nil, nil
+	}
+	switch q.Mode {
+	case BM25, Dense:
+		var hits []Hit
+		var err error
+		if q.Mode == BM25 {
+			hits, err = ix.searchBM25(q.Text, q.K, q.Filter)
+		} else {
+			hits, err = ix.searchDense(q.Text, q.K, q.Filter, q.Keep)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out := make([]FusedHit, len(hits))
+		for i, h := range hits {
+			out[i] = FusedHit{ID: h.ID, Score: h.Score, Rank: h.Rank}
+			if q.Mode == BM25 {
+				out[i].BM25Rank, out[i].BM25Score = h.Rank, h.Score
+			} else {
+				out[i].DenseRank, out[i].DenseScore = h.Rank, h.Score
+			}
+		}
+		return out, nil
+	case Hybrid:
+		return ix.searchHybrid(q.Text, q.K, q.Filter, q.Weights, q.Keep)
+	}
+	return nil, fmt.Errorf("retrieve: unknown search mode %v", q.Mode)
+}
+
+// searchHybrid is Search's hybrid mode.
+func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) bool, w Weights, keep KeepEnd) ([]FusedHit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -102,12 +197,12 @@ func (ix *Index) SearchHybrid(query string, k int, filter func(*chunker.Chunk) b
 	var bm, dn []Hit
 	var err error
 	if w.BM25 > 0 {
-		if bm, err = ix.Search(query, w.Depth, f); err != nil {
+		if bm, err = ix.searchBM25(query, w.Depth, f); err != nil {
 			return nil, err
 		}
 	}
 	if w.Dense > 0 {
-		dn, err = ix.SearchDense(query, w.Depth, f, keep)
+		dn, err = ix.searchDense(query, w.Depth, f, keep)
 		if errors.Is(err, ErrNoDense) {
 			dn, err = nil, nil
 		}

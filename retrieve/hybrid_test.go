@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"context"
 	"math"
 	"sort"
 	"testing"
@@ -69,16 +70,16 @@ func TestSearchHybridIsWeightedRRF(t *testing.T) {
 		}
 		for q := range 8 {
 			query := chunks[q*31].Text[:120]
-			got, err := ix.SearchHybrid(query, 7, nil, w, KeepTail)
+			got, err := ix.searchHybrid(query, 7, nil, w, KeepTail)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var bm, dn []Hit
 			if full.BM25 > 0 {
-				bm, _ = ix.Search(query, full.Depth, nil)
+				bm, _ = ix.searchBM25(query, full.Depth, nil)
 			}
 			if full.Dense > 0 {
-				dn, _ = ix.SearchDense(query, full.Depth, nil, KeepTail)
+				dn, _ = ix.searchDense(query, full.Depth, nil, KeepTail)
 			}
 			want := refFuse(ix, bm, dn, full, 7)
 			if len(got) != len(want) {
@@ -111,7 +112,7 @@ func TestSearchHybridRanksRightChunkFirst(t *testing.T) {
 		{"withTimeout { transport.post(url) }", "src/http/Client.kt#1"},
 	}
 	for _, tc := range tests {
-		hits, err := ix.SearchHybrid(tc.query, 3, nil, Weights{}, KeepTail)
+		hits, err := ix.searchHybrid(tc.query, 3, nil, Weights{}, KeepTail)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func TestSearchHybridFilter(t *testing.T) {
 	ix := buildTest(t, chunks)
 	calls := map[string]int{}
 	even := func(c *chunker.Chunk) bool { calls[c.ID]++; return c.Ordinal%2 == 0 }
-	hits, err := ix.SearchHybrid(chunks[5].Text, 10, even, Weights{}, KeepHead)
+	hits, err := ix.searchHybrid(chunks[5].Text, 10, even, Weights{}, KeepHead)
 	if err != nil || len(hits) != 10 {
 		t.Fatalf("%v %v", hits, err)
 	}
@@ -142,7 +143,7 @@ func TestSearchHybridFilter(t *testing.T) {
 			t.Errorf("filter asked %d times about %s", n, id)
 		}
 	}
-	if h, err := ix.SearchHybrid("x", 0, nil, Weights{}, KeepHead); h != nil || err != nil {
+	if h, err := ix.searchHybrid("x", 0, nil, Weights{}, KeepHead); h != nil || err != nil {
 		t.Errorf("k=0: %v %v", h, err)
 	}
 }
@@ -152,15 +153,15 @@ func TestSearchHybridFilter(t *testing.T) {
 func TestConcurrentHybrid(t *testing.T) {
 	chunks := synthChunks(300)
 	dir := t.TempDir() + "/idx"
-	if err := Build(dir, "k", chunks); err != nil {
+	if err := Build(context.Background(), dir, "k", chunks, BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(dir, "k")
+	ix, err := Open(dir, "k", BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	ref, err := Open(dir, "k")
+	ref, err := Open(dir, "k", BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestConcurrentHybrid(t *testing.T) {
 	want := make([][]FusedHit, len(queries))
 	for i := range queries {
 		queries[i] = chunks[i*41].Text[:100]
-		if want[i], err = ref.SearchHybrid(queries[i], 5, nil, Weights{}, KeepTail); err != nil {
+		if want[i], err = ref.searchHybrid(queries[i], 5, nil, Weights{}, KeepTail); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -179,7 +180,7 @@ func TestConcurrentHybrid(t *testing.T) {
 			defer func() { done <- struct{}{} }()
 			for i := range 20 {
 				q := (g + i) % len(queries)
-				got, err := ix.SearchHybrid(queries[q], 5, nil, Weights{}, KeepTail)
+				got, err := ix.searchHybrid(queries[q], 5, nil, Weights{}, KeepTail)
 				if err != nil {
 					t.Error(err)
 					return

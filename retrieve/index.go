@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/gob"
@@ -9,9 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"log"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search/query"
 	bleveindex "github.com/blevesearch/bleve_index_api"
 	"github.com/golang/snappy"
 
@@ -71,14 +69,6 @@ const (
 // fields lists the indexed fields in a fixed order (see fieldValues).
 var fields = [...]string{fieldText, fieldHeader, fieldPath}
 
-func init() {
-	// bleve's loggers already default to io.Discard; make sure nobody re-enabled them.
-	discard := log.New(io.Discard, "", 0)
-	bleve.SetLog(discard)
-	mapping.SetLog(discard)
-	query.SetLog(discard)
-}
-
 // fieldStats are the collection statistics BM25 needs for one field.
 type fieldStats struct {
 	// Docs is the number of chunks whose field has at least one token.
@@ -119,12 +109,12 @@ type Index struct {
 	closed bool
 
 	// Dense retrieval (dense.go): the vectors and, for LSA, the model are loaded on
-	// first use. qemb embeds queries; ownEmb says whether Close closes it.
+	// first use. qemb embeds queries (the caller's embedder, or the index's own LSA
+	// model); the index never closes it.
 	denseOnce sync.Once
 	denseVecs []float32
 	denseErr  error
 	qemb      Embedder
-	ownEmb    bool
 }
 
 // Chunks returns the indexed chunks in the order given to [Build]. The slice is shared
@@ -152,6 +142,7 @@ func (ix *Index) BuiltAt() time.Time { return ix.man.BuiltAt }
 
 // Close releases the bleve index. Searches running concurrently finish first; later ones
 // return [ErrClosed]. Closing twice is a no-op. It returns bleve's close error, if any.
+// An embedder given in [BuildOptions] is not closed.
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -159,15 +150,8 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
-	var eerr error
-	if ix.ownEmb && ix.qemb != nil {
-		eerr = ix.qemb.Close()
-	}
 	if err := ix.bidx.Close(); err != nil {
 		return fmt.Errorf("retrieve: close %s: %w", ix.dir, err)
-	}
-	if eerr != nil {
-		return fmt.Errorf("retrieve: close the embedder of %s: %w", ix.dir, eerr)
 	}
 	return nil
 }
@@ -202,13 +186,7 @@ func fieldValues(c *chunker.Chunk) [len(fields)]string {
 	return [len(fields)]string{c.Text, strings.Join(c.Header, "\n"), c.Path}
 }
 
-// Build writes the index of chunks into dir atomically, with the default options: BM25
-// plus the built-in [LSA] dense model (see [BuildWith]).
-func Build(dir string, key string, chunks []chunker.Chunk) error {
-	return BuildWith(dir, key, chunks, BuildOptions{})
-}
-
-// BuildWith writes the index of chunks into dir atomically.
+// Build writes the index of chunks into dir atomically.
 //
 // It builds in a temporary directory beside dir (named ".<base>.tmp-*"): the bleve index
 // (written by bleve's offline builder in segments of [BatchSize] documents, then merged),
@@ -226,27 +204,24 @@ func Build(dir string, key string, chunks []chunker.Chunk) error {
 // Build returns an error rather than touch it. Processes still reading the old index keep
 // working on Unix, where open files outlive their names.
 //
-// A model folder in opts.Dense is opened for the build and closed after it, unless
-// opts.Embedder is given. Chunk IDs must be non-empty and unique, else Build returns an
-// error before writing anything. Other errors are I/O, bleve or model errors, wrapped.
-func BuildWith(dir string, key string, chunks []chunker.Chunk, opts BuildOptions) error {
+// Chunk IDs must be non-empty and unique, else Build returns an error before writing
+// anything. When ctx is cancelled the build stops between batches of documents or
+// vectors, removes its temporary directory and returns ctx's error. Other errors are
+// I/O, bleve or model errors, wrapped.
+func Build(ctx context.Context, dir string, key string, chunks []chunker.Chunk, opts BuildOptions) error {
 	spec, err := opts.spec()
 	if err != nil {
 		return err
 	}
-	emb, own, err := opts.embedder(spec)
-	if err != nil {
-		return err
-	}
-	if own {
-		defer emb.Close()
-	}
-	return build(dir, key, chunks, spec, emb, opts)
+	return build(ctx, dir, key, chunks, spec, opts.Embedder, opts)
 }
 
-// build is BuildWith with the model resolved.
-func build(dir, key string, chunks []chunker.Chunk, spec denseSpec, emb Embedder, opts BuildOptions) error {
+// build is Build with the model resolved.
+func build(ctx context.Context, dir, key string, chunks []chunker.Chunk, spec denseSpec, emb Embedder, opts BuildOptions) (err error) {
 	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	seen := make(map[string]struct{}, len(chunks))
 	for i := range chunks {
 		id := chunks[i].ID
@@ -276,10 +251,10 @@ func build(dir, key string, chunks []chunker.Chunk, spec denseSpec, emb Embedder
 	denseDone := make(chan error, 1)
 	go func() {
 		var err error
-		man.Dense, err = buildDense(tmp, chunks, spec, emb, opts)
+		man.Dense, err = buildDense(ctx, tmp, chunks, spec, emb, opts)
 		denseDone <- err
 	}()
-	stats, err := buildBleve(filepath.Join(tmp, bleveDir), tmp, chunks)
+	stats, err := buildBleve(ctx, filepath.Join(tmp, bleveDir), tmp, chunks)
 	if err == nil {
 		err = writeChunks(filepath.Join(tmp, chunksFile), chunks)
 	}
@@ -305,7 +280,7 @@ func build(dir, key string, chunks []chunker.Chunk, spec denseSpec, emb Embedder
 
 // buildBleve indexes chunks into path with bleve's offline builder and returns the field
 // statistics. scratch is where the builder keeps its intermediate segments.
-func buildBleve(path, scratch string, chunks []chunker.Chunk) ([len(fields)]fieldStats, error) {
+func buildBleve(ctx context.Context, path, scratch string, chunks []chunker.Chunk) (_ [len(fields)]fieldStats, err error) {
 	var stats [len(fields)]fieldStats
 	im := indexMapping()
 	if len(chunks) == 0 {
@@ -326,8 +301,20 @@ func buildBleve(path, scratch string, chunks []chunker.Chunk) ([len(fields)]fiel
 	if err != nil {
 		return stats, fmt.Errorf("retrieve: create bleve builder: %w", err)
 	}
+	defer func() {
+		// bleve's builder has panicked on a failed flush (a full disk) in Close.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("retrieve: bleve index builder failed: %v", r)
+		}
+	}()
 	doc := make(map[string]interface{}, len(fields))
 	for i := range chunks {
+		if i%BatchSize == 0 {
+			if err := ctx.Err(); err != nil {
+				_ = b.Close()
+				return stats, err
+			}
+		}
 		vals := fieldValues(&chunks[i])
 		for j, f := range fields {
 			doc[f] = vals[j]
@@ -476,7 +463,7 @@ func syncPath(path string) error {
 	return err
 }
 
-// install renames the finished build tmp to dir (see [BuildWith] for the rules when dir
+// install renames the finished build tmp to dir (see [Build] for the rules when dir
 // exists; an index counts as the same when it has the same key and dense model).
 func install(tmp, dir, key string, spec *denseSpec) error {
 	for attempt := 0; ; attempt++ {
@@ -530,42 +517,23 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Open opens the index in dir, which must have been built for key, whatever its dense
-// model. An index with the built-in LSA model can use [Index.SearchDense] and
-// [Index.SearchHybrid] as opened; one built with a Hugging Face model needs
-// [OpenWith] to embed queries (else those return [ErrNoEmbedder]).
+// Open opens the index in dir, which must have been built for key with the dense
+// retriever opts selects (else [ErrKeyMismatch]). An index with the built-in LSA model
+// embeds queries with the model stored in it; one built with an embedder needs the same
+// embedder in opts to embed queries (the index does not close it).
 //
 // It returns an error wrapping [ErrIncomplete] if dir is missing, has no valid manifest
 // (a half-written index) or its files are damaged, [ErrKeyMismatch] if it was built for
-// another key, and [ErrFormat] if it has another [FormatVersion]. The bleve index is opened
-// read-only (bleve's scorch "read_only" option: no background merging or persisting, a
-// shared lock on root.bolt), waiting at most 10 s for a writer's lock. The chunks are read
-// into memory; the dense vectors on first use.
-func Open(dir string, key string) (*Index, error) {
-	return open(dir, key, nil, nil, false)
-}
-
-// OpenWith opens the index in dir like [Open], and also checks that it was built with
-// the dense model opts selects (else [ErrKeyMismatch]) and attaches that model for
-// queries: opts.Embedder, or the model folder opts.Dense opened with [NewHugot] (closed by
-// [Index.Close]).
-func OpenWith(dir string, key string, opts BuildOptions) (*Index, error) {
+// another key or model, and [ErrFormat] if it has another [FormatVersion]. The bleve index
+// is opened read-only (bleve's scorch "read_only" option: no background merging or
+// persisting, a shared lock on root.bolt), waiting at most 10 s for a writer's lock. The
+// chunks are read into memory; the dense vectors on first use.
+func Open(dir string, key string, opts BuildOptions) (*Index, error) {
 	spec, err := opts.spec()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := readManifestFor(dir, key, &spec); err != nil {
-		return nil, err
-	}
-	emb, own, err := opts.embedder(spec)
-	if err != nil {
-		return nil, err
-	}
-	ix, err := open(dir, key, &spec, emb, own)
-	if err != nil && own {
-		_ = emb.Close()
-	}
-	return ix, err
+	return open(dir, key, &spec, opts.Embedder)
 }
 
 // readManifestFor is readManifest that also checks the dense model against spec (if not
@@ -586,8 +554,8 @@ func readManifestFor(dir, key string, spec *denseSpec) (manifest, error) {
 }
 
 // open opens dir for key, checking the dense model against spec if not nil, with emb
-// (may be nil) attached for queries; on success the index owns emb if own.
-func open(dir, key string, spec *denseSpec, emb Embedder, own bool) (*Index, error) {
+// (may be nil) attached for queries.
+func open(dir, key string, spec *denseSpec, emb Embedder) (*Index, error) {
 	dir = filepath.Clean(dir)
 	man, err := readManifestFor(dir, key, spec)
 	if err != nil {
@@ -626,7 +594,7 @@ func open(dir, key string, spec *denseSpec, emb Embedder, own bool) (*Index, err
 			return nil, fmt.Errorf("retrieve: %s holds vectors of %s (dim %d), not of %s (dim %d): %w",
 				dir, man.Dense.Model, man.Dense.Dim, emb.ID(), emb.Dim(), ErrKeyMismatch)
 		}
-		ix.qemb, ix.ownEmb = emb, own
+		ix.qemb = emb
 	}
 	fail := func(err error) (*Index, error) {
 		_ = bidx.Close()
@@ -707,39 +675,30 @@ var dirLocks sync.Map // directory -> *sync.Mutex
 
 // CacheDirName returns the name of the directory, under a cache directory, that
 // [OpenOrBuild] uses for key: the first 32 hex digits of the key's SHA-256, so any key is
-// a safe file name. [OpenOrBuildWith] uses it too for the default dense model, and
+// a safe file name. [OpenOrBuild] uses it too for the default dense model, and
 // CacheDirName(key + "\x00dense=" + model ID) for the others (see [IndexDirName]).
 func CacheDirName(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:16])
 }
 
-// OpenOrBuild is [OpenOrBuildWith] with the default options: BM25 plus the built-in
-// [LSA] dense model, in cacheDir/[CacheDirName](key).
-func OpenOrBuild(cacheDir, key string, chunks func() ([]chunker.Chunk, error)) (ix *Index, built bool, err error) {
-	return OpenOrBuildWith(cacheDir, key, chunks, BuildOptions{})
-}
-
-// OpenOrBuildWith opens cacheDir/[IndexDirName](key, opts) if it holds a complete index
+// OpenOrBuild opens cacheDir/[IndexDirName](key, opts) if it holds a complete index
 // for key built with the dense model opts selects, else calls chunks, builds the index
-// with [BuildWith] and opens it. built reports whether this call built an index (it is
+// with [Build] and opens it. built reports whether this call built an index (it is
 // true even when another process installed an equivalent index first and that one was
 // opened). The dense model's ID is part of the directory name and is checked against
 // the manifest, so changing the model (or the LSA dimension) builds a new index.
 //
-// A model folder in opts.Dense is opened once, used for the build and attached to the
-// index for queries (closed by [Index.Close]); give opts.Embedder instead to share one
-// model between many indexes. Unless opts.NoEmbedCache, the embedding cache defaults to
-// cacheDir/embeddings, so the index of a new snapshot embeds only the chunks that no
-// earlier snapshot had.
+// Unless opts.NoEmbedCache, the embedding cache defaults to cacheDir/embeddings, so the
+// index of a new snapshot embeds only the chunks that no earlier snapshot had.
 //
 // Goroutines of one process calling it for the same key take turns, so only the first
 // builds. Processes racing for the same key may each build; the rename loser discards
-// its build and opens the winner's (see [BuildWith]), so all end with a usable index.
+// its build and opens the winner's (see [Build]), so all end with a usable index.
 // Leftover temporary directories of this key older than a day (from crashed builds) are
-// removed. It returns the error of chunks, of the model, of [BuildWith] or of [Open],
-// wrapped.
-func OpenOrBuildWith(cacheDir, key string, chunks func() ([]chunker.Chunk, error), opts BuildOptions) (ix *Index, built bool, err error) {
+// removed. It returns the error of chunks, of [Build] or of [Open], wrapped, and ctx's
+// error when it is cancelled.
+func OpenOrBuild(ctx context.Context, cacheDir, key string, chunks func(context.Context) ([]chunker.Chunk, error), opts BuildOptions) (ix *Index, built bool, err error) {
 	spec, err := opts.spec()
 	if err != nil {
 		return nil, false, err
@@ -752,35 +711,24 @@ func OpenOrBuildWith(cacheDir, key string, chunks func() ([]chunker.Chunk, error
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
 
-	emb, own, err := opts.embedder(spec)
-	if err != nil {
-		return nil, false, err
-	}
-	handed := false // whether the index took over emb
-	defer func() {
-		if own && !handed {
-			_ = emb.Close()
-		}
-	}()
-	if ix, err := open(dir, key, &spec, emb, own); err == nil {
-		handed = true
+	if ix, err := open(dir, key, &spec, opts.Embedder); err == nil {
 		return ix, false, nil
 	}
 	removeStaleTemps(dir, 24*time.Hour)
-	cs, err := chunks()
+	cs, err := chunks(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
 		return nil, false, fmt.Errorf("retrieve: collect chunks for %q: %w", key, err)
 	}
 	// Another process may replace dir between our Build and Open (it moves a stale dir
 	// aside just as we install ours); retry a few times before giving up.
 	for attempt := 0; ; attempt++ {
-		if err := build(dir, key, cs, spec, emb, opts); err != nil {
+		if err := build(ctx, dir, key, cs, spec, opts.Embedder, opts); err != nil {
 			return nil, false, err
 		}
-		ix, err = open(dir, key, &spec, emb, own)
-		if err == nil {
-			handed = true
-		}
+		ix, err = open(dir, key, &spec, opts.Embedder)
 		if err == nil || attempt >= 2 {
 			return ix, err == nil, err
 		}
@@ -803,14 +751,4 @@ func removeStaleTemps(dir string, age time.Duration) {
 			_ = os.RemoveAll(filepath.Join(parent, name))
 		}
 	}
-}
-
-// DefaultCacheDir returns the directory [OpenOrBuild] should keep indexes in:
-// os.UserCacheDir()/repoctx, or os.TempDir()/repoctx-cache when the user has no cache
-// directory (e.g. $HOME unset). It does not create the directory.
-func DefaultCacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil && d != "" {
-		return filepath.Join(d, "repoctx")
-	}
-	return filepath.Join(os.TempDir(), "repoctx-cache")
 }

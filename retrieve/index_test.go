@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,10 +64,10 @@ func testChunks() []chunker.Chunk {
 func buildTest(t testing.TB, chunks []chunker.Chunk) *Index {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "idx")
-	if err := Build(dir, "k1", chunks); err != nil {
+	if err := Build(context.Background(), dir, "k1", chunks, BuildOptions{}); err != nil {
 		t.Fatalf("Build: %v", err)
 	}
-	ix, err := Open(dir, "k1")
+	ix, err := Open(dir, "k1", BuildOptions{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -91,7 +92,7 @@ func TestSearchRanksRightChunkFirst(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
-			hits, err := ix.Search(tc.query, 3, nil)
+			hits, err := ix.searchBM25(tc.query, 3, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +184,7 @@ func TestSearchIsTextbookBM25(t *testing.T) {
 	for _, q := range queries {
 		t.Run(q, func(t *testing.T) {
 			want := refBM25(chunks, q)
-			hits, err := ix.Search(q, len(chunks), nil)
+			hits, err := ix.searchBM25(q, len(chunks), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +286,7 @@ func TestSearchFilterDoesNotCountRejected(t *testing.T) {
 	ix := buildTest(t, chunks)
 	notA := func(c *chunker.Chunk) bool { return c.Path != "a.go" }
 	for _, k := range []int{1, 3, 19, 20, 50} {
-		hits, err := ix.Search("needle", k, notA)
+		hits, err := ix.searchBM25("needle", k, notA)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +303,7 @@ func TestSearchFilterDoesNotCountRejected(t *testing.T) {
 			t.Errorf("k=%d: top hit %s, want b.go#0", k, hits[0].ID)
 		}
 	}
-	all, _ := ix.Search("needle", 5, nil)
+	all, _ := ix.searchBM25("needle", 5, nil)
 	if !strings.HasPrefix(all[0].ID, "a.go#") {
 		t.Errorf("unfiltered top hit %s, want one of a.go", all[0].ID)
 	}
@@ -322,7 +323,7 @@ func TestSearchEdgeCases(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			hits, err := ix.Search(tc.query, tc.k, nil)
+			hits, err := ix.searchBM25(tc.query, tc.k, nil)
 			if err != nil || len(hits) != 0 {
 				t.Errorf("Search(%q, %d) = %v, %v; want no hits", tc.query, tc.k, hits, err)
 			}
@@ -369,7 +370,7 @@ func TestQueryTermCap(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("kept terms %v..., want the %d rarest %v...", got[:5], MaxQueryTerms, want[:5])
 	}
-	if _, err := ix.Search(q.String(), 10, nil); err != nil {
+	if _, err := ix.searchBM25(q.String(), 10, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -399,7 +400,7 @@ func TestChunksAndLookup(t *testing.T) {
 func TestOpenErrors(t *testing.T) {
 	base := t.TempDir()
 	good := filepath.Join(base, "good")
-	if err := Build(good, "key-a", testChunks()); err != nil {
+	if err := Build(context.Background(), good, "key-a", testChunks(), BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	corrupt := func(name string, edit func(dir string)) string {
@@ -438,7 +439,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ix, err := Open(tc.dir, tc.key)
+			ix, err := Open(tc.dir, tc.key, BuildOptions{})
 			if err == nil {
 				ix.Close()
 				t.Fatal("Open succeeded")
@@ -482,7 +483,7 @@ func TestOpenOrBuild(t *testing.T) {
 			if err := os.RemoveAll(dir); err != nil {
 				t.Fatal(err)
 			}
-			if err := Build(dir, "other", testChunks()[:2]); err != nil {
+			if err := Build(context.Background(), dir, "other", testChunks()[:2], BuildOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}, true},
@@ -492,7 +493,7 @@ func TestOpenOrBuild(t *testing.T) {
 			st.prepare()
 		}
 		before := calls
-		ix, built, err := OpenOrBuild(cache, st.key, chunks)
+		ix, built, err := OpenOrBuild(context.Background(), cache, st.key, ctxless(chunks), BuildOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
@@ -502,7 +503,7 @@ func TestOpenOrBuild(t *testing.T) {
 		if ix.Key() != st.key || len(ix.Chunks()) != len(testChunks()) {
 			t.Errorf("%s: got index of key %q with %d chunks", st.name, ix.Key(), len(ix.Chunks()))
 		}
-		if hits, err := ix.Search("evict eldest", 1, nil); err != nil || len(hits) != 1 {
+		if hits, err := ix.searchBM25("evict eldest", 1, nil); err != nil || len(hits) != 1 {
 			t.Errorf("%s: search: %v %v", st.name, hits, err)
 		}
 		if err := ix.Close(); err != nil {
@@ -514,7 +515,7 @@ func TestOpenOrBuild(t *testing.T) {
 
 func TestOpenOrBuildPropagatesChunksError(t *testing.T) {
 	boom := errors.New("boom")
-	_, _, err := OpenOrBuild(t.TempDir(), "k", func() ([]chunker.Chunk, error) { return nil, boom })
+	_, _, err := OpenOrBuild(context.Background(), t.TempDir(), "k", ctxless(func() ([]chunker.Chunk, error) { return nil, boom }), BuildOptions{})
 	if !errors.Is(err, boom) {
 		t.Errorf("err = %v, want wrapping boom", err)
 	}
@@ -554,7 +555,7 @@ func TestBuildErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Build(tc.dir, "k", tc.chunks)
+			err := Build(context.Background(), tc.dir, "k", tc.chunks, BuildOptions{})
 			if err == nil || !strings.HasPrefix(err.Error(), "retrieve: ") {
 				t.Errorf("Build error = %v, want a retrieve error", err)
 			}
@@ -571,7 +572,7 @@ func TestEmptyIndex(t *testing.T) {
 	if n := len(ix.Chunks()); n != 0 {
 		t.Errorf("empty index has %d chunks", n)
 	}
-	hits, err := ix.Search("anything at all", 5, nil)
+	hits, err := ix.searchBM25("anything at all", 5, nil)
 	if err != nil || len(hits) != 0 {
 		t.Errorf("Search on empty index = %v, %v", hits, err)
 	}
@@ -585,7 +586,7 @@ func TestSearchAfterClose(t *testing.T) {
 	if err := ix.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := ix.Search("entries", 3, nil); !errors.Is(err, ErrClosed) {
+	if _, err := ix.searchBM25("entries", 3, nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Search after Close: %v, want ErrClosed", err)
 	}
 }
@@ -596,7 +597,7 @@ func TestConcurrentSearch(t *testing.T) {
 	want := make([][]Hit, len(queries))
 	for i, q := range queries {
 		var err error
-		if want[i], err = ix.Search(q, 5, nil); err != nil {
+		if want[i], err = ix.searchBM25(q, 5, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -609,7 +610,7 @@ func TestConcurrentSearch(t *testing.T) {
 				if i%2 == 1 {
 					filter = func(*chunker.Chunk) bool { return true }
 				}
-				got, err := ix.Search(queries[qi], 5, filter)
+				got, err := ix.searchBM25(queries[qi], 5, filter)
 				if err != nil {
 					t.Error(err)
 					return
@@ -631,7 +632,7 @@ func TestConcurrentOpenOrBuild(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			ix, built, err := OpenOrBuild(cache, "race", func() ([]chunker.Chunk, error) { return testChunks(), nil })
+			ix, built, err := OpenOrBuild(context.Background(), cache, "race", ctxless(func() ([]chunker.Chunk, error) { return testChunks(), nil }), BuildOptions{})
 			if err != nil {
 				t.Error(err)
 				return
@@ -642,7 +643,7 @@ func TestConcurrentOpenOrBuild(t *testing.T) {
 				builds++
 				mu.Unlock()
 			}
-			if hits, err := ix.Search("slugify", 1, nil); err != nil || len(hits) != 1 || hits[0].ID != "util/strings.py#1" {
+			if hits, err := ix.searchBM25("slugify", 1, nil); err != nil || len(hits) != 1 || hits[0].ID != "util/strings.py#1" {
 				t.Errorf("search: %v %v", hits, err)
 			}
 		})
@@ -660,16 +661,16 @@ func TestConcurrentBuildSameDir(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "idx")
 	// Start from a stale index so racers also exercise moving it aside.
-	if err := Build(dir, "old", testChunks()[:3]); err != nil {
+	if err := Build(context.Background(), dir, "old", testChunks()[:3], BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			if err := Build(dir, "new", testChunks()); err != nil {
+			if err := Build(context.Background(), dir, "new", testChunks(), BuildOptions{}); err != nil {
 				t.Error(err)
 			}
-			ix, err := Open(dir, "new")
+			ix, err := Open(dir, "new", BuildOptions{})
 			if err != nil {
 				t.Error(err)
 				return
@@ -678,7 +679,7 @@ func TestConcurrentBuildSameDir(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	ix, err := Open(dir, "new")
+	ix, err := Open(dir, "new", BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,19 +688,6 @@ func TestConcurrentBuildSameDir(t *testing.T) {
 		t.Errorf("index has %d chunks", len(ix.Chunks()))
 	}
 	assertNoLeftovers(t, parent)
-}
-
-func TestDefaultCacheDir(t *testing.T) {
-	d := DefaultCacheDir()
-	if filepath.Base(d) != "repoctx" && filepath.Base(d) != "repoctx-cache" {
-		t.Errorf("DefaultCacheDir() = %q", d)
-	}
-	t.Setenv("XDG_CACHE_HOME", "")
-	t.Setenv("HOME", "")
-	t.Setenv("LocalAppData", "")
-	if d := DefaultCacheDir(); d != filepath.Join(os.TempDir(), "repoctx-cache") {
-		t.Errorf("DefaultCacheDir() without a home = %q", d)
-	}
 }
 
 // TestPruningIsExact compares Search (MaxScore pruning) with exhaustive scoring on many
@@ -762,12 +750,12 @@ func TestChildProcess(t *testing.T) {
 	if cache == "" {
 		t.Skip("only run as a child of TestOpenOrBuildProcesses")
 	}
-	ix, built, err := OpenOrBuild(cache, "multi-process", func() ([]chunker.Chunk, error) { return testChunks(), nil })
+	ix, built, err := OpenOrBuild(context.Background(), cache, "multi-process", ctxless(func() ([]chunker.Chunk, error) { return testChunks(), nil }), BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	hits, err := ix.Search("slugify", 1, nil)
+	hits, err := ix.searchBM25("slugify", 1, nil)
 	if err != nil || len(hits) != 1 || hits[0].ID != "util/strings.py#1" {
 		t.Fatalf("search: %v %v", hits, err)
 	}
@@ -812,7 +800,7 @@ func TestOpenOrBuildProcesses(t *testing.T) {
 	}
 	t.Logf("%d of %d racing processes built the index", builders, procs)
 	// A later process opens it while we hold it open.
-	ix, err := Open(filepath.Join(cache, CacheDirName("multi-process")), "multi-process")
+	ix, err := Open(filepath.Join(cache, CacheDirName("multi-process")), "multi-process", BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -824,4 +812,9 @@ func TestOpenOrBuildProcesses(t *testing.T) {
 		t.Errorf("process opening a held index: %v\n%s", err, out)
 	}
 	assertNoLeftovers(t, cache)
+}
+
+// ctxless adapts a chunk source without a context to OpenOrBuild's.
+func ctxless(f func() ([]chunker.Chunk, error)) func(context.Context) ([]chunker.Chunk, error) {
+	return func(context.Context) ([]chunker.Chunk, error) { return f() }
 }

@@ -66,7 +66,7 @@ const (
 //
 // # Caching
 //
-// The model is fitted per snapshot at index time: [BuildWith] stores it (lsa.gob.sz)
+// The model is fitted per snapshot at index time: [Build] stores it (lsa.gob.sz)
 // and the chunks' vectors (vectors.f32) in the index directory, so it is fitted once
 // per snapshot key and loaded back by [Open]. Its vectors are not put in the embedding
 // cache: another snapshot gets another fit, in which every vector changes.
@@ -153,7 +153,7 @@ func (m *LSA) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, error) {
 			for c, a := range acc {
 				v[c] = float32(a)
 			}
-			normalize(v)
+			Normalize(v)
 		}
 		vecs[i] = v
 	}

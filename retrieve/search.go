@@ -10,6 +10,7 @@ import (
 	bleveindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/internal/topk"
 )
 
 // BM25 parameters (Robertson & Zaragoza 2009): K1 controls term-frequency saturation, B
@@ -70,7 +71,7 @@ func (q *qterm) close() {
 	}
 }
 
-// Search returns the k chunks that score highest for query under BM25, best first, with
+// searchBM25 returns the k chunks that score highest for query under BM25, best first, with
 // ties broken by the chunks' order in [Build]'s input, so results do not depend on how
 // bleve numbered the documents.
 //
@@ -104,7 +105,7 @@ func (q *qterm) close() {
 // or keep it). k <= 0 or a query without tokens yields no hits. Search is safe for
 // concurrent use; it returns [ErrClosed] after [Index.Close] and bleve's read errors,
 // wrapped.
-func (ix *Index) Search(query string, k int, filter func(*chunker.Chunk) bool) ([]Hit, error) {
+func (ix *Index) searchBM25(query string, k int, filter func(*chunker.Chunk) bool) ([]Hit, error) {
 	hits, _, err := ix.search(query, k, filter, true)
 	return hits, err
 }
@@ -117,7 +118,7 @@ type searchStats struct {
 	pruned   bool // whether the candidate phase was reached
 }
 
-// search is Search with MaxScore pruning optional (tests compare both) and statistics.
+// search is searchBM25 with MaxScore pruning optional (tests compare both) and statistics.
 func (ix *Index) search(query string, k int, filter func(*chunker.Chunk) bool, prune bool) ([]Hit, searchStats, error) {
 	var st searchStats
 	if k <= 0 {
@@ -391,52 +392,14 @@ func (ix *Index) collect(acc *accum, docs []uint64, k int) []Hit {
 	}
 }
 
-// topM returns the m best of docs under better, sorted best first. docs is reordered.
+// topM returns the m best of docs under better, sorted best first. docs is reordered
+// when m >= len(docs).
 func topM(docs []uint64, m int, better func(a, b uint64) int) []uint64 {
 	if m >= len(docs) {
 		slices.SortFunc(docs, better)
 		return docs
 	}
-	// Bounded heap, O(n log m), with the worst kept candidate at the root.
-	h := make([]uint64, 0, m)
-	worse := func(i, j int) bool { return better(h[i], h[j]) > 0 } // h[i] ranks after h[j]
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			c := l
-			if r := l + 1; r < len(h) && worse(r, l) {
-				c = r
-			}
-			if !worse(c, i) {
-				return
-			}
-			h[i], h[c] = h[c], h[i]
-			i = c
-		}
-	}
-	for _, d := range docs {
-		if len(h) < m {
-			h = append(h, d)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !worse(i, p) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		if m > 0 && better(d, h[0]) < 0 {
-			h[0] = d
-			down(0)
-		}
-	}
-	slices.SortFunc(h, better)
-	return h
+	return topk.Best(docs, m, better)
 }
 
 // accum holds per-search scoring state, indexed by bleve document number; pooled per
@@ -444,11 +407,11 @@ func topM(docs []uint64, m int, better func(a, b uint64) int) []uint64 {
 type accum struct {
 	ix      *Index
 	filter  func(*chunker.Chunk) bool
-	scores  []float64 // 0 means untouched (every contribution is positive)
-	accept  []int8    // filter verdict cache: 0 unknown, 1 accepted, -1 rejected
-	touched []uint64  // documents with a non-zero score
-	cand    []uint64  // phase-2 candidates, ascending
-	heap    []float64 // scratch for kth
+	scores  []float64           // 0 means untouched (every contribution is positive)
+	accept  []int8              // filter verdict cache: 0 unknown, 1 accepted, -1 rejected
+	touched []uint64            // documents with a non-zero score
+	cand    []uint64            // phase-2 candidates, ascending
+	heap    *topk.Heap[float64] // scratch for kth
 }
 
 // add adds s to doc's score and returns the new score.
@@ -479,48 +442,22 @@ func (a *accum) accepted(doc uint64) bool {
 // kth returns the k-th highest score among the accepted docs, and false if fewer than k
 // are accepted. The filter is only asked about docs that would enter the running top k.
 func (a *accum) kth(docs []uint64, k int) (float64, bool) {
-	h := a.heap[:0] // min-heap of the best k scores so far
+	if a.heap == nil {
+		a.heap = topk.New(k, func(x, y float64) int { return cmp.Compare(y, x) })
+	}
+	h := a.heap
+	h.Reset(k)
 	for _, d := range docs {
 		s := a.scores[d]
-		if len(h) == k && s <= h[0] {
+		if !h.Would(s) || !a.accepted(d) {
 			continue
 		}
-		if !a.accepted(d) {
-			continue
-		}
-		if len(h) < k {
-			h = append(h, s)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if h[p] <= h[i] {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		h[0] = s
-		for i := 0; ; {
-			l, c := 2*i+1, i
-			if l < len(h) && h[l] < h[c] {
-				c = l
-			}
-			if r := l + 1; r < len(h) && h[r] < h[c] {
-				c = r
-			}
-			if c == i {
-				break
-			}
-			h[i], h[c] = h[c], h[i]
-			i = c
-		}
+		h.Push(s)
 	}
-	a.heap = h
-	if len(h) < k {
+	if h.Len() < k || k <= 0 {
 		return 0, false
 	}
-	return h[0], true
+	return h.Worst(), true
 }
 
 func (ix *Index) getAccum() *accum {

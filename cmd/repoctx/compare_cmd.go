@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
-	"github.com/repoctx/repoctx/assemble"
+	"github.com/urfave/cli/v2"
+
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/urfave/cli/v2"
 )
 
 // compareCmd compares fixed and structural chunking; see eval.CompareChunking.
@@ -26,7 +25,7 @@ func compareCmd() *cli.Command {
 		&cli.StringFlag{Name: "chart", Value: "svg", Usage: "chart `format` with --out: svg or png"},
 		&cli.BoolFlag{Name: "json", Usage: "print the comparison as JSON instead of the Markdown table"},
 		&cli.IntFlag{Name: "limit", Usage: "score only the first N datapoints"},
-		&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel by the evaluation"},
+		workersFlag,
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines"},
 	}
 	// predict's chunking, indexing and assembly flags but --strategy: both strategies run.
@@ -68,23 +67,20 @@ func compareCmd() *cli.Command {
 			if !c.Bool("quiet") {
 				opts.Progress = c.App.ErrWriter
 			}
-			dense, err := denseOption(c)
-			if err != nil {
-				return err
-			}
 			if data != "" {
+				cfg, err := batchConfig(c)
+				if err != nil {
+					return err
+				}
 				opts.Eval = eval.Options{
-					DataDir: data, Lang: lang, Stage: stage,
-					Index:   assemble.IndexOptions{CacheDir: c.String("cache-dir"), Dense: dense},
-					Compose: composeOptions(c),
-					Workers: c.Int("workers"), Limit: c.Int("limit"),
+					DataDir: data, Lang: lang, Stage: stage, Batch: cfg, Limit: c.Int("limit"),
 					Log: errorsOnly{c.App.ErrWriter},
 				}
 				if c.Bool("verbose") {
 					opts.Eval.Log = c.App.ErrWriter
 				}
 			}
-			cmp, err := eval.CompareChunking(c.Args().Slice(), opts)
+			cmp, err := eval.CompareChunking(c.Context, c.Args().Slice(), opts)
 			if err != nil {
 				return err
 			}

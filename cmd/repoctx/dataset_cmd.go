@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repoctx/repoctx/dataset"
 	"github.com/urfave/cli/v2"
+
+	"github.com/repoctx/repoctx/dataset/fromgit"
 )
 
 // datasetCmd groups the commands that build datasets.
@@ -32,13 +33,13 @@ func fromGitCmd() *cli.Command {
 			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
 			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name` used in the output file names, e.g. git"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "output `directory`"},
-			&cli.IntFlag{Name: "per-repo", Value: dataset.DefaultPerRepo, Usage: "most datapoints per repository"},
-			&cli.IntFlag{Name: "max-commits", Value: dataset.DefaultMaxCommits, Usage: "non-merge commits listed per repository, newest first"},
+			&cli.IntFlag{Name: "per-repo", Value: fromgit.DefaultPerRepo, Usage: "most datapoints per repository"},
+			&cli.IntFlag{Name: "max-commits", Value: fromgit.DefaultMaxCommits, Usage: "non-merge commits listed per repository, newest first"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "random seed for the commit order and hunk choice"},
-			&cli.StringFlag{Name: "layout", Value: dataset.LayoutZip, Usage: "snapshot `layout`: zip ({lang}-{stage}.zip) or folders (repositories-{lang}-{stage}/)"},
+			&cli.StringFlag{Name: "layout", Value: fromgit.LayoutZip, Usage: "snapshot `layout`: zip ({lang}-{stage}.zip) or folders (repositories-{lang}-{stage}/)"},
 			&cli.StringFlag{Name: "name", Usage: "`owner/repo` of the repository (one REPO only; default from its path)"},
-			&cli.IntFlag{Name: "max-commit-files", Value: dataset.DefaultMaxCommitFiles, Usage: "skip commits touching more files"},
-			&cli.Int64Flag{Name: "max-file-bytes", Value: dataset.DefaultGitMaxFileBytes, Usage: "skip completion files larger than this (bytes)"},
+			&cli.IntFlag{Name: "max-commit-files", Value: fromgit.DefaultMaxCommitFiles, Usage: "skip commits touching more files"},
+			&cli.Int64Flag{Name: "max-file-bytes", Value: fromgit.DefaultMaxFileBytes, Usage: "skip completion files larger than this (bytes)"},
 			&cli.StringFlag{Name: "since", Usage: "leave out the history of this `revision`"},
 			&cli.StringFlag{Name: "until", Value: "HEAD", Usage: "walk back from this `revision`"},
 			verboseFlag,
@@ -52,7 +53,7 @@ func fromGitCmd() *cli.Command {
 				return usagef("--lang must be kotlin or python, not %q", lang)
 			}
 			layout := c.String("layout")
-			if layout != dataset.LayoutZip && layout != dataset.LayoutFolders {
+			if layout != fromgit.LayoutZip && layout != fromgit.LayoutFolders {
 				return usagef("--layout must be zip or folders, not %q", layout)
 			}
 			if c.String("name") != "" && c.NArg() > 1 {
@@ -66,7 +67,7 @@ func fromGitCmd() *cli.Command {
 			if c.Int64("max-file-bytes") <= 0 {
 				return usagef("--max-file-bytes must be positive")
 			}
-			opts := dataset.FromGitOptions{
+			opts := fromgit.Options{
 				Repos: c.Args().Slice(), Name: c.String("name"), Lang: lang, Stage: c.String("stage"),
 				OutDir: c.String("out"), PerRepo: c.Int("per-repo"), MaxCommits: c.Int("max-commits"),
 				Seed: c.Int64("seed"), Layout: layout, MaxCommitFiles: c.Int("max-commit-files"),
@@ -75,7 +76,7 @@ func fromGitCmd() *cli.Command {
 			if c.Bool("verbose") {
 				opts.Log = c.App.ErrWriter
 			}
-			sum, err := dataset.FromGit(opts)
+			sum, err := fromgit.Run(opts)
 			if err != nil {
 				return err
 			}

@@ -2,14 +2,14 @@ package main
 
 import (
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/urfave/cli/v2"
 )
 
 // evalCmd scores contexts against a dev set's truth; see package eval.
@@ -38,14 +38,14 @@ func evalCmd() *cli.Command {
 			&cli.BoolFlag{Name: "visible", Usage: "line_chrf and copy_chrf also search the prefix and suffix the model is given (fair when configurations trim the prefix differently, e.g. --plan-window)"},
 			&cli.BoolFlag{Name: "json", Usage: "print a machine-readable JSON summary instead of the tables"},
 			&cli.IntFlag{Name: "limit", Usage: "score only the first N datapoints"},
-			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "snapshots processed in parallel"},
+			workersFlag,
 		}),
 		Action: func(c *cli.Context) error {
 			start := time.Now()
 			if lang := c.String("lang"); grammars.Lookup(lang) == nil {
 				return usagef("--lang must be one of %s, not %q", strings.Join(grammars.Names(), ", "), lang)
 			}
-			iopts, err := indexOptions(c)
+			cfg, err := batchConfig(c)
 			if err != nil {
 				return err
 			}
@@ -78,18 +78,11 @@ func evalCmd() *cli.Command {
 			if c.Bool("baselines") {
 				configs = append(configs, eval.Baselines()...)
 			}
-			plan, err := planOptions(c)
-			if err != nil {
-				return err
-			}
-			copts := composeOptions(c)
-			copts.Plan = plan // its tokens: --tokenizer's, set by eval.Run
+			// The planner's tokens: --tokenizer's, set by eval.Run.
 			opts := eval.Options{
 				DataDir: c.String("data"), Lang: c.String("lang"), Stage: c.String("stage"),
 				Configs: configs, Predictions: preds, Windows: windows, BudgetChars: budgets,
-				Index:   iopts,
-				Compose: copts,
-				Workers: c.Int("workers"), Limit: c.Int("limit"),
+				Batch: cfg, Limit: c.Int("limit"),
 				Log: errorsOnly{c.App.ErrWriter}, Visible: c.Bool("visible"),
 			}
 			if c.Bool("verbose") {
@@ -102,7 +95,7 @@ func evalCmd() *cli.Command {
 				}
 				opts.Tokens = tk
 			}
-			rep, err := eval.Run(opts)
+			rep, err := eval.Run(c.Context, opts)
 			if err != nil {
 				return err
 			}

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/gomlx/go-huggingface/hub"
-	"github.com/knights-analytics/hugot"
+	khugot "github.com/knights-analytics/hugot"
 	"github.com/urfave/cli/v2"
 
-	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/retrieve/hugot"
+	"github.com/repoctx/repoctx/workspace"
 )
 
-// defaultOnnxFile is the ONNX file of retrieve.DefaultModel: its Hugging Face repository
+// defaultOnnxFile is the ONNX file of hugot.DefaultModel: its Hugging Face repository
 // holds several (optimised, quantised) in onnx/.
 const defaultOnnxFile = "onnx/model.onnx"
 
@@ -32,7 +33,7 @@ func modelCmd() *cli.Command {
 				Description: fmt.Sprintf("Downloads NAME (default %s, the seed's model) with hugot's downloader into\n"+
 					"DIR/{owner}_{name} and prints that folder. It holds the .onnx file, tokenizer.json,\n"+
 					"config.json and, when the repository has one, sentence_bert_config.json (its\n"+
-					"max_seq_length is the token limit: 256 for all-MiniLM-L6-v2).", retrieve.DefaultModel),
+					"max_seq_length is the token limit: 256 for all-MiniLM-L6-v2).", hugot.DefaultModel),
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "dir", Value: defaultModelsDir(), Usage: "`directory` to download into"},
 					&cli.StringFlag{Name: "onnx", Usage: "`path` of the ONNX file in the repository when it has several (default " + defaultOnnxFile + " for the default model)"},
@@ -43,13 +44,13 @@ func modelCmd() *cli.Command {
 					if c.NArg() > 1 {
 						return usagef("model download: give at most one model name")
 					}
-					name := retrieve.DefaultModel
+					name := hugot.DefaultModel
 					if c.NArg() == 1 {
 						name = c.Args().First()
 					}
-					opts := hugot.NewDownloadOptions()
+					opts := khugot.NewDownloadOptions()
 					opts.OnnxFilePath = c.String("onnx")
-					if opts.OnnxFilePath == "" && name == retrieve.DefaultModel {
+					if opts.OnnxFilePath == "" && name == hugot.DefaultModel {
 						opts.OnnxFilePath = defaultOnnxFile
 					}
 					opts.AuthToken = c.String("token")
@@ -57,7 +58,7 @@ func modelCmd() *cli.Command {
 					if err := os.MkdirAll(c.String("dir"), 0o755); err != nil {
 						return err
 					}
-					path, err := hugot.DownloadModel(name, c.String("dir"), opts)
+					path, err := khugot.DownloadModel(name, c.String("dir"), opts)
 					if err != nil {
 						return fmt.Errorf("download %s: %w", name, err)
 					}
@@ -79,11 +80,11 @@ func modelCmd() *cli.Command {
 						return usagef("model info: give one model folder")
 					}
 					dir := c.Args().First()
-					if _, err := retrieve.HugotModelID(dir, retrieve.HugotOptions{}); err != nil {
+					if _, err := hugot.ModelID(dir, hugot.Options{}); err != nil {
 						return err
 					}
 					t := time.Now()
-					emb, err := retrieve.NewHugot(dir, retrieve.HugotOptions{Backend: c.String("backend")})
+					emb, err := hugot.New(dir, hugot.Options{Backend: c.String("backend")})
 					if err != nil {
 						return err
 					}
@@ -99,7 +100,7 @@ func modelCmd() *cli.Command {
 
 // defaultModelsDir is where `model download` puts models: a "models" folder in the
 // default cache directory.
-func defaultModelsDir() string { return filepath.Join(retrieve.DefaultCacheDir(), "models") }
+func defaultModelsDir() string { return filepath.Join(workspace.DefaultCacheDir(), "models") }
 
 // fetchSentenceConfig copies the repository's sentence_bert_config.json (which hugot's
 // downloader skips) into the model folder, if the repository has one.
@@ -129,7 +130,7 @@ func fetchSentenceConfig(name, dir, token string) error {
 
 // printModel prints a downloaded model folder and how to use it.
 func printModel(w io.Writer, dir string, _ bool) error {
-	id, err := retrieve.HugotModelID(dir, retrieve.HugotOptions{})
+	id, err := hugot.ModelID(dir, hugot.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,30 @@
-package retrieve
+// Package hugot runs Hugging Face sentence encoders (ONNX) as dense retrieval models
+// for the retrieve package: hugot's pure-Go backend by default, ONNX Runtime with
+// `-tags onnxruntime`. It is its own package so that importing retrieve does not pull
+// in the machine-learning stack (gomlx, hugot, onnxruntime_go).
+//
+// # Backends and the fast path
+//
+// The default build uses hugot's pure-Go backend (no cgo, no shared library): `go build`
+// and CI need nothing else, but it is slow (1-2 texts/s for a MiniLM-size model at 128
+// tokens on 2 cores; ONNX Runtime runs 12-25× faster, see the benchmarks in
+// bench_test.go). hugot's own "ORT" build tag would also link a Rust tokenizer
+// library that no reachable registry serves, so the fast path bypasses hugot: build with
+//
+//	go build -tags onnxruntime ./cmd/repoctx
+//
+// and pass [Options.Backend] "ort" (e.g. `repoctx model info --backend ort DIR`). This calls ONNX
+// Runtime directly through github.com/yalue/onnxruntime_go (which needs cgo and ONNX
+// Runtime's C API version 23, i.e. ONNX Runtime 1.23), keeping the pure-Go tokenizer,
+// text preparation and pooling, so both backends give the same vectors (to 1e-5) and
+// share model IDs, indexes and the embedding cache. ONNX Runtime itself is loaded at run
+// time from [Options.ORTLibrary], $REPOCTX_ORT_LIB or libonnxruntime.so; the npm
+// package onnxruntime-node ships it:
+//
+//	npm pack onnxruntime-node@1.23.2 && tar xzf onnxruntime-node-1.23.2.tgz
+//	export REPOCTX_ORT_LIB=$PWD/package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+//	go test -tags onnxruntime ./retrieve/hugot   # runs the ONNX Runtime tests too
+package hugot
 
 import (
 	"crypto/sha256"
@@ -17,9 +43,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/repoctx/repoctx/retrieve"
+
 	gomlxbackends "github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
-	"github.com/knights-analytics/hugot"
+	khugot "github.com/knights-analytics/hugot"
 	hugotopts "github.com/knights-analytics/hugot/options"
 	"github.com/knights-analytics/hugot/pipelines"
 	"github.com/sugarme/tokenizer"
@@ -31,11 +59,11 @@ import (
 const DefaultModel = "sentence-transformers/all-MiniLM-L6-v2"
 
 // DefaultMaxTokens is the input limit, in word pieces with the special tokens, of a
-// model folder that states none (see [HugotOptions.MaxTokens]).
+// model folder that states none (see [Options.MaxTokens]).
 const DefaultMaxTokens = 512
 
-// HugotOptions configures [NewHugot].
-type HugotOptions struct {
+// Options configures [New].
+type Options struct {
 	// Backend runs the model: "go" (default) is hugot's pure-Go backend (no cgo, about
 	// 1-2 texts/s for a MiniLM-size model at 128 tokens on 2 cores); "ort" calls ONNX
 	// Runtime through github.com/yalue/onnxruntime_go and needs a binary built with
@@ -61,15 +89,18 @@ type HugotOptions struct {
 	Threads int
 }
 
-func init() {
-	// gomlx v0.26.0's pure-Go backend (simplego), which hugot's Go session uses, races
-	// when it runs a graph's independent ops in parallel: an op writes a buffer another
-	// op still reads (the race detector shows it with batches of a few texts). Run the
-	// ops of a graph one after the other instead; matrix products still use all cores.
+// registerSequentialGo registers, once and only when a model is first opened with the
+// pure-Go backend, a variant of gomlx's pure-Go backend (simplego) that runs a graph's
+// ops one after the other: gomlx v0.26.0's simplego, which hugot's Go session uses,
+// races when it runs a graph's independent ops in parallel (an op writes a buffer
+// another op still reads; the race detector shows it with batches of a few texts).
+// Matrix products still use all cores. It replaces gomlx's registration of simplego
+// process-wide, which is why it waits for the caller to ask for a model.
+var registerSequentialGo = sync.OnceFunc(func() {
 	gomlxbackends.Register(simplego.BackendName, func(config string) (gomlxbackends.Backend, error) {
 		return simplego.New(strings.TrimPrefix(config+",ops_sequential", ","))
 	})
-}
+})
 
 // modelFiles are the files of a model folder that determine its vectors.
 type modelFiles struct {
@@ -81,13 +112,13 @@ type modelFiles struct {
 }
 
 // resolveModel finds a model folder's files and its input limit.
-func resolveModel(dir string, opts HugotOptions) (modelFiles, error) {
+func resolveModel(dir string, opts Options) (modelFiles, error) {
 	mf := modelFiles{dir: dir}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		if err == nil {
 			err = errors.New("not a directory")
 		}
-		return mf, fmt.Errorf("retrieve: model folder %s: %w", dir, err)
+		return mf, fmt.Errorf("hugot: model folder %s: %w", dir, err)
 	}
 	var onnxFiles []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -100,7 +131,7 @@ func resolveModel(dir string, opts HugotOptions) (modelFiles, error) {
 		return nil
 	})
 	if err != nil {
-		return mf, fmt.Errorf("retrieve: model folder %s: %w", dir, err)
+		return mf, fmt.Errorf("hugot: model folder %s: %w", dir, err)
 	}
 	switch {
 	case opts.OnnxFile != "":
@@ -111,25 +142,25 @@ func resolveModel(dir string, opts HugotOptions) (modelFiles, error) {
 			}
 		}
 		if mf.onnx == "" {
-			return mf, fmt.Errorf("retrieve: model folder %s has no %s", dir, opts.OnnxFile)
+			return mf, fmt.Errorf("hugot: model folder %s has no %s", dir, opts.OnnxFile)
 		}
 	case len(onnxFiles) == 1:
 		mf.onnx = onnxFiles[0]
 	case len(onnxFiles) == 0:
-		return mf, fmt.Errorf("retrieve: model folder %s has no .onnx file", dir)
+		return mf, fmt.Errorf("hugot: model folder %s has no .onnx file", dir)
 	default:
-		return mf, fmt.Errorf("retrieve: model folder %s has %d .onnx files; choose one (HugotOptions.OnnxFile)", dir, len(onnxFiles))
+		return mf, fmt.Errorf("hugot: model folder %s has %d .onnx files; choose one (Options.OnnxFile)", dir, len(onnxFiles))
 	}
 	mf.tokenizer = filepath.Join(dir, "tokenizer.json")
 	if _, err := os.Stat(mf.tokenizer); err != nil {
-		return mf, fmt.Errorf("retrieve: model folder %s has no tokenizer.json: %w", dir, err)
+		return mf, fmt.Errorf("hugot: model folder %s has no tokenizer.json: %w", dir, err)
 	}
 	var cfg struct {
 		MaxPos int `json:"max_position_embeddings"`
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "config.json")); err == nil {
 		if err := json.Unmarshal(b, &cfg); err != nil {
-			return mf, fmt.Errorf("retrieve: %s/config.json: %w", dir, err)
+			return mf, fmt.Errorf("hugot: %s/config.json: %w", dir, err)
 		}
 	}
 	mf.maxPos = cfg.MaxPos
@@ -192,13 +223,13 @@ func hashFile(path string) ([32]byte, error) {
 	return sum, nil
 }
 
-// HugotModelID returns the [Embedder.ID] that [NewHugot] gives the model folder dir with
+// ModelID returns the [retrieve.Embedder.ID] that [New] gives the model folder dir with
 // opts, without loading the model: "hugot:{folder name}:{hash}:max{limit}:v1", where
 // the hash covers the .onnx file, tokenizer.json, config.json and
-// sentence_bert_config.json, and limit is the resolved [HugotOptions.MaxTokens]. The
+// sentence_bert_config.json, and limit is the resolved [Options.MaxTokens]. The
 // backend is not part of it. File hashes are memoised per process by path, size and
 // modification time.
-func HugotModelID(dir string, opts HugotOptions) (string, error) {
+func ModelID(dir string, opts Options) (string, error) {
 	mf, err := resolveModel(dir, opts)
 	if err != nil {
 		return "", err
@@ -215,7 +246,7 @@ func (mf modelFiles) id() (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("retrieve: hash model file: %w", err)
+			return "", fmt.Errorf("hugot: hash model file: %w", err)
 		}
 		fmt.Fprintf(h, "%s:%x\n", filepath.Base(p), sum)
 	}
@@ -223,12 +254,12 @@ func (mf modelFiles) id() (string, error) {
 	return fmt.Sprintf("hugot:%s:%s:max%d:v%d", name, hex.EncodeToString(h.Sum(nil))[:16], mf.maxTokens, hugotVersion), nil
 }
 
-// NewHugot opens a Hugging Face sentence-encoder folder as an [Embedder]: one .onnx
+// New opens a Hugging Face sentence-encoder folder as an [retrieve.Embedder]: one .onnx
 // file (a BERT-style encoder whose first output is the token embeddings, e.g.
 // last_hidden_state), tokenizer.json and optionally config.json and
 // sentence_bert_config.json, as `repoctx model download` fetches them. The backend is
 // hugot's FeatureExtraction pipeline on its pure-Go backend (github.com/knights-analytics/hugot,
-// [hugot.NewGoSession]), or ONNX Runtime (see [HugotOptions.Backend]).
+// [khugot.NewGoSession]), or ONNX Runtime (see [Options.Backend]).
 //
 // A text's vector is the mean of its token embeddings over the attention mask,
 // L2-normalised (sentence-transformers' mean pooling). Texts are prepared before
@@ -237,10 +268,10 @@ func (mf modelFiles) id() (string, error) {
 // StripAccents normaliser), the text is put in Unicode NFD and combining marks (Mn) are
 // dropped, as Hugging Face's tokenizer does and the pure-Go tokenizer does not.
 // tokenizer.json's own truncation and padding are switched off; instead a text of more
-// than [HugotOptions.MaxTokens] word pieces ([CLS]/[SEP] included) is cut explicitly and
-// reported truncated by Embed: [KeepHead] keeps its first pieces (as Hugging Face
-// truncates), [KeepTail] drops whole words from its start until the rest fits.
-func NewHugot(modelDir string, opts HugotOptions) (Embedder, error) {
+// than [Options.MaxTokens] word pieces ([CLS]/[SEP] included) is cut explicitly and
+// reported truncated by Embed: [retrieve.KeepHead] keeps its first pieces (as Hugging Face
+// truncates), [retrieve.KeepTail] drops whole words from its start until the rest fits.
+func New(modelDir string, opts Options) (retrieve.Embedder, error) {
 	mf, err := resolveModel(modelDir, opts)
 	if err != nil {
 		return nil, err
@@ -258,7 +289,7 @@ func NewHugot(modelDir string, opts HugotOptions) (Embedder, error) {
 	case "ort":
 		return newHugotORT(mf, id, opts)
 	}
-	return nil, fmt.Errorf("retrieve: unknown model backend %q (want go or ort)", opts.Backend)
+	return nil, fmt.Errorf("hugot: unknown model backend %q (want go or ort)", opts.Backend)
 }
 
 // textPrep prepares texts for a WordPiece-style tokenizer and enforces the token limit.
@@ -276,11 +307,11 @@ func newTextPrep(tk *tokenizer.Tokenizer, tokenizerJSON []byte, limit int) (*tex
 	p := &textPrep{tk: tk, strip: wantsAccentStrip(tokenizerJSON), limit: limit}
 	enc, err := tk.EncodeSingle("", true)
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: tokenizer: %w", err)
+		return nil, fmt.Errorf("hugot: tokenizer: %w", err)
 	}
 	p.special = len(enc.Ids)
 	if limit <= p.special {
-		return nil, fmt.Errorf("retrieve: token limit %d leaves no room beside %d special tokens", limit, p.special)
+		return nil, fmt.Errorf("hugot: token limit %d leaves no room beside %d special tokens", limit, p.special)
 	}
 	return p, nil
 }
@@ -347,13 +378,13 @@ func stripAccents(s string) string {
 // prepare normalises text and cuts it to the token limit, keeping the given end. It
 // returns the text to give the model, its encoding (special tokens included) and
 // whether it was cut.
-func (p *textPrep) prepare(text string, keep KeepEnd) (string, *tokenizer.Encoding, bool, error) {
+func (p *textPrep) prepare(text string, keep retrieve.KeepEnd) (string, *tokenizer.Encoding, bool, error) {
 	if p.strip {
 		text = stripAccents(text)
 	}
 	enc, err := p.tk.EncodeSingle(text, true)
 	if err != nil {
-		return "", nil, false, fmt.Errorf("retrieve: tokenize: %w", err)
+		return "", nil, false, fmt.Errorf("hugot: tokenize: %w", err)
 	}
 	budget := p.limit - p.special
 	content := contentTokens(enc)
@@ -365,7 +396,7 @@ func (p *textPrep) prepare(text string, keep KeepEnd) (string, *tokenizer.Encodi
 		cut := cutText(text, enc, content, want, keep)
 		cenc, err := p.tk.EncodeSingle(cut, true)
 		if err != nil {
-			return "", nil, false, fmt.Errorf("retrieve: tokenize: %w", err)
+			return "", nil, false, fmt.Errorf("hugot: tokenize: %w", err)
 		}
 		n := len(contentTokens(cenc))
 		if n <= budget {
@@ -376,7 +407,7 @@ func (p *textPrep) prepare(text string, keep KeepEnd) (string, *tokenizer.Encodi
 			break
 		}
 	}
-	return "", nil, false, fmt.Errorf("retrieve: cannot cut a text of %d tokens to %d", len(content), budget)
+	return "", nil, false, fmt.Errorf("hugot: cannot cut a text of %d tokens to %d", len(content), budget)
 }
 
 // contentTokens returns the positions of enc's non-special tokens.
@@ -392,14 +423,14 @@ func contentTokens(enc *tokenizer.Encoding) []int {
 }
 
 // cutText returns the part of text holding n of its content tokens: the first n for
-// KeepHead (cut at the start of token n), or for KeepTail the last whole words that fit
+// retrieve.KeepHead (cut at the start of token n), or for retrieve.KeepTail the last whole words that fit
 // in n tokens (a word too long to fit alone is cut inside).
-func cutText(text string, enc *tokenizer.Encoding, content []int, n int, keep KeepEnd) string {
+func cutText(text string, enc *tokenizer.Encoding, content []int, n int, keep retrieve.KeepEnd) string {
 	start := func(pos int) int {
 		o := enc.Offsets[content[pos]]
 		return min(max(o[0], 0), len(text))
 	}
-	if keep == KeepHead {
+	if keep == retrieve.KeepHead {
 		return text[:start(n)]
 	}
 	continues := func(pos int) bool { // whether content token pos continues the word of pos-1
@@ -426,7 +457,7 @@ type hugotGo struct {
 	dim     int
 	batch   int
 	prep    *textPrep
-	session *hugot.Session
+	session *khugot.Session
 	pipe    *pipelines.FeatureExtractionPipeline
 }
 
@@ -437,10 +468,11 @@ var (
 	goBatchBuckets = []int{1, 4, 8, 16, 32}
 )
 
-func newHugotGo(mf modelFiles, id string, opts HugotOptions) (_ Embedder, err error) {
+func newHugotGo(mf modelFiles, id string, opts Options) (_ retrieve.Embedder, err error) {
+	registerSequentialGo()
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("retrieve: load model %s: %v", mf.dir, r)
+			err = fmt.Errorf("hugot: load model %s: %v", mf.dir, r)
 		}
 	}()
 	var seq []int
@@ -457,34 +489,34 @@ func newHugotGo(mf modelFiles, id string, opts HugotOptions) (_ Embedder, err er
 		}
 	}
 	bat = append(bat, opts.BatchSize)
-	session, err := hugot.NewGoSession(hugotopts.WithGoMLXBatchBuckets(bat), hugotopts.WithGoMLXSequenceBuckets(seq))
+	session, err := khugot.NewGoSession(hugotopts.WithGoMLXBatchBuckets(bat), hugotopts.WithGoMLXSequenceBuckets(seq))
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: hugot session: %w", err)
+		return nil, fmt.Errorf("hugot: hugot session: %w", err)
 	}
 	rel, _ := filepath.Rel(mf.dir, mf.onnx)
-	cfg := hugot.FeatureExtractionConfig{
+	cfg := khugot.FeatureExtractionConfig{
 		ModelPath:    mf.dir,
 		Name:         "repoctx-embed",
 		OnnxFilename: filepath.Base(rel),
-		Options:      []hugot.FeatureExtractionOption{pipelines.WithNormalization()},
+		Options:      []khugot.FeatureExtractionOption{pipelines.WithNormalization()},
 	}
-	pipe, err := hugot.NewPipeline(session, cfg)
+	pipe, err := khugot.NewPipeline(session, cfg)
 	if err != nil {
 		_ = session.Destroy()
-		return nil, fmt.Errorf("retrieve: load model %s: %w", mf.dir, err)
+		return nil, fmt.Errorf("hugot: load model %s: %w", mf.dir, err)
 	}
 	h := &hugotGo{id: id, batch: opts.BatchSize, session: session, pipe: pipe}
-	fail := func(err error) (Embedder, error) {
+	fail := func(err error) (retrieve.Embedder, error) {
 		_ = session.Destroy()
 		return nil, err
 	}
 	tok := pipe.Model.Tokenizer
 	if tok == nil || tok.GoTokenizer == nil {
-		return fail(fmt.Errorf("retrieve: model %s: no Go tokenizer", mf.dir))
+		return fail(fmt.Errorf("hugot: model %s: no Go tokenizer", mf.dir))
 	}
 	raw, err := os.ReadFile(mf.tokenizer)
 	if err != nil {
-		return fail(fmt.Errorf("retrieve: %w", err))
+		return fail(fmt.Errorf("hugot: %w", err))
 	}
 	if h.prep, err = newTextPrep(tok.GoTokenizer.Tokenizer, raw, mf.maxTokens); err != nil {
 		return fail(err)
@@ -497,7 +529,7 @@ func newHugotGo(mf modelFiles, id string, opts HugotOptions) (_ Embedder, err er
 	}
 	h.dim = len(probe[0])
 	if h.dim == 0 {
-		return fail(fmt.Errorf("retrieve: model %s produces empty vectors", mf.dir))
+		return fail(fmt.Errorf("hugot: model %s produces empty vectors", mf.dir))
 	}
 	return h, nil
 }
@@ -521,25 +553,25 @@ func (h *hugotGo) Close() error {
 func (h *hugotGo) run(texts []string) (out [][]float32, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("retrieve: model %s failed: %v", h.id, r)
+			err = fmt.Errorf("hugot: model %s failed: %v", h.id, r)
 		}
 	}()
 	res, err := h.pipe.RunPipeline(texts)
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: model %s: %w", h.id, err)
+		return nil, fmt.Errorf("hugot: model %s: %w", h.id, err)
 	}
 	if len(res.Embeddings) != len(texts) {
-		return nil, fmt.Errorf("retrieve: model %s returned %d vectors for %d texts", h.id, len(res.Embeddings), len(texts))
+		return nil, fmt.Errorf("hugot: model %s returned %d vectors for %d texts", h.id, len(res.Embeddings), len(texts))
 	}
 	return res.Embeddings, nil
 }
 
-// Embed implements [Embedder] (see [NewHugot]).
-func (h *hugotGo) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, error) {
+// Embed implements [retrieve.Embedder] (see [New]).
+func (h *hugotGo) Embed(texts []string, keep retrieve.KeepEnd) ([][]float32, []bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.session == nil {
-		return nil, nil, fmt.Errorf("retrieve: model %s is closed", h.id)
+		return nil, nil, fmt.Errorf("hugot: model %s is closed", h.id)
 	}
 	prepared := make([]string, len(texts))
 	truncated := make([]bool, len(texts))
@@ -558,10 +590,10 @@ func (h *hugotGo) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, erro
 		}
 		for _, v := range out {
 			if len(v) != h.dim {
-				return nil, nil, fmt.Errorf("retrieve: model %s returned a vector of dimension %d, want %d", h.id, len(v), h.dim)
+				return nil, nil, fmt.Errorf("hugot: model %s returned a vector of dimension %d, want %d", h.id, len(v), h.dim)
 			}
 			v = slices.Clone(v)
-			normalize(v)
+			retrieve.Normalize(v)
 			vecs = append(vecs, v)
 		}
 	}

@@ -1,20 +1,18 @@
-package assemble
+package workspace
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"syscall"
 	"testing"
 
-	"github.com/repoctx/repoctx/chunker"
-	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/retrieve"
-	"github.com/repoctx/repoctx/symbols"
 )
 
 // writeRepo writes files (path -> content) under dir.
-func writeRepo(t *testing.T, dir string, files map[string]string) *dataset.Snapshot {
+func writeRepo(t *testing.T, dir string, files map[string]string) Snapshot {
 	t.Helper()
 	for p, text := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
@@ -25,7 +23,7 @@ func writeRepo(t *testing.T, dir string, files map[string]string) *dataset.Snaps
 			t.Fatal(err)
 		}
 	}
-	snap, err := dataset.OpenDir(dir, dataset.Limits{})
+	snap, err := OpenDir(dir, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,17 +45,13 @@ func TestStoreReuse(t *testing.T) {
 		"pkg/d.py": "from pkg.a import alpha\n\nprint(alpha(2))\n",
 	}
 	cache := t.TempDir()
-	ch := chunker.NewStructural(chunker.Options{})
-	defer ch.Close()
-	ex := symbols.NewExtractor(0)
-	defer ex.Close()
-	index := func(snap *dataset.Snapshot, cache string) (*retrieve.Index, IndexStats) {
-		ix, st, err := IndexSnapshot(snap, ch, IndexOptions{CacheDir: cache, Dense: retrieve.DenseNone})
+	index := func(snap Snapshot, cache string) (*retrieve.Index, Stats) {
+		r, err := Open(context.Background(), snap, Options{CacheDir: cache, Build: retrieve.BuildOptions{Dense: retrieve.DenseNone}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { ix.Close() })
-		return ix, st
+		t.Cleanup(func() { r.Close() })
+		return r.Index(), r.Stats()
 	}
 	_, st1 := index(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), cache)
 	if st1.Chunked != 3 || st1.Reused != 0 {
@@ -73,9 +67,10 @@ func TestStoreReuse(t *testing.T) {
 		t.Errorf("chunks from the store differ from a fresh build")
 	}
 	// Symbols: the second snapshot's table from the store equals one built directly.
-	symbolFiles(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), ex, cache, 0) // stores v1's files
-	got := symbolFiles(snap2, ex, cache, 0)
-	want := symbolFiles(snap2, ex, "", 0)
+	store := OpenStore(cache)
+	symbolFiles(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), store, 0) // stores v1's files
+	got := symbolFiles(snap2, store, 0)
+	want := symbolFiles(snap2, nil, 0)
 	if len(got) != 4 || !reflect.DeepEqual(got, want) {
 		t.Errorf("symbols from the store differ from a direct extraction (%d files)", len(got))
 	}
@@ -115,8 +110,8 @@ func TestStoreReuse(t *testing.T) {
 	}
 }
 
-// TestIndexStoresSymbols: with IndexOptions.Symbols the chunker's parse also yields
-// the files' symbols, stored for CachedSymbols, equal to a separate extraction.
+// TestIndexStoresSymbols: with Options.Symbols the chunker's parse also yields
+// the files' symbols, stored for the symbol table, equal to a separate extraction.
 func TestIndexStoresSymbols(t *testing.T) {
 	snap := writeRepo(t, filepath.Join(t.TempDir(), "r-1"), map[string]string{
 		"pkg/a.py":  "import os\n\n\nclass A:\n    \"\"\"Doc.\"\"\"\n\n    def f(self, x):\n        return os.path.join(x)\n",
@@ -125,15 +120,14 @@ func TestIndexStoresSymbols(t *testing.T) {
 		"notes.txt": "not source\n",
 	})
 	cache := t.TempDir()
-	ch := chunker.NewStructural(chunker.Options{})
-	defer ch.Close()
-	ix, _, err := IndexSnapshot(snap, ch, IndexOptions{CacheDir: cache, Dense: retrieve.DenseNone, Symbols: true})
+	r, err := Open(context.Background(), snap, Options{CacheDir: cache, Build: retrieve.BuildOptions{Dense: retrieve.DenseNone}, Symbols: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
-	ex := symbols.NewExtractor(0)
-	defer ex.Close()
+	defer r.Close()
+	if r.Symbols() == nil {
+		t.Fatal("no symbol table with Options.Symbols")
+	}
 	n := 0
 	filepath.WalkDir(filepath.Join(OpenStore(cache).Dir(), "symbols"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -142,10 +136,22 @@ func TestIndexStoresSymbols(t *testing.T) {
 		return nil
 	})
 	if n != 3 {
-		t.Errorf("%d symbol records stored by IndexSnapshot, want 3", n)
+		t.Errorf("%d symbol records stored by Open, want 3", n)
 	}
-	got, want := symbolFiles(snap, ex, cache, 0), symbolFiles(snap, ex, "", 0)
+	got, want := symbolFiles(snap, OpenStore(cache), 0), symbolFiles(snap, nil, 0)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("symbols from the chunker's parse differ from a separate extraction:\n%+v\n%+v", got, want)
+	}
+}
+func TestDefaultCacheDir(t *testing.T) {
+	d := DefaultCacheDir()
+	if filepath.Base(d) != "repoctx" && filepath.Base(d) != "repoctx-cache" {
+		t.Errorf("DefaultCacheDir() = %q", d)
+	}
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	t.Setenv("LocalAppData", "")
+	if d := DefaultCacheDir(); d != filepath.Join(os.TempDir(), "repoctx-cache") {
+		t.Errorf("DefaultCacheDir() without a home = %q", d)
 	}
 }

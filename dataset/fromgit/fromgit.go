@@ -1,4 +1,7 @@
-package dataset
+// Package fromgit builds datasets in the competition layout from git history: a
+// commit's 1-3 added lines of real code become the middle of a datapoint, the snapshot
+// is the parent commit (see [Run]).
+package fromgit
 
 import (
 	"archive/zip"
@@ -21,18 +24,22 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/atomicfile"
+	"github.com/repoctx/repoctx/internal/pathsafe"
+	"github.com/repoctx/repoctx/workspace"
 )
 
-// Defaults of [FromGitOptions].
+// Defaults of [Options].
 const (
-	DefaultPerRepo         = 20        // datapoints per repository
-	DefaultMaxCommits      = 2000      // non-merge commits listed per repository
-	DefaultMaxCommitFiles  = 30        // files a commit may touch
-	DefaultGitMaxFileBytes = 200 << 10 // 200 KiB: largest completion file
+	DefaultPerRepo        = 20        // datapoints per repository
+	DefaultMaxCommits     = 2000      // non-merge commits listed per repository
+	DefaultMaxCommitFiles = 30        // files a commit may touch
+	DefaultMaxFileBytes   = 200 << 10 // 200 KiB: largest completion file
 )
 
-// Output layouts of [FromGit].
+// Output layouts of [Run].
 const (
 	LayoutZip     = "zip"     // {lang}-{stage}.zip holding one zip per snapshot
 	LayoutFolders = "folders" // repositories-{lang}-{stage}/{snapshot}/
@@ -46,9 +53,9 @@ const maxMiddleLineBytes = 400
 // minCodeChars is the fewest non-space characters a middle line must have.
 const minCodeChars = 6
 
-// FromGitOptions configures [FromGit]. Zero numeric fields take the
+// Options configures [Run]. Zero numeric fields take the
 // defaults given with each field.
-type FromGitOptions struct {
+type Options struct {
 	// Repos are the paths of local git repositories: a work tree, its .git
 	// folder, or a bare repository (such as a mirror).
 	Repos []string
@@ -91,8 +98,8 @@ type FromGitOptions struct {
 	Log io.Writer
 }
 
-// FromGitSummary says what [FromGit] did.
-type FromGitSummary struct {
+// Summary says what [Run] did.
+type Summary struct {
 	Repos      []RepoSummary // one per repository, in the order given
 	Datapoints int           // datapoints written
 	Snapshots  int           // distinct snapshots the datapoints use
@@ -103,12 +110,12 @@ type FromGitSummary struct {
 	Elapsed    time.Duration // wall time
 }
 
-// RepoSummary is what [FromGit] found in one repository.
+// RepoSummary is what [Run] found in one repository.
 //
 // SkippedCommits counts commits tried and not used, by reason: "root
 // commit", "too many files" (over MaxCommitFiles), "no file of the language"
 // (no modified file of Lang that can be used), "no real-code hunk", "snapshot
-// too large" (over the DefaultMaxFiles or DefaultMaxSnapshotBytes that
+// too large" (over the workspace.DefaultMaxFiles or workspace.DefaultMaxSnapshotBytes that
 // readers accept), "duplicate id". SkippedFiles counts files of the language
 // not used, by reason: "added" (not in the snapshot), "deleted", "not a
 // regular file", "unusable path" (one a snapshot reader refuses, such as one
@@ -116,7 +123,7 @@ type FromGitSummary struct {
 // diff disagrees with the file: not expected).
 type RepoSummary struct {
 	Repo           string // "owner/name"
-	Path           string // as given in FromGitOptions.Repos
+	Path           string // as given in Options.Repos
 	Commits        int    // non-merge commits listed
 	Scanned        int    // commits tried
 	Datapoints     int    // datapoints taken, at most PerRepo
@@ -151,7 +158,7 @@ type RepoSummary struct {
 // middle's first line in the new file. The truth line holds the middle, the
 // commit and the kind: "replace" when the hunk also removed lines, else
 // "insert". Hunks are those of git's zero-context Myers diff of the parent
-// and the commit, without rename detection. Datapoint lines carry the
+// and the commit, without rename detection. dataset.Datapoint lines carry the
 // competition's keys in its order, "archived": false included; they come
 // repository by repository, in the order given, newest commit first.
 //
@@ -166,12 +173,12 @@ type RepoSummary struct {
 // snapshot is named by its commit. With LayoutZip it refuses to run when
 // repositories-{lang}-{stage}/ exists, since readers would take it instead.
 //
-// It runs the git command (found on PATH). Errors start with "dataset: " and
+// It runs the git command (found on PATH). Errors start with "fromgit: " and
 // name the repository, commit or file; on error no datapoint file is
 // written.
-func FromGit(opts FromGitOptions) (FromGitSummary, error) {
+func Run(opts Options) (Summary, error) {
 	start := time.Now()
-	var sum FromGitSummary
+	var sum Summary
 	o, spec, err := opts.normalize()
 	if err != nil {
 		return sum, err
@@ -190,19 +197,19 @@ func FromGit(opts FromGitOptions) (FromGitSummary, error) {
 		}
 		repos = append(repos, g)
 		if prev, dup := seen[g.name]; dup {
-			return sum, fmt.Errorf("dataset: repositories %s and %s are both named %s: give them apart", prev, p, g.name)
+			return sum, fmt.Errorf("fromgit: repositories %s and %s are both named %s: give them apart", prev, p, g.name)
 		}
 		seen[g.name] = p
 	}
 	set := o.Lang + "-" + o.Stage
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
-		return sum, fmt.Errorf("dataset: output folder: %w", err)
+		return sum, fmt.Errorf("fromgit: output folder: %w", err)
 	}
 	dirOut := filepath.Join(o.OutDir, "repositories-"+set)
 	var w snapWriter
 	if o.Layout == LayoutZip {
 		if _, err := os.Stat(dirOut); err == nil {
-			return sum, fmt.Errorf("dataset: %s exists and readers would take it instead of the new %s.zip: remove it or use the folders layout", dirOut, set)
+			return sum, fmt.Errorf("fromgit: %s exists and readers would take it instead of the new %s.zip: remove it or use the folders layout", dirOut, set)
 		}
 		zw, err := newZipSnapWriter(o.OutDir, filepath.Join(o.OutDir, set+".zip"))
 		if err != nil {
@@ -218,8 +225,8 @@ func FromGit(opts FromGitOptions) (FromGitSummary, error) {
 	}
 	defer w.abort()
 
-	var dps []Datapoint
-	var truths []Truth
+	var dps []dataset.Datapoint
+	var truths []dataset.Truth
 	for _, g := range repos {
 		rs, picks, err := g.collect(o, spec)
 		if err != nil {
@@ -270,10 +277,10 @@ func FromGit(opts FromGitOptions) (FromGitSummary, error) {
 	trEnc.SetEscapeHTML(false)
 	for i := range dps {
 		if err := dpEnc.Encode(gitDatapointJSON(dps[i])); err != nil {
-			return sum, fmt.Errorf("dataset: datapoint %s: %w", dps[i].ID, err)
+			return sum, fmt.Errorf("fromgit: datapoint %s: %w", dps[i].ID, err)
 		}
 		if err := trEnc.Encode(truths[i]); err != nil {
-			return sum, fmt.Errorf("dataset: datapoint %s: %w", dps[i].ID, err)
+			return sum, fmt.Errorf("fromgit: datapoint %s: %w", dps[i].ID, err)
 		}
 	}
 	jsonl := filepath.Join(o.OutDir, set+".jsonl")
@@ -306,35 +313,35 @@ type gitDatapoint struct {
 	Archived bool     `json:"archived"`
 }
 
-func gitDatapointJSON(d Datapoint) gitDatapoint {
+func gitDatapointJSON(d dataset.Datapoint) gitDatapoint {
 	return gitDatapoint{ID: d.ID, Repo: d.Repo, Revision: d.Revision, Path: d.Path,
 		Modified: d.Modified, Prefix: d.Prefix, Suffix: d.Suffix}
 }
 
 // normalize checks the options and fills in defaults.
-func (o FromGitOptions) normalize() (FromGitOptions, *grammars.Spec, error) {
+func (o Options) normalize() (Options, *grammars.Spec, error) {
 	if len(o.Repos) == 0 {
-		return o, nil, errors.New("dataset: from git: no repository given")
+		return o, nil, errors.New("fromgit: no repository given")
 	}
 	if o.Lang != "kotlin" && o.Lang != "python" {
-		return o, nil, fmt.Errorf("dataset: from git: language %q: only kotlin and python are supported", o.Lang)
+		return o, nil, fmt.Errorf("fromgit: language %q: only kotlin and python are supported", o.Lang)
 	}
 	spec := grammars.Lookup(o.Lang)
 	if spec == nil {
-		return o, nil, fmt.Errorf("dataset: from git: language %q is not registered in grammars", o.Lang)
+		return o, nil, fmt.Errorf("fromgit: language %q is not registered in grammars", o.Lang)
 	}
-	if !safeComponent(o.Stage) {
-		return o, nil, fmt.Errorf("dataset: from git: stage %q must be a plain name (letters, digits, '.', '_', '-')", o.Stage)
+	if !pathsafe.SafeComponent(o.Stage) {
+		return o, nil, fmt.Errorf("fromgit: stage %q must be a plain name (letters, digits, '.', '_', '-')", o.Stage)
 	}
 	if o.OutDir == "" {
-		return o, nil, errors.New("dataset: from git: no output folder given")
+		return o, nil, errors.New("fromgit: no output folder given")
 	}
 	if o.Name != "" {
 		if len(o.Repos) > 1 {
-			return o, nil, fmt.Errorf("dataset: from git: name %s given for %d repositories: it can only name one", o.Name, len(o.Repos))
+			return o, nil, fmt.Errorf("fromgit: name %s given for %d repositories: it can only name one", o.Name, len(o.Repos))
 		}
-		if !validRepo(o.Name) {
-			return o, nil, fmt.Errorf("dataset: from git: name %q is not of the form owner/name (letters, digits, '.', '_', '-')", o.Name)
+		if !pathsafe.ValidRepo(o.Name) {
+			return o, nil, fmt.Errorf("fromgit: name %q is not of the form owner/name (letters, digits, '.', '_', '-')", o.Name)
 		}
 	}
 	switch o.Layout {
@@ -342,14 +349,14 @@ func (o FromGitOptions) normalize() (FromGitOptions, *grammars.Spec, error) {
 		o.Layout = LayoutZip
 	case LayoutZip, LayoutFolders:
 	default:
-		return o, nil, fmt.Errorf("dataset: from git: layout %q: want %s or %s", o.Layout, LayoutZip, LayoutFolders)
+		return o, nil, fmt.Errorf("fromgit: layout %q: want %s or %s", o.Layout, LayoutZip, LayoutFolders)
 	}
 	if o.Until == "" {
 		o.Until = "HEAD"
 	}
 	for _, r := range []string{o.Since, o.Until} {
 		if strings.HasPrefix(r, "-") || strings.ContainsAny(r, " \t\n\x00") {
-			return o, nil, fmt.Errorf("dataset: from git: revision %q is not a plain revision", r)
+			return o, nil, fmt.Errorf("fromgit: revision %q is not a plain revision", r)
 		}
 	}
 	if o.PerRepo <= 0 {
@@ -362,7 +369,7 @@ func (o FromGitOptions) normalize() (FromGitOptions, *grammars.Spec, error) {
 		o.MaxCommitFiles = DefaultMaxCommitFiles
 	}
 	if o.MaxFileBytes <= 0 {
-		o.MaxFileBytes = DefaultGitMaxFileBytes
+		o.MaxFileBytes = DefaultMaxFileBytes
 	}
 	return o, spec, nil
 }
@@ -392,7 +399,7 @@ func RepoNameFromPath(dir string, bare bool) string {
 	base = strings.TrimSuffix(base, ".git")
 	b := []byte(base)
 	for i, c := range b {
-		if !(isASCIILetter(c) || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+		if !(pathsafe.IsASCIILetter(c) || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
 			b[i] = '-'
 		}
 	}
@@ -406,7 +413,7 @@ func RepoNameFromPath(dir string, bare bool) string {
 // plusName reads a mirror folder name "owner+name" (".git" suffix allowed).
 func plusName(s string) (string, bool) {
 	owner, name, ok := strings.Cut(strings.TrimSuffix(s, ".git"), "+")
-	if !ok || !safeComponent(owner) || !safeComponent(name) {
+	if !ok || !pathsafe.SafeComponent(owner) || !pathsafe.SafeComponent(name) {
 		return "", false
 	}
 	return owner + "/" + name, true
@@ -447,12 +454,12 @@ func gitEnv() []string {
 func openGitRepo(p, name string) (*gitRepo, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: repository %s: %w", p, err)
+		return nil, fmt.Errorf("fromgit: repository %s: %w", p, err)
 	}
 	if fi, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("dataset: repository %s: %w", p, err)
+		return nil, fmt.Errorf("fromgit: repository %s: %w", p, err)
 	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("dataset: repository %s: not a folder", p)
+		return nil, fmt.Errorf("fromgit: repository %s: not a folder", p)
 	}
 	cmd := exec.Command("git", "-C", abs, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
 	cmd.Env = gitEnv()
@@ -460,11 +467,11 @@ func openGitRepo(p, name string) (*gitRepo, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("dataset: repository %s: not a git repository: %s", p, gitErrText(err, &stderr))
+		return nil, fmt.Errorf("fromgit: repository %s: not a git repository: %s", p, gitErrText(err, &stderr))
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 2 {
-		return nil, fmt.Errorf("dataset: repository %s: unexpected git rev-parse output %q", p, out)
+		return nil, fmt.Errorf("fromgit: repository %s: unexpected git rev-parse output %q", p, out)
 	}
 	bare := lines[0] == "true"
 	g := &gitRepo{path: p, gitDir: lines[1], name: name}
@@ -506,7 +513,7 @@ func (g *gitRepo) run(args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("dataset: repository %s: git %s: %s", g.name, args[0], gitErrText(err, &stderr))
+		return nil, fmt.Errorf("fromgit: repository %s: git %s: %s", g.name, args[0], gitErrText(err, &stderr))
 	}
 	return out, nil
 }
@@ -521,16 +528,16 @@ func (g *gitRepo) startCat() error {
 	cmd.Env = gitEnv()
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return fmt.Errorf("dataset: repository %s: git cat-file: %w", g.name, err)
+		return fmt.Errorf("fromgit: repository %s: git cat-file: %w", g.name, err)
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return fmt.Errorf("dataset: repository %s: git cat-file: %w", g.name, err)
+		return fmt.Errorf("fromgit: repository %s: git cat-file: %w", g.name, err)
 	}
 	g.catErr = &bytes.Buffer{}
 	cmd.Stderr = g.catErr
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("dataset: repository %s: git cat-file: %w", g.name, err)
+		return fmt.Errorf("fromgit: repository %s: git cat-file: %w", g.name, err)
 	}
 	g.cat, g.catIn, g.catOut = cmd, in, bufio.NewReaderSize(out, 1<<16)
 	return nil
@@ -554,7 +561,7 @@ func (g *gitRepo) readObject(sha string, max int64) (typ string, data []byte, si
 	}
 	fail := func(err error) (string, []byte, int64, error) {
 		g.close()
-		return "", nil, 0, fmt.Errorf("dataset: repository %s: git cat-file %s: %v %s", g.name, sha, err, strings.TrimSpace(g.catErr.String()))
+		return "", nil, 0, fmt.Errorf("fromgit: repository %s: git cat-file %s: %v %s", g.name, sha, err, strings.TrimSpace(g.catErr.String()))
 	}
 	if _, err := io.WriteString(g.catIn, sha+"\n"); err != nil {
 		return fail(err)
@@ -565,7 +572,7 @@ func (g *gitRepo) readObject(sha string, max int64) (typ string, data []byte, si
 	}
 	f := strings.Fields(hdr)
 	if len(f) == 2 && f[1] == "missing" {
-		return "", nil, 0, fmt.Errorf("dataset: repository %s: object %s is missing", g.name, sha)
+		return "", nil, 0, fmt.Errorf("fromgit: repository %s: object %s is missing", g.name, sha)
 	}
 	if len(f) != 3 {
 		return fail(fmt.Errorf("unexpected header %q", hdr))
@@ -594,7 +601,7 @@ func (g *gitRepo) commitTime(sha string) (time.Time, error) {
 		return time.Time{}, err
 	}
 	if typ != "commit" {
-		return time.Time{}, fmt.Errorf("dataset: repository %s: %s is a %s, not a commit", g.name, sha, typ)
+		return time.Time{}, fmt.Errorf("fromgit: repository %s: %s is a %s, not a commit", g.name, sha, typ)
 	}
 	for line := range strings.SplitSeq(string(data), "\n") {
 		if line == "" {
@@ -609,7 +616,7 @@ func (g *gitRepo) commitTime(sha string) (time.Time, error) {
 			}
 		}
 	}
-	return time.Time{}, fmt.Errorf("dataset: repository %s: commit %s has no committer time", g.name, sha)
+	return time.Time{}, fmt.Errorf("fromgit: repository %s: commit %s has no committer time", g.name, sha)
 }
 
 // commit is one listed commit.
@@ -619,7 +626,7 @@ type commit struct {
 }
 
 // listCommits lists up to o.MaxCommits non-merge commits, newest first.
-func (g *gitRepo) listCommits(o FromGitOptions) ([]commit, error) {
+func (g *gitRepo) listCommits(o Options) ([]commit, error) {
 	args := []string{"rev-list", "--no-merges", "--parents", "-n", strconv.Itoa(o.MaxCommits), "--end-of-options", o.Until}
 	if o.Since != "" {
 		args = append(args, "^"+o.Since)
@@ -665,7 +672,7 @@ func (g *gitRepo) diffFiles(parent, c string) ([]rawEntry, error) {
 	for i := 0; i+1 < len(parts); i += 2 {
 		meta := strings.Fields(strings.TrimPrefix(parts[i], ":"))
 		if len(meta) != 5 || meta[4] == "" {
-			return nil, fmt.Errorf("dataset: repository %s: commit %s: unexpected git diff-tree line %q", g.name, c, parts[i])
+			return nil, fmt.Errorf("fromgit: repository %s: commit %s: unexpected git diff-tree line %q", g.name, c, parts[i])
 		}
 		es = append(es, rawEntry{oldMode: meta[0], newMode: meta[1], oldSHA: meta[2], newSHA: meta[3], status: meta[4][0], path: parts[i+1]})
 	}
@@ -694,7 +701,7 @@ func (g *gitRepo) diffHunks(parent, c, p string) ([]hunk, bool, error) {
 		if strings.HasPrefix(line, "@@ ") {
 			m := hunkHeader.FindStringSubmatch(line)
 			if m == nil {
-				return nil, false, fmt.Errorf("dataset: repository %s: commit %s: file %s: unexpected hunk header %q", g.name, c, p, line)
+				return nil, false, fmt.Errorf("fromgit: repository %s: commit %s: file %s: unexpected hunk header %q", g.name, c, p, line)
 			}
 			h := hunk{oldCount: 1, newCount: 1}
 			if m[1] != "" {
@@ -761,7 +768,7 @@ func (g *gitRepo) listTree(rev string) (*treeListing, error) {
 			continue // the blob is missing from this (partial) clone: git cannot size it
 		}
 		if err != nil {
-			return nil, fmt.Errorf("dataset: repository %s: revision %s: file %s: bad size %q", g.name, rev, p, f[3])
+			return nil, fmt.Errorf("fromgit: repository %s: revision %s: file %s: bad size %q", g.name, rev, p, f[3])
 		}
 		t.files = append(t.files, treeEntry{path: p, sha: f[2], exec: f[0] == "100755", size: size})
 		t.bytes += size
@@ -772,10 +779,10 @@ func (g *gitRepo) listTree(rev string) (*treeListing, error) {
 // snapshotPathOK reports whether p can be a file of a snapshot that readers
 // accept as is: clean, relative, no "\\", no .git element.
 func snapshotPathOK(p string) bool {
-	if c, reason := cleanRel(p); reason != "" || c != p || strings.ContainsRune(p, '\\') {
+	if c, reason := pathsafe.Clean(p); reason != "" || c != p || strings.ContainsRune(p, '\\') {
 		return false
 	}
-	_, git := hasGitElement(p)
+	_, git := pathsafe.HasGitElement(p)
 	return !git
 }
 
@@ -784,8 +791,8 @@ func snapshotPathOK(p string) bool {
 // pick is one chosen datapoint.
 type pick struct {
 	order int
-	dp    Datapoint
-	truth Truth
+	dp    dataset.Datapoint
+	truth dataset.Truth
 	tree  *treeListing
 }
 
@@ -798,7 +805,7 @@ type candidate struct {
 }
 
 // collect chooses the datapoints of one repository.
-func (g *gitRepo) collect(o FromGitOptions, spec *grammars.Spec) (RepoSummary, []pick, error) {
+func (g *gitRepo) collect(o Options, spec *grammars.Spec) (RepoSummary, []pick, error) {
 	rs := RepoSummary{Repo: g.name, Path: g.path, SkippedCommits: map[string]int{}, SkippedFiles: map[string]int{}}
 	cs, err := g.listCommits(o)
 	if err != nil {
@@ -909,7 +916,7 @@ func (g *gitRepo) collect(o FromGitOptions, spec *grammars.Spec) (RepoSummary, [
 			if err != nil {
 				return rs, nil, err
 			}
-			if len(tree.files) > DefaultMaxFiles || tree.bytes > DefaultMaxSnapshotBytes {
+			if len(tree.files) > workspace.DefaultMaxFiles || tree.bytes > workspace.DefaultMaxSnapshotBytes {
 				tree = nil
 			}
 			trees[c.parent] = tree
@@ -963,9 +970,9 @@ func makePick(name string, c commit, cand candidate, es []rawEntry, tree *treeLi
 	}
 	return pick{
 		order: c.order,
-		dp: Datapoint{ID: id, Repo: name, Revision: c.parent, Path: cand.path, Modified: modified,
+		dp: dataset.Datapoint{ID: id, Repo: name, Revision: c.parent, Path: cand.path, Modified: modified,
 			Prefix: prefix, Suffix: suffix},
-		truth: Truth{ID: id, Middle: middle, Commit: c.sha, Kind: kind},
+		truth: dataset.Truth{ID: id, Middle: middle, Commit: c.sha, Kind: kind},
 		tree:  tree,
 	}
 }
@@ -1076,9 +1083,9 @@ func keywordsOnly(spec *grammars.Spec, t string) bool {
 		switch {
 		case c == '"' || c == '\'' || c == '`' || '0' <= c && c <= '9' || c >= utf8.RuneSelf:
 			return false
-		case c == '_' || isASCIILetter(c):
+		case c == '_' || pathsafe.IsASCIILetter(c):
 			j := i + 1
-			for j < len(t) && (t[j] == '_' || isASCIILetter(t[j]) || '0' <= t[j] && t[j] <= '9') {
+			for j < len(t) && (t[j] == '_' || pathsafe.IsASCIILetter(t[j]) || '0' <= t[j] && t[j] <= '9') {
 				j++
 			}
 			if !spec.IsKeyword(t[i:j]) {
@@ -1210,10 +1217,10 @@ func hashString(s string) uint64 {
 
 // ---- writing ----
 
-// writeFileAtomic writes data to p through a temporary file and a rename (writeAtomic).
+// writeFileAtomic writes data to p through a temporary file and a rename, durably.
 func writeFileAtomic(p string, data []byte) error {
-	if err := writeAtomic(p, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-		return fmt.Errorf("dataset: write %s: %w", p, err)
+	if err := atomicfile.WriteFile(p, data, atomicfile.Options{Sync: true}); err != nil {
+		return fmt.Errorf("fromgit: write %s: %w", p, err)
 	}
 	return nil
 }
@@ -1234,16 +1241,16 @@ type snapWriter interface {
 // in a temporary file first so that its size and CRC go in the local header.
 type zipSnapWriter struct {
 	dir, final string
-	f          *os.File
+	f          *atomicfile.File
 	zw         *zip.Writer
 	inner      int64 // bytes of inner zips, already reported by write
 	done       bool
 }
 
 func newZipSnapWriter(dir, final string) (*zipSnapWriter, error) {
-	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".tmp*")
+	f, err := atomicfile.Create(final, atomicfile.Options{Sync: true})
 	if err != nil {
-		return nil, fmt.Errorf("dataset: write %s: %w", final, err)
+		return nil, fmt.Errorf("fromgit: write %s: %w", final, err)
 	}
 	return &zipSnapWriter{dir: dir, final: final, f: f, zw: zip.NewWriter(f)}, nil
 }
@@ -1255,7 +1262,7 @@ func (w *zipSnapWriter) write(g *gitRepo, name, rev string, tree *treeListing) (
 	}
 	tmp, err := os.CreateTemp(w.dir, ".snapshot-*.zip")
 	if err != nil {
-		return 0, false, fmt.Errorf("dataset: snapshot %s: %w", name, err)
+		return 0, false, fmt.Errorf("fromgit: snapshot %s: %w", name, err)
 	}
 	defer func() {
 		tmp.Close()
@@ -1271,7 +1278,7 @@ func (w *zipSnapWriter) write(g *gitRepo, name, rev string, tree *treeListing) (
 			return 0, false, err
 		}
 		if typ != "blob" {
-			return 0, false, fmt.Errorf("dataset: snapshot %s: %s is a %s, not a file", name, e.path, typ)
+			return 0, false, fmt.Errorf("fromgit: snapshot %s: %s is a %s, not a file", name, e.path, typ)
 		}
 		h := &zip.FileHeader{Name: e.path, Method: zip.Deflate, Modified: mtime}
 		h.SetMode(0o644)
@@ -1280,30 +1287,30 @@ func (w *zipSnapWriter) write(g *gitRepo, name, rev string, tree *treeListing) (
 		}
 		fw, err := inner.CreateHeader(h)
 		if err != nil {
-			return 0, false, fmt.Errorf("dataset: snapshot %s: %s: %w", name, e.path, err)
+			return 0, false, fmt.Errorf("fromgit: snapshot %s: %s: %w", name, e.path, err)
 		}
 		if _, err := fw.Write(data); err != nil {
-			return 0, false, fmt.Errorf("dataset: snapshot %s: %s: %w", name, e.path, err)
+			return 0, false, fmt.Errorf("fromgit: snapshot %s: %s: %w", name, e.path, err)
 		}
 	}
 	if err := inner.Close(); err != nil {
-		return 0, false, fmt.Errorf("dataset: snapshot %s: %w", name, err)
+		return 0, false, fmt.Errorf("fromgit: snapshot %s: %w", name, err)
 	}
 	if err := bw.Flush(); err != nil {
-		return 0, false, fmt.Errorf("dataset: snapshot %s: %w", name, err)
+		return 0, false, fmt.Errorf("fromgit: snapshot %s: %w", name, err)
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return 0, false, fmt.Errorf("dataset: snapshot %s: %w", name, err)
+		return 0, false, fmt.Errorf("fromgit: snapshot %s: %w", name, err)
 	}
 	h := &zip.FileHeader{Name: name + ".zip", Method: zip.Store, Modified: mtime,
 		CRC32: crc.Sum32(), CompressedSize64: uint64(cnt.n), UncompressedSize64: uint64(cnt.n)}
 	h.SetMode(0o644)
 	fw, err := w.zw.CreateRaw(h)
 	if err != nil {
-		return 0, false, fmt.Errorf("dataset: write %s: %s: %w", w.final, name, err)
+		return 0, false, fmt.Errorf("fromgit: write %s: %s: %w", w.final, name, err)
 	}
 	if _, err := io.Copy(fw, tmp); err != nil {
-		return 0, false, fmt.Errorf("dataset: write %s: %s: %w", w.final, name, err)
+		return 0, false, fmt.Errorf("fromgit: write %s: %s: %w", w.final, name, err)
 	}
 	w.inner += cnt.n
 	return cnt.n, false, nil
@@ -1311,24 +1318,15 @@ func (w *zipSnapWriter) write(g *gitRepo, name, rev string, tree *treeListing) (
 
 func (w *zipSnapWriter) finish() (string, int64, error) {
 	if err := w.zw.Close(); err != nil {
-		return "", 0, fmt.Errorf("dataset: write %s: %w", w.final, err)
+		return "", 0, fmt.Errorf("fromgit: write %s: %w", w.final, err)
 	}
 	fi, err := w.f.Stat()
 	if err != nil {
-		return "", 0, fmt.Errorf("dataset: write %s: %w", w.final, err)
+		return "", 0, fmt.Errorf("fromgit: write %s: %w", w.final, err)
 	}
 	written := fi.Size()
-	if err := w.f.Chmod(0o644); err != nil {
-		return "", 0, fmt.Errorf("dataset: write %s: %w", w.final, err)
-	}
-	if err := w.f.Sync(); err != nil {
-		return "", 0, fmt.Errorf("dataset: write %s: %w", w.final, err)
-	}
-	if err := w.f.Close(); err != nil {
-		return "", 0, fmt.Errorf("dataset: write %s: %w", w.final, err)
-	}
-	if err := os.Rename(w.f.Name(), w.final); err != nil {
-		return "", 0, fmt.Errorf("dataset: write %s: %w", w.final, err)
+	if err := w.f.Commit(); err != nil {
+		return "", 0, fmt.Errorf("fromgit: write %s: %w", w.final, err)
 	}
 	w.done = true
 	// The inner zips were counted as they were written; add the rest.
@@ -1336,11 +1334,9 @@ func (w *zipSnapWriter) finish() (string, int64, error) {
 }
 
 func (w *zipSnapWriter) abort() {
-	if w.done {
-		return
+	if !w.done {
+		w.f.Abort()
 	}
-	w.f.Close()
-	os.Remove(w.f.Name())
 }
 
 // countWriter counts the bytes written through it.
@@ -1359,7 +1355,7 @@ type dirSnapWriter struct {
 
 func newDirSnapWriter(tmpDir, root string) (*dirSnapWriter, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, fmt.Errorf("dataset: write %s: %w", root, err)
+		return nil, fmt.Errorf("fromgit: write %s: %w", root, err)
 	}
 	return &dirSnapWriter{tmpDir: tmpDir, root: root}, nil
 }
@@ -1369,11 +1365,11 @@ func (w *dirSnapWriter) write(g *gitRepo, name, rev string, tree *treeListing) (
 	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
 		return 0, true, nil
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, false, fmt.Errorf("dataset: snapshot %s: %w", name, err)
+		return 0, false, fmt.Errorf("fromgit: snapshot %s: %w", name, err)
 	}
 	tmp, err := os.MkdirTemp(w.tmpDir, ".snapshot-")
 	if err != nil {
-		return 0, false, fmt.Errorf("dataset: snapshot %s: %w", name, err)
+		return 0, false, fmt.Errorf("fromgit: snapshot %s: %w", name, err)
 	}
 	ok := false
 	defer func() {
@@ -1383,7 +1379,7 @@ func (w *dirSnapWriter) write(g *gitRepo, name, rev string, tree *treeListing) (
 	}()
 	root, err := os.OpenRoot(tmp)
 	if err != nil {
-		return 0, false, fmt.Errorf("dataset: snapshot %s: %w", name, err)
+		return 0, false, fmt.Errorf("fromgit: snapshot %s: %w", name, err)
 	}
 	defer root.Close()
 	var n int64
@@ -1393,11 +1389,11 @@ func (w *dirSnapWriter) write(g *gitRepo, name, rev string, tree *treeListing) (
 			return 0, false, err
 		}
 		if typ != "blob" {
-			return 0, false, fmt.Errorf("dataset: snapshot %s: %s is a %s, not a file", name, e.path, typ)
+			return 0, false, fmt.Errorf("fromgit: snapshot %s: %s is a %s, not a file", name, e.path, typ)
 		}
 		if d := path.Dir(e.path); d != "." {
 			if err := root.MkdirAll(d, 0o755); err != nil {
-				return 0, false, fmt.Errorf("dataset: snapshot %s: %s: %w", name, e.path, err)
+				return 0, false, fmt.Errorf("fromgit: snapshot %s: %s: %w", name, e.path, err)
 			}
 		}
 		perm := fs.FileMode(0o644)
@@ -1405,12 +1401,12 @@ func (w *dirSnapWriter) write(g *gitRepo, name, rev string, tree *treeListing) (
 			perm = 0o755
 		}
 		if err := root.WriteFile(e.path, data, perm); err != nil {
-			return 0, false, fmt.Errorf("dataset: snapshot %s: %s: %w", name, e.path, err)
+			return 0, false, fmt.Errorf("fromgit: snapshot %s: %s: %w", name, e.path, err)
 		}
 		n += int64(len(data))
 	}
 	if err := os.Rename(tmp, final); err != nil {
-		return 0, false, fmt.Errorf("dataset: snapshot %s: %w", name, err)
+		return 0, false, fmt.Errorf("fromgit: snapshot %s: %w", name, err)
 	}
 	ok = true
 	return n, false, nil

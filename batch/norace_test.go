@@ -1,6 +1,6 @@
 //go:build !race
 
-package assemble
+package batch
 
 // raceEnabled reports whether the tests run with the race detector.
 const raceEnabled = false

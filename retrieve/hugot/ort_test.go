@@ -1,22 +1,24 @@
 //go:build onnxruntime
 
-package retrieve
+package hugot
 
 import (
 	"os"
 	"testing"
+
+	"github.com/repoctx/repoctx/retrieve"
 )
 
 // ortEmbedder opens the tiny model with ONNX Runtime, skipping the test when the
 // library cannot be loaded (set REPOCTX_ORT_LIB to libonnxruntime.so's path).
-func ortEmbedder(t testing.TB) Embedder {
+func ortEmbedder(t testing.TB) retrieve.Embedder {
 	t.Helper()
 	if os.Getenv("REPOCTX_ORT_LIB") == "" {
 		t.Skip("REPOCTX_ORT_LIB is not set")
 	}
-	emb, err := NewHugot(tinyBERT, HugotOptions{Backend: "ort"})
+	emb, err := New(tinyBERT, Options{Backend: "ort"})
 	if err != nil {
-		t.Fatalf("NewHugot(ort): %v", err)
+		t.Fatalf("New(ort): %v", err)
 	}
 	t.Cleanup(func() { emb.Close() })
 	return emb
@@ -47,11 +49,11 @@ func TestORTMatchesReference(t *testing.T) {
 		}
 	}
 	// A padded batch gives the same vectors as the pure-Go backend.
-	a, _, err := emb.Embed(texts, KeepHead)
+	a, _, err := emb.Embed(texts, retrieve.KeepHead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := tinyEmbedder(t).Embed(texts, KeepHead)
+	b, _, err := tinyEmbedder(t).Embed(texts, retrieve.KeepHead)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,18 @@
-package dataset
+// Package pathsafe checks paths and names that come from untrusted input (datapoint
+// files, zip entries, snapshot folders) so that they cannot leave a repository root.
+package pathsafe
 
 import (
 	"path"
 	"strings"
 )
 
-// cleanRel checks a slash-separated path that must stay inside a repository
+// Clean checks a slash-separated path that must stay inside a repository
 // and returns its clean form (no "." or empty elements, no trailing slash).
 // When the path is refused it returns a reason instead: empty, NUL byte,
 // absolute (leading "/" or "\"), drive letter ("C:"), or a ".." element, where
 // both "/" and "\" count as separators so that "a\..\..\x" is refused too.
-func cleanRel(p string) (clean, reason string) {
+func Clean(p string) (clean, reason string) {
 	if p == "" {
 		return "", "empty path"
 	}
@@ -20,7 +22,7 @@ func cleanRel(p string) (clean, reason string) {
 	if p[0] == '/' || p[0] == '\\' {
 		return "", "absolute path"
 	}
-	if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
+	if len(p) >= 2 && p[1] == ':' && IsASCIILetter(p[0]) {
 		return "", "path with a drive letter"
 	}
 	for _, elem := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
@@ -35,46 +37,47 @@ func cleanRel(p string) (clean, reason string) {
 	return c, ""
 }
 
-func isASCIILetter(c byte) bool {
+// IsASCIILetter reports whether c is an ASCII letter.
+func IsASCIILetter(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// safeComponent reports whether s is a non-empty file name made only of ASCII
+// SafeComponent reports whether s is a non-empty file name made only of ASCII
 // letters, digits, '.', '_' and '-', and is not "." or "..".
-func safeComponent(s string) bool {
+func SafeComponent(s string) bool {
 	if s == "" || s == "." || s == ".." {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(isASCIILetter(c) || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+		if !(IsASCIILetter(c) || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
 			return false
 		}
 	}
 	return true
 }
 
-// validRepo reports whether s is "owner/name" with two safe components.
-func validRepo(s string) bool {
+// ValidRepo reports whether s is "owner/name" with two safe components.
+func ValidRepo(s string) bool {
 	owner, name, ok := strings.Cut(s, "/")
-	return ok && safeComponent(owner) && safeComponent(name)
+	return ok && SafeComponent(owner) && SafeComponent(name)
 }
 
-// snapshotNameOK reports whether name can name a snapshot: one path element
+// SnapshotNameOK reports whether name can name a snapshot: one path element
 // with no separator, NUL byte or drive letter, and not "." or "..".
-func snapshotNameOK(name string) bool {
+func SnapshotNameOK(name string) bool {
 	if name == "" || name == "." || name == ".." {
 		return false
 	}
 	if strings.ContainsAny(name, "/\\\x00") {
 		return false
 	}
-	return !(len(name) >= 2 && name[1] == ':' && isASCIILetter(name[0]))
+	return !(len(name) >= 2 && name[1] == ':' && IsASCIILetter(name[0]))
 }
 
-// hasGitElement reports whether the clean path p has an element named ".git"
+// HasGitElement reports whether the clean path p has an element named ".git"
 // and returns the path up to and including it.
-func hasGitElement(p string) (string, bool) {
+func HasGitElement(p string) (string, bool) {
 	i := 0
 	for {
 		j := strings.IndexByte(p[i:], '/')

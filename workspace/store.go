@@ -1,4 +1,4 @@
-package assemble
+package workspace
 
 import (
 	"bufio"
@@ -7,11 +7,13 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/atomicfile"
 )
 
 // StoreDir is the subdirectory of the cache directory that holds the
@@ -96,30 +98,14 @@ func writeRecord(path string, key [32]byte, v any) error {
 		return err
 	}
 	sum := sha256.Sum256(payload.Bytes())
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(tmp)
-	w.WriteString(recordMagic)
-	w.Write(key[:])
-	w.Write(sum[:])
-	w.Write(payload.Bytes())
-	err = w.Flush()
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		bw.WriteString(recordMagic)
+		bw.Write(key[:])
+		bw.Write(sum[:])
+		bw.Write(payload.Bytes())
+		return bw.Flush()
+	}, atomicfile.Options{MkdirAll: true})
 }
 
 // readRecord decodes the record at path into v and reports success. Anything but a

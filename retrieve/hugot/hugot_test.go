@@ -1,4 +1,4 @@
-package retrieve
+package hugot
 
 import (
 	"encoding/json"
@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/repoctx/repoctx/retrieve"
 )
 
 // tinyBERT is the generated test model (testdata/models/gen_tiny_bert.py).
-var tinyBERT = filepath.Join("..", "testdata", "models", "tiny-bert")
+var tinyBERT = filepath.Join("..", "..", "testdata", "models", "tiny-bert")
 
 type tinyCase struct {
 	Name      string    `json:"name"`
@@ -39,26 +41,26 @@ func tinyExpected(t testing.TB) (limit, dim int, cases []tinyCase) {
 	return e.Limit, e.Dim, e.Cases
 }
 
-func keepOf(s string) KeepEnd {
+func keepOf(s string) retrieve.KeepEnd {
 	if s == "tail" {
-		return KeepTail
+		return retrieve.KeepTail
 	}
-	return KeepHead
+	return retrieve.KeepHead
 }
 
 // sharedTiny is one tiny-model embedder shared by the tests of this package (loading
 // compiles graphs; the embedder is safe for concurrent use).
 var sharedTiny struct {
 	once sync.Once
-	emb  Embedder
+	emb  retrieve.Embedder
 	err  error
 }
 
-func tinyEmbedder(t testing.TB) Embedder {
+func tinyEmbedder(t testing.TB) retrieve.Embedder {
 	t.Helper()
-	sharedTiny.once.Do(func() { sharedTiny.emb, sharedTiny.err = NewHugot(tinyBERT, HugotOptions{}) })
+	sharedTiny.once.Do(func() { sharedTiny.emb, sharedTiny.err = New(tinyBERT, Options{}) })
 	if sharedTiny.err != nil {
-		t.Fatalf("NewHugot: %v", sharedTiny.err)
+		t.Fatalf("New: %v", sharedTiny.err)
 	}
 	return sharedTiny.emb
 }
@@ -128,11 +130,11 @@ func TestHugotPaddingInvariant(t *testing.T) {
 	emb := tinyEmbedder(t)
 	short := "def get(self, key): return self.cache[key]"
 	long := strings.Repeat("entries.remove(eldest) ", 20)
-	alone, _, err := emb.Embed([]string{short}, KeepHead)
+	alone, _, err := emb.Embed([]string{short}, retrieve.KeepHead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch, _, err := emb.Embed([]string{long, short, "x", long + long}, KeepHead)
+	batch, _, err := emb.Embed([]string{long, short, "x", long + long}, retrieve.KeepHead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +189,7 @@ func TestHugotLongInputs(t *testing.T) {
 		"",                                    // empty
 		strings.Repeat("entries.remove(eldest) ", 100) + "END",
 	}
-	for _, keep := range []KeepEnd{KeepHead, KeepTail} {
+	for _, keep := range []retrieve.KeepEnd{retrieve.KeepHead, retrieve.KeepTail} {
 		vecs, trunc, err := emb.Embed(texts, keep)
 		if err != nil {
 			t.Fatalf("%v: %v", keep, err)
@@ -206,11 +208,11 @@ func TestHugotLongInputs(t *testing.T) {
 			if len(vecs[i]) != emb.Dim() {
 				t.Errorf("%v text %d: dim %d", keep, i, len(vecs[i]))
 			}
-			if keep == KeepTail && i == len(texts)-1 && !strings.HasSuffix(p, "END") {
-				t.Errorf("KeepTail lost the end: %q", p[max(0, len(p)-20):])
+			if keep == retrieve.KeepTail && i == len(texts)-1 && !strings.HasSuffix(p, "END") {
+				t.Errorf("retrieve.KeepTail lost the end: %q", p[max(0, len(p)-20):])
 			}
-			if keep == KeepHead && i == 0 && !strings.HasPrefix(text, p) {
-				t.Errorf("KeepHead did not keep the start")
+			if keep == retrieve.KeepHead && i == 0 && !strings.HasPrefix(text, p) {
+				t.Errorf("retrieve.KeepHead did not keep the start")
 			}
 		}
 		if !trunc[0] || !trunc[2] || trunc[5] {
@@ -220,17 +222,17 @@ func TestHugotLongInputs(t *testing.T) {
 }
 
 func TestHugotModelID(t *testing.T) {
-	id, err := HugotModelID(tinyBERT, HugotOptions{})
+	id, err := ModelID(tinyBERT, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(id, "hugot:tiny-bert:") || !strings.HasSuffix(id, ":max64:v1") || id != tinyEmbedder(t).ID() {
 		t.Errorf("id = %s (embedder %s)", id, tinyEmbedder(t).ID())
 	}
-	if id2, _ := HugotModelID(tinyBERT, HugotOptions{MaxTokens: 32}); id2 == id || !strings.HasSuffix(id2, ":max32:v1") {
+	if id2, _ := ModelID(tinyBERT, Options{MaxTokens: 32}); id2 == id || !strings.HasSuffix(id2, ":max32:v1") {
 		t.Errorf("MaxTokens 32: id %s", id2)
 	}
-	if id3, _ := HugotModelID(tinyBERT, HugotOptions{MaxTokens: 1000}); id3 != id {
+	if id3, _ := ModelID(tinyBERT, Options{MaxTokens: 1000}); id3 != id {
 		t.Errorf("MaxTokens above max_position_embeddings: %s", id3)
 	}
 	// A copy with another tokenizer is another model.
@@ -247,29 +249,29 @@ func TestHugotModelID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if id4, err := HugotModelID(dir, HugotOptions{}); err != nil || strings.Split(id4, ":")[2] == strings.Split(id, ":")[2] {
+	if id4, err := ModelID(dir, Options{}); err != nil || strings.Split(id4, ":")[2] == strings.Split(id, ":")[2] {
 		t.Errorf("changed tokenizer: %s %v", id4, err)
 	}
 	// Two .onnx files need OnnxFile.
 	if err := os.WriteFile(filepath.Join(dir, "other.onnx"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := HugotModelID(dir, HugotOptions{}); err == nil {
+	if _, err := ModelID(dir, Options{}); err == nil {
 		t.Error("two .onnx files accepted")
 	}
-	if _, err := HugotModelID(dir, HugotOptions{OnnxFile: "model.onnx"}); err != nil {
+	if _, err := ModelID(dir, Options{OnnxFile: "model.onnx"}); err != nil {
 		t.Error(err)
 	}
 	for _, bad := range []string{filepath.Join(dir, "nope"), filepath.Join(tinyBERT, "config.json"), t.TempDir()} {
-		if _, err := NewHugot(bad, HugotOptions{}); err == nil {
-			t.Errorf("NewHugot(%s) succeeded", bad)
+		if _, err := New(bad, Options{}); err == nil {
+			t.Errorf("New(%s) succeeded", bad)
 		}
 	}
-	if _, err := NewHugot(tinyBERT, HugotOptions{Backend: "cuda"}); err == nil {
+	if _, err := New(tinyBERT, Options{Backend: "cuda"}); err == nil {
 		t.Error("unknown backend accepted")
 	}
 	if !ORTAvailable {
-		if _, err := NewHugot(tinyBERT, HugotOptions{Backend: "ort"}); err == nil {
+		if _, err := New(tinyBERT, Options{Backend: "ort"}); err == nil {
 			t.Error("ort backend without the build tag accepted")
 		}
 	}

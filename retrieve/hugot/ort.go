@@ -1,18 +1,20 @@
 //go:build onnxruntime
 
-package retrieve
+package hugot
 
 import (
 	"fmt"
 	"os"
 	"sync"
 
+	"github.com/repoctx/repoctx/retrieve"
+
 	"github.com/sugarme/tokenizer/pretrained"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
 // ORTAvailable reports whether this binary can run models with ONNX Runtime
-// ([HugotOptions.Backend] "ort"): only when built with `-tags onnxruntime`.
+// ([Options.Backend] "ort"): only when built with `-tags onnxruntime`.
 const ORTAvailable = true
 
 // ortEnv guards the process-wide ONNX Runtime environment, initialised once and kept
@@ -27,13 +29,13 @@ func initORT(lib string) error {
 	defer ortEnv.Unlock()
 	if ort.IsInitialized() {
 		if lib != ortEnv.lib {
-			return fmt.Errorf("retrieve: ONNX Runtime already loaded from %s, not %s", ortEnv.lib, lib)
+			return fmt.Errorf("hugot: ONNX Runtime already loaded from %s, not %s", ortEnv.lib, lib)
 		}
 		return nil
 	}
 	ort.SetSharedLibraryPath(lib)
 	if err := ort.InitializeEnvironment(); err != nil {
-		return fmt.Errorf("retrieve: load ONNX Runtime from %s: %w", lib, err)
+		return fmt.Errorf("hugot: load ONNX Runtime from %s: %w", lib, err)
 	}
 	ortEnv.lib = lib
 	return nil
@@ -51,7 +53,7 @@ type hugotORT struct {
 	inputs  []string // input names, in the session's order
 }
 
-func newHugotORT(mf modelFiles, id string, opts HugotOptions) (Embedder, error) {
+func newHugotORT(mf modelFiles, id string, opts Options) (retrieve.Embedder, error) {
 	lib := opts.ORTLibrary
 	if lib == "" {
 		lib = os.Getenv("REPOCTX_ORT_LIB")
@@ -64,14 +66,14 @@ func newHugotORT(mf modelFiles, id string, opts HugotOptions) (Embedder, error) 
 	}
 	ins, outs, err := ort.GetInputOutputInfo(mf.onnx)
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: read model %s: %w", mf.onnx, err)
+		return nil, fmt.Errorf("hugot: read model %s: %w", mf.onnx, err)
 	}
 	if len(outs) == 0 {
-		return nil, fmt.Errorf("retrieve: model %s has no outputs", mf.onnx)
+		return nil, fmt.Errorf("hugot: model %s has no outputs", mf.onnx)
 	}
 	out := outs[0] // as hugot: the first output holds the token embeddings
 	if len(out.Dimensions) != 3 || out.Dimensions[2] <= 0 {
-		return nil, fmt.Errorf("retrieve: model %s output %s has shape %v, want [batch, sequence, hidden]", mf.onnx, out.Name, out.Dimensions)
+		return nil, fmt.Errorf("hugot: model %s output %s has shape %v, want [batch, sequence, hidden]", mf.onnx, out.Name, out.Dimensions)
 	}
 	h := &hugotORT{id: id, dim: int(out.Dimensions[2]), batch: opts.BatchSize}
 	for _, in := range ins {
@@ -79,31 +81,31 @@ func newHugotORT(mf modelFiles, id string, opts HugotOptions) (Embedder, error) 
 		case "input_ids", "attention_mask", "token_type_ids":
 			h.inputs = append(h.inputs, in.Name)
 		default:
-			return nil, fmt.Errorf("retrieve: model %s has an unsupported input %q", mf.onnx, in.Name)
+			return nil, fmt.Errorf("hugot: model %s has an unsupported input %q", mf.onnx, in.Name)
 		}
 	}
 	so, err := ort.NewSessionOptions()
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: ONNX Runtime: %w", err)
+		return nil, fmt.Errorf("hugot: ONNX Runtime: %w", err)
 	}
 	defer so.Destroy()
 	if opts.Threads > 0 {
 		if err := so.SetIntraOpNumThreads(opts.Threads); err != nil {
-			return nil, fmt.Errorf("retrieve: ONNX Runtime: %w", err)
+			return nil, fmt.Errorf("hugot: ONNX Runtime: %w", err)
 		}
 	}
 	if h.session, err = ort.NewDynamicAdvancedSession(mf.onnx, h.inputs, []string{out.Name}, so); err != nil {
-		return nil, fmt.Errorf("retrieve: load model %s: %w", mf.onnx, err)
+		return nil, fmt.Errorf("hugot: load model %s: %w", mf.onnx, err)
 	}
 	raw, err := os.ReadFile(mf.tokenizer)
 	if err != nil {
 		h.session.Destroy()
-		return nil, fmt.Errorf("retrieve: %w", err)
+		return nil, fmt.Errorf("hugot: %w", err)
 	}
 	tk, err := pretrained.FromFile(mf.tokenizer)
 	if err != nil {
 		h.session.Destroy()
-		return nil, fmt.Errorf("retrieve: load %s: %w", mf.tokenizer, err)
+		return nil, fmt.Errorf("hugot: load %s: %w", mf.tokenizer, err)
 	}
 	if h.prep, err = newTextPrep(tk, raw, mf.maxTokens); err != nil {
 		h.session.Destroy()
@@ -127,12 +129,12 @@ func (h *hugotORT) Close() error {
 	return err
 }
 
-// Embed implements [Embedder] (see [NewHugot]).
-func (h *hugotORT) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, error) {
+// Embed implements [retrieve.Embedder] (see [New]).
+func (h *hugotORT) Embed(texts []string, keep retrieve.KeepEnd) ([][]float32, []bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.session == nil {
-		return nil, nil, fmt.Errorf("retrieve: model %s is closed", h.id)
+		return nil, nil, fmt.Errorf("hugot: model %s is closed", h.id)
 	}
 	vecs := make([][]float32, 0, len(texts))
 	truncated := make([]bool, len(texts))
@@ -178,7 +180,7 @@ func (h *hugotORT) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, err
 			t, err := ort.NewTensor(shape, data)
 			if err != nil {
 				destroy()
-				return nil, nil, fmt.Errorf("retrieve: ONNX Runtime: %w", err)
+				return nil, nil, fmt.Errorf("hugot: ONNX Runtime: %w", err)
 			}
 			inputs[k] = t
 		}
@@ -186,17 +188,17 @@ func (h *hugotORT) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, err
 		err := h.session.Run(inputs, outputs)
 		destroy()
 		if err != nil {
-			return nil, nil, fmt.Errorf("retrieve: model %s: %w", h.id, err)
+			return nil, nil, fmt.Errorf("hugot: model %s: %w", h.id, err)
 		}
 		ot, ok := outputs[0].(*ort.Tensor[float32])
 		if !ok {
 			outputs[0].Destroy()
-			return nil, nil, fmt.Errorf("retrieve: model %s: output is %T, want float32 tensor", h.id, outputs[0])
+			return nil, nil, fmt.Errorf("hugot: model %s: output is %T, want float32 tensor", h.id, outputs[0])
 		}
 		data := ot.GetData()
 		if len(data) != b*seq*h.dim {
 			ot.Destroy()
-			return nil, nil, fmt.Errorf("retrieve: model %s: output has %d values, want %d", h.id, len(data), b*seq*h.dim)
+			return nil, nil, fmt.Errorf("hugot: model %s: output has %d values, want %d", h.id, len(data), b*seq*h.dim)
 		}
 		for i := range part {
 			// Mean pooling over the attention mask, as hugot and sentence-transformers do.
@@ -216,7 +218,7 @@ func (h *hugotORT) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, err
 			for c := range v {
 				v[c] = float32(acc[c] / float64(max(n, 1)))
 			}
-			normalize(v)
+			retrieve.Normalize(v)
 			vecs = append(vecs, v)
 		}
 		ot.Destroy()

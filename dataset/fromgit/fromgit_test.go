@@ -1,4 +1,4 @@
-package dataset
+package fromgit
 
 import (
 	"bytes"
@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/workspace"
 )
 
 // needGit skips the test when git is not on PATH.
@@ -237,15 +239,15 @@ func buildHistory(t *testing.T, dir string) *history {
 }
 
 // testOpts are the options used with a history.
-func testOpts(h *history, lang, out string) FromGitOptions {
-	return FromGitOptions{Repos: []string{h.r.dir}, Name: testRepoNm, Lang: lang, Stage: "git", OutDir: out,
+func testOpts(h *history, lang, out string) Options {
+	return Options{Repos: []string{h.r.dir}, Name: testRepoNm, Lang: lang, Stage: "git", OutDir: out,
 		MaxCommitFiles: testMaxCF, MaxFileBytes: testMaxFB, Seed: 7}
 }
 
 // readSet reads and checks the datapoints and truth FromGit wrote.
-func readSet(t *testing.T, out, lang string) ([]Datapoint, map[string]Truth) {
+func readSet(t *testing.T, out, lang string) ([]dataset.Datapoint, map[string]dataset.Truth) {
 	t.Helper()
-	dps, errs, err := ReadDatapointsFile(filepath.Join(out, lang+"-git.jsonl"))
+	dps, errs, err := dataset.ReadDatapointsFile(filepath.Join(out, lang+"-git.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +256,7 @@ func readSet(t *testing.T, out, lang string) ([]Datapoint, map[string]Truth) {
 			t.Fatalf("bad datapoint: %v", e)
 		}
 	}
-	truth, err := ReadTruth(filepath.Join(out, lang+"-git.truth.jsonl"))
+	truth, err := dataset.ReadTruth(filepath.Join(out, lang+"-git.truth.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,9 +271,9 @@ func readSet(t *testing.T, out, lang string) ([]Datapoint, map[string]Truth) {
 // the snapshot (read back through OpenSource) holds exactly the parent's
 // regular files, the parent's version of the completion file, and every
 // modified file.
-func checkAgainstGit(t *testing.T, h *history, out, lang string, dps []Datapoint, truth map[string]Truth) {
+func checkAgainstGit(t *testing.T, h *history, out, lang string, dps []dataset.Datapoint, truth map[string]dataset.Truth) {
 	t.Helper()
-	src, err := OpenSource(out, lang, "git", Limits{})
+	src, err := dataset.OpenSource(out, lang, "git", workspace.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +349,7 @@ func TestFromGit(t *testing.T) {
 func testFromGitPython(t *testing.T, h *history) {
 	t.Parallel()
 	out := t.TempDir()
-	sum, err := FromGit(testOpts(h, "python", out))
+	sum, err := Run(testOpts(h, "python", out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +436,7 @@ func testFromGitKotlinFolders(t *testing.T, h *history) {
 	out := t.TempDir()
 	opts := testOpts(h, "kotlin", out)
 	opts.Layout = LayoutFolders
-	sum, err := FromGit(opts)
+	sum, err := Run(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +469,7 @@ func testFromGitKotlinFolders(t *testing.T, h *history) {
 	}
 	// The zip layout would be hidden by the folder: refused.
 	opts.Layout = LayoutZip
-	_, err = FromGit(opts)
+	_, err = Run(opts)
 	mustContain(t, err, "repositories-kotlin-git", "folders")
 }
 
@@ -495,7 +497,7 @@ func testFromGitDeterministic(t *testing.T, h *history) {
 	var outs []string
 	for range 2 {
 		out := t.TempDir()
-		if _, err := FromGit(testOpts(h, "python", out)); err != nil {
+		if _, err := Run(testOpts(h, "python", out)); err != nil {
 			t.Fatal(err)
 		}
 		outs = append(outs, out)
@@ -511,7 +513,7 @@ func testFromGitDeterministic(t *testing.T, h *history) {
 	fo := t.TempDir()
 	opts := testOpts(h, "python", fo)
 	opts.Layout = LayoutFolders
-	if _, err := FromGit(opts); err != nil {
+	if _, err := Run(opts); err != nil {
 		t.Fatal(err)
 	}
 	first := tree(t, fo)
@@ -523,7 +525,7 @@ func testFromGitDeterministic(t *testing.T, h *history) {
 	}
 	// A second run into the same folder keeps the snapshots and writes the
 	// same bytes.
-	sum, err := FromGit(opts)
+	sum, err := Run(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +544,7 @@ func testFromGitSeed(t *testing.T, h *history) {
 		out := t.TempDir()
 		opts := testOpts(h, "python", out)
 		opts.Seed = seed
-		if _, err := FromGit(opts); err != nil {
+		if _, err := Run(opts); err != nil {
 			t.Fatal(err)
 		}
 		_, truth := readSet(t, out, "python")
@@ -562,7 +564,7 @@ func testFromGitCapsAndRange(t *testing.T, h *history) {
 	out := t.TempDir()
 	opts := testOpts(h, "python", out)
 	opts.PerRepo = 1
-	sum, err := FromGit(opts)
+	sum, err := Run(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,7 +575,7 @@ func testFromGitCapsAndRange(t *testing.T, h *history) {
 	// and then up to HEAD.
 	opts = testOpts(h, "python", t.TempDir())
 	opts.Since = h.commits["py-delete"]
-	sum, err = FromGit(opts)
+	sum, err = Run(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,7 +585,7 @@ func testFromGitCapsAndRange(t *testing.T, h *history) {
 	opts = testOpts(h, "python", t.TempDir())
 	opts.Until = h.commits["py-delete"]
 	opts.MaxCommits = 3 // py-delete, readme, feat (the merge is left out)
-	sum, err = FromGit(opts)
+	sum, err = Run(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,7 +599,7 @@ func testFromGitBareAndGitDir(t *testing.T, h *history) {
 	mirror := filepath.Join(t.TempDir(), "acme+widgets", "repo")
 	h.r.git("clone", "-q", "--bare", h.r.dir, mirror)
 	ref := t.TempDir()
-	if _, err := FromGit(testOpts(h, "python", ref)); err != nil {
+	if _, err := Run(testOpts(h, "python", ref)); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(filepath.Join(ref, "python-git.jsonl"))
@@ -610,7 +612,7 @@ func testFromGitBareAndGitDir(t *testing.T, h *history) {
 		out := t.TempDir()
 		opts := testOpts(h, "python", out)
 		opts.Repos, opts.Name = []string{c.path}, ""
-		sum, err := FromGit(opts)
+		sum, err := Run(opts)
 		if err != nil {
 			t.Fatalf("%s: %v", c.path, err)
 		}
@@ -627,7 +629,7 @@ func testFromGitBareAndGitDir(t *testing.T, h *history) {
 	// Two repositories with the same name are refused.
 	opts := testOpts(h, "python", t.TempDir())
 	opts.Repos, opts.Name = []string{h.r.dir, filepath.Join(h.r.dir, ".git")}, ""
-	_, err := FromGit(opts)
+	_, err := Run(opts)
 	mustContain(t, err, "local/myproj")
 }
 
@@ -636,20 +638,20 @@ func testFromGitErrors(t *testing.T, h *history) {
 	notRepo := t.TempDir()
 	for _, c := range []struct {
 		name  string
-		edit  func(o *FromGitOptions)
+		edit  func(o *Options)
 		parts []string
 	}{
-		{"not a repository", func(o *FromGitOptions) { o.Repos = []string{notRepo} }, []string{notRepo, "not a git repository"}},
-		{"missing folder", func(o *FromGitOptions) { o.Repos = []string{notRepo + "/nope"} }, []string{"nope"}},
-		{"no repository", func(o *FromGitOptions) { o.Repos = nil }, []string{"no repository"}},
-		{"language", func(o *FromGitOptions) { o.Lang = "go" }, []string{`"go"`}},
-		{"stage", func(o *FromGitOptions) { o.Stage = "a/b" }, []string{`"a/b"`}},
-		{"layout", func(o *FromGitOptions) { o.Layout = "tar" }, []string{`"tar"`}},
-		{"name", func(o *FromGitOptions) { o.Name = "no-slash" }, []string{`"no-slash"`}},
-		{"name for two", func(o *FromGitOptions) { o.Repos = append(o.Repos, o.Repos[0]) }, []string{"acme/widgets", "2 repositories"}},
-		{"option revision", func(o *FromGitOptions) { o.Until = "--output=/tmp/x" }, []string{"--output"}},
-		{"unknown revision", func(o *FromGitOptions) { o.Until = "no-such-branch" }, []string{"acme/widgets", "rev-list"}},
-		{"no output", func(o *FromGitOptions) { o.OutDir = "" }, []string{"output folder"}},
+		{"not a repository", func(o *Options) { o.Repos = []string{notRepo} }, []string{notRepo, "not a git repository"}},
+		{"missing folder", func(o *Options) { o.Repos = []string{notRepo + "/nope"} }, []string{"nope"}},
+		{"no repository", func(o *Options) { o.Repos = nil }, []string{"no repository"}},
+		{"language", func(o *Options) { o.Lang = "go" }, []string{`"go"`}},
+		{"stage", func(o *Options) { o.Stage = "a/b" }, []string{`"a/b"`}},
+		{"layout", func(o *Options) { o.Layout = "tar" }, []string{`"tar"`}},
+		{"name", func(o *Options) { o.Name = "no-slash" }, []string{`"no-slash"`}},
+		{"name for two", func(o *Options) { o.Repos = append(o.Repos, o.Repos[0]) }, []string{"acme/widgets", "2 repositories"}},
+		{"option revision", func(o *Options) { o.Until = "--output=/tmp/x" }, []string{"--output"}},
+		{"unknown revision", func(o *Options) { o.Until = "no-such-branch" }, []string{"acme/widgets", "rev-list"}},
+		{"no output", func(o *Options) { o.OutDir = "" }, []string{"output folder"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
@@ -657,7 +659,7 @@ func testFromGitErrors(t *testing.T, h *history) {
 			if c.edit != nil {
 				c.edit(&opts)
 			}
-			_, err := FromGit(opts)
+			_, err := Run(opts)
 			mustContain(t, err, c.parts...)
 			if ents, _ := os.ReadDir(out); len(ents) != 0 {
 				t.Errorf("a failed run left %d entries in the output folder", len(ents))
@@ -760,6 +762,18 @@ func TestRepoNameFromPath(t *testing.T) {
 	} {
 		if got := RepoNameFromPath(c.dir, c.bare); got != c.want {
 			t.Errorf("RepoNameFromPath(%q, %v) = %q, want %q", c.dir, c.bare, got, c.want)
+		}
+	}
+}
+
+func mustContain(t testing.TB, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one mentioning %q", parts)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q does not mention %q", err, p)
 		}
 	}
 }

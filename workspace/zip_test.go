@@ -1,4 +1,4 @@
-package dataset
+package workspace
 
 import (
 	"archive/zip"
@@ -59,7 +59,7 @@ func TestZipSourceBasic(t *testing.T) {
 	if len(s.Skipped()) != 0 {
 		t.Errorf("Skipped = %v, want none", s.Skipped())
 	}
-	for path, want := range map[string]string{"src/a.py": "print('a')\n", "README.md": "# hi\n", "docs/b.md": "b", "./docs/b.md": "b", "empty.txt": ""} {
+	for path, want := range map[string]string{"src/a.py": "print('a')\n", "README.md": "# hi\n", "docs/b.md": "b", "empty.txt": ""} {
 		got, err := s.ReadFile(path)
 		if err != nil || string(got) != want {
 			t.Errorf("ReadFile(%q) = %q, %v; want %q", path, got, err, want)
@@ -70,6 +70,9 @@ func TestZipSourceBasic(t *testing.T) {
 	}
 	if _, ok := s.Size("src"); ok {
 		t.Error("a folder entry is listed")
+	}
+	if _, err := s.ReadFile("./docs/b.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile of an unclean path: %v, want fs.ErrNotExist (io/fs names are clean)", err)
 	}
 	_, err = s.ReadFile("missing.py")
 	mustContain(t, err, "owner__repo-abc", "missing.py")
@@ -399,7 +402,7 @@ func TestOpenSourceErrors(t *testing.T) {
 		if !errors.Is(err, ErrNoSnapshot) {
 			t.Errorf("Open(%q) = %v, want ErrNoSnapshot", name, err)
 		}
-		if err != nil && !strings.HasPrefix(err.Error(), "dataset: ") {
+		if err != nil && !strings.HasPrefix(err.Error(), "workspace: ") {
 			t.Errorf("error %q lacks the prefix", err)
 		}
 	}
@@ -452,7 +455,7 @@ func TestZipSourceConcurrent(t *testing.T) {
 	src, _ := openZipData(t, buildOuter(t, snaps...), Limits{})
 	var wg sync.WaitGroup
 	errc := make(chan error, 64)
-	var keep *Snapshot
+	var keep Snapshot
 	var once sync.Once
 	for w := range 8 {
 		wg.Add(1)
@@ -567,7 +570,7 @@ func TestSnapshotSharedAcrossGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []*Snapshot{zs, ds} {
+	for _, s := range []Snapshot{zs, ds} {
 		var wg sync.WaitGroup
 		for range 8 {
 			wg.Add(1)

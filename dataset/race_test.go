@@ -1,6 +1,6 @@
 //go:build race
 
-package assemble
+package dataset
 
 // raceEnabled reports whether the tests run with the race detector, which slows
 // indexing (bleve, tree-sitter glue, LSA) by 5-30 times.

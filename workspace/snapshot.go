@@ -1,4 +1,4 @@
-package dataset
+package workspace
 
 import (
 	"archive/zip"
@@ -13,12 +13,14 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/repoctx/repoctx/internal/pathsafe"
 )
 
 // ErrTooLarge is wrapped by the errors of Snapshot.ReadFile for a file over
 // Limits.MaxFileBytes, by declared size or by the bytes it really holds.
 // Callers typically log such an error and go on without the file.
-var ErrTooLarge = errors.New("dataset: file over the size limit")
+var ErrTooLarge = errors.New("workspace: file over the size limit")
 
 // Skip is one entry refused while opening a snapshot: Path is the entry's
 // name as found (for a zip, possibly hostile, such as "../x"), Reason says
@@ -28,12 +30,34 @@ type Skip struct {
 	Reason string
 }
 
-// Snapshot is a read-only view of one repository snapshot: a folder on disk
-// or an inner zip held in memory. It lists regular files only; symlinks that
-// stay inside the snapshot and point to a regular file are listed under their
-// own name. A Snapshot is safe for concurrent use and stays usable after the
-// [Source] that opened it is closed.
-type Snapshot struct {
+// Snapshot is a read-only view of one repository revision as a file system
+// (io/fs): slash-separated paths relative to its root. The two kinds are a folder
+// on disk ([OpenDir]) and an inner zip of the competition's zip of zips held in
+// memory ([Source.Open]). It lists regular files only; symlinks that stay inside
+// the snapshot and point to a regular file are listed under their own name.
+//
+// Open and ReadFile serve only the listed files (and, for Open, the folders that
+// hold them); ReadFile refuses files over [Limits.MaxFileBytes] with an error
+// wrapping [ErrTooLarge]. Implementations are safe for concurrent use and stay
+// usable after the [Source] that opened them is closed.
+type Snapshot interface {
+	fs.ReadFileFS
+	// Name returns the snapshot's name: the inner zip's name without ".zip", or the
+	// folder's base name.
+	Name() string
+	// Paths returns the paths of the regular files listed, sorted. The slice is a copy.
+	Paths() []string
+	// Size returns the size in bytes of a listed file (the declared uncompressed
+	// size for a zip, the size found when opening for a folder) and whether the
+	// snapshot lists path.
+	Size(path string) (int64, bool)
+	// Skipped returns the entries refused while opening the snapshot, with
+	// reasons, in the order they were met.
+	Skipped() []Skip
+}
+
+// snapshot is the Snapshot of a folder or of an inner zip.
+type snapshot struct {
 	name    string
 	lim     Limits
 	dir     string // root folder, for a folder snapshot
@@ -47,21 +71,17 @@ type fileEntry struct {
 	zf   *zip.File // nil for a folder snapshot
 }
 
-// Name returns the snapshot's name: the inner zip's name without ".zip", or
-// the folder's base name.
-func (s *Snapshot) Name() string { return s.name }
+// Name implements [Snapshot].
+func (s *snapshot) Name() string { return s.name }
 
 // Paths returns the slash-separated paths, relative to the snapshot root, of
 // the regular files it lists, sorted. The slice is a copy.
-func (s *Snapshot) Paths() []string { return slices.Clone(s.paths) }
-
-// Len returns the number of files listed.
-func (s *Snapshot) Len() int { return len(s.paths) }
+func (s *snapshot) Paths() []string { return slices.Clone(s.paths) }
 
 // Size returns the size in bytes of a listed file (the declared uncompressed
 // size for a zip, the size found when opening for a folder) and whether the
 // snapshot lists path.
-func (s *Snapshot) Size(path string) (int64, bool) {
+func (s *snapshot) Size(path string) (int64, bool) {
 	e, ok := s.lookup(path)
 	return e.size, ok
 }
@@ -70,20 +90,16 @@ func (s *Snapshot) Size(path string) (int64, bool) {
 // reasons: unsafe names, duplicates, symlinks, non-regular files, .git
 // folders, unreadable folders, entries over Limits.MaxFiles. The slice is a
 // copy, in the order the entries were met.
-func (s *Snapshot) Skipped() []Skip { return slices.Clone(s.skipped) }
+func (s *snapshot) Skipped() []Skip { return slices.Clone(s.skipped) }
 
-func (s *Snapshot) lookup(path string) (fileEntry, bool) {
-	if e, ok := s.files[path]; ok {
-		return e, true
-	}
-	if c, reason := cleanRel(path); reason == "" && c != path {
-		e, ok := s.files[c]
-		return e, ok
-	}
-	return fileEntry{}, false
+// lookup returns the entry of a listed file; path must be clean (fs.ValidPath), as
+// io/fs requires: "a//b" or "./a" name nothing.
+func (s *snapshot) lookup(path string) (fileEntry, bool) {
+	e, ok := s.files[path]
+	return e, ok
 }
 
-func (s *Snapshot) skip(path, reason string) {
+func (s *snapshot) skip(path, reason string) {
 	s.skipped = append(s.skipped, Skip{Path: path, Reason: reason})
 }
 
@@ -93,14 +109,14 @@ func (s *Snapshot) skip(path, reason string) {
 // bytes actually read (wrapping [ErrTooLarge]; at most MaxFileBytes+1 bytes are
 // ever read), when its zip entry is corrupt, or when the file cannot be read
 // (for example permission denied). It is safe for concurrent use.
-func (s *Snapshot) ReadFile(path string) ([]byte, error) {
+func (s *snapshot) ReadFile(path string) ([]byte, error) {
 	e, ok := s.lookup(path)
 	if !ok {
-		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, fs.ErrNotExist)
+		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, fs.ErrNotExist)
 	}
 	max := s.lim.MaxFileBytes
 	if e.size > max {
-		return nil, wrapf(ErrTooLarge, "dataset: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, e.size, max)
+		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, e.size, max)
 	}
 	if e.zf != nil {
 		return s.readZip(path, e)
@@ -108,53 +124,53 @@ func (s *Snapshot) ReadFile(path string) ([]byte, error) {
 	return s.readDir(path)
 }
 
-func (s *Snapshot) readZip(path string, e fileEntry) ([]byte, error) {
+func (s *snapshot) readZip(path string, e fileEntry) ([]byte, error) {
 	rc, err := e.zf.Open()
 	if err != nil {
-		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	defer rc.Close()
 	buf := bytes.NewBuffer(make([]byte, 0, e.size+bytes.MinRead))
 	// e.size <= MaxFileBytes here: never read more than one byte past it.
 	n, err := buf.ReadFrom(io.LimitReader(rc, e.size+1))
 	if err != nil {
-		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	if n > e.size {
-		return nil, wrapf(ErrTooLarge, "dataset: snapshot %s: read %s: entry decompresses to more than its declared %d bytes", s.name, path, e.size)
+		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: entry decompresses to more than its declared %d bytes", s.name, path, e.size)
 	}
 	return buf.Bytes(), nil
 }
 
-func (s *Snapshot) readDir(path string) ([]byte, error) {
+func (s *snapshot) readDir(path string) ([]byte, error) {
 	max := s.lim.MaxFileBytes
 	f, err := os.OpenInRoot(s.dir, filepath.FromSlash(path))
 	if err != nil {
-		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("dataset: snapshot %s: read %s: not a regular file", s.name, path)
+		return nil, fmt.Errorf("workspace: snapshot %s: read %s: not a regular file", s.name, path)
 	}
 	if fi.Size() > max {
-		return nil, wrapf(ErrTooLarge, "dataset: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, fi.Size(), max)
+		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, fi.Size(), max)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
 	n, err := buf.ReadFrom(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("dataset: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	if n > max {
-		return nil, wrapf(ErrTooLarge, "dataset: snapshot %s: read %s: file grew over the limit of %d bytes", s.name, path, max)
+		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: file grew over the limit of %d bytes", s.name, path, max)
 	}
 	return buf.Bytes(), nil
 }
 
-func (s *Snapshot) finish() {
+func (s *snapshot) finish() {
 	s.paths = make([]string, 0, len(s.files))
 	for p := range s.files {
 		s.paths = append(s.paths, p)
@@ -170,18 +186,18 @@ func (s *Snapshot) finish() {
 // unreadable folders in Skipped. At most lim.MaxFiles files are listed. It
 // returns an error when dir cannot be opened or read. Files are read later,
 // through the same root-confined access, by ReadFile.
-func OpenDir(dir string, lim Limits) (*Snapshot, error) {
+func OpenDir(dir string, lim Limits) (Snapshot, error) {
 	lim = lim.withDefaults()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: open snapshot folder %s: %w", dir, err)
+		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: open snapshot folder %s: %w", dir, err)
+		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
 	}
 	defer root.Close()
-	s := &Snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}}
+	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}}
 	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "." {
@@ -206,7 +222,7 @@ func OpenDir(dir string, lim Limits) (*Snapshot, error) {
 		if d.IsDir() {
 			return nil
 		}
-		clean, reason := cleanRel(p)
+		clean, reason := pathsafe.Clean(p)
 		if reason != "" {
 			s.skip(p, reason)
 			return nil
@@ -252,7 +268,7 @@ func OpenDir(dir string, lim Limits) (*Snapshot, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("dataset: open snapshot folder %s: %w", dir, err)
+		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
 	}
 	s.finish()
 	return s, nil
@@ -270,8 +286,8 @@ func errText(err error) string {
 
 // newZipSnapshot lists the files of an inner zip. zipBytes is the inner
 // zip's own size, used for the compression ratio check.
-func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*Snapshot, error) {
-	s := &Snapshot{name: name, lim: lim, files: map[string]fileEntry{}}
+func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*snapshot, error) {
+	s := &snapshot{name: name, lim: lim, files: map[string]fileEntry{}}
 	gitSeen := map[string]bool{}
 	var total uint64
 	dropped := 0
@@ -280,14 +296,14 @@ func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*S
 		raw := zf.Name
 		mode := zf.Mode()
 		isDir := strings.HasSuffix(raw, "/") || mode.IsDir()
-		clean, reason := cleanRel(raw)
+		clean, reason := pathsafe.Clean(raw)
 		if reason != "" {
 			if !(isDir && reason == "empty path") {
 				s.skip(raw, reason)
 			}
 			continue
 		}
-		if g, ok := hasGitElement(clean); ok {
+		if g, ok := pathsafe.HasGitElement(clean); ok {
 			if !gitSeen[g] {
 				gitSeen[g] = true
 				s.skip(g, "git metadata")
@@ -335,10 +351,10 @@ func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*S
 		s.skip(firstDropped, fmt.Sprintf("over the limit of %d files: %d files left out from here on", lim.MaxFiles, dropped))
 	}
 	if total > uint64(lim.MaxSnapshotBytes) {
-		return nil, fmt.Errorf("dataset: snapshot %s: files declare %d bytes uncompressed, over the limit of %d bytes", name, total, lim.MaxSnapshotBytes)
+		return nil, fmt.Errorf("workspace: snapshot %s: files declare %d bytes uncompressed, over the limit of %d bytes", name, total, lim.MaxSnapshotBytes)
 	}
 	if zipBytes > 0 && float64(total) > lim.MaxRatio*float64(zipBytes) {
-		return nil, fmt.Errorf("dataset: snapshot %s: compression ratio %.0f (%d bytes from a %d-byte zip) is over the limit of %g", name, float64(total)/float64(zipBytes), total, zipBytes, lim.MaxRatio)
+		return nil, fmt.Errorf("workspace: snapshot %s: compression ratio %.0f (%d bytes from a %d-byte zip) is over the limit of %g", name, float64(total)/float64(zipBytes), total, zipBytes, lim.MaxRatio)
 	}
 	s.finish()
 	return s, nil

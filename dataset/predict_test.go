@@ -1,8 +1,9 @@
-package assemble
+package dataset
 
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -11,9 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoctx/repoctx/chunker"
-	"github.com/repoctx/repoctx/dataset"
-	"github.com/repoctx/repoctx/symbols"
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/retrieve/hugot"
 )
 
 const sampleDir = "../testdata/sample"
@@ -27,12 +29,23 @@ func readLines(t *testing.T, path string) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-func predict(t *testing.T, opts PredictOptions) (Summary, []string) {
-	t.Helper()
-	if opts.Index.CacheDir == "" {
-		opts.Index.CacheDir = t.TempDir()
+// cfg returns the default batch configuration with a cache folder of the test's own
+// and workers workers (0: the default).
+func cfg(t *testing.T, workers int) batch.Config {
+	c := batch.DefaultConfig()
+	c.Workspace.CacheDir = t.TempDir()
+	if workers > 0 {
+		c.Workers = workers
 	}
-	sum, err := Predict(opts)
+	return c
+}
+
+func predict(t *testing.T, opts PredictOptions) (PredictSummary, []string) {
+	t.Helper()
+	if opts.Batch.Workers == 0 {
+		opts.Batch = cfg(t, 0)
+	}
+	sum, err := Predict(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Predict: %v (%+v)", err, sum.Errors)
 	}
@@ -46,7 +59,7 @@ func TestPredictSample(t *testing.T) {
 	for _, lang := range []string{"python", "kotlin"} {
 		t.Run(lang, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.jsonl")
-			sum, lines := predict(t, PredictOptions{DataDir: sampleDir, Lang: lang, Stage: "sample", Out: out, Workers: 1})
+			sum, lines := predict(t, PredictOptions{DataDir: sampleDir, Lang: lang, Stage: "sample", Out: out, Batch: cfg(t, 1)})
 			want := readLines(t, filepath.Join(sampleDir, lang+"-sample.jsonl"))
 			if len(lines) != len(want) || sum.Datapoints != len(want) {
 				t.Fatalf("%d lines for %d datapoints", len(lines), len(want))
@@ -56,7 +69,7 @@ func TestPredictSample(t *testing.T) {
 				if err := json.Unmarshal([]byte(l), &v); err != nil {
 					t.Fatalf("line %d: %v", i+1, err)
 				}
-				if !strings.HasPrefix(v["context"], FileSep) {
+				if !strings.HasPrefix(v["context"], repoctx.FileSep) {
 					t.Errorf("line %d: empty or malformed context %.60q", i+1, v["context"])
 				}
 			}
@@ -71,7 +84,7 @@ func TestPredictSample(t *testing.T) {
 			data, _ := os.ReadFile(filepath.Join(sampleDir, lang+"-sample.jsonl"))
 			os.WriteFile(filepath.Join(zdir, lang+"-sample.jsonl"), data, 0o644)
 			out2 := filepath.Join(t.TempDir(), "out.jsonl")
-			_, lines2 := predict(t, PredictOptions{DataDir: zdir, Lang: lang, Stage: "sample", Out: out2, Workers: 3})
+			_, lines2 := predict(t, PredictOptions{DataDir: zdir, Lang: lang, Stage: "sample", Out: out2, Batch: cfg(t, 3)})
 			if strings.Join(lines, "\n") != strings.Join(lines2, "\n") {
 				t.Errorf("zip layout / 3 workers gave different output")
 			}
@@ -130,8 +143,8 @@ func TestPredictBadDatapoints(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "python-bad.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	out := filepath.Join(dir, "out.jsonl")
-	sum, err := Predict(PredictOptions{DataDir: dir, Lang: "python", Stage: "bad", Out: out, Index: IndexOptions{CacheDir: t.TempDir()}})
-	if !errors.Is(err, ErrSomeFailed) || sum.Failed != 4 {
+	sum, err := Predict(context.Background(), PredictOptions{DataDir: dir, Lang: "python", Stage: "bad", Out: out, Batch: cfg(t, 0)})
+	if !errors.Is(err, repoctx.ErrSomeFailed) || sum.Failed != 4 {
 		t.Fatalf("err %v, failed %d; want ErrSomeFailed and 4 failures (%v)", err, sum.Failed, sum.Errors)
 	}
 	msgs := ""
@@ -165,9 +178,9 @@ func mustAbs(t *testing.T, p string) string {
 
 // TestPredictResume: an output resumed from a journal equals an uninterrupted one.
 func TestPredictResume(t *testing.T) {
-	cache := t.TempDir()
+	c := cfg(t, 0)
 	full := filepath.Join(t.TempDir(), "full.jsonl")
-	_, want := predict(t, PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: full, Index: IndexOptions{CacheDir: cache}})
+	_, want := predict(t, PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: full, Batch: c})
 	// Simulate a run killed after two datapoints: a journal with two records, the
 	// second one truncated mid-write.
 	out := filepath.Join(t.TempDir(), "out.jsonl")
@@ -177,7 +190,7 @@ func TestPredictResume(t *testing.T) {
 	}
 	journal := `{"n":4}` + "\n" + rec(0, want[0]) + "\n" + rec(2, want[2])[:40]
 	os.WriteFile(out+".partial", []byte(journal), 0o644)
-	sum, got := predict(t, PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Resume: true, Index: IndexOptions{CacheDir: cache}})
+	sum, got := predict(t, PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Resume: true, Batch: c})
 	if sum.Resumed != 1 {
 		t.Errorf("resumed %d datapoints, want 1", sum.Resumed)
 	}
@@ -196,14 +209,16 @@ func TestPredictSharedDev(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil || testing.Short() {
 		t.Skip("no shared dev data")
 	}
-	langs, dense := []string{"kotlin", "python"}, ""
+	langs, dense := []string{"kotlin", "python"}, retrieve.DenseLSA
 	if raceEnabled {
 		// Kotlin's 20 snapshots and the LSA fits take minutes under -race.
-		langs, dense = []string{"python"}, "none"
+		langs, dense = []string{"python"}, retrieve.DenseNone
 	}
 	for _, lang := range langs {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
-		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out, Index: IndexOptions{Dense: dense}})
+		c := cfg(t, 0)
+		c.Workspace.Build.Dense = dense
+		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out, Batch: c})
 		if len(lines) != 20 {
 			t.Errorf("%s: %d lines", lang, len(lines))
 		}
@@ -216,82 +231,25 @@ func TestPredictSharedDev(t *testing.T) {
 	}
 }
 
-// TestPredictDense: the default index is hybrid (LSA vectors), and a Hugging Face
-// model folder (the tiny test model) works as the dense retriever; parts say which
-// retriever ranked them.
+// TestPredictDense: a Hugging Face model folder (the tiny test model), opened once
+// and shared by every snapshot, works as the dense retriever.
 func TestPredictDense(t *testing.T) {
-	for _, dense := range []string{"", "../testdata/models/tiny-bert"} {
-		out := filepath.Join(t.TempDir(), "out.jsonl")
-		sum, lines := predict(t, PredictOptions{DataDir: sampleDir, Lang: "python", Stage: "sample", Out: out,
-			Index: IndexOptions{Dense: dense}})
-		if sum.Failed != 0 || len(lines) != 4 {
-			t.Fatalf("dense %q: %d failed, %d lines", dense, sum.Failed, len(lines))
+	emb, err := hugot.New("../testdata/models/tiny-bert", hugot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	c := cfg(t, 0)
+	c.Workspace.Build = retrieve.BuildOptions{Dense: retrieve.DenseModel, Embedder: emb}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	sum, lines := predict(t, PredictOptions{DataDir: sampleDir, Lang: "python", Stage: "sample", Out: out, Batch: c})
+	if sum.Failed != 0 || len(lines) != 4 || sum.SharedLSA != 0 {
+		t.Fatalf("%d failed, %d lines, %d shared LSA", sum.Failed, len(lines), sum.SharedLSA)
+	}
+	for i, l := range lines {
+		if strings.HasPrefix(l, `{"context":""`) {
+			t.Errorf("line %d empty", i+1)
 		}
-		for i, l := range lines {
-			if strings.HasPrefix(l, `{"context":""`) {
-				t.Errorf("dense %q: line %d empty", dense, i+1)
-			}
-		}
-	}
-	src, err := dataset.OpenSource(sampleDir, "kotlin", "sample", dataset.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := src.Open(src.Names()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := chunker.NewStructural(chunker.Options{})
-	defer ch.Close()
-	ix, _, err := IndexSnapshot(snap, ch, IndexOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if !ix.HasDense() {
-		t.Fatal("default index has no dense vectors")
-	}
-	_, parts, err := Compose(ix, Hole{Path: "x.kt", Prefix: "fun escalate(issue: Issue): Issue {\n    val raised = issue.priority.", Suffix: "\n}\n"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fused := false
-	for _, p := range parts {
-		for _, w := range p.Why {
-			fused = fused || strings.Contains(w, "dense")
-		}
-	}
-	if !fused {
-		t.Errorf("no part shows fused ranks: %+v", parts)
-	}
-}
-
-// TestCachedSymbols: the symbol table is stored beside the index and read back equal.
-func TestCachedSymbols(t *testing.T) {
-	src, err := dataset.OpenSource(sampleDir, "python", "sample", dataset.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _ := src.Open(src.Names()[0])
-	ch := chunker.NewStructural(chunker.Options{})
-	defer ch.Close()
-	cache := t.TempDir()
-	ix, _, err := IndexSnapshot(snap, ch, IndexOptions{CacheDir: cache, Dense: "none"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	ex := symbols.NewExtractor(0)
-	defer ex.Close()
-	a := CachedSymbols(snap, ix, ex, cache, 0)
-	files, _ := filepath.Glob(filepath.Join(cache, "symbols", "*.gob"))
-	if len(files) != 1 {
-		t.Fatalf("symbol cache files %v", files)
-	}
-	b := CachedSymbols(snap, ix, ex, cache, 0)
-	ra, rb := a.Resolve("parse_amount", "invoicing/cli.py", nil, 1), b.Resolve("parse_amount", "invoicing/cli.py", nil, 1)
-	if len(ra) != 1 || len(rb) != 1 || *ra[0].Def != *rb[0].Def {
-		t.Errorf("cached table differs: %+v vs %+v", ra, rb)
 	}
 }
 
@@ -299,21 +257,22 @@ func TestCachedSymbols(t *testing.T) {
 // a resumed output never mixes lines made two ways.
 func TestPredictResumeOtherOptions(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.jsonl")
-	planned := PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Compose: Options{Plan: Plan{Window: 1000}}}
-	o, err := dataset.CreateOutputConfig(out, 4, false, configFingerprint(planned))
+	planned := PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Batch: cfg(t, 0)}
+	planned.Batch.Compose.Plan.Window = 1000
+	o, err := CreateOutputConfig(out, 4, false, Fingerprint(planned.Batch))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := o.Put(0, dataset.PredictionLine("x", nil, nil)); err != nil {
+	if err := o.Put(0, PredictionLine("x", nil, nil)); err != nil {
 		t.Fatal(err)
 	}
 	// No Finish: the journal stays, as after a killed run.
-	_, err = Predict(PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Resume: true, Index: IndexOptions{CacheDir: t.TempDir()}})
+	_, err = Predict(context.Background(), PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Resume: true, Batch: cfg(t, 0)})
 	if err == nil || !strings.Contains(err.Error(), "other options") {
 		t.Fatalf("resume with the planner off after a planned run: %v, want an error about other options", err)
 	}
-	planned.Resume, planned.Index.CacheDir = true, t.TempDir()
-	if _, err := Predict(planned); err != nil {
+	planned.Resume = true
+	if _, err := Predict(context.Background(), planned); err != nil {
 		t.Fatalf("resume with the same options: %v", err)
 	}
 }

@@ -1,0 +1,145 @@
+package assemble
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/retrieve"
+)
+
+// Options configures [Compose]. Start from [DefaultOptions]: every field's default
+// is defined there, once (the command line builds its flags from it), and Compose
+// refuses values that make no sense (see [Options.Validate]).
+type Options struct {
+	// QueryLines is how many lines before the cursor form the prefix query and how many
+	// after it form the suffix query (lines).
+	QueryLines int
+	// TopK is how many chunks each query retrieves (chunks).
+	TopK int
+	// BudgetChars caps the context length in bytes of UTF-8 text, separators included.
+	// Parts are dropped, least relevant first, until the context fits. The budget
+	// planner (Plan) budgets in tokens instead.
+	BudgetChars int
+	// SuffixWeight scales the suffix query's fused scores against the prefix query's
+	// (weight 1).
+	SuffixWeight float64
+	// ModifiedBoost multiplies the scores of chunks in files the hole lists as
+	// modified (other than the completion file).
+	ModifiedBoost float64
+	// NoRelative turns relative positioning off: only the matched chunks are used.
+	NoRelative bool
+	// RelativeWeight scales a match's score for its neighbour (the next chunk of a
+	// prefix match, the previous chunk of a suffix match); above 1 ranks the neighbour
+	// just above its match.
+	RelativeWeight float64
+	// NoEditQuery turns off adding the identifiers of the user's edit (lines where
+	// prefix+suffix differ from the old completion file) to the queries.
+	NoEditQuery bool
+	// EditIdentifiers is the most identifiers of the edit added to the queries,
+	// nearest the cursor first.
+	EditIdentifiers int
+	// NoDefinitions turns off the definitions source.
+	NoDefinitions bool
+	// MinScoreRatio drops retrieval hits scoring below this fraction of the query's
+	// best hit; 0 keeps all top-k. In [0, 1].
+	MinScoreRatio float64
+	// DefinitionWeight weighs a definition of the identifier nearest the cursor against
+	// a top-1 retrieval hit (weight 1).
+	DefinitionWeight float64
+	// NoDense searches BM25 only even when the index has dense vectors.
+	NoDense bool
+	// Fusion weighs BM25 against dense retrieval in reciprocal rank fusion.
+	Fusion retrieve.Weights
+	// NoOldFile leaves out the old completion file's chunks that the prefix and suffix
+	// do not show, and the region the edit replaced.
+	NoOldFile bool
+	// OldFileWeight weighs those chunks against a top-1 retrieval hit (weight 1).
+	OldFileWeight float64
+	// Plan is the budget planner (off by default): it may trim the prefix and suffix
+	// the model is given and budgets the context in tokens for one model window
+	// instead of BudgetChars; see [Plan].
+	Plan Plan
+}
+
+// DefaultOptions returns the defaults: 12 query lines, top 8 per query, a budget of
+// 24,000 bytes, suffix weight 0.6, modified-file boost 1.5, relative weight 1.05,
+// 24 edit identifiers, definition weight 0.9, old-file weight 1.2, the seed's fusion
+// weights (dense 0.8, BM25 0.2, k = 60), every source on and the planner off (its
+// shares 0.5 and 0.25 when turned on). They were chosen on the dev datapoints (see
+// the README's results).
+func DefaultOptions() Options {
+	return Options{
+		QueryLines:       12,
+		TopK:             8,
+		BudgetChars:      24000,
+		SuffixWeight:     0.6,
+		ModifiedBoost:    1.5,
+		RelativeWeight:   1.05,
+		EditIdentifiers:  24,
+		DefinitionWeight: 0.9,
+		Fusion:           retrieve.DefaultWeights(),
+		OldFileWeight:    1.2,
+		Plan:             Plan{Share: DefaultPlanShare, SuffixShare: DefaultPlanSuffixShare},
+	}
+}
+
+// Validate reports the first option that makes no sense as a *repoctx.OptionError
+// naming the command-line flag made from it: non-positive counts and budgets,
+// negative or non-finite weights, a score ratio outside [0, 1], a planner window
+// that leaves no room for the completion, planner shares outside their ranges.
+func (o Options) Validate() error {
+	bad := func(option string, v any, want string) error {
+		return &repoctx.OptionError{Option: option, Value: fmt.Sprint(v), Want: want}
+	}
+	ints := []struct {
+		name string
+		v    int
+		want string
+	}{
+		{"query-lines", o.QueryLines, "a positive number of lines"},
+		{"top-k", o.TopK, "a positive number of chunks"},
+		{"budget", o.BudgetChars, "a positive number of bytes"},
+		{"edit-identifiers", o.EditIdentifiers, "a positive number of identifiers"},
+	}
+	for _, c := range ints {
+		if c.v <= 0 {
+			return bad(c.name, c.v, c.want)
+		}
+	}
+	floats := []struct {
+		name string
+		v    float64
+	}{
+		{"suffix-weight", o.SuffixWeight}, {"modified-boost", o.ModifiedBoost},
+		{"relative-weight", o.RelativeWeight}, {"definition-weight", o.DefinitionWeight},
+		{"old-file-weight", o.OldFileWeight}, {"bm25-weight", o.Fusion.BM25},
+		{"dense-weight", o.Fusion.Dense}, {"rrf-k", o.Fusion.K},
+	}
+	for _, c := range floats {
+		if !(c.v >= 0) || math.IsInf(c.v, 0) { // also NaN
+			return bad(c.name, c.v, "a finite number >= 0")
+		}
+	}
+	if !(o.MinScoreRatio >= 0 && o.MinScoreRatio <= 1) {
+		return bad("min-score-ratio", o.MinScoreRatio, "in [0, 1]")
+	}
+	return o.Plan.validate()
+}
+
+// validate checks the planner's settings (see Options.Validate).
+func (p Plan) validate() error {
+	bad := func(option string, v any, want string) error {
+		return &repoctx.OptionError{Option: option, Value: fmt.Sprint(v), Want: want}
+	}
+	if p.Window < 0 || p.Window > 0 && p.Window <= repoctx.MaxNewTokens {
+		return bad("plan-window", p.Window, fmt.Sprintf("0 (off) or more than %d tokens (the completion's room)", repoctx.MaxNewTokens))
+	}
+	if !(p.Share > 0) || math.IsInf(p.Share, 0) {
+		return bad("plan-share", p.Share, "a positive fraction")
+	}
+	if !(p.SuffixShare > 0 && p.SuffixShare <= 1) {
+		return bad("plan-suffix-share", p.SuffixShare, "in (0, 1]")
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/workspace"
+)
+
+// Repoctx returns repoctx's own method: open each snapshot with workspace.Open (its
+// index from the cache when an earlier run built it; unchanged files' chunks and
+// symbols from the content-addressed store) and compose each datapoint's context with
+// assemble.Compose. The symbol table is built unless compose turns the definitions
+// source off.
+//
+// Snapshots of one repository share the built-in LSA model, unless lsaPerSnapshot or
+// ws selects another dense retriever: it is fitted once, on the repository's first
+// snapshot in name order among the snapshots src holds, whichever datapoints come
+// first, so that the output depends neither on the cache, nor on resuming, nor on
+// the order of the datapoints; the repository's other snapshots are embedded with
+// it. (The competition's sources hold exactly the snapshots their datapoints name.)
+// A repository whose model snapshot cannot be indexed falls back to one model per
+// snapshot, with a warning in the log.
+func Repoctx(src workspace.Source, ws workspace.Options, compose assemble.Options, lsaPerSnapshot bool) Method {
+	ws.Symbols = !compose.NoDefinitions
+	m := &repoctxMethod{src: src, ws: ws, compose: compose, models: map[string]*repoModel{}}
+	m.share = !lsaPerSnapshot && ws.Build.Embedder == nil && ws.Build.Dense == retrieve.DenseLSA
+	if m.share {
+		m.names = src.Names()
+	}
+	return m
+}
+
+type repoctxMethod struct {
+	src     workspace.Source
+	ws      workspace.Options
+	compose assemble.Options
+	share   bool
+	names   []string // the source's snapshots, sorted
+
+	mu     sync.Mutex
+	models map[string]*repoModel // by repository
+}
+
+// repoModel is the LSA model a repository's snapshots share.
+type repoModel struct {
+	once     sync.Once
+	snapshot string        // the snapshot it is fitted on
+	lsa      *retrieve.LSA // nil: none (each snapshot fits its own)
+	err      error
+}
+
+// Open opens snap as a workspace.Repo, with its repository's shared LSA model.
+func (m *repoctxMethod) Open(ctx context.Context, snap workspace.Snapshot, repo string) (Answerer, error) {
+	opts := m.ws
+	shared := false
+	if m.share {
+		lsa, modelSnap, err := m.model(ctx, repo)
+		if err != nil {
+			return nil, err
+		}
+		if lsa != nil && modelSnap != snap.Name() {
+			opts.Build.Embedder = lsa
+			shared = true
+		}
+	}
+	r, err := workspace.Open(ctx, snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &repoAnswerer{repo: r, compose: m.compose, isShared: shared}, nil
+}
+
+// model returns repo's shared LSA model and the snapshot it is fitted on, fitting it
+// on first use (nil when the repository has no snapshot in the source, or its model
+// snapshot failed).
+func (m *repoctxMethod) model(ctx context.Context, repo string) (*retrieve.LSA, string, error) {
+	m.mu.Lock()
+	rm := m.models[repo]
+	if rm == nil {
+		rm = &repoModel{snapshot: m.firstSnapshot(repo)}
+		m.models[repo] = rm
+	}
+	m.mu.Unlock()
+	rm.once.Do(func() { rm.lsa, rm.err = m.fit(ctx, rm.snapshot) })
+	if rm.err != nil && ctx.Err() != nil {
+		// A cancelled fit is not the model's fault: let a later run try again.
+		m.mu.Lock()
+		delete(m.models, repo)
+		m.mu.Unlock()
+		return nil, "", ctx.Err()
+	}
+	return rm.lsa, rm.snapshot, nil
+}
+
+// firstSnapshot returns the first name in m.names that is a snapshot of repo
+// ("{owner}__{repo}-{revision}", the revision holding no "-"), or "".
+func (m *repoctxMethod) firstSnapshot(repo string) string {
+	prefix := RepoPrefix(repo)
+	i, _ := slices.BinarySearch(m.names, prefix)
+	for ; i < len(m.names) && strings.HasPrefix(m.names[i], prefix); i++ {
+		if !strings.Contains(m.names[i][len(prefix):], "-") {
+			return m.names[i]
+		}
+	}
+	return ""
+}
+
+// fit indexes the model snapshot with its own LSA model and returns that model,
+// labelled with the index key so that the indexes built with it never mix with
+// per-snapshot fits.
+func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, error) {
+	if name == "" {
+		return nil, nil
+	}
+	warn := func(err error) {
+		if m.ws.Log != nil {
+			fmt.Fprintf(m.ws.Log, "warning: %s: %s; its repository's snapshots fit their own LSA models\n", name, strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+	}
+	snap, err := m.src.Open(name)
+	if err != nil {
+		warn(err)
+		return nil, nil
+	}
+	r, err := workspace.Open(ctx, snap, m.ws)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		warn(err)
+		return nil, nil
+	}
+	defer r.Close()
+	lsa, err := r.Index().LSA()
+	if err != nil {
+		warn(err)
+		return nil, nil
+	}
+	if lsa == nil {
+		return nil, nil
+	}
+	return lsa.Labeled(r.Index().Key()), nil
+}
+
+// repoAnswerer composes with assemble.Compose from one opened repository.
+type repoAnswerer struct {
+	repo     *workspace.Repo
+	compose  assemble.Options
+	isShared bool
+}
+
+func (a *repoAnswerer) Answer(ctx context.Context, d *Datapoint) (repoctx.Context, error) {
+	return assemble.Compose(ctx, a.repo, d.Hole(), a.compose)
+}
+
+func (a *repoAnswerer) Close() error           { return a.repo.Close() }
+func (a *repoAnswerer) stats() workspace.Stats { return a.repo.Stats() }
+func (a *repoAnswerer) shared() bool           { return a.isShared }

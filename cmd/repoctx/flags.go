@@ -1,0 +1,192 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/eval"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/retrieve/hugot"
+	"github.com/repoctx/repoctx/workspace"
+)
+
+// The defaults every flag below shows and starts from: defined once, in the library.
+var (
+	defWorkspace = workspace.DefaultOptions()
+	defCompose   = assemble.DefaultOptions()
+	defBatch     = batch.DefaultConfig()
+	defFixed     = chunker.DefaultOptions(chunker.StrategyFixed)
+	defStruct    = chunker.DefaultOptions(chunker.StrategyStructural)
+)
+
+// Flags shared by several commands, grouped by topic: chunking, indexing, assembly
+// and the budget planner.
+var (
+	strategyFlag = &cli.StringFlag{Name: "strategy", Value: string(defWorkspace.Strategy), Usage: "chunking `strategy`: structural or fixed"}
+	maxCharsFlag = &cli.IntFlag{Name: "max-chars", Value: defStruct.MaxChars, Usage: "chunk size cap in non-white-space characters"}
+	windowFlag   = &cli.IntFlag{Name: "window-lines", DefaultText: fmt.Sprint(defStruct.WindowLines), Usage: "window size in lines for fixed chunks and fallback windows"}
+	overlapFlag  = &cli.IntFlag{Name: "overlap-lines", DefaultText: fmt.Sprintf("%d for fixed, %d for fallback", defFixed.WindowOverlap, defStruct.WindowOverlap), Usage: "window overlap in lines"}
+	cacheFlag    = &cli.StringFlag{Name: "cache-dir", Value: defWorkspace.CacheDir, Usage: "`directory` for indexes"}
+
+	denseFlag   = &cli.StringFlag{Name: "dense", Value: defWorkspace.Build.Dense.String(), Usage: "dense retriever fused with BM25: lsa (built-in; fitted per snapshot, shared by a repository's snapshots in predict) or none"}
+	lsaSnapFlag = &cli.BoolFlag{Name: "lsa-per-snapshot", Usage: "fit the LSA model on every snapshot instead of once per repository (its first snapshot in name order)"}
+	modelFlag   = &cli.StringFlag{Name: "model", Usage: "Hugging Face model `directory` (see repoctx model download) for dense retrieval instead of LSA"}
+	backendFlag = &cli.StringFlag{Name: "model-backend", Value: "go", Usage: "`backend` running --model: go (pure Go) or ort (ONNX Runtime; needs a binary built with -tags onnxruntime)"}
+	noDenseFlag = &cli.BoolFlag{Name: "no-dense", Usage: "search with BM25 only even if the index has dense vectors"}
+
+	queryLines   = &cli.IntFlag{Name: "query-lines", Value: defCompose.QueryLines, Usage: "lines before/after the cursor used as the prefix/suffix query"}
+	topKFlag     = &cli.IntFlag{Name: "top-k", Value: defCompose.TopK, Usage: "chunks retrieved per query"}
+	budgetFlag   = &cli.IntFlag{Name: "budget", Value: defCompose.BudgetChars, Usage: "context budget in characters (bytes); least relevant parts are dropped first"}
+	noRelFlag    = &cli.BoolFlag{Name: "no-relative", Usage: "turn relative positioning (next/prev chunk of a match) off"}
+	relWFlag     = &cli.Float64Flag{Name: "relative-weight", Value: defCompose.RelativeWeight, Usage: "score of a match's neighbour relative to the match"}
+	noEditFlag   = &cli.BoolFlag{Name: "no-edit-query", Usage: "do not add the identifiers of the user's edit (diff against the old file) to the queries"}
+	noDefsFlag   = &cli.BoolFlag{Name: "no-definitions", Usage: "do not add definitions of the identifiers near the cursor"}
+	noOldFlag    = &cli.BoolFlag{Name: "no-old-file", Usage: "do not add the old completion file's changed regions"}
+	minScoreFlag = &cli.Float64Flag{Name: "min-score-ratio", Value: defCompose.MinScoreRatio, Usage: "drop retrieval hits scoring below this fraction of the best hit (0 keeps all)"}
+
+	planWFlag   = &cli.IntFlag{Name: "plan-window", Value: defCompose.Plan.Window, Usage: "budget planner: plan for a model window of `N` tokens (e.g. 8000): trim the far prefix/suffix when they take more than --plan-share of it (written as \"prefix\"/\"suffix\" overrides) and budget the context in tokens to the room left instead of --budget; 0 = off"}
+	planSFlag   = &cli.Float64Flag{Name: "plan-share", Value: defCompose.Plan.Share, Usage: fmt.Sprintf("budget planner: largest `fraction` of the window (minus %d tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims", repoctx.MaxNewTokens)}
+	planSufFlag = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
+	tokFlag     = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5)"}
+
+	workersFlag = &cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: defBatch.Workers, Usage: "datapoints answered in parallel"}
+	verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
+)
+
+// indexFlags are the chunking and indexing flags of every command that builds
+// indexes.
+func indexFlags() []cli.Flag {
+	return []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, denseFlag, modelFlag, backendFlag}
+}
+
+// composeFlags are the assembly and planner flags.
+func composeFlags() []cli.Flag {
+	return []cli.Flag{queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, noDenseFlag,
+		planWFlag, planSFlag, planSufFlag, tokFlag}
+}
+
+// chunkerOptions reads --max-chars, --window-lines and --overlap-lines.
+func chunkerOptions(c *cli.Context) chunker.Options {
+	return chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines")}
+}
+
+// closers collects what a command opened (a model) for its After hook.
+type closers []func() error
+
+// workspaceOptions reads the chunking, cache and dense flags. A --model folder is
+// opened once here (with --model-backend) and closed when the command ends.
+func workspaceOptions(c *cli.Context) (workspace.Options, error) {
+	o := workspace.DefaultOptions()
+	s, err := chunker.ParseStrategy(c.String("strategy"))
+	if err != nil {
+		return o, usagef("--strategy must be structural or fixed, not %q", c.String("strategy"))
+	}
+	o.Strategy, o.Chunk, o.CacheDir = s, chunkerOptions(c), c.String("cache-dir")
+	if m := c.String("model"); m != "" {
+		if fi, err := os.Stat(m); err != nil || !fi.IsDir() {
+			return o, usagef("--model %s: not a model directory (see repoctx model download)", m)
+		}
+		emb, err := hugot.New(m, hugot.Options{Backend: c.String("model-backend")})
+		if err != nil {
+			return o, err
+		}
+		onClose(c, emb.Close)
+		o.Build.Dense, o.Build.Embedder = retrieve.DenseModel, emb
+		return o, nil
+	}
+	d, err := retrieve.ParseDense(c.String("dense"))
+	if err != nil {
+		return o, usagef("--dense must be lsa or none, not %q (use --model DIR for a model)", c.String("dense"))
+	}
+	o.Build.Dense = d
+	return o, nil
+}
+
+// onClose registers f to run when the command ends.
+func onClose(c *cli.Context, f func() error) {
+	if cl, ok := c.App.Metadata["closers"].(*closers); ok {
+		*cl = append(*cl, f)
+	}
+}
+
+// composeOptions reads the assembly and planner flags (with --tokenizer's counter
+// when given) and validates them: a value that makes no sense is a usage error.
+func composeOptions(c *cli.Context) (assemble.Options, error) {
+	o := assemble.DefaultOptions()
+	o.QueryLines, o.TopK, o.BudgetChars = c.Int("query-lines"), c.Int("top-k"), c.Int("budget")
+	o.NoRelative, o.NoEditQuery, o.NoDefinitions = c.Bool("no-relative"), c.Bool("no-edit-query"), c.Bool("no-definitions")
+	o.MinScoreRatio, o.NoDense, o.RelativeWeight = c.Float64("min-score-ratio"), c.Bool("no-dense"), c.Float64("relative-weight")
+	o.NoOldFile = c.Bool("no-old-file")
+	if defined(c, "plan-window") {
+		if (c.IsSet("plan-share") || c.IsSet("plan-suffix-share")) && c.Int("plan-window") == 0 {
+			return o, usagef("--plan-share and --plan-suffix-share need --plan-window")
+		}
+		o.Plan.Window, o.Plan.Share, o.Plan.SuffixShare = c.Int("plan-window"), c.Float64("plan-share"), c.Float64("plan-suffix-share")
+	}
+	if err := o.Validate(); err != nil {
+		return o, usagef("%v", err)
+	}
+	return o, nil
+}
+
+// defined reports whether the running command has the flag name.
+func defined(c *cli.Context, name string) bool {
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plannerTokens loads --tokenizer for the budget planner; it is a usage error
+// without --plan-window or when the file cannot be loaded.
+func plannerTokens(c *cli.Context, plan *assemble.Plan) error {
+	p := c.String("tokenizer")
+	if p == "" {
+		return nil
+	}
+	if !plan.On() {
+		return usagef("--tokenizer needs --plan-window (predict counts tokens only for the budget planner)")
+	}
+	tk, err := eval.LoadTokenizer(p)
+	if err != nil {
+		return usagef("--tokenizer: %v", strings.TrimPrefix(err.Error(), "eval: "))
+	}
+	plan.Tokens = tk
+	return nil
+}
+
+// batchConfig reads the workspace, assembly and worker flags.
+func batchConfig(c *cli.Context) (batch.Config, error) {
+	cfg := batch.DefaultConfig()
+	var err error
+	if cfg.Workspace, err = workspaceOptions(c); err != nil {
+		return cfg, err
+	}
+	if cfg.Compose, err = composeOptions(c); err != nil {
+		return cfg, err
+	}
+	if c.Command.Names()[0] == "predict" {
+		if err := plannerTokens(c, &cfg.Compose.Plan); err != nil {
+			return cfg, err
+		}
+	}
+	cfg.LSAPerSnapshot = c.Bool("lsa-per-snapshot")
+	if c.IsSet("workers") || c.Int("workers") != 0 {
+		cfg.Workers = c.Int("workers")
+	}
+	if cfg.Workers <= 0 {
+		return cfg, usagef("--workers must be a positive number, not %d", cfg.Workers)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,47 @@
+package workspace
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/repoctx/repoctx/internal/benchrepo"
+)
+
+// BenchmarkIndexGrowth indexes growing prefixes (in path order) of the repository in
+// $REPOCTX_BENCH_REPO with an empty cache: the index (chunks, BM25, LSA) and the
+// symbol table. It reports files, chunks, ms/file and the heap allocated per run
+// (alloc-MB) and the process's peak RSS so far (peak-MB), so cost can be read against
+// repository size.
+func BenchmarkIndexGrowth(b *testing.B) {
+	root, paths := benchrepo.Paths(b)
+	for _, n := range []int{250, 500, 1000, 2000} {
+		if n > len(paths) {
+			break
+		}
+		b.Run("files="+strconv.Itoa(n), func(b *testing.B) {
+			snap, err := OpenDir(benchrepo.Subset(b, root, paths, n), Limits{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			chunks := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				opts := DefaultOptions()
+				opts.CacheDir = b.TempDir()
+				b.StartTimer()
+				r, err := Open(context.Background(), snap, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				chunks = r.Stats().Chunks
+				r.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*n), "ms/file")
+			b.ReportMetric(float64(chunks), "chunks")
+			b.ReportMetric(float64(benchrepo.PeakRSSMB()), "peak-MB")
+		})
+	}
+}

@@ -1,0 +1,126 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/repoctx/repoctx/internal/atomicfile"
+	"github.com/repoctx/repoctx/retrieve"
+)
+
+const sampleDir = "../testdata/sample"
+
+// TestCachedSymbols: the symbol table is stored beside the index and read back equal.
+func TestCachedSymbols(t *testing.T) {
+	src, err := OpenDirSource(filepath.Join(sampleDir, "repositories-python-sample"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := src.Open(src.Names()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{CacheDir: t.TempDir(), Build: retrieve.BuildOptions{Dense: retrieve.DenseNone}, Symbols: true}
+	a, err := Open(context.Background(), snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	files, _ := filepath.Glob(filepath.Join(opts.CacheDir, "symbols", "*.gob"))
+	if len(files) != 1 {
+		t.Fatalf("symbol cache files %v", files)
+	}
+	b, err := Open(context.Background(), snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ra := a.Symbols().Resolve("parse_amount", "invoicing/cli.py", nil, 1)
+	rb := b.Symbols().Resolve("parse_amount", "invoicing/cli.py", nil, 1)
+	if len(ra) != 1 || len(rb) != 1 || *ra[0].Def != *rb[0].Def {
+		t.Errorf("cached table differs: %+v vs %+v", ra, rb)
+	}
+	if b.Stats().Built || !a.Stats().Built {
+		t.Errorf("built: first %v, second %v; want true, false", a.Stats().Built, b.Stats().Built)
+	}
+}
+
+// TestSnapshotFS: both kinds of snapshot are file systems that fstest accepts, holding
+// exactly the listed files with their contents.
+func TestSnapshotFS(t *testing.T) {
+	files := map[string]string{"a.py": "print(1)\n", "pkg/b.kt": "fun b() = 2\n", "pkg/sub/c.py": "c = 3\n", "pkg.txt": "x"}
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	var ents []zent
+	for p, body := range files {
+		ents = append(ents, zent{name: p, body: []byte(body)})
+	}
+	zsrc, _ := openZipData(t, buildOuter(t, inner{"o__r-1", buildZip(t, ents...)}), Limits{})
+	zs, err := zsrc.Open("o__r-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := OpenDir(dir, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []Snapshot{zs, ds} {
+		if err := fstest.TestFS(s, "a.py", "pkg/b.kt", "pkg/sub/c.py", "pkg.txt"); err != nil {
+			t.Errorf("%s: %v", s.Name(), err)
+		}
+		b, err := s.ReadFile("pkg/sub/c.py")
+		if err != nil || string(b) != files["pkg/sub/c.py"] {
+			t.Errorf("%s: ReadFile = %q, %v", s.Name(), b, err)
+		}
+	}
+}
+
+// TestOpenCancelled: a cancelled Open returns the context's error promptly and leaves
+// no temporary file in the cache.
+func TestOpenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 400 {
+		files[fmt.Sprintf("pkg/m%03d.py", i)] = strings.Repeat("def f(x):\n    return x + 1\n\n", 30)
+	}
+	writeFiles(t, dir, files)
+	snap, err := OpenDir(dir, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	start := time.Now()
+	r, err := Open(ctx, snap, Options{CacheDir: cache})
+	if err == nil {
+		r.Close()
+		t.Skip("the index was built before the cancel")
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Open after cancel: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Open took %v after a cancel at 50ms", d)
+	}
+	assertNoTemps(t, cache)
+}
+
+// assertNoTemps fails if a temporary file or folder of a build or a store write is
+// left under dir.
+func assertNoTemps(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && (atomicfile.IsTemp(d.Name()) || strings.Contains(d.Name(), ".tmp-")) {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+}

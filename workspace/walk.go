@@ -63,7 +63,7 @@ var skipPhrases = [numSkipReasons]string{
 	SkipVendored:   "vendored folder",
 	SkipSymlink:    "symlink not followed (broken, a loop, out of the root, or to a folder)",
 	SkipNotRegular: "not a regular file",
-	SkipLanguage:   "not a requested language",
+	SkipLanguage:   "not of a requested language",
 	SkipTooLarge:   "over the size limit",
 	SkipUnreadable: "unreadable",
 	SkipBinary:     "binary",

@@ -19,6 +19,7 @@ import (
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/symbols"
+	"github.com/repoctx/repoctx/workspace"
 	"github.com/urfave/cli/v2"
 )
 
@@ -212,77 +213,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-func chunkCmd() *cli.Command {
-	return &cli.Command{
-		Name:      "chunk",
-		Usage:     "print the chunks of source files",
-		ArgsUsage: "PATH...",
-		Flags:     []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, &cli.BoolFlag{Name: "json", Usage: "print one JSON object per chunk"}},
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usagef("chunk: give one or more files")
-			}
-			strategy, opts, err := chunkOptions(c)
-			if err != nil {
-				return err
-			}
-			ch, err := chunker.New(strategy, opts)
-			if err != nil {
-				return err
-			}
-			if s, ok := ch.(*chunker.Structural); ok {
-				defer s.Close()
-			}
-			enc := json.NewEncoder(c.App.Writer)
-			enc.SetEscapeHTML(false)
-			failed := 0
-			for _, p := range c.Args().Slice() {
-				raw, err := os.ReadFile(p)
-				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "repoctx: %v\n", err)
-					failed++
-					continue
-				}
-				f, err := chunker.Decode(filepath.ToSlash(p), raw, 0)
-				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "repoctx: skip %v\n", err)
-					failed++
-					continue
-				}
-				cs, err := ch.Chunk(f)
-				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "repoctx: %s: %v\n", p, err)
-					failed++
-					continue
-				}
-				for _, k := range cs {
-					if c.Bool("json") {
-						if err := enc.Encode(k); err != nil {
-							return err
-						}
-						continue
-					}
-					flags := ""
-					if k.Fallback {
-						flags += " fallback"
-					}
-					if k.ParseError {
-						flags += " parse-error"
-					}
-					fmt.Fprintf(c.App.Writer, "%s:%d-%d %s%s%s\n", k.Path, k.StartLine, k.EndLine, k.Kind, prefixSpace(k.Name), flags)
-					if len(k.Header) > 0 {
-						fmt.Fprintf(c.App.Writer, "  in: %s\n", strings.Join(k.Header, " > "))
-					}
-				}
-			}
-			if failed > 0 {
-				return fmt.Errorf("%d of %d files could not be chunked", failed, c.NArg())
-			}
-			return nil
-		},
-	}
-}
-
 // indexOptions returns the chunking, cache and dense options shared by every
 // command that builds indexes (index, query, predict, eval, compare).
 func indexOptions(c *cli.Context) (assemble.IndexOptions, error) {
@@ -298,20 +228,20 @@ func indexOptions(c *cli.Context) (assemble.IndexOptions, error) {
 		LSAPerSnapshot: c.Bool("lsa-per-snapshot")}, nil
 }
 
-// openIndex opens the repository folder dir as a snapshot and builds or reuses its
-// index.
-func openIndex(c *cli.Context, dir string) (*dataset.Snapshot, *retrieve.Index, assemble.IndexStats, error) {
+// openIndex opens the repository folder dir as a snapshot of the files the walker
+// lets through (walkSnapshot) and builds or reuses its index.
+func openIndex(c *cli.Context, dir string) (*dataset.Snapshot, *retrieve.Index, assemble.IndexStats, workspace.WalkStats, error) {
 	iopts, err := indexOptions(c)
 	if err != nil {
-		return nil, nil, assemble.IndexStats{}, err
+		return nil, nil, assemble.IndexStats{}, workspace.WalkStats{}, err
 	}
-	snap, err := dataset.OpenDir(dir, dataset.Limits{})
+	snap, ws, err := walkSnapshot(c, dir)
 	if err != nil {
-		return nil, nil, assemble.IndexStats{}, err
+		return nil, nil, assemble.IndexStats{}, ws, err
 	}
 	ch, err := chunker.New(iopts.Strategy, iopts.Chunk)
 	if err != nil {
-		return nil, nil, assemble.IndexStats{}, err
+		return nil, nil, assemble.IndexStats{}, ws, err
 	}
 	if s, ok := ch.(*chunker.Structural); ok {
 		defer s.Close()
@@ -320,7 +250,7 @@ func openIndex(c *cli.Context, dir string) (*dataset.Snapshot, *retrieve.Index, 
 		iopts.Log = c.App.ErrWriter
 	}
 	ix, st, err := assemble.IndexSnapshot(snap, ch, iopts)
-	return snap, ix, st, err
+	return snap, ix, st, ws, err
 }
 
 var verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
@@ -330,13 +260,13 @@ func indexCmd() *cli.Command {
 		Name:      "index",
 		Usage:     "build (or reuse) the index of a repository folder",
 		ArgsUsage: "REPO_DIR",
-		Flags:     []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, denseFlag, modelFlag, verboseFlag},
+		Flags:     append([]cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, denseFlag, modelFlag, verboseFlag}, walkFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("index: give one repository folder")
 			}
 			t := time.Now()
-			_, ix, st, err := openIndex(c, c.Args().First())
+			_, ix, st, ws, err := openIndex(c, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -347,6 +277,7 @@ func indexCmd() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "%s index %s\n  files %d, skipped %d, lossy %d, with parse errors %d, chunks %d, %.2fs\n",
 				what, ix.Dir(), st.Files, st.Skipped, st.Lossy, st.ParseErrors, st.Chunks, time.Since(t).Seconds())
+			fmt.Fprintf(c.App.Writer, "  walker: %d source files, left out %d: %s\n", ws.Files, ws.TotalSkipped(), ws.SkipSummary())
 			if st.Built {
 				d := ix.DenseInfo()
 				fmt.Fprintf(c.App.Writer, "  files chunked %d, from the store %d; dense %s: %d chunks embedded, %d from the embedding cache\n",
@@ -368,6 +299,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
 			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, denseFlag, modelFlag, noDenseFlag, verboseFlag,
+			excludeFlag, noIgnoreFlag, keepVendFlag, keepGenFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -388,7 +320,7 @@ func queryCmd() *cli.Command {
 			if len(prefix) == 0 && len(suffix) == 0 {
 				return usagef("query: give --prefix-file or --suffix-file (both empty)")
 			}
-			snap, ix, _, err := openIndex(c, c.Args().First())
+			snap, ix, _, _, err := openIndex(c, c.Args().First())
 			if err != nil {
 				return err
 			}

@@ -1,8 +1,11 @@
 package workspace
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -453,5 +456,66 @@ func TestWalkMatchesGit(t *testing.T) {
 	}
 	if len(gitOnly) > 0 {
 		t.Errorf("%d files git lists but the walker drops: %q", len(gitOnly), gitOnly[:min(20, len(gitOnly))])
+	}
+}
+
+// TestWalkFSZipInvariants walks snapshots of the dev data (zips of zipped snapshots
+// in ../shared/data/dev; skipped when absent) through WalkFS over archive/zip and
+// checks chunker.Validate on every file it yields.
+func TestWalkFSZipInvariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for _, lang := range []string{"kotlin", "python"} {
+		zr, err := zip.OpenReader(filepath.Join("..", "..", "shared", "data", "dev", lang+"-dev.zip"))
+		if err != nil {
+			t.Skipf("no dev data: %v", err)
+		}
+		defer zr.Close()
+		s := chunker.NewStructural(chunker.Options{})
+		defer s.Close()
+		snaps, files := 0, 0
+		for _, zf := range zr.File {
+			if snaps == 2 || !strings.HasSuffix(zf.Name, ".zip") {
+				continue
+			}
+			rc, err := zf.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatalf("%s: %v", zf.Name, err)
+			}
+			snaps++
+			st, err := WalkFS(context.Background(), inner, WalkOptions{}, func(f File) error {
+				cf, err := chunker.Decode(f.Path, f.Data, 0)
+				if err != nil {
+					return nil
+				}
+				cs, err := s.Chunk(cf)
+				if err != nil {
+					t.Errorf("%s/%s: %v", zf.Name, f.Path, err)
+					return nil
+				}
+				if err := chunker.Validate(cf, cs, chunker.DefaultMaxChars); err != nil {
+					t.Errorf("%s: %v", zf.Name, err)
+				}
+				files++
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s %s: %d files, skipped %s", lang, zf.Name, st.Files, st.SkipSummary())
+		}
+		if files == 0 {
+			t.Errorf("%s: no files chunked", lang)
+		}
 	}
 }

@@ -26,9 +26,11 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 )
@@ -191,8 +193,9 @@ func (s *WalkStats) count(r SkipReason, n int) {
 // a regular file inside root (the file is yielded under the link's name); symlinks
 // to folders are never followed, so loops cannot recur. See WalkFS for the rules.
 //
-// It returns an error when root cannot be opened or read, when opts is invalid (an
-// unknown language, a "!" exclude pattern), ctx.Err() when ctx is done, or the first
+// It returns an error when root cannot be opened or read, a *repoctx.OptionError when
+// opts is invalid (an unknown language, a "!" exclude pattern; Option names the
+// flag: "lang", "exclude"), ctx.Err() when ctx is done, or the first
 // error fn returns, unchanged (the walk stops there). Folders and files below root
 // that cannot be read are skipped as SkipUnreadable, not errors. The stats count
 // what was done up to the error.
@@ -248,9 +251,6 @@ func WalkFS(ctx context.Context, fsys fs.FS, opts WalkOptions, fn func(File) err
 	return w.st, nil
 }
 
-// errBadOptions is wrapped by errors about WalkOptions.
-var errBadOptions = errors.New("bad walk options")
-
 type walker struct {
 	ctx     context.Context
 	fsys    fs.FS
@@ -268,11 +268,9 @@ func (w *walker) init() error {
 	var ps []gitignore.Pattern
 	for _, e := range w.opts.Exclude {
 		t := strings.TrimSpace(e)
-		switch {
-		case t == "" || strings.HasPrefix(t, "#"):
-			return fmt.Errorf("workspace: %w: exclude pattern %q matches nothing", errBadOptions, e)
-		case strings.HasPrefix(t, "!"):
-			return fmt.Errorf("workspace: %w: exclude pattern %q: a leading \"!\" would re-include; exclude patterns only exclude", errBadOptions, e)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "!") {
+			return &repoctx.OptionError{Option: "exclude", Value: strconv.Quote(e),
+				Want: `a gitignore pattern that excludes (not blank, not a "#" comment, no leading "!")`}
 		}
 		ps = append(ps, gitignore.ParsePattern(t, nil))
 	}
@@ -281,7 +279,8 @@ func (w *walker) init() error {
 		w.langs = map[string]bool{}
 		for _, l := range w.opts.Languages {
 			if grammars.Lookup(l) == nil {
-				return fmt.Errorf("workspace: %w: unknown language %q (registered: %s)", errBadOptions, l, strings.Join(grammars.Names(), ", "))
+				return &repoctx.OptionError{Option: "lang", Value: strconv.Quote(l),
+					Want: "a registered language (" + strings.Join(grammars.Names(), ", ") + ")"}
 			}
 			w.langs[l] = true
 		}

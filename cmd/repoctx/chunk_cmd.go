@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/workspace"
@@ -144,10 +145,10 @@ func walkSnapshot(c *cli.Context, dir string) (*dataset.Snapshot, workspace.Walk
 	return snap, st, err
 }
 
-// walkError makes an invalid walker option a usage error.
+// walkError makes an invalid walker option (*repoctx.OptionError) a usage error.
 func walkError(err error) error {
-	if err != nil && strings.HasPrefix(err.Error(), "workspace: bad walk options: ") {
-		return usagef("%s", strings.TrimPrefix(err.Error(), "workspace: bad walk options: "))
+	if oe := new(repoctx.OptionError); errors.As(err, &oe) {
+		return usagef("%v", oe)
 	}
 	return err
 }
@@ -307,7 +308,7 @@ func runChunk(c *cli.Context) error {
 			if err != nil || !fi.IsDir() {
 				j := chunkJob{path: filepath.ToSlash(arg), explicit: true, err: err}
 				if err == nil {
-					j.data, j.err = os.ReadFile(arg)
+					j.data, j.err = readNamed(arg, maxFile)
 				}
 				if send(j) != nil {
 					return
@@ -450,6 +451,18 @@ func runChunk(c *cli.Context) error {
 		return fmt.Errorf("chunk: %d of %d named files could not be chunked", failed, named)
 	}
 	return nil
+}
+
+// readNamed reads a file named on the command line, at most max+1 bytes (one more
+// than the limit, so that chunker.Decode refuses it as too large without the whole
+// file being read).
+func readNamed(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max+1))
 }
 
 // parquetRowsPerGroup bounds a Parquet row group, which the writer holds in memory

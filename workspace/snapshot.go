@@ -274,6 +274,54 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 	return s, nil
 }
 
+// OpenDirFiles opens the repository folder dir as a snapshot that lists only
+// paths (slash-separated, relative to dir), such as the files a
+// workspace.Walk yielded after its ignore rules; dir itself is not walked.
+// Each path is checked as OpenDir checks what it finds (a clean relative name,
+// a regular file or a symlink to one inside dir, at most lim.MaxFiles files);
+// refused ones are recorded in Skipped. It returns an error when dir cannot be
+// opened.
+func OpenDirFiles(dir string, paths []string, lim Limits) (Snapshot, error) {
+	lim = lim.withDefaults()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+	}
+	defer root.Close()
+	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}}
+	for _, p := range paths {
+		clean, reason := pathsafe.Clean(p)
+		switch _, dup := s.files[clean]; {
+		case reason != "":
+			s.skip(p, reason)
+			continue
+		case dup:
+			s.skip(p, "duplicate entry: the first one is kept")
+			continue
+		}
+		fi, err := root.Stat(filepath.FromSlash(clean))
+		switch {
+		case err != nil:
+			s.skip(p, "unreadable: "+errText(err))
+			continue
+		case !fi.Mode().IsRegular():
+			s.skip(p, "not a regular file")
+			continue
+		case len(s.files) >= lim.MaxFiles:
+			s.skip(p, fmt.Sprintf("over the limit of %d files: this and later files left out", lim.MaxFiles))
+			s.finish()
+			return s, nil
+		}
+		s.files[clean] = fileEntry{size: fi.Size()}
+	}
+	s.finish()
+	return s, nil
+}
+
 // errText returns err's message without the operation and path that
 // *fs.PathError adds, which the caller already reports.
 func errText(err error) string {

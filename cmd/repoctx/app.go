@@ -135,13 +135,13 @@ func indexCmd() *cli.Command {
 		Name:      "index",
 		Usage:     "build (or reuse) the index of a repository folder",
 		ArgsUsage: "REPO_DIR",
-		Flags:     append(indexFlags(), verboseFlag),
+		Flags:     append(append(indexFlags(), verboseFlag), walkFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("index: give one repository folder")
 			}
 			t := time.Now()
-			repo, err := openRepo(c, c.Args().First(), false)
+			repo, ws, err := openRepo(c, c.Args().First(), false)
 			if err != nil {
 				return err
 			}
@@ -153,6 +153,7 @@ func indexCmd() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "%s index %s\n  files %d, skipped %d, lossy %d, with parse errors %d, chunks %d, %.2fs\n",
 				what, ix.Dir(), st.Files, st.Skipped, st.Lossy, st.ParseErrors, st.Chunks, time.Since(t).Seconds())
+			fmt.Fprintf(c.App.Writer, "  walker: %d source files, left out %d: %s\n", ws.Files, ws.TotalSkipped(), ws.SkipSummary())
 			if st.Built {
 				d := ix.DenseInfo()
 				fmt.Fprintf(c.App.Writer, "  files chunked %d, from the store %d; dense %s: %d chunks embedded, %d from the embedding cache\n",
@@ -168,22 +169,24 @@ func indexCmd() *cli.Command {
 	}
 }
 
-// openRepo opens the repository folder dir with the command's index flags (and the
+// openRepo opens the repository folder dir, as a snapshot of the files the walker
+// lets through (its ignore rules and flags), with the command's index flags (and the
 // symbol table when withSymbols).
-func openRepo(c *cli.Context, dir string, withSymbols bool) (*workspace.Repo, error) {
+func openRepo(c *cli.Context, dir string, withSymbols bool) (*workspace.Repo, workspace.WalkStats, error) {
 	opts, err := workspaceOptions(c)
 	if err != nil {
-		return nil, err
+		return nil, workspace.WalkStats{}, err
 	}
 	opts.Symbols = withSymbols
 	if c.Bool("verbose") {
 		opts.Log = c.App.ErrWriter
 	}
-	snap, err := workspace.OpenDir(dir, workspace.Limits{})
+	snap, ws, err := walkSnapshot(c, dir)
 	if err != nil {
-		return nil, err
+		return nil, ws, err
 	}
-	return workspace.Open(c.Context, snap, opts)
+	r, err := workspace.Open(c.Context, snap, opts)
+	return r, ws, err
 }
 
 func queryCmd() *cli.Command {
@@ -196,7 +199,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
-		}, indexFlags()...), append(composeFlags()[:10], verboseFlag)...),
+		}, indexFlags()...), append(append(composeFlags()[:10], verboseFlag), walkFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("query: give one repository folder")
@@ -220,7 +223,7 @@ func queryCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			repo, err := openRepo(c, c.Args().First(), !copts.NoDefinitions)
+			repo, _, err := openRepo(c, c.Args().First(), !copts.NoDefinitions)
 			if err != nil {
 				return err
 			}

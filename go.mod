@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/blevesearch/bleve_index_api v1.4.1
+	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/golang/snappy v1.0.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82

@@ -46,17 +46,17 @@ type file struct {
 	Normalizer   json.RawMessage `json:"normalizer"`
 	PreTokenizer json.RawMessage `json:"pre_tokenizer"`
 	Model        *struct {
-		Type                    string           `json:"type"`
-		Vocab                   map[string]int32 `json:"vocab"`
-		Merges                  json.RawMessage  `json:"merges"`
-		UnkToken                *string          `json:"unk_token"`
-		ContinuingSubwordPrefix *string          `json:"continuing_subword_prefix"`
-		EndOfWordSuffix         *string          `json:"end_of_word_suffix"`
-		FuseUnk                 bool             `json:"fuse_unk"`
-		ByteFallback            bool             `json:"byte_fallback"`
-		IgnoreMerges            bool             `json:"ignore_merges"`
-		Dropout                 *float64         `json:"dropout"`
-		MaxInputCharsPerWord    *int             `json:"max_input_chars_per_word"`
+		Type                    string          `json:"type"`
+		Vocab                   json.RawMessage `json:"vocab"`
+		Merges                  json.RawMessage `json:"merges"`
+		UnkToken                *string         `json:"unk_token"`
+		ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
+		EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
+		FuseUnk                 bool            `json:"fuse_unk"`
+		ByteFallback            bool            `json:"byte_fallback"`
+		IgnoreMerges            bool            `json:"ignore_merges"`
+		Dropout                 *float64        `json:"dropout"`
+		MaxInputCharsPerWord    *int            `json:"max_input_chars_per_word"`
 	} `json:"model"`
 }
 
@@ -278,15 +278,24 @@ func isNumeric(r rune) bool {
 
 func buildModel(f *file, byteLevel bool) (model, error) {
 	mf := f.Model
+	var vocab map[string]int32
+	if mf.Type == "BPE" || mf.Type == "WordPiece" {
+		if isNull(mf.Vocab) {
+			return nil, fmt.Errorf("model %s: no vocab", mf.Type)
+		}
+		if err := json.Unmarshal(mf.Vocab, &vocab); err != nil {
+			return nil, fmt.Errorf("model %s: vocab: %w", mf.Type, err)
+		}
+	}
 	switch mf.Type {
 	case "BPE":
 		if mf.Dropout != nil && *mf.Dropout > 0 {
 			return nil, fmt.Errorf("model BPE with dropout %g is random: not supported", *mf.Dropout)
 		}
-		if mf.Vocab == nil || isNull(mf.Merges) {
+		if isNull(mf.Merges) {
 			return nil, errors.New("model BPE: missing vocab or merges")
 		}
-		m := &bpe{vocab: mf.Vocab, unk: -1, fuseUnk: mf.FuseUnk, byteFallback: mf.ByteFallback,
+		m := &bpe{vocab: vocab, unk: -1, fuseUnk: mf.FuseUnk, byteFallback: mf.ByteFallback,
 			ignoreMerges: mf.IgnoreMerges, byteLevel: byteLevel}
 		if mf.ContinuingSubwordPrefix != nil {
 			m.prefix = *mf.ContinuingSubwordPrefix
@@ -295,7 +304,7 @@ func buildModel(f *file, byteLevel bool) (model, error) {
 			m.suffix = *mf.EndOfWordSuffix
 		}
 		if mf.UnkToken != nil {
-			id, ok := mf.Vocab[*mf.UnkToken]
+			id, ok := vocab[*mf.UnkToken]
 			if !ok {
 				return nil, fmt.Errorf("model BPE: unk_token %q is not in the vocabulary", *mf.UnkToken)
 			}
@@ -307,24 +316,24 @@ func buildModel(f *file, byteLevel bool) (model, error) {
 		}
 		m.merges = make(map[uint64]uint64, len(pairs))
 		for rank, pr := range pairs {
-			a, ok1 := mf.Vocab[pr[0]]
-			b, ok2 := mf.Vocab[pr[1]]
-			merged, ok3 := mf.Vocab[pr[0]+pr[1][min(len(m.prefix), len(pr[1])):]]
+			a, ok1 := vocab[pr[0]]
+			b, ok2 := vocab[pr[1]]
+			merged, ok3 := vocab[pr[0]+pr[1][min(len(m.prefix), len(pr[1])):]]
 			if !ok1 || !ok2 || !ok3 {
 				return nil, fmt.Errorf("model BPE: merge %d (%q %q): a token is not in the vocabulary", rank+1, pr[0], pr[1])
 			}
 			m.merges[pairKey(a, b)] = uint64(rank)<<32 | uint64(uint32(merged))
 		}
 		for b := range m.byteID {
-			id, ok := mf.Vocab[string(byteChar[b])]
+			id, ok := vocab[string(byteChar[b])]
 			if !ok {
 				id = -1
 			}
 			m.byteID[b] = id
 		}
 		if m.ignoreMerges && byteLevel {
-			m.rawVocab = make(map[string]int32, len(mf.Vocab))
-			for tok, id := range mf.Vocab {
+			m.rawVocab = make(map[string]int32, len(vocab))
+			for tok, id := range vocab {
 				if raw, ok := unByteLevel(tok); ok {
 					m.rawVocab[raw] = id
 				}
@@ -332,7 +341,7 @@ func buildModel(f *file, byteLevel bool) (model, error) {
 		}
 		return m, nil
 	case "WordPiece":
-		m := &wordPiece{vocab: mf.Vocab, prefix: "##", maxChars: 100}
+		m := &wordPiece{vocab: vocab, prefix: "##", maxChars: 100}
 		if mf.ContinuingSubwordPrefix != nil {
 			m.prefix = *mf.ContinuingSubwordPrefix
 		}
@@ -343,7 +352,7 @@ func buildModel(f *file, byteLevel bool) (model, error) {
 		if mf.UnkToken != nil {
 			unk = *mf.UnkToken
 		}
-		if _, ok := mf.Vocab[unk]; !ok {
+		if _, ok := vocab[unk]; !ok {
 			return nil, fmt.Errorf("model WordPiece: unk_token %q is not in the vocabulary", unk)
 		}
 		return m, nil

@@ -62,6 +62,9 @@ func (CharEstimate) Count(s string) float64 { return float64(runeCount(s)) / Cha
 // and then. And the library's ByteLevel pre-tokenizer always applies its own
 // word split, as if use_regex were true. Counts are therefore close to, not
 // always equal to, the real model's.
+//
+// Deprecated: use github.com/repoctx/repoctx/tokens, whose counts are exact
+// (tokens.Load); the commands no longer use HFTokenizer.
 type HFTokenizer struct {
 	name  string
 	mu    sync.Mutex
@@ -75,6 +78,8 @@ type HFTokenizer struct {
 // starting with "eval: " and naming the file when the file cannot be read, is
 // not JSON, or describes a model, normalizer or pre-tokenizer the library
 // cannot build (including a pattern Go's regexp cannot compile).
+//
+// Deprecated: use tokens.Load (package github.com/repoctx/repoctx/tokens).
 func LoadTokenizer(path string) (tk *HFTokenizer, err error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {

@@ -16,9 +16,9 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
-	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/symbols"
+	"github.com/repoctx/repoctx/tokens"
 	"github.com/urfave/cli/v2"
 )
 
@@ -207,7 +207,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before: startProfiles,
 		After:  stopProfiles,
 		Commands: []*cli.Command{
-			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(),
+			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(),
 		},
 	}
 }
@@ -451,9 +451,9 @@ func predictCmd() *cli.Command {
 				if !plan.On() {
 					return usagef("--tokenizer needs --plan-window (predict counts tokens only for the budget planner)")
 				}
-				tk, err := eval.LoadTokenizer(p)
+				tk, err := tokens.Load(p)
 				if err != nil {
-					return usagef("--tokenizer: %v", strings.TrimPrefix(err.Error(), "eval: "))
+					return usagef("--tokenizer: %v", err)
 				}
 				plan.Tokens = tk
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/tokens"
 	"github.com/urfave/cli/v2"
 )
 
@@ -96,7 +97,7 @@ func evalCmd() *cli.Command {
 				opts.Log = c.App.ErrWriter
 			}
 			if p := c.String("tokenizer"); p != "" {
-				tk, err := eval.LoadTokenizer(p)
+				tk, err := tokens.Load(p)
 				if err != nil {
 					return err
 				}

@@ -54,5 +54,10 @@
 //
 // The reference is ../shared/tokenizers/qwen2.5/reference-counts.jsonl (110
 // texts, counts from transformers.js with the same tokenizer.json): every count
-// is exact (TestQwenReference).
+// is exact (TestQwenReference). transformers.js itself departs from Rust in two
+// places this package follows Rust in: its \s (ECMAScript's) also matches
+// U+FEFF, which Oniguruma's does not, and its Digits pre-tokenizer splits ASCII
+// digits only where Rust's char::is_numeric takes every general category N
+// character. TestMoreReferences checks counts made the same way for other
+// tokenizer.json files (REPOCTX_TOKENS_REFS).
 package tokens

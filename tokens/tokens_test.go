@@ -139,3 +139,51 @@ func TestQwenConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestMoreReferences checks counts made the way reference-counts.jsonl was
+// (transformers.js: tok.encode(text, {add_special_tokens: false}).length) for
+// other tokenizers, named by REPOCTX_TOKENS_REFS as
+// "tokenizer.json=counts.jsonl[,...]" (skipped when unset). Texts with U+FEFF are
+// left out: ECMAScript's \s matches it, Oniguruma's (the Rust library's) does
+// not, and this package follows Rust.
+func TestMoreReferences(t *testing.T) {
+	env := os.Getenv("REPOCTX_TOKENS_REFS")
+	if env == "" {
+		t.Skip("REPOCTX_TOKENS_REFS not set")
+	}
+	for _, pair := range strings.Split(env, ",") {
+		tj, counts, ok := strings.Cut(pair, "=")
+		if !ok {
+			t.Fatalf("REPOCTX_TOKENS_REFS: %q is not tokenizer.json=counts.jsonl", pair)
+		}
+		tk, err := Load(tj)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		data, err := os.ReadFile(counts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, total := 0, 0
+		for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rec struct {
+				Text   string `json:"text"`
+				Tokens int    `json:"tokens"`
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("%s:%d: %v", counts, i+1, err)
+			}
+			if strings.ContainsRune(rec.Text, 0xFEFF) {
+				continue
+			}
+			total++
+			if got := tk.CountInt(rec.Text); got == rec.Tokens {
+				exact++
+			} else {
+				t.Errorf("%s:%d: Count(%.60q) = %d, want %d", counts, i+1, rec.Text, got, rec.Tokens)
+			}
+		}
+		t.Logf("%s: %d of %d counts exact", tj, exact, total)
+	}
+}

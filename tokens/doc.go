@@ -35,7 +35,8 @@
 // A byte-level BPE model works on the bytes of each pre-tokenized word (each
 // byte is the symbol of its GPT-2 bytes_to_unicode character), so ByteLevel must
 // be the last pre-tokenizer. Per-word counts are cached (words up to 256 bytes,
-// 65,536 slots, lock-free), so code counts at about 40-50 MB/s on one core.
+// 65,536 slots, lock-free), so code counts at 20-40 MB/s on one core
+// (BenchmarkCount).
 //
 // # What is refused
 //

@@ -6,7 +6,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/repoctx/repoctx"
 )
+
+var _ repoctx.TokenCounter = (*Tokenizer)(nil)
 
 // Tokenizer counts tokens as a Hugging Face tokenizer.json does (see the package
 // comment). It implements repoctx.TokenCounter. It is safe for concurrent use.

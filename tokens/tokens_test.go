@@ -8,11 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/repoctx/repoctx"
 )
-
-var _ repoctx.TokenCounter = (*Tokenizer)(nil)
 
 const qwenDir = "../../shared/tokenizers/qwen2.5"
 

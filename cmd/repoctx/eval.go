@@ -99,7 +99,7 @@ func evalCmd() *cli.Command {
 			if p := c.String("tokenizer"); p != "" {
 				tk, err := tokens.Load(p)
 				if err != nil {
-					return err
+					return usagef("--tokenizer: %v", err)
 				}
 				opts.Tokens = tk
 			}

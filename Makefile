@@ -28,6 +28,8 @@ fuzz:
 	$(GO) test -run=^$$ -fuzz=FuzzChunk -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./chunker
 	$(GO) test -run=^$$ -fuzz=FuzzReadDatapoints -fuzztime=$(FUZZTIME) ./dataset
 	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./workspace
+	$(GO) test -run=^$$ -fuzz=FuzzScanner -fuzztime=$(FUZZTIME) ./tokens
+	$(GO) test -run=^$$ -fuzz=FuzzCount -fuzztime=$(FUZZTIME) ./tokens
 
 # Benchmarks (see README, Performance), then a summary table of medians (benchstat):
 #   bench.txt           micro-benchmarks, COUNT runs each (chunking vs parsing, BM25, LSA, ...)

@@ -6,6 +6,7 @@ require (
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/blevesearch/bleve_index_api v1.4.1
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/golang/snappy v1.0.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/schollz/progressbar/v3 v3.19.1

@@ -29,7 +29,7 @@
 // Python does). Context sizes, byte budgets ([TrimToChars]) and MainLine's
 // "longest" are in bytes of UTF-8, like assemble's budget. Tokens are
 // characters/3.5 (repoctx.CharEstimate) unless a Hugging Face tokenizer.json is
-// given ([LoadTokenizer]).
+// given (package tokens).
 //
 // # Settings
 //

@@ -215,9 +215,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		aggregate(r.res, rep.Settings)
 		rep.Configs = append(rep.Configs, r.res)
 	}
-	if t, ok := opts.Tokens.(*HFTokenizer); ok && t.Failures() > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the tokenizer failed on %d texts; they were estimated as characters/%.1f", t.Failures(), repoctx.CharsPerToken))
-	}
 	rep.WallSec = time.Since(start).Seconds()
 	return rep, nil
 }

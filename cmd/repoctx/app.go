@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v2"
+	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
 	"github.com/repoctx/repoctx"
@@ -125,7 +125,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before: startProfiles,
 		After:  stopProfiles,
 		Commands: []*cli.Command{
-			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(),
+			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(),
 		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/tokens"
 )
 
 // evalCmd scores contexts against a dev set's truth; see package eval.
@@ -89,9 +90,9 @@ func evalCmd() *cli.Command {
 				opts.Log = c.App.ErrWriter
 			}
 			if p := c.String("tokenizer"); p != "" {
-				tk, err := eval.LoadTokenizer(p)
+				tk, err := tokens.Load(p)
 				if err != nil {
-					return err
+					return usagef("--tokenizer: %v", err)
 				}
 				opts.Tokens = tk
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -11,9 +10,9 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
-	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/retrieve/hugot"
+	"github.com/repoctx/repoctx/tokens"
 	"github.com/repoctx/repoctx/workspace"
 )
 
@@ -158,9 +157,9 @@ func plannerTokens(c *cli.Context, plan *assemble.Plan) error {
 	if !plan.On() {
 		return usagef("--tokenizer needs --plan-window (predict counts tokens only for the budget planner)")
 	}
-	tk, err := eval.LoadTokenizer(p)
+	tk, err := tokens.Load(p)
 	if err != nil {
-		return usagef("--tokenizer: %v", strings.TrimPrefix(err.Error(), "eval: "))
+		return usagef("--tokenizer: %v", err)
 	}
 	plan.Tokens = tk
 	return nil

@@ -603,37 +603,53 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	row("chunking throughput³", func(s *StrategyStats) string {
 		return fmt.Sprintf("%.1f MB/s (%.2fs)", s.MBPerSec, s.Seconds)
 	})
-	if len(c.Settings) > 0 {
-		for k, set := range c.Settings {
-			for _, m := range []string{"idrec", "line_chrf", "copy_chrf"} {
-				row(fmt.Sprintf("eval %s, %s⁴", m, set.Name), func(s *StrategyStats) string {
-					if s.Eval == nil || k >= len(s.Eval.Scores) {
-						return "-"
-					}
-					sc := s.Eval.Scores[k]
-					switch m {
-					case "idrec":
-						if sc.IDRec == nil {
-							return "-"
-						}
-						return fmt.Sprintf("%.3f", *sc.IDRec)
-					case "line_chrf":
-						return fmt.Sprintf("%.3f", sc.LineChrF)
-					}
-					return fmt.Sprintf("%.3f", sc.CopyChrF)
-				})
-			}
-		}
-		row("eval datapoints (failed)", func(s *StrategyStats) string {
-			if s.Eval == nil {
-				return "-"
-			}
-			return fmt.Sprintf("%d (%d)", s.Eval.Datapoints, s.Eval.Failed)
-		})
-	}
+	c.evalRows(row)
 	for _, r := range rows {
 		fmt.Fprintf(ew, "| %s |\n", strings.Join(r, " | "))
 	}
+	c.writeFootnotes(ew)
+	for _, n := range c.Notes {
+		fmt.Fprintf(ew, "Note: %s\n\n", n)
+	}
+	return ew.err
+}
+
+// evalRows adds the evaluation rows (one per metric and setting) through row, when
+// the comparison scored a dataset.
+func (c *Comparison) evalRows(row func(name string, cell func(s *StrategyStats) string)) {
+	if len(c.Settings) == 0 {
+		return
+	}
+	for k, set := range c.Settings {
+		for _, m := range []string{"idrec", "line_chrf", "copy_chrf"} {
+			row(fmt.Sprintf("eval %s, %s⁴", m, set.Name), func(s *StrategyStats) string {
+				if s.Eval == nil || k >= len(s.Eval.Scores) {
+					return "-"
+				}
+				sc := s.Eval.Scores[k]
+				switch m {
+				case "idrec":
+					if sc.IDRec == nil {
+						return "-"
+					}
+					return fmt.Sprintf("%.3f", *sc.IDRec)
+				case "line_chrf":
+					return fmt.Sprintf("%.3f", sc.LineChrF)
+				}
+				return fmt.Sprintf("%.3f", sc.CopyChrF)
+			})
+		}
+	}
+	row("eval datapoints (failed)", func(s *StrategyStats) string {
+		if s.Eval == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%d (%d)", s.Eval.Datapoints, s.Eval.Failed)
+	})
+}
+
+// writeFootnotes writes the definitions of the table's marked rows.
+func (c *Comparison) writeFootnotes(ew io.Writer) {
 	fmt.Fprintf(ew, "\n¹ A chunk cuts a definition in two when one of its boundaries lies strictly inside the definition "+
 		"(start byte < boundary < end byte), so that it holds part of the definition but not all of it; counted against the "+
 		"innermost definitions found by a tree-sitter parse (package symbols): functions, methods, properties and classes "+
@@ -656,10 +672,6 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(ew, ".\n\n")
 	}
-	for _, n := range c.Notes {
-		fmt.Fprintf(ew, "Note: %s\n\n", n)
-	}
-	return ew.err
 }
 
 // Colours of the strategies in charts (structural, fixed) and the

@@ -627,3 +627,21 @@ func IsMinified(p string, data []byte) bool {
 	}
 	return lines > 0 && len(data)/lines > minifiedLineBytes
 }
+
+// OpenFolder walks the repository folder dir with the walker's rules (opts: .gitignore,
+// .ignore, .git/info/exclude, vendored, generated and binary files left out; the zero
+// value applies them all) and opens the files it yields as a snapshot named after the
+// folder ([OpenDirFiles]). It returns the walk's statistics with it, and the walker's
+// errors (a bad option as a *repoctx.OptionError, ctx's error).
+func OpenFolder(ctx context.Context, dir string, opts WalkOptions) (Snapshot, WalkStats, error) {
+	var paths []string
+	st, err := Walk(ctx, dir, opts, func(f File) error {
+		paths = append(paths, f.Path)
+		return nil
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	snap, err := OpenDirFiles(dir, paths, Limits{MaxFileBytes: opts.MaxFileBytes})
+	return snap, st, err
+}

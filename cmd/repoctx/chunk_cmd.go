@@ -134,16 +134,11 @@ func walkSnapshot(c *cli.Context, dir string) (workspace.Snapshot, workspace.Wal
 	if c.Bool("verbose") {
 		opts.OnSkip = func(p string, r workspace.SkipReason) { fmt.Fprintf(c.App.ErrWriter, "skip %s: %s\n", p, r) }
 	}
-	var paths []string
-	st, err := workspace.Walk(c.Context, dir, opts, func(f workspace.File) error {
-		paths = append(paths, f.Path)
-		return nil
-	})
+	snap, st, err := workspace.OpenFolder(c.Context, dir, opts)
 	if err != nil {
 		return nil, st, walkError(err)
 	}
-	snap, err := workspace.OpenDirFiles(dir, paths, workspace.Limits{})
-	return snap, st, err
+	return snap, st, nil
 }
 
 // walkError makes an invalid walker option (*repoctx.OptionError) a usage error.

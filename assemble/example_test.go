@@ -1,0 +1,50 @@
+package assemble_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/workspace"
+)
+
+// Open a repository folder and compose the context for one hole: the model is writing
+// a new function in invoicing/report.py.
+func Example() {
+	ctx := context.Background()
+	snap, err := workspace.OpenDir("../testdata/sample/repositories-python-sample/acme__invoicing-3883f317f2454c5c841829b87ede02c71c20ef65", workspace.Limits{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	opts := workspace.DefaultOptions()
+	opts.CacheDir, _ = os.MkdirTemp("", "repoctx-example-") // default: the user's cache
+	defer os.RemoveAll(opts.CacheDir)
+	repo, err := workspace.Open(ctx, snap, opts) // indexes once; later opens reuse the cache
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer repo.Close()
+	hole := repoctx.Hole{
+		Path:   "invoicing/report.py",
+		Prefix: "from invoicing.models import Invoice\n\n\ndef overdue_total(invoices, today):\n    return sum(inv.gross() for inv in invoices if inv.",
+		Suffix: ")\n",
+	}
+	c, err := assemble.Compose(ctx, repo, hole, assemble.DefaultOptions())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.HasPrefix(c.Text, repoctx.FileSep)) // "<|file_sep|>path\ncontent" parts, best last
+	for _, p := range c.Parts { // why each part is there; here, the definitions found
+		if strings.HasPrefix(p.Why[0], "def:") {
+			fmt.Println(p.Path, p.StartLine, p.Why[0])
+		}
+	}
+	// Output:
+	// true
+	// invoicing/models.py 67 def:Invoice(import)
+	// invoicing/models.py 57 def:gross(same-dir)
+}

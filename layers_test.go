@@ -1,0 +1,101 @@
+package repoctx_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// layers gives every package of the module its layer: a package may import only
+// packages of lower layers (test files may import anything). The order is the one the
+// README's "Layout" documents:
+//
+//	repoctx ← internal helpers ← grammars, tokens ← chunker ← symbols, retrieve ←
+//	retrieve/hugot ← workspace ← assemble ← batch ← dataset ← dataset/fromgit, eval ←
+//	cmd/repoctx
+var layers = map[string]int{
+	".":                   0,
+	"internal/atomicfile": 1,
+	"internal/topk":       1,
+	"internal/pathsafe":   1,
+	"grammars":            2,
+	"tokens":              2,
+	"internal/benchrepo":  3, // benchmark helper, imported by test files only
+	"chunker":             3,
+	"symbols":             4,
+	"retrieve":            4,
+	"retrieve/hugot":      5,
+	"workspace":           6,
+	"assemble":            7,
+	"batch":               8,
+	"dataset":             9,
+	"dataset/fromgit":     10,
+	"eval":                10,
+	"cmd/repoctx":         11,
+}
+
+const module = "github.com/repoctx/repoctx"
+
+// TestImportLayers fails on any import that goes up (or sideways) the layers, and on
+// a package that has no layer yet (add it to the table and to the README).
+func TestImportLayers(t *testing.T) {
+	imports := map[string]map[string]bool{} // package dir -> project packages it imports
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != ".") {
+			return fs.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		if imports[dir] == nil {
+			imports[dir] = map[string]bool{}
+		}
+		for _, im := range f.Imports {
+			path := strings.Trim(im.Path.Value, `"`)
+			if path == module {
+				imports[dir]["."] = true
+			} else if rest, ok := strings.CutPrefix(path, module+"/"); ok {
+				imports[dir][rest] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := make([]string, 0, len(imports))
+	for d := range imports {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		from, ok := layers[dir]
+		if !ok {
+			t.Errorf("package %s has no layer: add it to the layers table (and the README's layout)", dir)
+			continue
+		}
+		for to := range imports[dir] {
+			l, ok := layers[to]
+			if !ok {
+				t.Errorf("%s imports %s, which has no layer", dir, to)
+				continue
+			}
+			if l >= from {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must go down the layers", dir, from, to, l)
+			}
+		}
+	}
+}

@@ -115,7 +115,9 @@ func Run(ctx context.Context, src workspace.Source, dps iter.Seq2[Datapoint, err
 		if err := cfg.Compose.Validate(); err != nil {
 			return Summary{}, err
 		}
-		cfg.Method = Repoctx(src, cfg.Workspace, cfg.Compose, cfg.LSAPerSnapshot)
+		m := Repoctx(src, cfg.Workspace, cfg.Compose, cfg.LSAPerSnapshot)
+		defer m.(io.Closer).Close() // the model snapshots no datapoint took over
+		cfg.Method = m
 	}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)

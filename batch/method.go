@@ -54,6 +54,7 @@ type repoModel struct {
 	snapshot string        // the snapshot it is fitted on
 	lsa      *retrieve.LSA // nil: none (each snapshot fits its own)
 	err      error
+	repo     *workspace.Repo // the model snapshot, opened by the fit, until Open takes it
 }
 
 // Open opens snap as a workspace.Repo, with its repository's shared LSA model.
@@ -64,6 +65,11 @@ func (m *repoctxMethod) Open(ctx context.Context, snap workspace.Snapshot, repo 
 		lsa, modelSnap, err := m.model(ctx, repo)
 		if err != nil {
 			return nil, err
+		}
+		if modelSnap == snap.Name() {
+			if r := m.takeModelRepo(repo); r != nil {
+				return &repoAnswerer{repo: r, compose: m.compose}, nil
+			}
 		}
 		if lsa != nil && modelSnap != snap.Name() {
 			opts.Build.Embedder = lsa
@@ -88,7 +94,7 @@ func (m *repoctxMethod) model(ctx context.Context, repo string) (*retrieve.LSA, 
 		m.models[repo] = rm
 	}
 	m.mu.Unlock()
-	rm.once.Do(func() { rm.lsa, rm.err = m.fit(ctx, rm.snapshot) })
+	rm.once.Do(func() { rm.lsa, rm.repo, rm.err = m.fit(ctx, rm.snapshot) })
 	if rm.err != nil && ctx.Err() != nil {
 		// A cancelled fit is not the model's fault: let a later run try again.
 		m.mu.Lock()
@@ -112,12 +118,50 @@ func (m *repoctxMethod) firstSnapshot(repo string) string {
 	return ""
 }
 
+// takeModelRepo hands over the model snapshot of repo opened by its fit, once (nil
+// when there is none or it was taken).
+func (m *repoctxMethod) takeModelRepo(repo string) *workspace.Repo {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rm := m.models[repo]
+	if rm == nil {
+		return nil
+	}
+	r := rm.repo
+	rm.repo = nil
+	return r
+}
+
+// Close closes the model snapshots no datapoint took over.
+func (m *repoctxMethod) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, rm := range m.models {
+		if rm.repo != nil {
+			rm.repo.Close()
+			rm.repo = nil
+		}
+	}
+	return nil
+}
+
 // fit indexes the model snapshot with its own LSA model and returns that model,
 // labelled with the index key so that the indexes built with it never mix with
-// per-snapshot fits.
-func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, error) {
+// per-snapshot fits, and the opened snapshot (for its own datapoints).
+func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, *workspace.Repo, error) {
+	lsa, r, err := m.fitRepo(ctx, name)
+	if err != nil || lsa == nil {
+		if r != nil {
+			r.Close()
+		}
+		return nil, nil, err
+	}
+	return lsa, r, nil
+}
+
+func (m *repoctxMethod) fitRepo(ctx context.Context, name string) (*retrieve.LSA, *workspace.Repo, error) {
 	if name == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	warn := func(err error) {
 		if m.ws.Log != nil {
@@ -127,26 +171,25 @@ func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, er
 	snap, err := m.src.Open(name)
 	if err != nil {
 		warn(err)
-		return nil, nil
+		return nil, nil, nil
 	}
 	r, err := workspace.Open(ctx, snap, m.ws)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		warn(err)
-		return nil, nil
+		return nil, nil, nil
 	}
-	defer r.Close()
 	lsa, err := r.Index().LSA()
 	if err != nil {
 		warn(err)
-		return nil, nil
+		return nil, r, nil
 	}
 	if lsa == nil {
-		return nil, nil
+		return nil, r, nil
 	}
-	return lsa.Labeled(r.Index().Key()), nil
+	return lsa.Labeled(r.Index().Key()), r, nil
 }
 
 // repoAnswerer composes with assemble.Compose from one opened repository.

@@ -122,7 +122,7 @@ func Run(ctx context.Context, src workspace.Source, dps iter.Seq2[Datapoint, err
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &runner{ctx: ctx, src: src, cfg: cfg, snaps: newSnapCache(cfg.Method, src, cfg.Workers)}
+	r := &runner{ctx: ctx, src: src, cfg: cfg, snaps: newSnapCache(cfg.Method, src, 1)}
 	defer r.snaps.closeAll()
 
 	jobs := make(chan job)

@@ -9,7 +9,8 @@ import (
 
 // snapCache keeps the answerers of the snapshots in use, opening each once however
 // many workers ask for it at the same time, and keeps up to idleMax unused ones open
-// (least recently used first out) for datapoints of the same snapshot that follow.
+// (least recently used first out) for datapoints of the same snapshot that follow
+// (Run keeps one: datapoints of a snapshot usually come together).
 type snapCache struct {
 	method  Method
 	src     workspace.Source
@@ -31,7 +32,7 @@ type opening struct {
 }
 
 func newSnapCache(m Method, src workspace.Source, idleMax int) *snapCache {
-	return &snapCache{method: m, src: src, idleMax: max(idleMax, 1), m: map[string]*opening{}}
+	return &snapCache{method: m, src: src, idleMax: max(idleMax, 0), m: map[string]*opening{}}
 }
 
 // acquire returns the opening of d's snapshot with its answerer ready, opening it

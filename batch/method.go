@@ -30,7 +30,7 @@ import (
 func Repoctx(src workspace.Source, ws workspace.Options, compose assemble.Options, lsaPerSnapshot bool) Method {
 	ws.Symbols = !compose.NoDefinitions
 	m := &repoctxMethod{src: src, ws: ws, compose: compose, models: map[string]*repoModel{}}
-	m.share = !lsaPerSnapshot && ws.Build.Embedder == nil && ws.Build.Dense == retrieve.DenseLSA
+	m.share = !lsaPerSnapshot && ws.Embedder == nil && ws.Dense == retrieve.DenseLSA
 	if m.share {
 		m.names = src.Names()
 	}
@@ -60,20 +60,26 @@ type repoModel struct {
 // Open opens snap as a workspace.Repo, with its repository's shared LSA model.
 func (m *repoctxMethod) Open(ctx context.Context, snap workspace.Snapshot, repo string) (Answerer, error) {
 	opts := m.ws
+	opts.Repo = repo
 	shared := false
 	if m.share {
-		lsa, modelSnap, err := m.model(ctx, repo)
-		if err != nil {
-			return nil, err
-		}
-		if modelSnap == snap.Name() {
+		if m.modelSnapshot(repo) == snap.Name() {
+			if _, _, err := m.model(ctx, repo); err != nil {
+				return nil, err
+			}
 			if r := m.takeModelRepo(repo); r != nil {
 				return &repoAnswerer{repo: r, compose: m.compose}, nil
 			}
-		}
-		if lsa != nil && modelSnap != snap.Name() {
-			opts.Build.Embedder = lsa
-			shared = true
+		} else {
+			// Chunk while the model is fitted (possibly by another worker), then wait.
+			opts.EmbedderFunc = func(ctx context.Context) (retrieve.Embedder, error) {
+				lsa, _, err := m.model(ctx, repo)
+				if err != nil || lsa == nil {
+					return nil, err
+				}
+				shared = true
+				return lsa, nil
+			}
 		}
 	}
 	r, err := workspace.Open(ctx, snap, opts)
@@ -81,6 +87,19 @@ func (m *repoctxMethod) Open(ctx context.Context, snap workspace.Snapshot, repo 
 		return nil, err
 	}
 	return &repoAnswerer{repo: r, compose: m.compose, isShared: shared}, nil
+}
+
+// modelSnapshot returns the snapshot repo's shared model is fitted on ("" when the
+// source holds none of repo's).
+func (m *repoctxMethod) modelSnapshot(repo string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rm := m.models[repo]
+	if rm == nil {
+		rm = &repoModel{snapshot: m.firstSnapshot(repo)}
+		m.models[repo] = rm
+	}
+	return rm.snapshot
 }
 
 // model returns repo's shared LSA model and the snapshot it is fitted on, fitting it
@@ -94,7 +113,7 @@ func (m *repoctxMethod) model(ctx context.Context, repo string) (*retrieve.LSA, 
 		m.models[repo] = rm
 	}
 	m.mu.Unlock()
-	rm.once.Do(func() { rm.lsa, rm.repo, rm.err = m.fit(ctx, rm.snapshot) })
+	rm.once.Do(func() { rm.lsa, rm.repo, rm.err = m.fit(ctx, repo, rm.snapshot) })
 	if rm.err != nil && ctx.Err() != nil {
 		// A cancelled fit is not the model's fault: let a later run try again.
 		m.mu.Lock()
@@ -148,8 +167,8 @@ func (m *repoctxMethod) Close() error {
 // fit indexes the model snapshot with its own LSA model and returns that model,
 // labelled with the index key so that the indexes built with it never mix with
 // per-snapshot fits, and the opened snapshot (for its own datapoints).
-func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, *workspace.Repo, error) {
-	lsa, r, err := m.fitRepo(ctx, name)
+func (m *repoctxMethod) fit(ctx context.Context, repo, name string) (*retrieve.LSA, *workspace.Repo, error) {
+	lsa, r, err := m.fitRepo(ctx, repo, name)
 	if err != nil || lsa == nil {
 		if r != nil {
 			r.Close()
@@ -159,7 +178,7 @@ func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, *w
 	return lsa, r, nil
 }
 
-func (m *repoctxMethod) fitRepo(ctx context.Context, name string) (*retrieve.LSA, *workspace.Repo, error) {
+func (m *repoctxMethod) fitRepo(ctx context.Context, repo, name string) (*retrieve.LSA, *workspace.Repo, error) {
 	if name == "" {
 		return nil, nil, nil
 	}
@@ -173,7 +192,9 @@ func (m *repoctxMethod) fitRepo(ctx context.Context, name string) (*retrieve.LSA
 		warn(err)
 		return nil, nil, nil
 	}
-	r, err := workspace.Open(ctx, snap, m.ws)
+	opts := m.ws
+	opts.Repo = repo
+	r, err := workspace.Open(ctx, snap, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -189,7 +210,7 @@ func (m *repoctxMethod) fitRepo(ctx context.Context, name string) (*retrieve.LSA
 	if lsa == nil {
 		return nil, r, nil
 	}
-	return lsa.Labeled(r.Index().Key()), r, nil
+	return lsa, r, nil // labelled with the model snapshot's view key
 }
 
 // repoAnswerer composes with assemble.Compose from one opened repository.

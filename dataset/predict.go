@@ -138,10 +138,10 @@ func Fingerprint(cfg batch.Config) string {
 	c.Plan.Tokens = nil
 	ws := cfg.Workspace
 	emb := ""
-	if ws.Build.Embedder != nil {
-		emb = ws.Build.Embedder.ID()
+	if ws.Embedder != nil {
+		emb = ws.Embedder.ID()
 	}
-	ws.Log, ws.Build.Embedder, ws.CacheDir = nil, nil, ""
+	ws.Log, ws.Embedder, ws.CacheDir = nil, nil, ""
 	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, c, tok)
 }
 

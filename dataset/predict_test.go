@@ -217,7 +217,7 @@ func TestPredictSharedDev(t *testing.T) {
 	for _, lang := range langs {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
 		c := cfg(t, 0)
-		c.Workspace.Build.Dense = dense
+		c.Workspace.Dense = dense
 		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out, Batch: c})
 		if len(lines) != 20 {
 			t.Errorf("%s: %d lines", lang, len(lines))
@@ -240,7 +240,7 @@ func TestPredictDense(t *testing.T) {
 	}
 	defer emb.Close()
 	c := cfg(t, 0)
-	c.Workspace.Build = retrieve.BuildOptions{Dense: retrieve.DenseModel, Embedder: emb}
+	c.Workspace.Dense, c.Workspace.Embedder = retrieve.DenseModel, emb
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	sum, lines := predict(t, PredictOptions{DataDir: sampleDir, Lang: "python", Stage: "sample", Out: out, Batch: c})
 	if sum.Failed != 0 || len(lines) != 4 || sum.SharedLSA != 0 {

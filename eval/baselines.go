@@ -395,7 +395,7 @@ func (b *baseline) Open(ctx context.Context, snap workspace.Snapshot, _ string) 
 	case ConfigSeed:
 		ws := b.ws
 		ws.Strategy, ws.Chunk, ws.Symbols = chunker.StrategyFixed, b.seed.chunkOptions(), false
-		ws.Build = retrieve.BuildOptions{Dense: retrieve.DenseNone} // seed-bm25 ranks with BM25 only
+		ws.Dense, ws.Embedder = retrieve.DenseNone, nil // seed-bm25 ranks with BM25 only
 		r, err := workspace.Open(ctx, snap, ws)
 		if err != nil {
 			return nil, err

@@ -112,7 +112,7 @@ func BenchmarkPipelines(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer emb.Close()
-			iopts.Build = retrieve.BuildOptions{Dense: retrieve.DenseModel, Embedder: emb}
+			iopts.Dense, iopts.Embedder = retrieve.DenseModel, emb
 			n, _ := strconv.Atoi(os.Getenv("REPOCTX_BENCH_SEED_N"))
 			seedDPs = dps[:min(max(n, 1), len(dps))]
 		}

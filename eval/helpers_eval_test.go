@@ -39,7 +39,7 @@ func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, c
 // tokens.
 func plannerBatch(cache string, window int) batch.Config {
 	c := testBatch(cache)
-	c.Workspace.Build.Dense = retrieve.DenseNone
+	c.Workspace.Dense = retrieve.DenseNone
 	c.Compose.Plan.Window = window
 	return c
 }

@@ -173,45 +173,17 @@ func BenchmarkEmbed(b *testing.B) {
 	// The transformer backends are measured in the hugot package.
 }
 
-// BenchmarkBuildDense measures building an index (BM25 + dense) of the corpus: BM25
-// only and with the default LSA model (transformer models: the hugot package).
+// BenchmarkBuildDense measures the dense part of an index of the corpus: fitting the
+// default LSA model and embedding every chunk (transformer models: the hugot package).
 func BenchmarkBuildDense(b *testing.B) {
 	cs, desc := benchChunksReal(b)
 	b.Logf("corpus: %s", desc)
-	build := func(b *testing.B, chunks []chunker.Chunk, opts BuildOptions, warm bool) {
-		cacheDir := b.TempDir()
-		opts.EmbedCache = filepath.Join(cacheDir, "emb")
-		if warm {
-			if err := Build(context.Background(), filepath.Join(cacheDir, "warmup"), "k", chunks, opts); err != nil {
-				b.Fatal(err)
-			}
+	for b.Loop() {
+		if _, err := LSAVectors(context.Background(), cs, 0, ""); err != nil {
+			b.Fatal(err)
 		}
-		i := 0
-		var info DenseInfo
-		for b.Loop() {
-			dir := filepath.Join(cacheDir, fmt.Sprint(i))
-			if !warm { // a cold build starts from an empty cache
-				opts.EmbedCache = filepath.Join(cacheDir, fmt.Sprint("emb", i))
-			}
-			i++
-			if err := Build(context.Background(), dir, "k", chunks, opts); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			ix, err := Open(dir, "k", opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			info = ix.DenseInfo()
-			ix.Close()
-			b.StartTimer()
-		}
-		b.ReportMetric(float64(info.Embedded), "embedded/op")
-		b.ReportMetric(float64(info.Cached), "cached/op")
-		b.ReportMetric(float64(len(chunks))*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
 	}
-	b.Run("bm25-only", func(b *testing.B) { build(b, cs, BuildOptions{Dense: DenseNone}, false) })
-	b.Run("lsa", func(b *testing.B) { build(b, cs, BuildOptions{}, false) })
+	b.ReportMetric(float64(len(cs))*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
 }
 
 // BenchmarkSearchHybrid measures warm hybrid queries (BM25 + LSA, k = 8, depth 50) on
@@ -220,15 +192,7 @@ func BenchmarkBuildDense(b *testing.B) {
 func BenchmarkSearchHybrid(b *testing.B) {
 	cs, desc := benchChunksReal(b)
 	b.Logf("corpus: %s", desc)
-	dir := filepath.Join(b.TempDir(), "idx")
-	if err := Build(context.Background(), dir, "bench", cs, BuildOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Open(dir, "bench", BuildOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildTest(b, cs)
 	queries := make([]string, 0, 200)
 	for i := 0; len(queries) < 200; i++ {
 		c := &cs[(i*7919)%len(cs)]

@@ -1,11 +1,8 @@
 package retrieve
 
 import (
-	"context"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,26 +82,9 @@ func synthChunks(n int) []chunker.Chunk {
 	return chunks
 }
 
-func dirSize(b *testing.B, dir string) int64 {
-	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if info, err := d.Info(); err == nil && d.Type().IsRegular() {
-			n += info.Size()
-		}
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return n
-}
-
-// BenchmarkBuild measures building (and fsyncing) the BM25 index of 5,000 synthetic
-// chunks, without dense vectors (BenchmarkBuildDense measures those); disk-bytes is the
-// size of the finished index directory.
+// BenchmarkBuild measures making the BM25 index of 5,000 synthetic chunks from
+// scratch (tokenising them into a corpus and building the view's postings), without
+// dense vectors (BenchmarkBuildDense measures those).
 func BenchmarkBuild(b *testing.B) {
 	chunks := synthChunks(benchChunks)
 	var text int64
@@ -112,21 +92,26 @@ func BenchmarkBuild(b *testing.B) {
 		text += int64(len(chunks[i].Text))
 	}
 	b.SetBytes(text)
-	var size int64
-	i := 0
 	cpu0 := cpuTime()
 	for b.Loop() {
-		dir := filepath.Join(b.TempDir(), fmt.Sprint(i))
-		i++
-		if err := Build(context.Background(), dir, "bench", chunks, BuildOptions{Dense: DenseNone}); err != nil {
+		if _, err := New(chunks, nil); err != nil {
 			b.Fatal(err)
 		}
-		b.StopTimer()
-		size = dirSize(b, dir)
-		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
-	b.ReportMetric(float64(size), "disk-bytes")
+}
+
+// BenchmarkView measures making a view of 5,000 chunks already in a corpus (what a
+// later snapshot of a repository costs: postings from cached term frequencies).
+func BenchmarkView(b *testing.B) {
+	chunks := synthChunks(benchChunks)
+	c := NewCorpus()
+	ords := c.Add(chunks)
+	for b.Loop() {
+		if _, err := c.NewIndex("v", ords, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkSearch measures one Search over 5,000 synthetic chunks (index built once).
@@ -136,16 +121,7 @@ func BenchmarkBuild(b *testing.B) {
 // file, as the assembler does for the file being completed.
 func BenchmarkSearch(b *testing.B) {
 	chunks := synthChunks(benchChunks)
-	dir := filepath.Join(b.TempDir(), "idx")
-	if err := Build(context.Background(), dir, "bench", chunks, BuildOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Open(dir, "bench", BuildOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	b.Logf("index of %d chunks: %d bytes on disk", len(chunks), dirSize(b, dir))
+	ix := buildTest(b, chunks)
 
 	queries := make([]string, 64)
 	longQueries := make([]string, 64)
@@ -182,21 +158,4 @@ func BenchmarkSearch(b *testing.B) {
 		own := chunks[(q*97)%len(chunks)].Path
 		return func(c *chunker.Chunk) bool { return c.Path != own }
 	})
-}
-
-// BenchmarkOpen measures opening the index of 5,000 synthetic chunks (manifest, chunk
-// decoding, bleve open, document table).
-func BenchmarkOpen(b *testing.B) {
-	chunks := synthChunks(benchChunks)
-	dir := filepath.Join(b.TempDir(), "idx")
-	if err := Build(context.Background(), dir, "bench", chunks, BuildOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		ix, err := Open(dir, "bench", BuildOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ix.Close()
-	}
 }

@@ -3,13 +3,8 @@ package retrieve
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -69,34 +64,7 @@ const (
 // dense vectors ([DenseNone]). A [Hybrid] search falls back to BM25 alone instead.
 var ErrNoDense = errors.New("retrieve: index has no dense vectors")
 
-// BuildOptions configures [Build], [Open] and [OpenOrBuild]. The zero value is the
-// default: BM25 plus the built-in [LSA] model of dimension [DefaultLSADim].
-type BuildOptions struct {
-	// Dense selects the dense retriever. With an Embedder it is ignored: the vectors
-	// are that model's ([DenseModel]).
-	Dense DenseKind
-	// Dim is the LSA dimension (default [DefaultLSADim]); other models fix their own.
-	Dim int
-	// Embedder, if not nil, is an opened model the vectors are computed with (and
-	// queries embedded with): give the same one to the indexes of many snapshots so
-	// the model is loaded once. The index never closes it.
-	Embedder Embedder
-	// EmbedCache is the directory of the embedding cache for models other than LSA (see
-	// [EmbedCacheFile]). Empty means none for [Build], and the subdirectory
-	// "embeddings" of the cache directory for [OpenOrBuild].
-	EmbedCache string
-	// NoEmbedCache turns the embedding cache off.
-	NoEmbedCache bool
-	// EmbedCacheTimeout is how long a build waits for another process's lock on the
-	// embedding cache before building without it; 0 means [DefaultEmbedCacheTimeout].
-	EmbedCacheTimeout time.Duration
-	// BatchSize is the number of chunks per Embed call (default [DefaultEmbedBatch]);
-	// with the vectors written to disk as they come, it bounds the build's memory.
-	BatchSize int
-}
-
-// DenseInfo describes the dense vectors of an index (all zero for [DenseNone]). It is
-// stored in the index's manifest.
+// DenseInfo describes the dense vectors of an index (all zero for [DenseNone]).
 type DenseInfo struct {
 	// Model is the [Embedder.ID] the vectors were computed with.
 	Model string `json:"model"`
@@ -123,324 +91,108 @@ type DenseInfo struct {
 	Terms int `json:"terms,omitempty"`
 }
 
-// denseKind says which dense retriever a BuildOptions selects.
-type denseKind int
-
-const (
-	kindNone denseKind = iota
-	kindLSA
-	kindModel
-)
-
-// denseSpec is a resolved BuildOptions.Dense.
-type denseSpec struct {
-	kind denseKind
-	id   string // the Embedder ID, "" for none
-	dim  int    // LSA dimension
+// DenseVectors is the dense part of an index: one vector per chunk and the model that
+// embeds queries.
+type DenseVectors struct {
+	// Vectors holds one L2-normalised row of Dim float32 per chunk, in index order.
+	Vectors []float32
+	// Dim is the vectors' dimension; 0 means the model produced none (LSA on chunks
+	// without terms) and dense searches find nothing.
+	Dim int
+	// Embedder embeds queries; its ID must be the one the vectors were computed with.
+	// The index never closes it.
+	Embedder Embedder
+	// Info describes the vectors (counts of embedded, cached and truncated chunks).
+	Info DenseInfo
 }
 
-// spec resolves the dense selection.
-func (o BuildOptions) spec() (denseSpec, error) {
-	if o.Embedder != nil {
-		return denseSpec{kind: kindModel, id: o.Embedder.ID()}, nil
+// setDense attaches d to the index.
+func (ix *Index) setDense(d *DenseVectors) error {
+	if d.Dim < 0 || d.Dim > 0 && len(d.Vectors) != d.Dim*len(ix.chunks) {
+		return fmt.Errorf("retrieve: %d dense values for %d chunks of dimension %d", len(d.Vectors), len(ix.chunks), d.Dim)
 	}
-	switch o.Dense {
-	case DenseNone:
-		return denseSpec{kind: kindNone}, nil
-	case DenseLSA:
-		if o.Dim < 0 {
-			return denseSpec{}, fmt.Errorf("retrieve: LSA dimension %d < 0", o.Dim)
-		}
-		return denseSpec{kind: kindLSA, id: LSAModelID(o.Dim), dim: o.Dim}, nil
-	case DenseModel:
-		return denseSpec{}, errors.New("retrieve: dense model selected without an embedder")
+	if d.Embedder == nil && d.Dim > 0 {
+		return fmt.Errorf("retrieve: dense vectors without a query embedder: %w", ErrNoEmbedder)
 	}
-	return denseSpec{}, fmt.Errorf("retrieve: unknown dense retriever %v", o.Dense)
+	if d.Embedder != nil && d.Dim > 0 && d.Embedder.Dim() != d.Dim {
+		return fmt.Errorf("retrieve: vectors of dimension %d, embedder %s of dimension %d: %w", d.Dim, d.Embedder.ID(), d.Embedder.Dim(), ErrNoEmbedder)
+	}
+	d.Info.Dim, d.Info.Vectors = d.Dim, len(ix.chunks)
+	if d.Embedder != nil {
+		d.Info.Model = d.Embedder.ID()
+	}
+	ix.dense = d
+	return nil
 }
 
-// dirName is the directory name, under a cache directory, of the index of key with the
-// dense model id: [CacheDirName](key) for the default LSA model (so [OpenOrBuild] keeps
-// its directories), else CacheDirName of key and id, so indexes of one snapshot with
-// different models live side by side.
-func dirName(key, id string) string {
-	if id == LSAModelID(0) {
-		return CacheDirName(key)
-	}
-	return CacheDirName(key + "\x00dense=" + id)
-}
-
-// IndexDirName returns the directory name, under a cache directory, that
-// [OpenOrBuild] uses for key and opts (opening no model).
-func IndexDirName(key string, opts BuildOptions) (string, error) {
-	s, err := opts.spec()
-	if err != nil {
-		return "", err
-	}
-	return dirName(key, s.id), nil
-}
-
-// buildDense computes the dense part of an index of chunks into the build directory tmp
-// and returns its description, or nil for none. emb is the model for kindModel.
-func buildDense(ctx context.Context, tmp string, chunks []chunker.Chunk, s denseSpec, emb Embedder, opts BuildOptions) (*DenseInfo, error) {
-	if s.kind == kindNone {
-		return nil, nil
-	}
-	info := &DenseInfo{Model: s.id}
-	var cache *embedCache
-	if s.kind == kindLSA {
-		start := time.Now()
-		texts := make([]string, len(chunks))
-		for i := range chunks {
-			texts[i] = denseText(&chunks[i])
-		}
-		m, err := fitLSATexts(texts, s.dim)
-		if err != nil {
-			return nil, err
-		}
-		info.FitMS = time.Since(start).Milliseconds()
-		info.Terms = m.Terms()
-		if err := writeFileWith(filepath.Join(tmp, lsaFile), func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
-			return nil, fmt.Errorf("retrieve: write LSA model: %w", err)
-		}
-		emb = m
-	} else if l, ok := emb.(*LSA); ok {
-		if err := writeFileWith(filepath.Join(tmp, lsaFile), func(w io.Writer) error { _, err := l.WriteTo(w); return err }); err != nil {
-			return nil, fmt.Errorf("retrieve: write LSA model: %w", err)
-		}
-	} else if opts.EmbedCache != "" && !opts.NoEmbedCache && emb.Dim() > 0 {
-		c, err := openEmbedCache(opts.EmbedCache, s.id, emb.Dim(), opts.EmbedCacheTimeout)
-		if err != nil {
-			info.CacheError = err.Error()
-		} else {
-			cache = c
-			defer cache.close()
-		}
-	}
-	info.Dim = emb.Dim()
-	if info.Dim <= 0 {
-		info.Dim = 0
-		return info, nil
-	}
-	start := time.Now()
-	if err := embedChunks(ctx, filepath.Join(tmp, vectorsFile), chunks, emb, cache, opts.BatchSize, s.kind == kindModel, info); err != nil {
-		return nil, err
-	}
-	info.EmbedMS = time.Since(start).Milliseconds()
-	info.Vectors = len(chunks)
-	return info, nil
-}
-
-// denseText is the text of a chunk that dense models embed: its content.
-func denseText(c *chunker.Chunk) string { return c.Text }
-
-// writeFileWith creates path and writes it with fn.
-func writeFileWith(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = fn(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// embedChunks writes the vectors of chunks to path, a row per chunk in order, taking
-// what it can from cache (may be nil) and embedding the rest batch by batch (longest
-// texts first when byLength, so that a batch pads little), writing each batch as it
-// comes. It fills info's counters.
-func embedChunks(ctx context.Context, path string, chunks []chunker.Chunk, emb Embedder, cache *embedCache, batch int, byLength bool, info *DenseInfo) error {
+// EmbedTexts embeds texts with emb in batches of batch (0: [DefaultEmbedBatch]), longest
+// texts first when byLength (a batch then pads little), and returns one L2-normalised
+// vector per text in the order given, with whether each was truncated to the model's
+// input limit. It stops with ctx's error between batches.
+func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, byLength bool) ([][]float32, []bool, error) {
 	if batch <= 0 {
 		batch = DefaultEmbedBatch
 	}
-	dim := emb.Dim()
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("retrieve: %w", err)
-	}
-	defer f.Close()
-	if err := f.Truncate(int64(len(chunks)) * int64(dim) * 4); err != nil {
-		return fmt.Errorf("retrieve: %w", err)
-	}
-	row := make([]byte, 4*dim)
-	write := func(i int, v []float32) error {
-		for j, x := range v {
-			binary.LittleEndian.PutUint32(row[4*j:], math.Float32bits(x))
-		}
-		_, err := f.WriteAt(row, int64(i)*int64(len(row)))
-		return err
-	}
-	truncated := make([]bool, len(chunks))
-
-	todo := make([]int, 0, len(chunks))
-	if cache == nil {
-		for i := range chunks {
-			todo = append(todo, i)
-		}
-	} else {
-		const lookup = 256
-		keys := make([][33]byte, 0, lookup)
-		for lo := 0; lo < len(chunks); lo += lookup {
-			hi := min(lo+lookup, len(chunks))
-			keys = keys[:0]
-			for i := lo; i < hi; i++ {
-				keys = append(keys, cacheKey(denseText(&chunks[i]), KeepHead))
-			}
-			vecs, trunc, err := cache.get(keys)
-			if err != nil {
-				return err
-			}
-			for j, v := range vecs {
-				i := lo + j
-				if v == nil {
-					todo = append(todo, i)
-					continue
-				}
-				if err := write(i, v); err != nil {
-					return fmt.Errorf("retrieve: write vectors: %w", err)
-				}
-				truncated[i] = trunc[j]
-				info.Cached++
-			}
-		}
+	order := make([]int, len(texts))
+	for i := range order {
+		order[i] = i
 	}
 	if byLength {
-		slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(len(chunks[b].Text), len(chunks[a].Text)) })
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(texts[b]), len(texts[a])) })
 	}
-	texts := make([]string, 0, batch)
-	var keys [][33]byte
-	for lo := 0; lo < len(todo); lo += batch {
+	vecs := make([][]float32, len(texts))
+	trunc := make([]bool, len(texts))
+	dim := emb.Dim()
+	in := make([]string, 0, batch)
+	for lo := 0; lo < len(order); lo += batch {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, nil, err
 		}
-		ids := todo[lo:min(lo+batch, len(todo))]
-		texts = texts[:0]
+		ids := order[lo:min(lo+batch, len(order))]
+		in = in[:0]
 		for _, i := range ids {
-			texts = append(texts, denseText(&chunks[i]))
+			in = append(in, texts[i])
 		}
-		vecs, trunc, err := emb.Embed(texts, KeepHead)
+		out, tr, err := emb.Embed(in, KeepHead)
 		if err != nil {
-			return fmt.Errorf("retrieve: embed chunks with %s: %w", emb.ID(), err)
+			return nil, nil, fmt.Errorf("retrieve: embed chunks with %s: %w", emb.ID(), err)
 		}
-		if len(vecs) != len(texts) || len(trunc) != len(texts) {
-			return fmt.Errorf("retrieve: %s returned %d vectors for %d texts", emb.ID(), len(vecs), len(texts))
+		if len(out) != len(in) || len(tr) != len(in) {
+			return nil, nil, fmt.Errorf("retrieve: %s returned %d vectors for %d texts", emb.ID(), len(out), len(in))
 		}
 		for j, i := range ids {
-			if len(vecs[j]) != dim {
-				return fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", emb.ID(), len(vecs[j]), dim)
+			if len(out[j]) != dim {
+				return nil, nil, fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", emb.ID(), len(out[j]), dim)
 			}
-			Normalize(vecs[j])
-			if err := write(i, vecs[j]); err != nil {
-				return fmt.Errorf("retrieve: write vectors: %w", err)
-			}
-			truncated[i] = trunc[j]
-		}
-		info.Embedded += len(ids)
-		if cache != nil {
-			keys = keys[:0]
-			for _, t := range texts {
-				keys = append(keys, cacheKey(t, KeepHead))
-			}
-			if err := cache.put(keys, vecs, trunc); err != nil {
-				return err
-			}
+			Normalize(out[j])
+			vecs[i], trunc[i] = out[j], tr[j]
 		}
 	}
-	for i, t := range truncated {
-		if t {
-			info.Truncated++
-			info.TruncatedIDs = append(info.TruncatedIDs, chunks[i].ID)
-		}
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("retrieve: write vectors: %w", err)
-	}
-	return nil
-}
-
-// checkDenseFiles verifies, at Open, that the files the manifest's dense part describes
-// exist with the right sizes.
-func checkDenseFiles(dir string, d *DenseInfo) error {
-	if d == nil || d.Dim == 0 {
-		return nil
-	}
-	st, err := os.Stat(filepath.Join(dir, vectorsFile))
-	if err != nil {
-		return fmt.Errorf("retrieve: %s has no vectors: %w (%w)", dir, ErrIncomplete, err)
-	}
-	if want := int64(d.Vectors) * int64(d.Dim) * 4; st.Size() != want {
-		return fmt.Errorf("retrieve: %s has %d bytes of vectors, want %d: %w", dir, st.Size(), want, ErrIncomplete)
-	}
-	return nil
-}
-
-// denseData loads the vectors (and the LSA model, when the index has one and no
-// embedder was attached) on first use.
-func (ix *Index) denseData() ([]float32, Embedder, error) {
-	ix.denseOnce.Do(func() {
-		d := ix.man.Dense
-		if d == nil {
-			ix.denseErr = ErrNoDense
-			return
-		}
-		if d.Dim == 0 {
-			return
-		}
-		b, err := os.ReadFile(filepath.Join(ix.dir, vectorsFile))
-		if err != nil || len(b) != d.Vectors*d.Dim*4 {
-			ix.denseErr = fmt.Errorf("retrieve: read vectors of %s: %w (%v)", ix.dir, ErrIncomplete, err)
-			return
-		}
-		vecs := make([]float32, d.Vectors*d.Dim)
-		for i := range vecs {
-			vecs[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-		ix.denseVecs = vecs
-		if ix.qemb == nil {
-			if _, err := os.Stat(filepath.Join(ix.dir, lsaFile)); err == nil {
-				m, err := readLSAFile(filepath.Join(ix.dir, lsaFile))
-				if err != nil {
-					ix.denseErr = fmt.Errorf("retrieve: %s: %w", ix.dir, err)
-					return
-				}
-				ix.qemb = m
-			}
-		}
-	})
-	if ix.denseErr != nil {
-		return nil, nil, ix.denseErr
-	}
-	return ix.denseVecs, ix.qemb, nil
+	return vecs, trunc, nil
 }
 
 // LSA returns the LSA model the index's vectors were computed with, or nil when the
-// index has no LSA vectors (none, or another model). It fails when the model file is
-// damaged.
+// index has no LSA vectors (none, or another model).
 func (ix *Index) LSA() (*LSA, error) {
-	if ix.man.Dense == nil || ix.man.Dense.Dim == 0 {
+	if ix.dense == nil || ix.dense.Dim == 0 {
 		return nil, nil
 	}
-	_, emb, err := ix.denseData()
-	if err != nil {
-		return nil, err
-	}
-	m, _ := emb.(*LSA)
+	m, _ := ix.dense.Embedder.(*LSA)
 	return m, nil
 }
 
 // DenseInfo describes the index's dense vectors; Model is "" when it has none.
 func (ix *Index) DenseInfo() DenseInfo {
-	if ix.man.Dense == nil {
+	if ix.dense == nil {
 		return DenseInfo{}
 	}
-	d := *ix.man.Dense
+	d := ix.dense.Info
 	d.TruncatedIDs = slices.Clone(d.TruncatedIDs)
 	return d
 }
 
 // HasDense reports whether the index holds dense vectors.
-func (ix *Index) HasDense() bool { return ix.man.Dense != nil && ix.man.Dense.Dim > 0 }
+func (ix *Index) HasDense() bool { return ix.dense != nil && ix.dense.Dim > 0 }
 
 // searchDense returns the k chunks whose vectors are most similar to the query's
 // (cosine similarity, exact: every vector is compared), best first, with ties broken by
@@ -454,8 +206,7 @@ func (ix *Index) HasDense() bool { return ix.man.Dense != nil && ix.man.Dense.Di
 // filter works as for BM25: rejected chunks do not count toward k, and it is
 // called at most once per chunk, only for chunks that would enter the current top k.
 //
-// It returns [ErrNoDense] for an index built without dense vectors, [ErrNoEmbedder] if
-// the model is not available for the query (see [Open]), [ErrClosed] after Close,
+// It returns [ErrNoDense] for an index without dense vectors, [ErrClosed] after Close,
 // and the model's errors, wrapped.
 func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd) ([]Hit, error) {
 	if k <= 0 {
@@ -466,17 +217,14 @@ func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bo
 	if ix.closed {
 		return nil, ErrClosed
 	}
-	vecs, emb, err := ix.denseData()
-	if err != nil {
-		return nil, err
+	if ix.dense == nil {
+		return nil, ErrNoDense
 	}
-	d := ix.man.Dense
+	d := ix.dense
 	if d.Dim == 0 || len(ix.chunks) == 0 {
 		return nil, nil
 	}
-	if emb == nil {
-		return nil, fmt.Errorf("retrieve: %s holds vectors of %s: %w", ix.dir, d.Model, ErrNoEmbedder)
-	}
+	vecs, emb := d.Vectors, d.Embedder
 	qv, _, err := emb.Embed([]string{query}, keep)
 	if err != nil {
 		return nil, fmt.Errorf("retrieve: embed query: %w", err)
@@ -521,4 +269,56 @@ func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Ch
 		hits[r] = Hit{ID: ix.chunks[c.i].ID, Score: float64(c.s), Rank: r + 1}
 	}
 	return hits
+}
+
+// LSAVectors fits an LSA model of dimension dim (0: [DefaultLSADim]) on the texts of
+// chunks (Deerwester et al. 1990; see [LSA]), labels it with label (see [LSA.Labeled];
+// "" for none) and returns the chunks' vectors with the model as query embedder.
+func LSAVectors(ctx context.Context, chunks []chunker.Chunk, dim int, label string) (*DenseVectors, error) {
+	start := time.Now()
+	m, err := FitLSA(chunks, dim)
+	if err != nil {
+		return nil, err
+	}
+	if label != "" {
+		m = m.Labeled(label)
+	}
+	fit := time.Since(start)
+	d, err := ModelVectors(ctx, m, chunks)
+	if err != nil {
+		return nil, err
+	}
+	d.Info.FitMS, d.Info.Terms = fit.Milliseconds(), m.Terms()
+	return d, nil
+}
+
+// ModelVectors embeds the texts of chunks with emb (see [EmbedTexts]) and returns them
+// as the dense part of an index, with emb as query embedder.
+func ModelVectors(ctx context.Context, emb Embedder, chunks []chunker.Chunk) (*DenseVectors, error) {
+	start := time.Now()
+	d := &DenseVectors{Dim: emb.Dim(), Embedder: emb}
+	if d.Dim <= 0 {
+		d.Dim = 0
+		return d, nil
+	}
+	texts := make([]string, len(chunks))
+	for i := range chunks {
+		texts[i] = chunks[i].Text
+	}
+	_, isLSA := emb.(*LSA)
+	vecs, trunc, err := EmbedTexts(ctx, emb, texts, 0, !isLSA)
+	if err != nil {
+		return nil, err
+	}
+	d.Vectors = make([]float32, 0, len(chunks)*d.Dim)
+	for i, v := range vecs {
+		d.Vectors = append(d.Vectors, v...)
+		if trunc[i] {
+			d.Info.Truncated++
+			d.Info.TruncatedIDs = append(d.Info.TruncatedIDs, chunks[i].ID)
+		}
+	}
+	d.Info.Embedded = len(chunks)
+	d.Info.EmbedMS = time.Since(start).Milliseconds()
+	return d, nil
 }

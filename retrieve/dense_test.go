@@ -4,11 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -91,27 +88,24 @@ func refDense(t *testing.T, emb Embedder, chunks []chunker.Chunk, query string, 
 // for the built-in LSA model and a fake model, with and without a filter.
 func TestSearchDenseIsExact(t *testing.T) {
 	chunks := synthChunks(400)
+	lsa, err := LSAVectors(context.Background(), chunks, 32, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, err := ModelVectors(context.Background(), &fakeEmbedder{id: "fake", dim: 24}, chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		name string
-		opts BuildOptions
-	}{
-		{"lsa", BuildOptions{Dim: 32}},
-		{"fake", BuildOptions{Embedder: &fakeEmbedder{id: "fake", dim: 24}}},
-	} {
+		name  string
+		dense *DenseVectors
+	}{{"lsa", lsa}, {"fake", fake}} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "idx")
-			if err := Build(context.Background(), dir, "k", chunks, tc.opts); err != nil {
-				t.Fatal(err)
-			}
-			ix, err := Open(dir, "k", tc.opts)
+			ix, err := New(chunks, tc.dense)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer ix.Close()
-			_, emb, err := ix.denseData()
-			if err != nil {
-				t.Fatal(err)
-			}
+			emb := tc.dense.Embedder
 			for q := range 10 {
 				query := chunks[q*37].Text[:min(200, len(chunks[q*37].Text))]
 				want := refDense(t, emb, chunks, query, KeepTail)
@@ -184,218 +178,6 @@ func TestSearchDenseTiesByChunkOrder(t *testing.T) {
 		if !slices.Equal(ids, want) {
 			t.Errorf("k=%d: %v, want %v", k, ids, want)
 		}
-	}
-}
-
-// TestDenseOptions: the default builds LSA; "none" builds BM25 only; the dense model is
-// part of the cache directory and of what OpenWith checks.
-func TestDenseOptions(t *testing.T) {
-	cache := t.TempDir()
-	chunks := func() ([]chunker.Chunk, error) { return testChunks(), nil }
-
-	ix, built, err := OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), BuildOptions{})
-	if err != nil || !built {
-		t.Fatalf("OpenOrBuild: %v built=%v", err, built)
-	}
-	if d := ix.DenseInfo(); d.Model != LSAModelID(0) || d.Dim == 0 || d.Vectors != len(testChunks()) || d.Terms == 0 {
-		t.Errorf("default dense info = %+v", d)
-	}
-	hits, err := ix.searchDense("evict the eldest entry", 3, nil, KeepTail)
-	if err != nil || len(hits) == 0 || hits[0].ID != "src/cache/BoundedCache.kt#1" {
-		t.Errorf("SearchDense = %v, %v", hits, err)
-	}
-	ix.Close()
-
-	// The same key with another LSA dimension or without dense vectors builds anew, in
-	// another directory, and leaves the default one alone.
-	for _, opts := range []BuildOptions{{Dim: 4}, {Dense: DenseNone}} {
-		ix, built, err := OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), opts)
-		if err != nil || !built {
-			t.Fatalf("%+v: %v built=%v", opts, err, built)
-		}
-		name, _ := IndexDirName("snap", opts)
-		if filepath.Base(ix.Dir()) != name || name == CacheDirName("snap") {
-			t.Errorf("%+v: dir %s, want %s", opts, ix.Dir(), name)
-		}
-		ix.Close()
-		ix, built, err = OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), opts)
-		if err != nil || built {
-			t.Fatalf("%+v second call: %v built=%v", opts, err, built)
-		}
-		ix.Close()
-	}
-	ix, built, err = OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), BuildOptions{})
-	if err != nil || built {
-		t.Fatalf("default again: %v built=%v", err, built)
-	}
-	ix.Close()
-
-	// BM25-only index: SearchDense says so, SearchHybrid ranks by BM25 alone.
-	none, _, err := OpenOrBuild(context.Background(), cache, "snap", ctxless(chunks), BuildOptions{Dense: DenseNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer none.Close()
-	if none.HasDense() || none.DenseInfo().Model != "" {
-		t.Errorf("none: HasDense %v info %+v", none.HasDense(), none.DenseInfo())
-	}
-	if _, err := none.searchDense("evict", 3, nil, KeepTail); !errors.Is(err, ErrNoDense) {
-		t.Errorf("SearchDense on a BM25 index: %v", err)
-	}
-	fh, err := none.searchHybrid("evict the eldest entry", 3, nil, Weights{}, KeepTail)
-	bm, _ := none.searchBM25("evict the eldest entry", 3, nil)
-	if err != nil || len(fh) != len(bm) || fh[0].ID != bm[0].ID || fh[0].DenseRank != 0 || fh[0].BM25Rank != 1 {
-		t.Errorf("SearchHybrid on a BM25 index = %+v, %v", fh, err)
-	}
-
-	// OpenWith checks the model.
-	dir := filepath.Join(cache, CacheDirName("snap"))
-	if _, err := Open(dir, "snap", BuildOptions{Dense: DenseNone}); !errors.Is(err, ErrKeyMismatch) {
-		t.Errorf("Open(none) on an LSA index: %v", err)
-	}
-	if _, err := Open(dir, "snap", BuildOptions{Dim: 64}); !errors.Is(err, ErrKeyMismatch) {
-		t.Errorf("Open(dim 64) on a dim-128 index: %v", err)
-	}
-	assertNoLeftovers(t, cache)
-}
-
-// TestOldFormatIsRebuilt: an index of format 1 (BM25 only, before dense vectors) is
-// rebuilt by OpenOrBuild.
-func TestOldFormatIsRebuilt(t *testing.T) {
-	cache := t.TempDir()
-	chunks := func() ([]chunker.Chunk, error) { return testChunks(), nil }
-	dir := filepath.Join(cache, CacheDirName("k"))
-	if err := Build(context.Background(), dir, "k", testChunks(), BuildOptions{Dense: DenseNone}); err != nil {
-		t.Fatal(err)
-	}
-	man, err := readManifest(dir, "k")
-	if err != nil {
-		t.Fatal(err)
-	}
-	man.Format = 1
-	if err := writeManifest(filepath.Join(dir, manifestFile), &man); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(dir, "k", BuildOptions{}); !errors.Is(err, ErrFormat) {
-		t.Fatalf("Open format 1: %v", err)
-	}
-	ix, built, err := OpenOrBuild(context.Background(), cache, "k", ctxless(chunks), BuildOptions{})
-	if err != nil || !built || !ix.HasDense() {
-		t.Fatalf("OpenOrBuild: %v built=%v", err, built)
-	}
-	ix.Close()
-}
-
-// TestDenseDamage: missing or truncated vectors make the index incomplete.
-func TestDenseDamage(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "idx")
-	if err := Build(context.Background(), dir, "k", testChunks(), BuildOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(filepath.Join(dir, vectorsFile), 12); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(dir, "k", BuildOptions{}); !errors.Is(err, ErrIncomplete) {
-		t.Errorf("truncated vectors: %v", err)
-	}
-	if err := os.Remove(filepath.Join(dir, vectorsFile)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(dir, "k", BuildOptions{}); !errors.Is(err, ErrIncomplete) {
-		t.Errorf("missing vectors: %v", err)
-	}
-}
-
-// TestEmbedCache: a second snapshot embeds only its changed chunks, a rebuild embeds
-// nothing, another model shares nothing, and truncation flags survive the cache.
-func TestEmbedCache(t *testing.T) {
-	cache := t.TempDir()
-	emb := &fakeEmbedder{id: "fake-a", dim: 16, limit: 150}
-	opts := BuildOptions{Embedder: emb, BatchSize: 4}
-	base := testChunks()
-	n := len(base)
-	build := func(key string, cs []chunker.Chunk, o BuildOptions) DenseInfo {
-		t.Helper()
-		ix, built, err := OpenOrBuild(context.Background(), cache, key, ctxless(func() ([]chunker.Chunk, error) { return cs, nil }), o)
-		if err != nil || !built {
-			t.Fatalf("%s: %v built=%v", key, err, built)
-		}
-		defer ix.Close()
-		if _, err := ix.searchDense("evict eldest", 3, nil, KeepTail); err != nil {
-			t.Fatal(err)
-		}
-		return ix.DenseInfo()
-	}
-	d := build("snap-1", base, opts)
-	if d.Embedded != n || d.Cached != 0 || emb.embedded() != n+1 { // +1: the query
-		t.Fatalf("first build: %+v, model saw %d texts", d, emb.embedded())
-	}
-	var long []string
-	for _, c := range base {
-		if len(c.Text) > 150 {
-			long = append(long, c.ID)
-		}
-	}
-	if d.Truncated != len(long) || !slices.Equal(d.TruncatedIDs, long) || len(long) == 0 {
-		t.Errorf("truncated = %d %v, want %v", d.Truncated, d.TruncatedIDs, long)
-	}
-
-	changed := slices.Clone(base)
-	changed[2].Text += "\n// edited"
-	before := emb.embedded()
-	d = build("snap-2", changed, opts)
-	if d.Embedded != 1 || d.Cached != n-1 || emb.embedded()-before != 2 {
-		t.Errorf("changed snapshot: %+v, model saw %d texts", d, emb.embedded()-before)
-	}
-	if d.Truncated != len(long) {
-		t.Errorf("truncation flags lost in the cache: %d, want %d", d.Truncated, len(long))
-	}
-
-	// Rebuilding the first snapshot (its index deleted) embeds nothing.
-	name, _ := IndexDirName("snap-1", opts)
-	if err := os.RemoveAll(filepath.Join(cache, name)); err != nil {
-		t.Fatal(err)
-	}
-	d = build("snap-1", base, opts)
-	if d.Embedded != 0 || d.Cached != n {
-		t.Errorf("rebuild: %+v", d)
-	}
-
-	// Another model ID shares no vectors; NoEmbedCache embeds everything.
-	d = build("snap-1", base, BuildOptions{Embedder: &fakeEmbedder{id: "fake-b", dim: 16}})
-	if d.Embedded != n {
-		t.Errorf("other model: %+v", d)
-	}
-	d = build("snap-3", base, BuildOptions{Embedder: emb, NoEmbedCache: true})
-	if d.Embedded != n || d.Cached != 0 {
-		t.Errorf("no cache: %+v", d)
-	}
-	if _, err := os.Stat(filepath.Join(cache, "embeddings", EmbedCacheFile)); err != nil {
-		t.Errorf("cache file: %v", err)
-	}
-}
-
-// TestOpenNeedsEmbedder: an index of an external model cannot be opened without it
-// (nothing could embed its queries); Open attaches the model and refuses another.
-func TestOpenNeedsEmbedder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "idx")
-	emb := &fakeEmbedder{id: "fake", dim: 8}
-	if err := Build(context.Background(), dir, "k", testChunks(), BuildOptions{Embedder: emb}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(dir, "k", BuildOptions{}); !errors.Is(err, ErrKeyMismatch) {
-		t.Errorf("Open without the embedder: %v, want ErrKeyMismatch", err)
-	}
-	ix, err := Open(dir, "k", BuildOptions{Embedder: emb})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hits, err := ix.searchDense("evict eldest entries", 3, nil, KeepTail); err != nil || len(hits) != 3 {
-		t.Errorf("SearchDense with embedder: %v %v", hits, err)
-	}
-	ix.Close()
-	if _, err := Open(dir, "k", BuildOptions{Embedder: &fakeEmbedder{id: "other", dim: 8}}); !errors.Is(err, ErrKeyMismatch) {
-		t.Errorf("OpenWith another model: %v", err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"context"
 	"math"
 	"sort"
 	"testing"
@@ -148,24 +147,13 @@ func TestSearchHybridFilter(t *testing.T) {
 	}
 }
 
-// TestConcurrentHybrid runs hybrid searches from several goroutines (LSA loaded lazily
-// by the first) and compares them with sequential results.
+// TestConcurrentHybrid runs hybrid searches from several goroutines and compares them
+// with sequential results.
 func TestConcurrentHybrid(t *testing.T) {
 	chunks := synthChunks(300)
-	dir := t.TempDir() + "/idx"
-	if err := Build(context.Background(), dir, "k", chunks, BuildOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := Open(dir, "k", BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	ref, err := Open(dir, "k", BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
+	ix := buildTest(t, chunks)
+	ref := buildTest(t, chunks)
+	var err error
 	queries := make([]string, 6)
 	want := make([][]FusedHit, len(queries))
 	for i := range queries {

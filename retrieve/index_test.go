@@ -2,21 +2,13 @@ package retrieve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/repoctx/repoctx/chunker"
 )
@@ -61,15 +53,16 @@ func testChunks() []chunker.Chunk {
 	}
 }
 
+// buildTest returns the index of chunks with BM25 and LSA vectors.
 func buildTest(t testing.TB, chunks []chunker.Chunk) *Index {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "idx")
-	if err := Build(context.Background(), dir, "k1", chunks, BuildOptions{}); err != nil {
-		t.Fatalf("Build: %v", err)
-	}
-	ix, err := Open(dir, "k1", BuildOptions{})
+	d, err := LSAVectors(context.Background(), chunks, 0, "")
 	if err != nil {
-		t.Fatalf("Open: %v", err)
+		t.Fatal(err)
+	}
+	ix, err := New(chunks, d)
+	if err != nil {
+		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { ix.Close() })
 	return ix
@@ -201,77 +194,6 @@ func TestSearchIsTextbookBM25(t *testing.T) {
 	}
 }
 
-// TestBM25ParamsMatchBleve pins K1 and B to bleve's constants, as documented.
-func TestBM25ParamsMatchBleve(t *testing.T) {
-	if K1 != search.BM25_k1 || B != search.BM25_b {
-		t.Errorf("K1, B = %v, %v; bleve uses %v, %v", K1, B, search.BM25_k1, search.BM25_b)
-	}
-}
-
-// TestBleveNativeBM25Quirks documents why Search scores postings itself: bleve's own
-// "bm25" model (v2.6.3) uses √tf, multiplies by a coordination factor and a query
-// normalisation, and takes the average field length to be ceil(distinct terms in the
-// field dictionary / documents) rather than the mean number of tokens per document. If
-// this test fails, bleve changed its BM25 and the choice is worth revisiting.
-func TestBleveNativeBM25Quirks(t *testing.T) {
-	chunks := testChunks()
-	ix := buildTest(t, chunks)
-	q := bleve.NewMatchQuery("entries eldest")
-	q.SetField("text")
-	req := bleve.NewSearchRequest(q)
-	req.Explain = true
-	res, err := ix.bidx.Search(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var expl *search.Explanation
-	for _, h := range res.Hits {
-		if h.ID == "src/cache/BoundedCache.kt#1" { // "entries" twice, "eldest" twice
-			expl = h.Expl
-		}
-	}
-	if expl == nil {
-		t.Fatalf("chunk not found or not explained: %v", res)
-	}
-	b, _ := json.Marshal(expl)
-	js := string(b)
-	distinct := map[string]bool{}
-	for _, c := range chunks {
-		for _, tok := range Tokens(c.Text) {
-			distinct[tok] = true
-		}
-	}
-	quirkAvg := math.Ceil(float64(len(distinct)) / float64(len(chunks)))
-	meanLen := float64(ix.stats[0].Tokens) / float64(ix.stats[0].Docs)
-	var sqrtTF bool
-	var walk func(e *search.Explanation)
-	walk = func(e *search.Explanation) {
-		if strings.HasPrefix(e.Message, "tf(termFreq(text:entries)=2") && math.Abs(e.Value-math.Sqrt2) < 1e-9 {
-			sqrtTF = true
-		}
-		for _, c := range e.Children {
-			walk(c)
-		}
-	}
-	walk(expl)
-	checks := []struct {
-		what string
-		ok   bool
-	}{
-		{"bm25 model", strings.Contains(js, "as per bm25 model")},
-		{"tf = √freq", sqrtTF},
-		{"coordination factor", strings.Contains(js, "coord(2/2)")},
-		{"query normalisation", strings.Contains(js, "queryNorm")},
-		{fmt.Sprintf("avgFieldLength = ceil(distinct terms / docs) = %v (true mean %.2f)", quirkAvg, meanLen),
-			strings.Contains(js, fmt.Sprintf("avgFieldLength=%f", quirkAvg))},
-	}
-	for _, c := range checks {
-		if !c.ok {
-			t.Errorf("bleve's BM25 explanation no longer shows %s: %s", c.what, js)
-		}
-	}
-}
-
 func TestSearchFilterDoesNotCountRejected(t *testing.T) {
 	// 40 chunks mention "needle"; the ones in file a.go score highest. Filtering a.go out
 	// must still return k hits, from b.go, in order.
@@ -348,19 +270,10 @@ func TestQueryTermCap(t *testing.T) {
 	for w := n - 1; w >= 0; w-- {
 		fmt.Fprintf(&q, "%s absent%s ", word(w), word(w))
 	}
-	r, err := ix.adv.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	terms, err := ix.queryTerms(r, Tokens(q.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	terms := ix.queryTerms(Tokens(q.String()))
 	var got []string
 	for i := range terms {
 		got = append(got, terms[i].term)
-		terms[i].close()
 	}
 	slices.Sort(got)
 	var want []string
@@ -395,176 +308,6 @@ func TestChunksAndLookup(t *testing.T) {
 	if _, ok := ix.Chunk("nope#0"); ok {
 		t.Error("Chunk of an unknown id succeeded")
 	}
-}
-
-func TestOpenErrors(t *testing.T) {
-	base := t.TempDir()
-	good := filepath.Join(base, "good")
-	if err := Build(context.Background(), good, "key-a", testChunks(), BuildOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	corrupt := func(name string, edit func(dir string)) string {
-		dir := filepath.Join(base, name)
-		if err := os.CopyFS(dir, os.DirFS(good)); err != nil {
-			t.Fatal(err)
-		}
-		edit(dir)
-		return dir
-	}
-	setManifest := func(field string, v any) func(string) {
-		return func(dir string) {
-			p := filepath.Join(dir, manifestFile)
-			var m map[string]any
-			b, _ := os.ReadFile(p)
-			_ = json.Unmarshal(b, &m)
-			m[field] = v
-			b, _ = json.Marshal(m)
-			_ = os.WriteFile(p, b, 0o644)
-		}
-	}
-	tests := []struct {
-		name string
-		dir  string
-		key  string
-		want []error
-	}{
-		{"missing dir", filepath.Join(base, "nope"), "key-a", []error{ErrIncomplete, fs.ErrNotExist}},
-		{"no manifest", corrupt("nomanifest", func(d string) { os.Remove(filepath.Join(d, manifestFile)) }), "key-a", []error{ErrIncomplete}},
-		{"garbage manifest", corrupt("garbage", func(d string) { os.WriteFile(filepath.Join(d, manifestFile), []byte("{"), 0o644) }), "key-a", []error{ErrIncomplete}},
-		{"truncated chunks", corrupt("trunc", func(d string) { os.Truncate(filepath.Join(d, chunksFile), 10) }), "key-a", []error{ErrIncomplete}},
-		{"no bleve index", corrupt("nobleve", func(d string) { os.RemoveAll(filepath.Join(d, bleveDir)) }), "key-a", []error{ErrIncomplete}},
-		{"wrong count", corrupt("count", setManifest("chunks", 3)), "key-a", []error{ErrIncomplete}},
-		{"other format", corrupt("format", setManifest("format", 0)), "key-a", []error{ErrFormat}},
-		{"other key", good, "key-b", []error{ErrKeyMismatch}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			ix, err := Open(tc.dir, tc.key, BuildOptions{})
-			if err == nil {
-				ix.Close()
-				t.Fatal("Open succeeded")
-			}
-			for _, w := range tc.want {
-				if !errors.Is(err, w) {
-					t.Errorf("Open error %q is not %v", err, w)
-				}
-			}
-			if !strings.HasPrefix(err.Error(), "retrieve: ") {
-				t.Errorf("error %q lacks the package prefix", err)
-			}
-		})
-	}
-}
-
-func TestOpenOrBuild(t *testing.T) {
-	cache := t.TempDir()
-	calls := 0
-	chunks := func() ([]chunker.Chunk, error) { calls++; return testChunks(), nil }
-	dir := filepath.Join(cache, CacheDirName("snap-1"))
-
-	steps := []struct {
-		name      string
-		key       string
-		prepare   func()
-		wantBuilt bool
-	}{
-		{"first call builds", "snap-1", nil, true},
-		{"same key reuses", "snap-1", nil, false},
-		{"different key builds", "snap-2", nil, true},
-		{"first key still cached", "snap-1", nil, false},
-		{"half-written dir is rebuilt", "snap-1", func() {
-			if err := os.Remove(filepath.Join(dir, manifestFile)); err != nil {
-				t.Fatal(err)
-			}
-		}, true},
-		{"after rebuild reuses", "snap-1", nil, false},
-		{"dir with another key's index is rebuilt", "snap-1", func() {
-			// As after a hash collision: dir holds a complete index of another key.
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := Build(context.Background(), dir, "other", testChunks()[:2], BuildOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		}, true},
-	}
-	for _, st := range steps {
-		if st.prepare != nil {
-			st.prepare()
-		}
-		before := calls
-		ix, built, err := OpenOrBuild(context.Background(), cache, st.key, ctxless(chunks), BuildOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", st.name, err)
-		}
-		if built != st.wantBuilt || (calls > before) != st.wantBuilt {
-			t.Errorf("%s: built = %v (chunks called %d times), want %v", st.name, built, calls-before, st.wantBuilt)
-		}
-		if ix.Key() != st.key || len(ix.Chunks()) != len(testChunks()) {
-			t.Errorf("%s: got index of key %q with %d chunks", st.name, ix.Key(), len(ix.Chunks()))
-		}
-		if hits, err := ix.searchBM25("evict eldest", 1, nil); err != nil || len(hits) != 1 {
-			t.Errorf("%s: search: %v %v", st.name, hits, err)
-		}
-		if err := ix.Close(); err != nil {
-			t.Errorf("%s: close: %v", st.name, err)
-		}
-	}
-	assertNoLeftovers(t, cache)
-}
-
-func TestOpenOrBuildPropagatesChunksError(t *testing.T) {
-	boom := errors.New("boom")
-	_, _, err := OpenOrBuild(context.Background(), t.TempDir(), "k", ctxless(func() ([]chunker.Chunk, error) { return nil, boom }), BuildOptions{})
-	if !errors.Is(err, boom) {
-		t.Errorf("err = %v, want wrapping boom", err)
-	}
-}
-
-// assertNoLeftovers checks that no temporary or moved-aside directories remain.
-func assertNoLeftovers(t *testing.T, parent string) {
-	t.Helper()
-	entries, err := os.ReadDir(parent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if strings.Contains(e.Name(), tmpInfix) || strings.Contains(e.Name(), oldInfix) {
-			t.Errorf("leftover %s", e.Name())
-		}
-	}
-}
-
-func TestBuildErrors(t *testing.T) {
-	foreign := t.TempDir()
-	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dup := testChunks()
-	dup[1].ID = dup[0].ID
-	noID := testChunks()
-	noID[2].ID = ""
-	tests := []struct {
-		name   string
-		dir    string
-		chunks []chunker.Chunk
-	}{
-		{"duplicate id", filepath.Join(t.TempDir(), "x"), dup},
-		{"empty id", filepath.Join(t.TempDir(), "x"), noID},
-		{"foreign directory", foreign, testChunks()},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := Build(context.Background(), tc.dir, "k", tc.chunks, BuildOptions{})
-			if err == nil || !strings.HasPrefix(err.Error(), "retrieve: ") {
-				t.Errorf("Build error = %v, want a retrieve error", err)
-			}
-		})
-	}
-	if b, err := os.ReadFile(filepath.Join(foreign, "notes.txt")); err != nil || string(b) != "mine" {
-		t.Errorf("Build touched a foreign directory: %q, %v", b, err)
-	}
-	assertNoLeftovers(t, filepath.Dir(foreign))
 }
 
 func TestEmptyIndex(t *testing.T) {
@@ -625,71 +368,6 @@ func TestConcurrentSearch(t *testing.T) {
 	wg.Wait()
 }
 
-func TestConcurrentOpenOrBuild(t *testing.T) {
-	cache := t.TempDir()
-	var mu sync.Mutex
-	builds := 0
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			ix, built, err := OpenOrBuild(context.Background(), cache, "race", ctxless(func() ([]chunker.Chunk, error) { return testChunks(), nil }), BuildOptions{})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer ix.Close()
-			if built {
-				mu.Lock()
-				builds++
-				mu.Unlock()
-			}
-			if hits, err := ix.searchBM25("slugify", 1, nil); err != nil || len(hits) != 1 || hits[0].ID != "util/strings.py#1" {
-				t.Errorf("search: %v %v", hits, err)
-			}
-		})
-	}
-	wg.Wait()
-	if builds != 1 {
-		t.Errorf("%d goroutines built, want 1", builds)
-	}
-	assertNoLeftovers(t, cache)
-}
-
-// TestConcurrentBuildSameDir races Build itself (as separate processes would, without
-// OpenOrBuild's in-process lock): every racer succeeds and the result is one valid index.
-func TestConcurrentBuildSameDir(t *testing.T) {
-	parent := t.TempDir()
-	dir := filepath.Join(parent, "idx")
-	// Start from a stale index so racers also exercise moving it aside.
-	if err := Build(context.Background(), dir, "old", testChunks()[:3], BuildOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			if err := Build(context.Background(), dir, "new", testChunks(), BuildOptions{}); err != nil {
-				t.Error(err)
-			}
-			ix, err := Open(dir, "new", BuildOptions{})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			ix.Close()
-		})
-	}
-	wg.Wait()
-	ix, err := Open(dir, "new", BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if len(ix.Chunks()) != len(testChunks()) {
-		t.Errorf("index has %d chunks", len(ix.Chunks()))
-	}
-	assertNoLeftovers(t, parent)
-}
-
 // TestPruningIsExact compares Search (MaxScore pruning) with exhaustive scoring on many
 // queries, k values and filters: the hits must be identical.
 func TestPruningIsExact(t *testing.T) {
@@ -742,79 +420,3 @@ func TestPruningIsExact(t *testing.T) {
 // childEnv names the cache directory a re-executed test binary should use in
 // TestChildProcess.
 const childEnv = "REPOCTX_RETRIEVE_TEST_CACHE"
-
-// TestChildProcess is the body of the processes started by TestOpenOrBuildProcesses; it
-// does nothing in a normal test run.
-func TestChildProcess(t *testing.T) {
-	cache := os.Getenv(childEnv)
-	if cache == "" {
-		t.Skip("only run as a child of TestOpenOrBuildProcesses")
-	}
-	ix, built, err := OpenOrBuild(context.Background(), cache, "multi-process", ctxless(func() ([]chunker.Chunk, error) { return testChunks(), nil }), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	hits, err := ix.searchBM25("slugify", 1, nil)
-	if err != nil || len(hits) != 1 || hits[0].ID != "util/strings.py#1" {
-		t.Fatalf("search: %v %v", hits, err)
-	}
-	fmt.Printf("built=%v\n", built)
-}
-
-// TestOpenOrBuildProcesses races OpenOrBuild for one key from several processes (the
-// test binary re-executed), while this process keeps the index open read-only once it
-// exists: every process must end with a usable index.
-func TestOpenOrBuildProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
-	cache := t.TempDir()
-	const procs = 3
-	outs := make([][]byte, procs)
-	errs := make([]error, procs)
-	var wg sync.WaitGroup
-	for i := range procs {
-		wg.Go(func() {
-			cmd := exec.Command(exe, "-test.run=^TestChildProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), childEnv+"="+cache)
-			outs[i], errs[i] = cmd.CombinedOutput()
-		})
-	}
-	wg.Wait()
-	builders := 0
-	for i := range procs {
-		if errs[i] != nil {
-			t.Errorf("process %d: %v\n%s", i, errs[i], outs[i])
-		}
-		if strings.Contains(string(outs[i]), "built=true") {
-			builders++
-		}
-	}
-	if builders == 0 {
-		t.Errorf("no process built the index")
-	}
-	t.Logf("%d of %d racing processes built the index", builders, procs)
-	// A later process opens it while we hold it open.
-	ix, err := Open(filepath.Join(cache, CacheDirName("multi-process")), "multi-process", BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	cmd := exec.Command(exe, "-test.run=^TestChildProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+cache)
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "built=false") {
-		t.Errorf("process opening a held index: %v\n%s", err, out)
-	}
-	assertNoLeftovers(t, cache)
-}
-
-// ctxless adapts a chunk source without a context to OpenOrBuild's.
-func ctxless(f func() ([]chunker.Chunk, error)) func(context.Context) ([]chunker.Chunk, error) {
-	return func(context.Context) ([]chunker.Chunk, error) { return f() }
-}

@@ -2,12 +2,9 @@ package retrieve
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"math"
 	"slices"
-
-	bleveindex "github.com/blevesearch/bleve_index_api"
+	"sort"
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/internal/topk"
@@ -31,8 +28,8 @@ const (
 	BoostPath   = 0.3
 )
 
-// boosts is indexed like fields.
-var boosts = [len(fields)]float64{BoostText, BoostHeader, BoostPath}
+// boosts is indexed like the fields.
+var boosts = [numFields]float64{BoostText, BoostHeader, BoostPath}
 
 // MaxQueryTerms caps the distinct query terms [Index.Search] scores. Long queries (the
 // code before the cursor can be hundreds of lines) keep the MaxQueryTerms terms of
@@ -52,23 +49,14 @@ type Hit struct {
 	Rank int
 }
 
-// qterm is a distinct query term with its postings readers.
+// qterm is a distinct query term with its postings lists.
 type qterm struct {
-	term    string
-	count   int // occurrences in the query
-	first   int // position of the first occurrence
-	df      [len(fields)]uint64
-	readers [len(fields)]bleveindex.TermFieldReader
-	sumDF   uint64
-}
-
-func (q *qterm) close() {
-	for i, r := range q.readers {
-		if r != nil {
-			_ = r.Close()
-			q.readers[i] = nil
-		}
-	}
+	term  string
+	count int // occurrences in the query
+	first int // position of the first occurrence
+	df    [numFields]uint64
+	lists [numFields][]posting
+	sumDF uint64
 }
 
 // searchBM25 returns the k chunks that score highest for query under BM25, best first, with
@@ -103,8 +91,7 @@ func (q *qterm) close() {
 // toward k. It is called at most once per chunk and search, in no particular order, and
 // only for chunks matching the query; the pointer is shared with the index (do not modify
 // or keep it). k <= 0 or a query without tokens yields no hits. Search is safe for
-// concurrent use; it returns [ErrClosed] after [Index.Close] and bleve's read errors,
-// wrapped.
+// concurrent use; it returns [ErrClosed] after [Index.Close].
 func (ix *Index) searchBM25(query string, k int, filter func(*chunker.Chunk) bool) ([]Hit, error) {
 	hits, _, err := ix.search(query, k, filter, true)
 	return hits, err
@@ -133,32 +120,20 @@ func (ix *Index) search(query string, k int, filter func(*chunker.Chunk) bool, p
 	if len(toks) == 0 || len(ix.chunks) == 0 {
 		return nil, st, nil
 	}
-	r, err := ix.adv.Reader()
-	if err != nil {
-		return nil, st, fmt.Errorf("retrieve: search: %w", err)
+	terms := ix.queryTerms(toks)
+	if len(terms) == 0 {
+		return nil, st, nil
 	}
-	defer r.Close()
-
-	terms, err := ix.queryTerms(r, toks)
-	defer func() {
-		for i := range terms {
-			terms[i].close()
-		}
-	}()
-	if err != nil || len(terms) == 0 {
-		return nil, st, err
-	}
-
 	acc := ix.getAccum()
 	defer ix.putAccum(acc)
 	acc.filter = filter
-	hits, err := ix.rank(ix.cursors(terms), acc, k, prune, &st)
-	return hits, st, err
+	hits := ix.rank(ix.cursors(terms), acc, k, prune, &st)
+	return hits, st, nil
 }
 
-// queryTerms dedupes toks, opens the postings reader of each term in each non-empty
-// field, drops terms the index lacks and keeps the MaxQueryTerms rarest.
-func (ix *Index) queryTerms(r bleveindex.IndexReader, toks []string) ([]qterm, error) {
+// queryTerms dedupes toks, finds each term's postings in each non-empty field, drops
+// terms the index lacks and keeps the MaxQueryTerms rarest.
+func (ix *Index) queryTerms(toks []string) []qterm {
 	pos := make(map[string]int, len(toks))
 	var terms []qterm
 	for i, t := range toks {
@@ -169,26 +144,16 @@ func (ix *Index) queryTerms(r bleveindex.IndexReader, toks []string) ([]qterm, e
 		pos[t] = len(terms)
 		terms = append(terms, qterm{term: t, count: 1, first: i})
 	}
-	ctx := context.Background()
 	kept := terms[:0]
 	for _, q := range terms {
-		for f, name := range fields {
+		id := ix.corpus.termID(q.term)
+		for f := range numFields {
 			if ix.stats[f].Docs == 0 {
 				continue
 			}
-			tfr, err := r.TermFieldReader(ctx, []byte(q.term), name, true, true, false)
-			if err != nil {
-				q.close()
-				for i := range kept {
-					kept[i].close()
-				}
-				return nil, fmt.Errorf("retrieve: read postings of %q: %w", q.term, err)
-			}
-			if n := tfr.Count(); n > 0 {
-				q.readers[f], q.df[f] = tfr, n
-				q.sumDF += n
-			} else {
-				_ = tfr.Close()
+			if l := ix.termPostings(id, f); len(l) > 0 {
+				q.lists[f], q.df[f] = l, uint64(len(l))
+				q.sumDF += uint64(len(l))
 			}
 		}
 		if q.sumDF > 0 {
@@ -206,41 +171,37 @@ func (ix *Index) queryTerms(r bleveindex.IndexReader, toks []string) ([]qterm, e
 			}
 			return cmp.Compare(a.first, b.first)
 		})
-		for i := MaxQueryTerms; i < len(terms); i++ {
-			terms[i].close()
-		}
 		terms = terms[:MaxQueryTerms]
 	}
-	return terms, nil
+	return terms
 }
 
 // cursor walks the postings of one query term in one field.
 type cursor struct {
 	term string
-	tfr  bleveindex.TermFieldReader
-	tfd  bleveindex.TermFieldDoc // own buffer: scorch keeps a reference to its ID
+	list []posting
+	lens [][numFields]int32 // the index's field lengths
+	f    int
 	df   uint64
 	// A posting's contribution is ub·tf/(tf + c1 + c2·dl), the formula documented on
-	// Search with ub = boost·idf·(K1+1). Since c1 = K1·(1−B) > 0 it is strictly below ub.
+	// searchBM25 with ub = boost·idf·(K1+1). Since c1 = K1·(1−B) > 0 it is strictly below ub.
 	ub, c1, c2 float64
 }
 
-func (c *cursor) contrib(d *bleveindex.TermFieldDoc) float64 {
-	tf := float64(d.Freq)
-	// bleve stores the field length exactly and reports Norm = 1/√length (rounded to
-	// float32); invert and round to recover it.
-	dl := float64(int64(1/(d.Norm*d.Norm) + 0.5))
+func (c *cursor) contrib(p posting) float64 {
+	tf := float64(p.tf)
+	dl := float64(c.lens[p.doc][c.f])
 	return c.ub * tf / (tf + c.c1 + c.c2*dl)
 }
 
 // cursors returns one cursor per (term, field) postings list, sorted by decreasing upper
-// bound (then increasing length). The cursors take over the terms' readers.
+// bound (then increasing length).
 func (ix *Index) cursors(terms []qterm) []cursor {
 	var cs []cursor
 	for i := range terms {
 		q := &terms[i]
-		for f, tfr := range q.readers {
-			if tfr == nil {
+		for f, list := range q.lists {
+			if list == nil {
 				continue
 			}
 			st := ix.stats[f]
@@ -248,7 +209,9 @@ func (ix *Index) cursors(terms []qterm) []cursor {
 			avgdl := float64(st.Tokens) / n
 			cs = append(cs, cursor{
 				term: q.term,
-				tfr:  tfr,
+				list: list,
+				lens: ix.lens,
+				f:    f,
 				df:   q.df[f],
 				ub:   boosts[f] * math.Log(1+(n-df+0.5)/(df+0.5)) * (K1 + 1),
 				c1:   K1 * (1 - B),
@@ -267,11 +230,11 @@ func (ix *Index) cursors(terms []qterm) []cursor {
 
 // advanceRatio: in the pruning phase a list is scanned whole when it has at most
 // advanceRatio postings per remaining candidate, else the candidates are looked up in
-// it by skipping (Advance), which costs more per posting visited.
+// it by binary search, which costs more per posting visited.
 const advanceRatio = 4
 
 // rank scores the cursors' postings into acc and returns the best k accepted chunks.
-func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStats) ([]Hit, error) {
+func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStats) []Hit {
 	st.lists = len(cs)
 	rest := 0.0 // Σ ub of the lists not yet processed: the most an unseen chunk can score
 	for i := range cs {
@@ -280,7 +243,6 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 	pruning := false // phase 2: only acc.cand can still make the top k
 	maxScore := 0.0  // best score so far; the k-th best cannot exceed it
 	lastCheck := math.Inf(1)
-	idBuf := bleveindex.NewIndexInternalID(nil, 0)
 	for j := range cs {
 		c := &cs[j]
 		if prune && !pruning && rest <= maxScore && rest <= 0.95*lastCheck {
@@ -315,40 +277,24 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 		if !pruning || c.df <= uint64(advanceRatio*len(acc.cand)) {
 			// Scan the whole list. In phase 2 this also adds to non-candidates, which
 			// is harmless: only candidates are ranked.
-			for {
-				d, err := c.tfr.Next(&c.tfd)
-				if err != nil {
-					return nil, fmt.Errorf("retrieve: read postings of %q: %w", c.term, err)
-				}
-				if d == nil {
-					break
-				}
-				doc := d.ID.Value()
-				if doc >= uint64(len(acc.scores)) {
-					return nil, fmt.Errorf("retrieve: posting of unknown document %d: %w", doc, ErrIncomplete)
-				}
+			for _, p := range c.list {
 				st.scanned++
-				if s := acc.add(doc, c.contrib(d)); s > maxScore {
+				if s := acc.add(uint64(p.doc), c.contrib(p)); s > maxScore {
 					maxScore = s
 				}
 			}
 		} else {
-			var pos *bleveindex.TermFieldDoc // current posting
+			// Look the candidates (in document order) up in the list, each search
+			// starting where the last one ended.
+			at := 0
 			for _, d := range acc.cand {
-				if pos == nil || pos.ID.Value() < d {
-					idBuf.SetValue(d)
-					st.advances++
-					p, err := c.tfr.Advance(idBuf, &c.tfd)
-					if err != nil {
-						return nil, fmt.Errorf("retrieve: read postings of %q: %w", c.term, err)
-					}
-					if p == nil {
-						break
-					}
-					pos = p
+				st.advances++
+				at += sort.Search(len(c.list)-at, func(i int) bool { return uint64(c.list[at+i].doc) >= d })
+				if at == len(c.list) {
+					break
 				}
-				if pos.ID.Value() == d {
-					acc.scores[d] += c.contrib(pos)
+				if uint64(c.list[at].doc) == d {
+					acc.scores[d] += c.contrib(c.list[at])
 				}
 			}
 		}
@@ -358,17 +304,16 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 	if pruning {
 		docs = acc.cand
 	}
-	return ix.collect(acc, docs, k), nil
+	return ix.collect(acc, docs, k)
 }
 
 // collect returns the best k accepted chunks among docs (reordering docs).
 func (ix *Index) collect(acc *accum, docs []uint64, k int) []Hit {
-	better := func(a, b uint64) int { // best first; ties by chunk order (bleve's document
-		// numbers depend on how its builder merged segments, which varies between builds)
+	better := func(a, b uint64) int { // best first; ties by chunk order (a document is its chunk's position)
 		if c := cmp.Compare(acc.scores[b], acc.scores[a]); c != 0 {
 			return c
 		}
-		return cmp.Compare(ix.docChunk[a], ix.docChunk[b])
+		return cmp.Compare(a, b)
 	}
 	hits := make([]Hit, 0, min(k, len(docs)))
 	// Rank the best m candidates; if the filter rejects too many, rank 4× more and
@@ -380,7 +325,7 @@ func (ix *Index) collect(acc *accum, docs []uint64, k int) []Hit {
 			if !acc.accepted(d) {
 				continue
 			}
-			hits = append(hits, Hit{ID: ix.chunks[ix.docChunk[d]].ID, Score: acc.scores[d], Rank: len(hits) + 1})
+			hits = append(hits, Hit{ID: ix.chunks[d].ID, Score: acc.scores[d], Rank: len(hits) + 1})
 			if len(hits) == k {
 				return hits
 			}
@@ -402,7 +347,7 @@ func topM(docs []uint64, m int, better func(a, b uint64) int) []uint64 {
 	return topk.Best(docs, m, better)
 }
 
-// accum holds per-search scoring state, indexed by bleve document number; pooled per
+// accum holds per-search scoring state, indexed by document (chunk position); pooled per
 // index and cleared through touched.
 type accum struct {
 	ix      *Index
@@ -431,7 +376,7 @@ func (a *accum) accepted(doc uint64) bool {
 	v := a.accept[doc]
 	if v == 0 {
 		v = -1
-		if a.filter(&a.ix.chunks[a.ix.docChunk[doc]]) {
+		if a.filter(&a.ix.chunks[doc]) {
 			v = 1
 		}
 		a.accept[doc] = v
@@ -464,7 +409,7 @@ func (ix *Index) getAccum() *accum {
 	if a, ok := ix.pool.Get().(*accum); ok {
 		return a
 	}
-	n := len(ix.docChunk)
+	n := len(ix.chunks)
 	return &accum{ix: ix, scores: make([]float64, n), accept: make([]int8, n)}
 }
 

@@ -1,21 +1,10 @@
 package retrieve
 
 import (
-	"fmt"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/registry"
 )
-
-// AnalyzerName is the name under which the code-aware analyzer is registered in bleve's
-// analyzer registry (see [Tokens] for what it emits). Index mappings refer to it by this
-// name, so it must stay stable: an index built with one analyzer is only searchable with
-// the same one (the manifest's format version is bumped whenever the analyzer changes).
-const AnalyzerName = "code"
 
 // MaxTokenBytes is the longest token, in bytes of its original text, that [Tokens] emits.
 // Longer identifiers and numbers (base64 blobs, hex dumps, minified code) carry no
@@ -23,17 +12,8 @@ const AnalyzerName = "code"
 // this length are still emitted.
 const MaxTokenBytes = 128
 
-func init() {
-	err := registry.RegisterAnalyzer(AnalyzerName,
-		func(map[string]interface{}, *registry.Cache) (analysis.Analyzer, error) {
-			return codeAnalyzer{}, nil
-		})
-	if err != nil {
-		panic(fmt.Sprintf("retrieve: register analyzer %q: %v", AnalyzerName, err))
-	}
-}
-
-// Tokens returns the terms the code analyzer emits for s, in order.
+// Tokens returns the terms the code analyzer emits for s, in order: what BM25 indexes
+// and searches.
 //
 // A token is an identifier (a letter or '_' followed by letters, digits, '_' and
 // combining marks; letters and digits are Unicode, so "café_total" is one identifier)
@@ -74,46 +54,6 @@ func countTokens(s string) int {
 	n := 0
 	scan(s, func(int, int) { n++ })
 	return n
-}
-
-// codeAnalyzer is the bleve analyzer registered as [AnalyzerName]. Its output is exactly
-// [Tokens]; positions are 1-based and consecutive in emission order.
-type codeAnalyzer struct{}
-
-// span is a token's byte range in the analysed text.
-type span struct{ start, end int }
-
-// spanPool recycles the span buffers of Analyze (bleve may analyse concurrently).
-var spanPool = sync.Pool{New: func() any { return new([]span) }}
-
-// Analyze implements analysis.Analyzer.
-func (codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	s := string(input)
-	buf := spanPool.Get().(*[]span)
-	defer spanPool.Put(buf)
-	spans := (*buf)[:0]
-	scan(s, func(start, end int) { spans = append(spans, span{start, end}) })
-	*buf = spans
-	if len(spans) == 0 {
-		return nil
-	}
-	toks := make([]analysis.Token, len(spans)) // one allocation for all tokens
-	ts := make(analysis.TokenStream, len(spans))
-	for i, sp := range spans {
-		tok := &toks[i]
-		if w := s[sp.start:sp.end]; needsLower(w) {
-			tok.Term = []byte(strings.ToLower(w))
-		} else {
-			tok.Term = input[sp.start:sp.end:sp.end]
-		}
-		tok.Start, tok.End, tok.Position = sp.start, sp.end, i+1
-		tok.Type = analysis.AlphaNumeric
-		if r, _ := utf8.DecodeRuneInString(s[sp.start:sp.end]); unicode.IsDigit(r) {
-			tok.Type = analysis.Numeric
-		}
-		ts[i] = tok
-	}
-	return ts
 }
 
 // needsLower reports whether strings.ToLower(s) differs from s, conservatively: any

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/blevesearch/bleve/v2/registry"
 )
 
 func TestTokens(t *testing.T) {
@@ -61,40 +59,6 @@ func TestTokens(t *testing.T) {
 				t.Errorf("countTokens(%q) = %d, want %d", tc.in, n, len(tc.want))
 			}
 		})
-	}
-}
-
-// TestAnalyzerMatchesTokens checks that the analyzer registered in bleve emits exactly
-// Tokens, with consecutive positions and byte offsets into the input.
-func TestAnalyzerMatchesTokens(t *testing.T) {
-	cache := registry.NewCache()
-	a, err := cache.AnalyzerNamed(AnalyzerName)
-	if err != nil {
-		t.Fatalf("analyzer %q not registered: %v", AnalyzerName, err)
-	}
-	inputs := []string{
-		"",
-		"parseHTTPResponse(req, utf8Len)",
-		"café_total = ÜberCool + 0x1F",
-		"class Settings:\n    def get(self, key):\n        return self._data[key]",
-	}
-	for _, in := range inputs {
-		ts := a.Analyze([]byte(in))
-		want := Tokens(in)
-		if len(ts) != len(want) {
-			t.Fatalf("Analyze(%q) gave %d tokens, Tokens gave %d", in, len(ts), len(want))
-		}
-		for i, tok := range ts {
-			if string(tok.Term) != want[i] {
-				t.Errorf("Analyze(%q)[%d] = %q, want %q", in, i, tok.Term, want[i])
-			}
-			if tok.Position != i+1 {
-				t.Errorf("Analyze(%q)[%d].Position = %d, want %d", in, i, tok.Position, i+1)
-			}
-			if got := strings.ToLower(in[tok.Start:tok.End]); got != want[i] {
-				t.Errorf("Analyze(%q)[%d] spans %q, want %q", in, i, in[tok.Start:tok.End], want[i])
-			}
-		}
 	}
 }
 

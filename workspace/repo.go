@@ -1,13 +1,19 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"sort"
 	"sync"
 
@@ -19,27 +25,50 @@ import (
 	"github.com/repoctx/repoctx/symbols"
 )
 
-// FormatVersion is part of every index cache key; bump it when chunk records or the
-// index layout change meaning.
-const FormatVersion = "repoctx-index-1"
+// FormatVersion is part of every view key; bump it when chunk records or what a view
+// is made of change meaning.
+const FormatVersion = "repoctx-index-2"
 
-// Options configures [Open]. Start from [DefaultOptions]; zero fields of Chunk and
-// Build mean their packages' defaults.
+// Options configures [Open]. Start from [DefaultOptions]; zero fields of Chunk mean the
+// chunker's defaults.
 type Options struct {
+	// Repo names the repository the snapshot is a revision of ("owner/name"; for a
+	// folder, anything that stays the same across its revisions): the snapshots of one
+	// repository share one index (see [Open]) and one group of cache records. "" means
+	// [RepoID] of the snapshot's name.
+	Repo string
 	// Strategy is the chunking strategy.
 	Strategy chunker.Strategy
 	// Chunk holds the chunker options (zero fields: chunker.DefaultOptions).
 	Chunk chunker.Options
-	// CacheDir is where indexes, the content-addressed store and symbol tables are
-	// kept; "" means [DefaultCacheDir].
+	// CacheDir is where the store keeps chunks, symbols, vectors and models; ""
+	// means [DefaultCacheDir].
 	CacheDir string
 	// MaxFileBytes skips larger source files (bytes); 0 means
 	// chunker.DefaultMaxFileBytes.
 	MaxFileBytes int
-	// Build configures the retrieval index: the dense retriever (LSA by default, none,
-	// or an opened [retrieve.Embedder] shared by every snapshot), the LSA dimension and
-	// the embedding cache.
-	Build retrieve.BuildOptions
+	// Dense selects the dense retriever: the built-in LSA model (the default), none,
+	// or the model Embedder (retrieve.DenseModel).
+	Dense retrieve.DenseKind
+	// Embedder, if not nil, computes the dense vectors and embeds queries: a model
+	// opened by the caller and shared by every snapshot (for example all-MiniLM-L6-v2
+	// from the retrieve/hugot package, or a repository's shared LSA model). The
+	// repository never closes it. Without it, an LSA model is fitted on each view
+	// (and kept in the store, so a view is fitted once).
+	Embedder retrieve.Embedder
+	// EmbedderFunc, if not nil, is called once the snapshot's files are chunked, and
+	// its embedder (when not nil) is used as Embedder: a caller can let a snapshot
+	// chunk while the model it is to be embedded with is still being fitted elsewhere.
+	EmbedderFunc func(context.Context) (retrieve.Embedder, error)
+	// LSADim is the LSA dimension; 0 means retrieve.DefaultLSADim.
+	LSADim int
+	// RepoLSA fits the LSA model once per repository, on the first view opened, keeps
+	// it in the store and embeds every later view (a later revision, the working tree
+	// after an edit) with it, so that a view only embeds its new chunks and never
+	// refits: what an editor wants. Without it each view has its own fit (deterministic
+	// whatever was opened before; predict shares one model per repository explicitly
+	// through Embedder).
+	RepoLSA bool
 	// Symbols makes Open extract every parsed file's definitions and imports from the
 	// chunker's syntax tree (the file is parsed once) and give the repository a symbol
 	// table ([Repo.Symbols]), for the definitions source of context assembly.
@@ -55,7 +84,7 @@ func DefaultOptions() Options {
 	return Options{Strategy: chunker.StrategyStructural, CacheDir: DefaultCacheDir(), Symbols: true}
 }
 
-// DefaultCacheDir returns the directory indexes are kept in by default:
+// DefaultCacheDir returns the directory the cache is kept in by default:
 // os.UserCacheDir()/repoctx, or os.TempDir()/repoctx-cache when the user has no cache
 // directory (e.g. $HOME unset). It does not create the directory.
 func DefaultCacheDir() string {
@@ -65,23 +94,35 @@ func DefaultCacheDir() string {
 	return filepath.Join(os.TempDir(), "repoctx-cache")
 }
 
-// Stats describes how [Open] obtained a repository's index.
+// snapshotRepo matches the competition's snapshot names, "{owner}__{repo}-{revision}".
+var snapshotRepo = regexp.MustCompile(`^([A-Za-z0-9._-]+)__([A-Za-z0-9._-]+)-[0-9a-fA-F]{7,64}$`)
+
+// RepoID returns the repository a snapshot named name is a revision of: "owner/repo"
+// for the competition's "{owner}__{repo}-{revision}", else name itself.
+func RepoID(name string) string {
+	if m := snapshotRepo.FindStringSubmatch(name); m != nil {
+		return m[1] + "/" + m[2]
+	}
+	return name
+}
+
+// Stats describes what [Open] did for one snapshot.
 type Stats struct {
-	Files       int  // source files chunked (or found in the cache)
+	Files       int  // source files of the view
 	Skipped     int  // files skipped: unreadable, binary, over the size limit
 	Lossy       int  // files decoded lossily (invalid bytes for their encoding)
-	Chunks      int  // chunks in the index
+	Chunks      int  // chunks in the view
 	ParseErrors int  // files with ERROR or MISSING nodes
-	Built       bool // whether the index was built (false: reused from the cache)
+	Built       bool // whether anything was computed (chunked, embedded, fitted) for the view
 	// Chunked counts the files chunked by this call; Reused those whose chunks came
-	// from the content-addressed store because an earlier snapshot had the same file.
-	// Both are 0 when the whole index came from the cache.
+	// from the repository's index or the store because another snapshot (or an earlier
+	// run) had the same file.
 	Chunked, Reused int
 	// ParseErrorFiles lists the files with parse errors, in path order.
 	ParseErrorFiles []string
 }
 
-// Repo is one opened repository snapshot: its retrieval index and, with
+// Repo is one opened repository snapshot: a view of its repository's index and, with
 // [Options.Symbols], its symbol table. It is safe for concurrent use; Close it when
 // done.
 type Repo struct {
@@ -89,23 +130,34 @@ type Repo struct {
 	ix    *retrieve.Index
 	syms  *symbols.Table
 	stats Stats
+	rep   *repository
+	once  sync.Once
 }
 
 // Snapshot returns the snapshot the repository was opened from.
 func (r *Repo) Snapshot() Snapshot { return r.snap }
 
-// Index returns the repository's retrieval index.
+// ID returns the repository's name ([Options.Repo]).
+func (r *Repo) ID() string { return r.rep.rs.id }
+
+// Index returns the snapshot's view of the repository's retrieval index.
 func (r *Repo) Index() *retrieve.Index { return r.ix }
 
 // Symbols returns the repository's symbol table, or nil when it was opened without
 // [Options.Symbols].
 func (r *Repo) Symbols() *symbols.Table { return r.syms }
 
-// Stats returns how the index was obtained.
+// Stats returns what Open did.
 func (r *Repo) Stats() Stats { return r.stats }
 
-// Close releases the index. The repository must not be used afterwards.
-func (r *Repo) Close() error { return r.ix.Close() }
+// Close releases the view. The Repo must not be used afterwards.
+func (r *Repo) Close() error {
+	r.once.Do(func() {
+		r.ix.Close()
+		r.rep.release()
+	})
+	return nil
+}
 
 // sourceFile is a file read from a snapshot, before chunking.
 type sourceFile struct {
@@ -114,17 +166,17 @@ type sourceFile struct {
 	sum  [32]byte // SHA-256 of raw
 }
 
-// Open returns the repository of a snapshot: the retrieval index of its source files
-// (those of a registered language), built unless the cache holds one for the same
-// content and options, and with opts.Symbols its symbol table. The cache key hashes
-// every indexed file's path and content, the chunker options, the grammar versions
-// and [FormatVersion], so a changed file or setting means a new index and an
-// unchanged snapshot is never re-indexed; per-file chunks and symbols come from the
-// content-addressed [Store] when another snapshot had the same file.
+// Open returns the view of a snapshot over its repository's index. Every snapshot of a
+// repository ([Options.Repo]) opened by a process shares one in-memory index
+// (retrieve.Corpus): a file version is chunked, parsed and tokenised once, when the
+// first snapshot holding it is opened, and its chunks, symbols and vectors are kept in
+// the store, so later snapshots, later edits and later runs pay only for the files
+// that changed. The view's BM25 statistics are the snapshot's own, so it ranks exactly
+// as an index of that snapshot alone would.
 //
 // Unreadable, binary and oversized files are skipped and logged. It returns ctx's
-// error when ctx is cancelled (no partial index is left behind), and an error when
-// the index cannot be built or opened.
+// error when ctx is cancelled (nothing half-written is left in the cache), and an error
+// when the view cannot be made (a model failing).
 func Open(ctx context.Context, snap Snapshot, opts Options) (*Repo, error) {
 	if opts.CacheDir == "" {
 		opts.CacheDir = DefaultCacheDir()
@@ -132,29 +184,92 @@ func Open(ctx context.Context, snap Snapshot, opts Options) (*Repo, error) {
 	if opts.Strategy == "" {
 		opts.Strategy = chunker.StrategyStructural
 	}
-	ch, err := chunker.New(opts.Strategy, opts.Chunk)
+	if opts.Repo == "" {
+		opts.Repo = RepoID(snap.Name())
+	}
+	logf := func(format string, a ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", a...)
+		}
+	}
+	var st Stats
+	key, files, skipped, err := viewKey(ctx, snap, opts, logf)
 	if err != nil {
 		return nil, err
 	}
-	defer ch.Close()
-	ix, st, err := openIndex(ctx, snap, ch, opts)
+	st.Skipped = skipped
+	rep, err := acquireRepository(opts)
 	if err != nil {
 		return nil, err
 	}
-	r := &Repo{snap: snap, ix: ix, stats: st}
-	if opts.Symbols {
-		r.syms = cachedSymbols(snap, ix, opts.CacheDir, opts.MaxFileBytes)
-	}
-	if err := ctx.Err(); err != nil {
-		ix.Close()
+	r, err := openView(ctx, rep, snap, key, files, opts, &st, logf)
+	if err != nil {
+		rep.release()
 		return nil, err
 	}
 	return r, nil
 }
 
-// indexKey returns the cache key of the snapshot's index and the files it indexes
-// (read whole, in path order).
-func indexKey(ctx context.Context, snap Snapshot, opts Options, logf func(string, ...any)) (string, []sourceFile, int, error) {
+// openView makes the view of files over rep.
+func openView(ctx context.Context, rep *repository, snap Snapshot, key string, files []sourceFile, opts Options, st *Stats, logf func(string, ...any)) (*Repo, error) {
+	entries, err := rep.chunkFiles(ctx, snap, files, opts, st, logf)
+	if err != nil {
+		return nil, err
+	}
+	var ords []int32
+	var syms []*symbols.File
+	for i, e := range entries {
+		if e == nil {
+			continue
+		}
+		ords = append(ords, e.ords...)
+		if opts.Symbols {
+			if s := rep.symbols(files[i], e, opts); s != nil {
+				syms = append(syms, s)
+			}
+		}
+	}
+	if opts.EmbedderFunc != nil {
+		emb, err := opts.EmbedderFunc(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if emb != nil {
+			opts.Embedder = emb
+		}
+	}
+	st.Files = len(files)
+	dense, err := rep.dense(ctx, key, ords, opts, st)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := rep.corpus.NewIndex(key, ords, dense)
+	if err != nil {
+		return nil, err
+	}
+	st.Chunks = len(ords)
+	last := ""
+	for _, c := range ix.Chunks() {
+		if c.ParseError && c.Path != last {
+			st.ParseErrors++
+			st.ParseErrorFiles = append(st.ParseErrorFiles, c.Path)
+			last = c.Path
+		}
+	}
+	if err := rep.rs.flush(); err != nil {
+		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
+	}
+	r := &Repo{snap: snap, ix: ix, stats: *st, rep: rep}
+	if opts.Symbols {
+		r.syms = symbols.NewTable(syms)
+	}
+	return r, nil
+}
+
+// viewKey returns the key of the snapshot's view and the files it indexes (read
+// whole, in path order): a hash of every indexed file's path and content, the chunker
+// settings, the grammar versions and FormatVersion.
+func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string, ...any)) (string, []sourceFile, int, error) {
 	var files []sourceFile
 	skipped := 0
 	h := sha256.New()
@@ -186,96 +301,463 @@ func indexKey(ctx context.Context, snap Snapshot, opts Options, logf func(string
 	return snap.Name() + "@" + hex.EncodeToString(h.Sum(nil))[:32], files, skipped, nil
 }
 
-// openIndex is Open's index part; ch is the chunker for opts.Strategy.
-func openIndex(ctx context.Context, snap Snapshot, ch chunker.Chunker, opts Options) (*retrieve.Index, Stats, error) {
-	var st Stats
-	logf := func(format string, a ...any) {
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, format+"\n", a...)
+// chunkFiles returns the corpus entries of files (nil for a file skipped), in order, chunking
+// the new ones on up to GOMAXPROCS goroutines (one chunker each).
+func (rep *repository) chunkFiles(ctx context.Context, snap Snapshot, files []sourceFile, opts Options, st *Stats, logf func(string, ...any)) ([]*corpusFile, error) {
+	entries := make([]*corpusFile, len(files))
+	stats := make([]Stats, len(files))
+	errs := make([]error, len(files))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(files)/8))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var chErr error
+	var once sync.Once
+	for range workers {
+		ch, err := chunker.New(opts.Strategy, opts.Chunk)
+		if err != nil {
+			once.Do(func() { chErr = err })
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer ch.Close()
+			for i := range next {
+				entries[i], errs[i] = rep.file(files[i], ch, opts, &stats[i])
+			}
+		}()
+	}
+	if chErr != nil && workers > 0 {
+		close(next)
+		wg.Wait()
+		return nil, chErr
+	}
+	var cancelled error
+	for i := range files {
+		if err := ctx.Err(); err != nil {
+			cancelled = err
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if cancelled != nil {
+		return nil, cancelled
+	}
+	for i, e := range entries {
+		st.Chunked += stats[i].Chunked
+		st.Reused += stats[i].Reused
+		st.Built = st.Built || stats[i].Built
+		if errs[i] != nil {
+			entries[i] = nil
+			st.Skipped++
+			logf("skip %s/%s: %v", snap.Name(), files[i].path, errs[i])
+			continue
+		}
+		if e.lossy {
+			st.Lossy++
+			logf("lossy %s/%s: bytes not valid %s, decoded as Windows-1252", snap.Name(), files[i].path, e.encoding)
 		}
 	}
-	key, files, skipped, err := indexKey(ctx, snap, opts, logf)
-	if err != nil {
-		return nil, st, err
-	}
-	st.Skipped = skipped
-	store := OpenStore(opts.CacheDir)
-	ix, built, err := retrieve.OpenOrBuild(ctx, opts.CacheDir, key, func(ctx context.Context) ([]chunker.Chunk, error) {
-		return chunkFiles(ctx, snap.Name(), files, ch, store, opts, &st, logf)
-	}, opts.Build)
-	if err != nil {
-		return nil, st, err
-	}
-	st.Files, st.Built, st.Chunks = len(files), built, len(ix.Chunks())
-	// Files with parse errors, from the index's chunks (in file order), whether it
-	// was built now or reused (Skipped and Lossy are only known when it is built).
-	last := ""
-	for _, c := range ix.Chunks() {
-		if c.ParseError && c.Path != last {
-			st.ParseErrors++
-			st.ParseErrorFiles = append(st.ParseErrorFiles, c.Path)
-			last = c.Path
-		}
-	}
-	return ix, st, nil
+	return entries, nil
 }
 
-// chunkFiles returns the chunks of files, from the store or chunked with ch (and, with
-// opts.Symbols and a structural chunker, with their symbols stored from the same
-// parse). It counts into st and logs skips.
-func chunkFiles(ctx context.Context, snapName string, files []sourceFile, ch chunker.Chunker, store *Store, opts Options, st *Stats, logf func(string, ...any)) ([]chunker.Chunk, error) {
-	settings := opts.Chunk.Key(opts.Strategy)
-	var all []chunker.Chunk
-	for i, sf := range files {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		skey := storeKey("chunks", settings, sf.path, sf.sum)
-		var rec chunkRecord
-		if fits(sf.raw, opts.MaxFileBytes) && store.get("chunks", skey, &rec) {
-			st.Reused++
-		} else {
-			f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes)
-			if err != nil {
-				st.Skipped++
-				logf("skip %s/%s: %v", snapName, sf.path, err)
-				continue
-			}
-			cs, err := chunkOne(f, sf, ch, store, opts.Symbols)
-			if err != nil {
-				st.Skipped++
-				logf("skip %s/%s: %v", snapName, sf.path, err)
-				continue
-			}
-			rec = chunkRecord{Chunks: cs, Lossy: f.Lossy, Encoding: f.Encoding}
-			store.put("chunks", skey, &rec)
-			st.Chunked++
-		}
-		if rec.Lossy {
-			st.Lossy++
-			logf("lossy %s/%s: bytes not valid %s, decoded as Windows-1252", snapName, sf.path, rec.Encoding)
-		}
-		all = append(all, rec.Chunks...)
+// repository is one repository's index in this process: the corpus of every file
+// version its opened snapshots hold, the store records of its files, and vectors by
+// model.
+type repository struct {
+	regKey string
+	rs     *repoStore
+	corpus *retrieve.Corpus
+
+	mu    sync.Mutex
+	files map[[32]byte]*corpusFile       // by chunk record key
+	vecs  map[string]map[int32][]float32 // model ID -> corpus ordinal -> vector
+	trunc map[string]map[int32]bool      // model ID -> ordinals whose text was truncated
+	fits  map[string]*retrieve.LSA       // view key -> its LSA model
+	users int
+}
+
+// corpusFile is one file version in the corpus.
+type corpusFile struct {
+	ready    chan struct{} // closed when the fields below are set
+	err      error
+	ords     []int32
+	lossy    bool
+	encoding string
+	syms     *symbols.File // from the chunker's parse, if any
+	symsDone bool
+}
+
+// The repositories of this process, by store, repository and chunk settings; unused ones
+// stay in memory (most recently used last) up to keepRepositories.
+var registry = struct {
+	sync.Mutex
+	m    map[string]*repository
+	idle []string
+}{m: map[string]*repository{}}
+
+const keepRepositories = 4
+
+// acquireRepository returns the in-memory repository for opts, making it on first use.
+func acquireRepository(opts Options) (*repository, error) {
+	st := OpenStore(opts.CacheDir)
+	regKey := st.dir + "\x00" + opts.Repo + "\x00" + opts.Chunk.Key(opts.Strategy)
+	registry.Lock()
+	defer registry.Unlock()
+	rep := registry.m[regKey]
+	if rep == nil {
+		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(),
+			files: map[[32]byte]*corpusFile{}, vecs: map[string]map[int32][]float32{},
+			trunc: map[string]map[int32]bool{}, fits: map[string]*retrieve.LSA{}}
+		registry.m[regKey] = rep
 	}
-	return all, nil
+	for i, k := range registry.idle {
+		if k == regKey {
+			registry.idle = append(registry.idle[:i], registry.idle[i+1:]...)
+			break
+		}
+	}
+	rep.users++
+	return rep, nil
+}
+
+// release ends one use of the repository; unused repositories beyond keepRepositories
+// are dropped from memory (their store records stay).
+func (rep *repository) release() {
+	registry.Lock()
+	defer registry.Unlock()
+	rep.users--
+	if rep.users > 0 {
+		return
+	}
+	registry.idle = append(registry.idle, rep.regKey)
+	for len(registry.idle) > keepRepositories {
+		old := registry.idle[0]
+		registry.idle = registry.idle[1:]
+		delete(registry.m, old)
+	}
+}
+
+// file returns the corpus entry of one file version: from memory, else from the store's
+// chunk record, else chunked now (with its symbols from the same parse when asked) and
+// stored. Concurrent callers for the same version wait for the first.
+func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats) (*corpusFile, error) {
+	settings := opts.Chunk.Key(opts.Strategy)
+	skey := storeKey("chunks", settings, sf.path, sf.sum)
+	rep.mu.Lock()
+	e := rep.files[skey]
+	if e != nil {
+		rep.mu.Unlock()
+		<-e.ready
+		if e.err == nil {
+			st.Reused++
+		}
+		return e, e.err
+	}
+	e = &corpusFile{ready: make(chan struct{})}
+	rep.files[skey] = e
+	rep.mu.Unlock()
+	defer close(e.ready)
+	var rec chunkRecord
+	if b, ok := rep.rs.get(recKey{kindChunks, skey}); ok && fits(sf.raw, opts.MaxFileBytes) && decodeGob(b, &rec) == nil {
+		st.Reused++
+	} else {
+		f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes)
+		if err != nil {
+			e.err = err
+			rep.forget(skey, e)
+			return e, err
+		}
+		cs, syms, err := chunkOne(f, ch, opts.Symbols)
+		if err != nil {
+			e.err = err
+			rep.forget(skey, e)
+			return e, err
+		}
+		rec = chunkRecord{Chunks: cs, Lossy: f.Lossy, Encoding: f.Encoding}
+		if b, err := encodeGob(&rec); err == nil {
+			rep.rs.put(recKey{kindChunks, skey}, b)
+		}
+		if syms != nil {
+			e.syms, e.symsDone = syms, true
+			if b, err := encodeGob(syms); err == nil {
+				rep.rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, b)
+			}
+		}
+		st.Chunked++
+		st.Built = true
+	}
+	e.ords = rep.corpus.Add(rec.Chunks)
+	e.lossy, e.encoding = rec.Lossy, rec.Encoding
+	return e, nil
+}
+
+// forget drops a failed entry so that a later call tries again.
+func (rep *repository) forget(k [32]byte, e *corpusFile) {
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	if rep.files[k] == e {
+		delete(rep.files, k)
+	}
+}
+
+// symbols returns a file version's symbols: from the chunker's parse, else the store,
+// else extracted now (and stored); nil when the file cannot be parsed.
+func (rep *repository) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.File {
+	rep.mu.Lock()
+	if e.symsDone {
+		s := e.syms
+		rep.mu.Unlock()
+		return s
+	}
+	rep.mu.Unlock()
+	k := recKey{kindSymbols, symbolKey(sf.path, sf.sum)}
+	var got *symbols.File
+	if b, ok := rep.rs.get(k); ok {
+		var s symbols.File
+		if decodeGob(b, &s) == nil {
+			got = &s
+		}
+	}
+	if got == nil {
+		if f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes); err == nil {
+			ex := extractors.Get().(*symbols.Extractor)
+			if s, err := ex.Extract(f); err == nil {
+				got = s
+				if b, err := encodeGob(s); err == nil {
+					rep.rs.put(k, b)
+				}
+			}
+			extractors.Put(ex)
+		}
+	}
+	rep.mu.Lock()
+	e.syms, e.symsDone = got, true
+	rep.mu.Unlock()
+	return got
 }
 
 // chunkOne chunks one decoded file; with withSymbols and a structural chunker its
-// symbols are extracted from the same syntax tree and stored.
-func chunkOne(f *chunker.File, sf sourceFile, ch chunker.Chunker, store *Store, withSymbols bool) ([]chunker.Chunk, error) {
+// symbols are extracted from the same syntax tree.
+func chunkOne(f *chunker.File, ch chunker.Chunker, withSymbols bool) ([]chunker.Chunk, *symbols.File, error) {
 	sc, ok := ch.(*chunker.Structural)
 	if !ok || !withSymbols {
-		return ch.Chunk(f)
+		cs, err := ch.Chunk(f)
+		return cs, nil, err
 	}
-	symKey := symbolKey(sf.path, sf.sum)
-	return sc.ChunkTree(f, func(root *sitter.Node, parsed []byte) {
-		if sym, err := symbols.ExtractTree(f, root, parsed); err == nil {
-			store.put("symbols", symKey, sym)
+	var syms *symbols.File
+	cs, err := sc.ChunkTree(f, func(root *sitter.Node, parsed []byte) {
+		if s, err := symbols.ExtractTree(f, root, parsed); err == nil {
+			syms = s
 		}
 	})
+	return cs, syms, err
 }
+
+// dense returns the dense part of the view ords (nil for retrieve.DenseNone): vectors
+// under opts.Embedder, or under the view's own LSA model, fitted on the view's chunks
+// (in view order) unless the store has it; each chunk text's vector is computed once
+// per model and kept in the store.
+func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts Options, st *Stats) (*retrieve.DenseVectors, error) {
+	if opts.Dense == retrieve.DenseNone && opts.Embedder == nil {
+		return nil, nil
+	}
+	emb := opts.Embedder
+	if emb == nil {
+		fitKey, label := key, key
+		if opts.RepoLSA {
+			fitKey, label = "repo\x00"+opts.Repo, ""
+		}
+		m, err := rep.viewLSA(fitKey, label, ords, opts, st)
+		if err != nil {
+			return nil, err
+		}
+		emb = m
+	}
+	d := &retrieve.DenseVectors{Dim: emb.Dim(), Embedder: emb}
+	if d.Dim <= 0 {
+		d.Dim = 0
+		return d, nil
+	}
+	id := emb.ID()
+	rep.mu.Lock()
+	mv, mt := rep.vecs[id], rep.trunc[id]
+	if mv == nil {
+		mv, mt = map[int32][]float32{}, map[int32]bool{}
+		rep.vecs[id], rep.trunc[id] = mv, mt
+	}
+	var todo []int32
+	for _, o := range ords {
+		if _, ok := mv[o]; !ok {
+			todo = append(todo, o)
+		}
+	}
+	rep.mu.Unlock()
+	// From the store, else embedded now.
+	var texts []string
+	var missing []int32
+	for _, o := range todo {
+		text := rep.corpus.Chunk(o).Text
+		if v, tr, ok := rep.storedVector(id, d.Dim, text); ok {
+			rep.mu.Lock()
+			mv[o], mt[o] = v, tr
+			rep.mu.Unlock()
+			d.Info.Cached++
+			continue
+		}
+		texts = append(texts, text)
+		missing = append(missing, o)
+	}
+	if len(missing) > 0 {
+		_, isLSA := emb.(*retrieve.LSA)
+		vecs, trunc, err := retrieve.EmbedTexts(ctx, emb, texts, 0, !isLSA)
+		if err != nil {
+			return nil, err
+		}
+		rep.mu.Lock()
+		for i, o := range missing {
+			mv[o], mt[o] = vecs[i], trunc[i]
+		}
+		rep.mu.Unlock()
+		for i := range missing {
+			rep.putVector(id, texts[i], vecs[i], trunc[i])
+		}
+		d.Info.Embedded += len(missing)
+		st.Built = true
+	}
+	d.Info.Cached += len(ords) - len(todo) // vectors already in memory
+	d.Vectors = make([]float32, 0, len(ords)*d.Dim)
+	rep.mu.Lock()
+	for _, o := range ords {
+		d.Vectors = append(d.Vectors, mv[o]...)
+		if mt[o] {
+			d.Info.Truncated++
+			d.Info.TruncatedIDs = append(d.Info.TruncatedIDs, rep.corpus.Chunk(o).ID)
+		}
+	}
+	rep.mu.Unlock()
+	return d, nil
+}
+
+// viewLSA returns the LSA model named by fitKey (a view key, or the repository's one
+// model): from memory, from the store, else fitted on the view's chunk texts in view
+// order and stored. Its ID is labelled with label (the view key; for the repository's
+// model, the key of the view it was fitted on, kept with it), so that vectors of
+// different fits never mix.
+func (rep *repository) viewLSA(fitKey, label string, ords []int32, opts Options, st *Stats) (*retrieve.LSA, error) {
+	rep.mu.Lock()
+	m := rep.fits[fitKey]
+	rep.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	mk := recKey{kindModel, sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", opts.LSADim, fitKey)))}
+	if b, ok := rep.rs.get(mk); ok {
+		if got, l, err := readLabeledLSA(b); err == nil {
+			m = got.Labeled(l)
+		}
+	}
+	if m == nil {
+		chunks := make([]chunker.Chunk, len(ords))
+		for i, o := range ords {
+			chunks[i] = *rep.corpus.Chunk(o)
+		}
+		fit, err := retrieve.FitLSA(chunks, opts.LSADim)
+		if err != nil {
+			return nil, err
+		}
+		if label == "" {
+			sum := sha256.Sum256([]byte(fitKey))
+			label = "fit-" + hex.EncodeToString(sum[:8])
+		}
+		if b, err := writeLabeledLSA(fit, label); err == nil {
+			rep.rs.put(mk, b)
+		}
+		m = fit.Labeled(label)
+		st.Built = true
+	}
+	rep.mu.Lock()
+	rep.fits[fitKey] = m
+	rep.mu.Unlock()
+	return m, nil
+}
+
+// writeLabeledLSA encodes a model with its label (uvarint length, label, model).
+func writeLabeledLSA(m *retrieve.LSA, label string) ([]byte, error) {
+	var buf bytes.Buffer
+	var vb [binary.MaxVarintLen64]byte
+	buf.Write(vb[:binary.PutUvarint(vb[:], uint64(len(label)))])
+	buf.WriteString(label)
+	_, err := m.WriteTo(&buf)
+	return buf.Bytes(), err
+}
+
+// readLabeledLSA decodes what writeLabeledLSA wrote.
+func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
+	br := bytes.NewReader(b)
+	n, err := binary.ReadUvarint(br)
+	if err != nil || n > uint64(br.Len()) {
+		return nil, "", fmt.Errorf("workspace: damaged model record")
+	}
+	label := make([]byte, n)
+	io.ReadFull(br, label)
+	m, err := retrieve.ReadLSA(br)
+	return m, string(label), err
+}
+
+// vectorKey is the store key of text's vector under model id (chunks are embedded
+// keeping their head).
+func vectorKey(id, text string) recKey {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00vec\x00%s\x00%d\x00", storeVersion, id, retrieve.KeepHead)
+	io.WriteString(h, text)
+	k := recKey{kind: kindVector}
+	h.Sum(k.key[:0])
+	return k
+}
+
+// storedVector returns text's vector under model id from the store.
+func (rep *repository) storedVector(id string, dim int, text string) ([]float32, bool, bool) {
+	b, ok := rep.rs.get(vectorKey(id, text))
+	if !ok || len(b) != 1+4*dim {
+		return nil, false, false
+	}
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[1+4*i:]))
+	}
+	return v, b[0]&1 != 0, true
+}
+
+// putVector stores text's vector under model id (flag byte: bit 0 truncated).
+func (rep *repository) putVector(id, text string, v []float32, trunc bool) {
+	b := make([]byte, 1+4*len(v))
+	if trunc {
+		b[0] = 1
+	}
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[1+4*i:], math.Float32bits(x))
+	}
+	rep.rs.put(vectorKey(id, text), b)
+}
+
+// chunkRecord is a stored chunking result. Files that could not be decoded or
+// chunked are not stored (their errors may depend on limits, and they are rare).
+type chunkRecord struct {
+	Chunks   []chunker.Chunk
+	Lossy    bool   // decoded lossily (see chunker.File.Lossy)
+	Encoding string // the encoding it was decoded from
+}
+
+func encodeGob(v any) ([]byte, error) {
+	var b bytes.Buffer
+	err := gob.NewEncoder(&b).Encode(v)
+	return b.Bytes(), err
+}
+
+func decodeGob(b []byte, v any) error { return gob.NewDecoder(bytes.NewReader(b)).Decode(v) }
 
 // fits reports whether raw is within the file size limit maxBytes (<= 0: the
 // default, chunker.DefaultMaxFileBytes).
@@ -286,78 +768,16 @@ func fits(raw []byte, maxBytes int) bool {
 	return len(raw) <= maxBytes
 }
 
-// symbolsCacheVersion is part of the symbol cache's file name and of the store
-// keys of symbol records; bump it when symbols.File changes meaning.
+// symbolsCacheVersion is part of the store keys of symbol records; bump it when
+// symbols.File changes meaning.
 const symbolsCacheVersion = "sym1"
 
-// symbolKey is the Store key of the symbols of the file at path whose raw bytes
-// hash to sum; chunkOne (from the chunker's parse) and symbolFiles must agree on it.
+// symbolKey is the store key of the symbols of the file at path whose raw bytes hash
+// to sum.
 func symbolKey(path string, sum [32]byte) [32]byte {
 	return storeKey("symbols", symbolsCacheVersion, path, sum)
 }
 
 // extractors lends symbol extractors (each holds tree-sitter parsers, usable by one
-// goroutine at a time) to symbolFiles.
+// goroutine at a time).
 var extractors = sync.Pool{New: func() any { return symbols.NewExtractor(0) }}
-
-// symbolFiles extracts the definitions and imports of a snapshot's source files, from
-// store (nil: none) when an earlier parse stored them. Files that cannot be read,
-// decoded or parsed are left out (the index's log already names them).
-func symbolFiles(snap Snapshot, store *Store, maxFileBytes int) []*symbols.File {
-	var ex *symbols.Extractor
-	defer func() {
-		if ex != nil {
-			extractors.Put(ex)
-		}
-	}()
-	var files []*symbols.File
-	for _, p := range snap.Paths() {
-		if grammars.ForPath(p) == nil {
-			continue
-		}
-		raw, err := snap.ReadFile(p)
-		if err != nil || !fits(raw, maxFileBytes) {
-			continue
-		}
-		skey := symbolKey(p, sha256.Sum256(raw))
-		var sf symbols.File
-		if store != nil && store.get("symbols", skey, &sf) {
-			files = append(files, &sf)
-			continue
-		}
-		f, err := chunker.Decode(p, raw, maxFileBytes)
-		if err != nil {
-			continue
-		}
-		if ex == nil {
-			ex = extractors.Get().(*symbols.Extractor)
-		}
-		got, err := ex.Extract(f)
-		if err != nil {
-			continue
-		}
-		if store != nil {
-			store.put("symbols", skey, got)
-		}
-		files = append(files, got)
-	}
-	return files
-}
-
-// cachedSymbols returns the symbol table of a snapshot whose index is ix, from
-// cacheDir/symbols/ when an earlier run stored it for the same index key, else built
-// from symbolFiles and stored (atomically; a failed write only costs the next run a
-// rebuild).
-func cachedSymbols(snap Snapshot, ix *retrieve.Index, cacheDir string, maxFileBytes int) *symbols.Table {
-	dir := filepath.Join(cacheDir, "symbols")
-	path := filepath.Join(dir, symbolsCacheVersion+"-"+retrieve.CacheDirName(ix.Key())+".gob")
-	key := sha256.Sum256([]byte(filepath.Base(path)))
-	var files []*symbols.File
-	if readRecord(path, key, &files) {
-		return symbols.NewTable(files)
-	}
-	files = symbolFiles(snap, OpenStore(cacheDir), maxFileBytes)
-	t := symbols.NewTable(files)
-	_ = writeRecord(path, key, files)
-	return t
-}

@@ -1,57 +1,462 @@
 package workspace
 
+// Design note. The store keeps what repoctx computes per file and per repository —
+// chunks, symbols, dense vectors, fitted LSA models — so that a later snapshot of a
+// repository, an edit, or a later run pays only for what changed. Records are keyed by
+// a SHA-256 of everything that shapes them (kind, settings, path, content), so a key
+// never names two different values and a record never needs updating: the store only
+// adds and evicts.
+//
+// Records live in segment files, grouped by repository (cacheDir/store-v2/repos/<id>/):
+// a run buffers the records it makes and writes them as one new segment at the end of
+// each snapshot (a temporary file renamed into place, so a segment is whole or absent).
+// Processes never write the same file, so any number of them can share a cache
+// directory at once; each reads the segments that exist when it opens a repository (and
+// rescans on a miss). A process using a repository holds a shared lock on the
+// repository's lock file; eviction takes the exclusive lock without waiting and skips
+// repositories in use. Eviction is least recently used by repository (the mtime of the
+// repository's "used" file, touched when it is opened), down to a size cap.
+
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
-	"encoding/gob"
+	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 
-	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 )
 
-// StoreDir is the subdirectory of the cache directory that holds the
-// content-addressed store ([Store]).
-const StoreDir = "store"
+// StoreDir is the subdirectory of a cache directory that holds the store; its name
+// carries the format version, so a cache written in another format is never misread.
+const StoreDir = "store-v2"
 
-// storeVersion is part of every store key; bump it when a stored record changes
+// DefaultCacheMaxBytes is the default size cap of a cache directory: 5 GB.
+const DefaultCacheMaxBytes = 5 << 30
+
+// storeVersion is part of every record key; bump it when a stored record changes
 // meaning (chunker.Chunk or symbols.File fields, or how they are computed).
-const storeVersion = "store-1"
+const storeVersion = "store-2"
 
-// Store is a content-addressed cache of per-file results, shared by all snapshots
-// (of all repositories) that use the same cache directory: the chunks of a file
-// and its symbols ([symbols.File]). A record's key is the SHA-256 of the store
-// version, the record kind, the settings that shape it (strategy and chunker
-// options for chunks), the file's grammar version, its path and the SHA-256 of its
-// raw bytes; so when a repository moves to a new revision, only the files whose
-// content changed are chunked and parsed again.
-//
-// The path is part of the key because chunk IDs and links name the file. Records
-// are gob files under dir/{kind}/{2 hex}/{62 hex}, written to a temporary file and
-// renamed into place, so concurrent builds (threads or processes) never see a
-// partial record; an unreadable record counts as a miss and is rewritten. The store
-// only grows: delete the folder to empty it.
-type Store struct {
-	dir string
+// Record kinds.
+const (
+	kindChunks  = 'c' // a file's chunks (chunkRecord)
+	kindSymbols = 's' // a file's symbols (symbols.File)
+	kindVector  = 'v' // a chunk text's vector under one model
+	kindModel   = 'l' // a fitted LSA model
+)
+
+// Segment file layout: segMagic; the records, each its kind, its 32-byte key, the
+// payload's length (uvarint), the payload's CRC-32C (uint32 LE) and the payload; the
+// footer: the record count (uvarint) and per record its kind, key, and the offset and
+// length (uvarints) of its CRC and payload; the trailer: the footer's offset (uint64
+// LE), length and CRC-32C (uint32 LE each) and segEnd.
+const (
+	segMagic   = "repoctx-segment-2\n"
+	segEnd     = "rcsegend"
+	segTrailer = 8 + 4 + 4 + len(segEnd) // footer offset, footer length, footer CRC, end mark
+	segExt     = ".seg"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// recKey names a record.
+type recKey struct {
+	kind byte
+	key  [32]byte
 }
 
-// OpenStore returns the store in cacheDir/[StoreDir]; the folder is created on the
-// first write. It never fails: a store that cannot be written only costs time.
+// recLoc is where a record is.
+type recLoc struct {
+	seg      *segment
+	off, len int64
+}
+
+// segment is an opened segment file.
+type segment struct {
+	name string
+	f    *os.File
+	size int64
+}
+
+// Store is the store of one cache directory (see the design note above). Its methods
+// are safe for concurrent use; a failed write only costs a later run the work again,
+// and is counted (StoreStats.WriteErrors).
+type Store struct {
+	cacheDir, dir string
+
+	mu    sync.Mutex
+	repos map[string]*repoStore // by repository ID
+
+	writeErrors int
+}
+
+// repoStore is one repository's records.
+type repoStore struct {
+	st   *Store
+	id   string
+	dir  string
+	lock *os.File // shared lock while this process uses the repository
+
+	mu       sync.RWMutex
+	segs     map[string]*segment
+	index    map[recKey]recLoc
+	pending  map[recKey][]byte
+	pendSize int64
+	scanned  time.Time
+}
+
+// storeSet shares one Store per cache directory within a process.
+var storeSet = struct {
+	sync.Mutex
+	m map[string]*Store
+}{m: map[string]*Store{}}
+
+// OpenStore returns the store of cacheDir (one per directory within a process). It
+// removes what killed runs left behind (temporary segment files no process is writing)
+// and caches of older formats (see [CleanOldFormats]) the first time a process opens
+// the directory. It never fails: a store that cannot be written only costs time.
 func OpenStore(cacheDir string) *Store {
-	return &Store{dir: filepath.Join(cacheDir, StoreDir)}
+	abs, err := filepath.Abs(cacheDir)
+	if err != nil {
+		abs = cacheDir
+	}
+	storeSet.Lock()
+	defer storeSet.Unlock()
+	if s := storeSet.m[abs]; s != nil {
+		return s
+	}
+	s := &Store{cacheDir: abs, dir: filepath.Join(abs, StoreDir), repos: map[string]*repoStore{}}
+	storeSet.m[abs] = s
+	CleanOldFormats(abs)
+	return s
 }
 
 // Dir returns the store's folder.
 func (s *Store) Dir() string { return s.dir }
 
-// storeKey returns the key of a record of kind for the file at path whose raw
-// bytes hash to sum, under settings.
+// repoDir returns the folder of repository id's segments.
+func (s *Store) repoDir(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return filepath.Join(s.dir, "repos", hex.EncodeToString(sum[:12]))
+}
+
+// repo returns repository id's records, opening its folder (and taking its shared lock)
+// on first use.
+func (s *Store) repo(id string) *repoStore {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.repos[id]; r != nil {
+		return r
+	}
+	r := &repoStore{st: s, id: id, dir: s.repoDir(id), segs: map[string]*segment{}, index: map[recKey]recLoc{}, pending: map[recKey][]byte{}}
+	if err := os.MkdirAll(r.dir, 0o755); err == nil {
+		os.WriteFile(filepath.Join(r.dir, "repo"), []byte(id+"\n"), 0o644)
+		if f, err := os.OpenFile(filepath.Join(r.dir, "lock"), os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_SH) == nil {
+				r.lock = f
+			} else {
+				f.Close()
+			}
+		}
+		touch(filepath.Join(r.dir, "used"))
+		removeDeadTemps(r.dir)
+	}
+	r.rescan()
+	s.repos[id] = r
+	return r
+}
+
+// touch sets path's modification time to now, creating it if needed.
+func touch(path string) {
+	now := time.Now()
+	if err := os.Chtimes(path, now, now); err != nil {
+		os.WriteFile(path, nil, 0o644)
+	}
+}
+
+// rescan opens the segments of the folder not opened yet (r.mu held or not shared).
+func (r *repoStore) rescan() {
+	ents, err := os.ReadDir(r.dir)
+	r.scanned = time.Now()
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, segExt) || strings.HasPrefix(name, ".") || r.segs[name] != nil || !e.Type().IsRegular() {
+			continue // a FIFO or a device named like a segment is never opened
+		}
+		seg, entries, err := openSegment(filepath.Join(r.dir, name))
+		if err != nil {
+			continue // damaged or half-written by a crash: ignored (gc removes it)
+		}
+		r.segs[name] = seg
+		for k, loc := range entries {
+			loc.seg = seg
+			r.index[k] = loc
+		}
+	}
+}
+
+// openSegment opens a segment file and reads its footer.
+func openSegment(path string) (*segment, map[recKey]recLoc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := func(err error) (*segment, map[recKey]recLoc, error) {
+		f.Close()
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(len(segMagic)+segTrailer) {
+		return fail(errors.New("not a segment"))
+	}
+	size := fi.Size()
+	tr := make([]byte, segTrailer)
+	if _, err := f.ReadAt(tr, size-int64(segTrailer)); err != nil {
+		return fail(err)
+	}
+	if string(tr[16:]) != segEnd {
+		return fail(errors.New("no segment end"))
+	}
+	off, n, sum := int64(binary.LittleEndian.Uint64(tr)), int64(binary.LittleEndian.Uint32(tr[8:])), binary.LittleEndian.Uint32(tr[12:])
+	if off < int64(len(segMagic)) || off+n != size-int64(segTrailer) {
+		return fail(errors.New("bad footer position"))
+	}
+	foot := make([]byte, n)
+	if _, err := f.ReadAt(foot, off); err != nil {
+		return fail(err)
+	}
+	if crc32.Checksum(foot, castagnoli) != sum {
+		return fail(errors.New("damaged footer"))
+	}
+	br := bytes.NewReader(foot)
+	count, err := binary.ReadUvarint(br)
+	if err != nil || count > uint64(n) {
+		return fail(errors.New("damaged footer"))
+	}
+	seg := &segment{name: filepath.Base(path), f: f, size: size}
+	entries := make(map[recKey]recLoc, count)
+	for range count {
+		var k recKey
+		var err error
+		if k.kind, err = br.ReadByte(); err == nil {
+			_, err = io.ReadFull(br, k.key[:])
+		}
+		o, err1 := binary.ReadUvarint(br)
+		l, err2 := binary.ReadUvarint(br)
+		if err != nil || err1 != nil || err2 != nil || int64(o)+int64(l) > off {
+			return fail(errors.New("damaged footer"))
+		}
+		entries[k] = recLoc{off: int64(o), len: int64(l)}
+	}
+	return seg, entries, nil
+}
+
+// get returns the payload of record k, from this process's pending writes or a segment,
+// and whether it was found intact (a record whose checksum does not match is a miss).
+func (r *repoStore) get(k recKey) ([]byte, bool) {
+	r.mu.RLock()
+	if p, ok := r.pending[k]; ok {
+		r.mu.RUnlock()
+		return p, true
+	}
+	loc, ok := r.index[k]
+	stale := time.Since(r.scanned) > 2*time.Second
+	r.mu.RUnlock()
+	if !ok && stale {
+		r.mu.Lock()
+		r.rescan()
+		loc, ok = r.index[k]
+		r.mu.Unlock()
+	}
+	if !ok {
+		return nil, false
+	}
+	b := make([]byte, loc.len)
+	if _, err := loc.seg.f.ReadAt(b, loc.off); err != nil || len(b) < 4 {
+		return nil, false
+	}
+	if crc32.Checksum(b[4:], castagnoli) != binary.LittleEndian.Uint32(b) {
+		return nil, false
+	}
+	return b[4:], true
+}
+
+// put buffers record k (written at the next flush).
+func (r *repoStore) put(k recKey, payload []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.pending[k]; ok {
+		return
+	}
+	r.pending[k] = payload
+	r.pendSize += int64(len(payload))
+}
+
+// flush writes the pending records as a new segment. A failed write is counted in the
+// store's statistics; the records stay in memory for this process.
+func (r *repoStore) flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.pending) == 0 {
+		return nil
+	}
+	keys := make([]recKey, 0, len(r.pending))
+	for k := range r.pending {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b recKey) int {
+		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.key[:], b.key[:])
+	})
+	name := fmt.Sprintf("seg-%d-%d-%08x%s", time.Now().UnixNano(), os.Getpid(), rand.Uint32(), segExt)
+	path := filepath.Join(r.dir, name)
+	locs := make(map[recKey]recLoc, len(keys))
+	err := writeSegment(path, keys, r.pending, locs)
+	if err != nil {
+		r.st.mu.Lock()
+		r.st.writeErrors++
+		r.st.mu.Unlock()
+		return err
+	}
+	seg, _, err := openSegment(path)
+	if err != nil {
+		return err
+	}
+	r.segs[name] = seg
+	for k, loc := range locs {
+		loc.seg = seg
+		r.index[k] = loc
+	}
+	r.pending, r.pendSize = map[recKey][]byte{}, 0
+	return nil
+}
+
+// writeSegment writes the records keys (payloads in recs) to path atomically and
+// returns their locations in locs.
+func writeSegment(path string, keys []recKey, recs map[recKey][]byte, locs map[recKey]recLoc) error {
+	f, err := atomicfile.Create(path, atomicfile.Options{MkdirAll: true})
+	if err != nil {
+		return err
+	}
+	// The writer holds an exclusive lock on its temporary file, so that a cleaner can
+	// tell it from one a killed process left (see removeDeadTemps).
+	syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+	w := bufio.NewWriterSize(f, 1<<16)
+	off := int64(0)
+	write := func(b []byte) {
+		w.Write(b)
+		off += int64(len(b))
+	}
+	write([]byte(segMagic))
+	var hdr [1 + 32 + binary.MaxVarintLen64 + 4]byte
+	for _, k := range keys {
+		p := recs[k]
+		hdr[0] = k.kind
+		copy(hdr[1:], k.key[:])
+		n := 33 + binary.PutUvarint(hdr[33:], uint64(len(p)))
+		binary.LittleEndian.PutUint32(hdr[n:], crc32.Checksum(p, castagnoli))
+		write(hdr[:n])
+		// A record's location covers its CRC and its payload.
+		locs[k] = recLoc{off: off, len: 4 + int64(len(p))}
+		write(hdr[n : n+4])
+		write(p)
+	}
+	footAt := off
+	var foot bytes.Buffer
+	var vb [binary.MaxVarintLen64]byte
+	foot.Write(vb[:binary.PutUvarint(vb[:], uint64(len(keys)))])
+	for _, k := range keys {
+		loc := locs[k]
+		foot.WriteByte(k.kind)
+		foot.Write(k.key[:])
+		foot.Write(vb[:binary.PutUvarint(vb[:], uint64(loc.off))])
+		foot.Write(vb[:binary.PutUvarint(vb[:], uint64(loc.len))])
+	}
+	write(foot.Bytes())
+	var tr [segTrailer]byte
+	binary.LittleEndian.PutUint64(tr[:], uint64(footAt))
+	binary.LittleEndian.PutUint32(tr[8:], uint32(foot.Len()))
+	binary.LittleEndian.PutUint32(tr[12:], crc32.Checksum(foot.Bytes(), castagnoli))
+	copy(tr[16:], segEnd)
+	write(tr[:])
+	if err := w.Flush(); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// removeDeadTemps removes the temporary files in dir that no live process is writing
+// (a writer holds an exclusive lock on its file while it writes).
+func removeDeadTemps(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !atomicfile.IsTemp(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(p) // its writer is gone
+		}
+		f.Close()
+	}
+}
+
+// Flush writes every repository's pending records. It returns the first write error.
+func (s *Store) Flush() error {
+	s.mu.Lock()
+	repos := make([]*repoStore, 0, len(s.repos))
+	for _, r := range s.repos {
+		repos = append(repos, r)
+	}
+	s.mu.Unlock()
+	var first error
+	for _, r := range repos {
+		if err := r.flush(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// WriteErrors returns how many segment writes failed in this process (a full disk, a
+// read-only cache): every run after such a failure recomputes what was lost.
+func (s *Store) WriteErrors() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeErrors
+}
+
+// storeKey returns the key of a record of kind for the file at path whose raw bytes
+// hash to sum, under settings.
 func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", storeVersion, kind, settings)
@@ -64,78 +469,67 @@ func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
 	return k
 }
 
-func (s *Store) file(kind string, key [32]byte) string {
-	x := hex.EncodeToString(key[:])
-	return filepath.Join(s.dir, kind, x[:2], x[2:])
-}
-
-// get decodes the record of kind and key into v and reports whether it was found
-// intact (see readRecord).
-func (s *Store) get(kind string, key [32]byte, v any) bool {
-	return readRecord(s.file(kind, key), key, v)
-}
-
-// put stores v as the record of kind and key (atomically; errors are dropped: a
-// failed write only costs a later build the work again).
-func (s *Store) put(kind string, key [32]byte, v any) {
-	_ = writeRecord(s.file(kind, key), key, v)
-}
-
-// recordMagic starts every record file; recordHeader is its length plus the key
-// and the SHA-256 of the payload.
-const (
-	recordMagic  = "repoctx-record-1\n"
-	recordHeader = len(recordMagic) + 32 + 32
-)
-
-// writeRecord writes v gob-encoded to path atomically (a temporary file in the same
-// folder, created if needed, renamed into place; on error nothing is left behind),
-// behind a header holding key and the SHA-256 of the encoded bytes, so that
-// readRecord can tell a damaged or misplaced record from a good one.
-func writeRecord(path string, key [32]byte, v any) error {
-	var payload bytes.Buffer
-	if err := gob.NewEncoder(&payload).Encode(v); err != nil {
-		return err
+// CleanOldFormats removes from cacheDir what repoctx wrote there in older formats (the
+// per-snapshot index folders, the one-file-per-record store, symbol tables and the
+// embedding cache of versions before the store-v2 layout), so that they are rebuilt in
+// the current format rather than misread. It leaves everything else alone.
+func CleanOldFormats(cacheDir string) (removed int64) {
+	ents, err := os.ReadDir(cacheDir)
+	if err != nil {
+		return 0
 	}
-	sum := sha256.Sum256(payload.Bytes())
-	return atomicfile.Write(path, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		bw.WriteString(recordMagic)
-		bw.Write(key[:])
-		bw.Write(sum[:])
-		bw.Write(payload.Bytes())
-		return bw.Flush()
-	}, atomicfile.Options{MkdirAll: true})
+	for _, e := range ents {
+		if isOldFormat(cacheDir, e) {
+			p := filepath.Join(cacheDir, e.Name())
+			removed += dirBytes(p)
+			os.RemoveAll(p)
+		}
+	}
+	return removed
 }
 
-// readRecord decodes the record at path into v and reports success. Anything but a
-// regular file (a FIFO, a device, a folder, a symbolic link) is not opened; a
-// record whose header does not name key, whose payload does not match its checksum
-// or does not decode counts as missing (the caller rebuilds and rewrites it).
-func readRecord(path string, key [32]byte, v any) bool {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(recordHeader) {
+// isOldFormat reports whether the entry e of cacheDir is a cache of an older format.
+func isOldFormat(cacheDir string, e fs.DirEntry) bool {
+	name := e.Name()
+	if !e.IsDir() {
 		return false
 	}
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) < recordHeader || string(b[:len(recordMagic)]) != recordMagic {
-		return false
+	switch {
+	case name == "store" || name == "symbols" || name == "embeddings":
+		return true
+	case isHex(name, 32):
+		p := filepath.Join(cacheDir, name)
+		_, err := os.Stat(filepath.Join(p, "bleve"))
+		_, err2 := os.Stat(filepath.Join(p, "manifest.json"))
+		return err == nil || err2 == nil
+	case strings.HasPrefix(name, ".") && len(name) > 33 && isHex(name[1:33], 32):
+		return strings.Contains(name, ".tmp-") || strings.Contains(name, ".old-")
 	}
-	h := b[len(recordMagic):]
-	if !bytes.Equal(h[:32], key[:]) {
-		return false
-	}
-	payload := b[recordHeader:]
-	if sum := sha256.Sum256(payload); !bytes.Equal(h[32:64], sum[:]) {
-		return false
-	}
-	return gob.NewDecoder(bytes.NewReader(payload)).Decode(v) == nil
+	return false
 }
 
-// chunkRecord is a stored chunking result. Files that could not be decoded or
-// chunked are not stored (their errors may depend on limits, and they are rare).
-type chunkRecord struct {
-	Chunks   []chunker.Chunk
-	Lossy    bool   // decoded lossily (see chunker.File.Lossy)
-	Encoding string // the encoding it was decoded from
+// crc32Of returns the CRC-32C of b; le32 the little-endian uint32 at b's start.
+func crc32Of(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+func le32(b []byte) uint32    { return binary.LittleEndian.Uint32(b) }
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// dirBytes returns the bytes of the regular files under p.
+func dirBytes(p string) int64 {
+	var n int64
+	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }

@@ -2,16 +2,20 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/repoctx/repoctx/retrieve"
 )
 
-// writeRepo writes files (path -> content) under dir.
+// writeRepo writes files (path -> content) under dir and opens it.
 func writeRepo(t *testing.T, dir string, files map[string]string) Snapshot {
 	t.Helper()
 	for p, text := range files {
@@ -30,128 +34,281 @@ func writeRepo(t *testing.T, dir string, files map[string]string) Snapshot {
 	return snap
 }
 
-// TestStoreReuse: a second snapshot of a repository chunks and parses only the files
-// that changed; its chunks and symbols equal those of a build without the store.
-func TestStoreReuse(t *testing.T) {
-	v1 := map[string]string{
-		"pkg/a.py": "def alpha(x):\n    return x + 1\n",
-		"pkg/b.py": "class Beta:\n    def one(self):\n        return 1\n\n    def two(self):\n        return 2\n",
-		"pkg/c.py": "import os\n\nPATH = os.getcwd()\n",
-	}
-	v2 := map[string]string{
-		"pkg/a.py": v1["pkg/a.py"],
-		"pkg/b.py": "class Beta:\n    def one(self):\n        return 10\n\n    def two(self):\n        return 2\n",
-		"pkg/c.py": v1["pkg/c.py"],
-		"pkg/d.py": "from pkg.a import alpha\n\nprint(alpha(2))\n",
-	}
-	cache := t.TempDir()
-	index := func(snap Snapshot, cache string) (*retrieve.Index, Stats) {
-		r, err := Open(context.Background(), snap, Options{CacheDir: cache, Build: retrieve.BuildOptions{Dense: retrieve.DenseNone}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close() })
-		return r.Index(), r.Stats()
-	}
-	_, st1 := index(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), cache)
-	if st1.Chunked != 3 || st1.Reused != 0 {
-		t.Errorf("first snapshot: chunked %d, reused %d; want 3, 0", st1.Chunked, st1.Reused)
-	}
-	snap2 := writeRepo(t, filepath.Join(t.TempDir(), "r-2"), v2)
-	ix2, st2 := index(snap2, cache)
-	if st2.Chunked != 2 || st2.Reused != 2 {
-		t.Errorf("second snapshot: chunked %d, reused %d; want 2 (b.py changed, d.py new), 2", st2.Chunked, st2.Reused)
-	}
-	fresh, _ := index(snap2, t.TempDir())
-	if !reflect.DeepEqual(ix2.Chunks(), fresh.Chunks()) {
-		t.Errorf("chunks from the store differ from a fresh build")
-	}
-	// Symbols: the second snapshot's table from the store equals one built directly.
-	store := OpenStore(cache)
-	symbolFiles(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), store, 0) // stores v1's files
-	got := symbolFiles(snap2, store, 0)
-	want := symbolFiles(snap2, nil, 0)
-	if len(got) != 4 || !reflect.DeepEqual(got, want) {
-		t.Errorf("symbols from the store differ from a direct extraction (%d files)", len(got))
-	}
-	// A damaged record is a miss, rewritten by the next build: one byte flipped, a
-	// record copied over another key, a FIFO (must not block), plain garbage.
-	var recs []string
-	filepath.WalkDir(filepath.Join(OpenStore(cache).Dir(), "chunks"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			recs = append(recs, p)
-		}
-		return nil
-	})
-	if len(recs) < 4 {
-		t.Fatalf("%d chunk records, want at least 4", len(recs))
-	}
-	for i, p := range recs {
-		b, _ := os.ReadFile(p)
-		switch i % 4 {
-		case 0:
-			b[len(b)-3] ^= 0x01
-			os.WriteFile(p, b, 0o644)
-		case 1:
-			other, _ := os.ReadFile(recs[(i+1)%len(recs)])
-			os.WriteFile(p, other, 0o644)
-		case 2:
-			os.Remove(p)
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
-				t.Fatal(err)
+// newProcess forgets this process's repositories and stores, as if a new process
+// started (the cache directory on disk stays).
+func newProcess() {
+	registry.Lock()
+	registry.m, registry.idle = map[string]*repository{}, nil
+	registry.Unlock()
+	storeSet.Lock()
+	for _, s := range storeSet.m {
+		for _, r := range s.repos {
+			if r.lock != nil {
+				r.lock.Close()
 			}
-		case 3:
-			os.WriteFile(p, []byte("garbage"), 0o644)
+			for _, seg := range r.segs {
+				seg.f.Close()
+			}
 		}
 	}
-	_, st3 := index(writeRepo(t, filepath.Join(t.TempDir(), "r-3"), v2), cache)
-	if st3.Reused != 0 {
-		t.Errorf("after damage: chunked %d, reused %d; want no record reused", st3.Chunked, st3.Reused)
-	}
+	storeSet.m = map[string]*Store{}
+	storeSet.Unlock()
 }
 
-// TestIndexStoresSymbols: with Options.Symbols the chunker's parse also yields
-// the files' symbols, stored for the symbol table, equal to a separate extraction.
-func TestIndexStoresSymbols(t *testing.T) {
-	snap := writeRepo(t, filepath.Join(t.TempDir(), "r-1"), map[string]string{
-		"pkg/a.py":  "import os\n\n\nclass A:\n    \"\"\"Doc.\"\"\"\n\n    def f(self, x):\n        return os.path.join(x)\n",
-		"src/B.kt":  "package b\n\nimport a.C as D\n\nfun interface F { fun g(): Int }\n\nclass B(val x: Int) {\n  fun h() = x\n}\n",
-		"pkg/c.py":  "def broken(:\n    pass\n",
-		"notes.txt": "not source\n",
-	})
-	cache := t.TempDir()
-	r, err := Open(context.Background(), snap, Options{CacheDir: cache, Build: retrieve.BuildOptions{Dense: retrieve.DenseNone}, Symbols: true})
+var storeV1 = map[string]string{
+	"pkg/a.py": "def alpha(x):\n    return x + 1\n",
+	"pkg/b.py": "class Beta:\n    def one(self):\n        return 1\n\n    def two(self):\n        return 2\n",
+	"pkg/c.py": "import os\n\nPATH = os.getcwd()\n",
+}
+
+var storeV2 = map[string]string{
+	"pkg/a.py": storeV1["pkg/a.py"],
+	"pkg/b.py": "class Beta:\n    def one(self):\n        return 10\n\n    def two(self):\n        return 2\n",
+	"pkg/c.py": storeV1["pkg/c.py"],
+	"pkg/d.py": "from pkg.a import alpha\n\nprint(alpha(2))\n",
+}
+
+// open opens snap as a revision of repository "o/r" with cache and opts' other fields.
+func open(t *testing.T, snap Snapshot, cache string, symbols bool) *Repo {
+	t.Helper()
+	r, err := Open(context.Background(), snap, Options{Repo: "o/r", CacheDir: cache, Symbols: symbols})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	if r.Symbols() == nil {
-		t.Fatal("no symbol table with Options.Symbols")
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestStoreReuse: a second snapshot of a repository chunks only the files that
+// changed, in the same process (from the repository's index) and in a new one (from
+// the store); its chunks, symbols and vectors equal those of a build with an empty
+// cache.
+func TestStoreReuse(t *testing.T) {
+	cache := t.TempDir()
+	r1 := open(t, writeRepo(t, filepath.Join(t.TempDir(), "r-1"), storeV1), cache, true)
+	if st := r1.Stats(); st.Chunked != 3 || st.Reused != 0 || !st.Built {
+		t.Errorf("first snapshot: %+v", st)
 	}
-	n := 0
-	filepath.WalkDir(filepath.Join(OpenStore(cache).Dir(), "symbols"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			n++
+	snap2 := writeRepo(t, filepath.Join(t.TempDir(), "r-2"), storeV2)
+	r2 := open(t, snap2, cache, true)
+	if st := r2.Stats(); st.Chunked != 2 || st.Reused != 2 {
+		t.Errorf("second snapshot: chunked %d, reused %d; want 2 (b.py changed, d.py new), 2", st.Chunked, st.Reused)
+	}
+	newProcess()
+	again := open(t, snap2, cache, true)
+	if st := again.Stats(); st.Chunked != 0 || st.Reused != 4 || st.Built {
+		t.Errorf("a new process: %+v, want every file and the model from the store", st)
+	}
+	if d := again.Index().DenseInfo(); d.Embedded != 0 || d.Cached != d.Vectors {
+		t.Errorf("a new process embedded %d of %d chunks", d.Embedded, d.Vectors)
+	}
+	newProcess()
+	fresh := open(t, snap2, t.TempDir(), true)
+	for _, r := range []*Repo{r2, again} {
+		if !reflect.DeepEqual(r.Index().Chunks(), fresh.Index().Chunks()) {
+			t.Errorf("chunks differ from a fresh build")
 		}
-		return nil
-	})
-	if n != 3 {
-		t.Errorf("%d symbol records stored by Open, want 3", n)
-	}
-	got, want := symbolFiles(snap, OpenStore(cache), 0), symbolFiles(snap, nil, 0)
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("symbols from the chunker's parse differ from a separate extraction:\n%+v\n%+v", got, want)
+		got := r.Symbols().Resolve("alpha", "pkg/d.py", nil, 2)
+		want := fresh.Symbols().Resolve("alpha", "pkg/d.py", nil, 2)
+		if len(got) != 1 || !reflect.DeepEqual(got, want) {
+			t.Errorf("symbols differ from a fresh build: %+v vs %+v", got, want)
+		}
+		q := retrieve.Query{Text: "def one(self): return", K: 4}
+		h1, _ := r.Index().Search(context.Background(), q)
+		h2, _ := fresh.Index().Search(context.Background(), q)
+		if !reflect.DeepEqual(h1, h2) {
+			t.Errorf("hybrid hits differ from a fresh build: %v vs %v", h1, h2)
+		}
 	}
 }
-func TestDefaultCacheDir(t *testing.T) {
-	d := DefaultCacheDir()
-	if filepath.Base(d) != "repoctx" && filepath.Base(d) != "repoctx-cache" {
-		t.Errorf("DefaultCacheDir() = %q", d)
+
+// segments returns the segment files of the cache.
+func segments(t *testing.T, cache string) []string {
+	t.Helper()
+	segs, _ := filepath.Glob(filepath.Join(cache, StoreDir, "repos", "*", "*"+segExt))
+	return segs
+}
+
+// TestStoreDamage: a damaged segment is never misread: a flipped payload byte is a
+// miss for that record, a torn or garbage segment is ignored, and a FIFO named like a
+// segment is not opened (it would block); the files are rebuilt.
+func TestStoreDamage(t *testing.T) {
+	cache := t.TempDir()
+	snap := writeRepo(t, filepath.Join(t.TempDir(), "r-1"), storeV1)
+	want := open(t, snap, cache, false).Index().Chunks()
+	segs := segments(t, cache)
+	if len(segs) != 1 {
+		t.Fatalf("segments %v", segs)
 	}
-	t.Setenv("XDG_CACHE_HOME", "")
-	t.Setenv("HOME", "")
-	t.Setenv("LocalAppData", "")
-	if d := DefaultCacheDir(); d != filepath.Join(os.TempDir(), "repoctx-cache") {
-		t.Errorf("DefaultCacheDir() without a home = %q", d)
+	b, _ := os.ReadFile(segs[0])
+	for i := len(segMagic) + 200; i < len(b)/2; i += 97 {
+		b[i] ^= 0x20
 	}
+	os.WriteFile(segs[0], b, 0o644)
+	dir := filepath.Dir(segs[0])
+	os.WriteFile(filepath.Join(dir, "seg-torn"+segExt), b[:len(b)/2], 0o644)
+	os.WriteFile(filepath.Join(dir, "seg-garbage"+segExt), []byte("not a segment at all"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "seg-fifo"+segExt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newProcess()
+	r := open(t, snap, cache, false)
+	if !reflect.DeepEqual(r.Index().Chunks(), want) {
+		t.Errorf("chunks after damage differ from the original build")
+	}
+	if st := r.Stats(); st.Chunked == 0 {
+		t.Errorf("no file was rebuilt after damage: %+v", st)
+	}
+}
+
+// TestOldFormatsRemoved: a cache written by an older version (per-snapshot index
+// folders, the one-file-per-record store) is removed, never read.
+func TestOldFormatsRemoved(t *testing.T) {
+	cache := t.TempDir()
+	old := []string{"store/chunks/ab/cdef", "symbols/sym1-x.gob", "embeddings/embeddings.bolt",
+		"0123456789abcdef0123456789abcdef/manifest.json", ".0123456789abcdef0123456789abcdef.tmp-1/bleve/x"}
+	for _, p := range old {
+		full := filepath.Join(cache, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte("old"), 0o644)
+	}
+	os.WriteFile(filepath.Join(cache, "keep.txt"), []byte("not ours"), 0o644)
+	os.MkdirAll(filepath.Join(cache, "models", "x"), 0o755)
+	if cs, _ := Stat(cache); cs.OldBytes == 0 {
+		t.Errorf("Stat does not see the old formats")
+	}
+	newProcess()
+	open(t, writeRepo(t, filepath.Join(t.TempDir(), "r-1"), storeV1), cache, false)
+	for _, p := range old {
+		if _, err := os.Stat(filepath.Join(cache, strings.Split(p, "/")[0])); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	for _, p := range []string{"keep.txt", "models/x"} {
+		if _, err := os.Stat(filepath.Join(cache, p)); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+}
+
+// TestDeadTempsRemoved: a temporary segment file a killed run left is removed when
+// the repository is next opened; one a live writer holds is kept.
+func TestDeadTempsRemoved(t *testing.T) {
+	cache := t.TempDir()
+	snap := writeRepo(t, filepath.Join(t.TempDir(), "r-1"), storeV1)
+	open(t, snap, cache, false)
+	dir := filepath.Dir(segments(t, cache)[0])
+	dead := filepath.Join(dir, ".seg-1.seg.tmp-111")
+	live := filepath.Join(dir, ".seg-2.seg.tmp-222")
+	os.WriteFile(dead, []byte("half"), 0o644)
+	os.WriteFile(live, []byte("half"), 0o644)
+	f, err := os.Open(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+	if cs, _ := Stat(cache); cs.Temps != 2 {
+		t.Errorf("Stat counts %d temporary files, want 2", cs.Temps)
+	}
+	newProcess()
+	open(t, snap, cache, false)
+	if _, err := os.Stat(dead); err == nil {
+		t.Errorf("a dead temporary file was kept")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live writer's temporary file was removed")
+	}
+}
+
+// TestGCEvictsLeastRecentlyUsed: under a cap, whole repositories are evicted least
+// recently used first, never one a process has open; Clear removes all unused.
+func TestGCEvictsLeastRecentlyUsed(t *testing.T) {
+	cache := t.TempDir()
+	var sizes []int64
+	for i, name := range []string{"o/first", "o/second", "o/third"} {
+		files := map[string]string{}
+		for f := range 30 {
+			files[fmt.Sprintf("m%02d.py", f)] = strings.Repeat(fmt.Sprintf("def f%d_%d(x):\n    return x + %d\n\n", i, f, f), 40)
+		}
+		r, err := Open(context.Background(), writeRepo(t, filepath.Join(t.TempDir(), fmt.Sprint("r-", i)), files), Options{Repo: name, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		cs, _ := Stat(cache)
+		sizes = append(sizes, cs.Bytes)
+		// Distinct "used" times, oldest first.
+		dir := filepath.Join(cache, StoreDir, "repos", repoDirName(name))
+		when := time.Now().Add(-time.Duration(3-i) * time.Hour)
+		os.Chtimes(filepath.Join(dir, "used"), when, when)
+	}
+	// This process holds all three open (its registry keeps them): nothing can go.
+	res, err := GC(cache, sizes[2]/2)
+	if err != nil || len(res.Evicted) != 0 || len(res.Kept) == 0 {
+		t.Fatalf("GC with every repository open: %+v %v", res, err)
+	}
+	newProcess()
+	res, err = GC(cache, sizes[2]-sizes[0]/2)
+	if err != nil || len(res.Evicted) != 1 || res.Evicted[0] != "o/first" {
+		t.Fatalf("GC: %+v %v, want o/first evicted", res, err)
+	}
+	if cs, _ := Stat(cache); cs.Bytes > sizes[2]-sizes[0]/2 || len(cs.Repos) != 2 {
+		t.Errorf("after GC: %d bytes, %d repositories", cs.Bytes, len(cs.Repos))
+	}
+	if res, _ := Clear(cache); len(res.Evicted) != 2 {
+		t.Errorf("Clear evicted %v", res.Evicted)
+	}
+}
+
+// TestTwoProcesses: two processes fill one cache directory at once (the same
+// repository, different snapshots) and both finish; a third reads everything from the
+// store.
+func TestTwoProcesses(t *testing.T) {
+	if os.Getenv("REPOCTX_STORE_CHILD") != "" {
+		return
+	}
+	cache := t.TempDir()
+	dirs := []string{filepath.Join(t.TempDir(), "r-1"), filepath.Join(t.TempDir(), "r-2")}
+	writeRepo(t, dirs[0], storeV1)
+	writeRepo(t, dirs[1], storeV2)
+	var cmds []*exec.Cmd
+	for _, d := range dirs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStoreChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "REPOCTX_STORE_CHILD="+d, "REPOCTX_STORE_CACHE="+cache)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+	}
+	newProcess()
+	for i, d := range dirs {
+		snap, _ := OpenDir(d, Limits{})
+		r := open(t, snap, cache, true)
+		if st := r.Stats(); st.Chunked != 0 {
+			t.Errorf("snapshot %d: %d files chunked after the two processes stored them", i, st.Chunked)
+		}
+	}
+}
+
+// TestStoreChild is the child process of TestTwoProcesses.
+func TestStoreChild(t *testing.T) {
+	dir := os.Getenv("REPOCTX_STORE_CHILD")
+	if dir == "" {
+		t.Skip("child of TestTwoProcesses only")
+	}
+	snap, err := OpenDir(dir, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(context.Background(), snap, Options{Repo: "o/r", CacheDir: os.Getenv("REPOCTX_STORE_CACHE"), Symbols: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
 }

@@ -135,7 +135,7 @@ func indexCmd() *cli.Command {
 		Name:      "index",
 		Usage:     "build (or reuse) the index of a repository folder",
 		ArgsUsage: "REPO_DIR",
-		Flags:     append(append(indexFlags(), verboseFlag), walkFlags()...),
+		Flags:     append(append(indexFlags(), verboseFlag, repoFlag), walkFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("index: give one repository folder")
@@ -147,18 +147,11 @@ func indexCmd() *cli.Command {
 			}
 			defer repo.Close()
 			st, ix := repo.Stats(), repo.Index()
-			what := "reused"
-			if st.Built {
-				what = "built"
-			}
-			fmt.Fprintf(c.App.Writer, "%s index %s\n  files %d, skipped %d, lossy %d, with parse errors %d, chunks %d, %.2fs\n",
-				what, ix.Dir(), st.Files, st.Skipped, st.Lossy, st.ParseErrors, st.Chunks, time.Since(t).Seconds())
+			d := ix.DenseInfo()
+			fmt.Fprintf(c.App.Writer, "indexed %s (repository %s) in %.3fs\n  files %d: chunked %d, reused %d; skipped %d, lossy %d, with parse errors %d; chunks %d\n",
+				repo.Snapshot().Name(), repo.ID(), time.Since(t).Seconds(), st.Files, st.Chunked, st.Reused, st.Skipped, st.Lossy, st.ParseErrors, st.Chunks)
+			fmt.Fprintf(c.App.Writer, "  dense %s: %d chunks embedded, %d cached\n", cmp.Or(d.Model, "none"), d.Embedded, d.Cached)
 			fmt.Fprintf(c.App.Writer, "  walker: %d source files, left out %d: %s\n", ws.Files, ws.TotalSkipped(), ws.SkipSummary())
-			if st.Built {
-				d := ix.DenseInfo()
-				fmt.Fprintf(c.App.Writer, "  files chunked %d, from the store %d; dense %s: %d chunks embedded, %d from the embedding cache\n",
-					st.Chunked, st.Reused, cmp.Or(d.Model, "none"), d.Embedded, d.Cached)
-			}
 			if c.Bool("verbose") {
 				for _, p := range st.ParseErrorFiles {
 					fmt.Fprintf(c.App.ErrWriter, "parse errors: %s\n", p)
@@ -178,6 +171,7 @@ func openRepo(c *cli.Context, dir string, withSymbols bool) (*workspace.Repo, wo
 		return nil, workspace.WalkStats{}, err
 	}
 	opts.Symbols = withSymbols
+	opts.RepoLSA = true // a folder's later versions (edits) embed with its first fit
 	if c.Bool("verbose") {
 		opts.Log = c.App.ErrWriter
 	}
@@ -185,8 +179,27 @@ func openRepo(c *cli.Context, dir string, withSymbols bool) (*workspace.Repo, wo
 	if err != nil {
 		return nil, ws, err
 	}
+	opts.Repo = c.String("repo")
+	if opts.Repo == "" {
+		opts.Repo = folderRepo(dir)
+	}
 	r, err := workspace.Open(c.Context, snap, opts)
 	return r, ws, err
+}
+
+// repoFlag names the repository a folder is a version of, for the cache.
+var repoFlag = &cli.StringFlag{Name: "repo", Usage: "repository `name` the folder is a version of: its versions share one index in the cache (default: owner/repo for a folder named owner__repo-REVISION, else the folder's absolute path)"}
+
+// folderRepo returns the default repository name of a folder (see repoFlag).
+func folderRepo(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	if id := workspace.RepoID(filepath.Base(abs)); id != filepath.Base(abs) {
+		return id
+	}
+	return abs
 }
 
 func queryCmd() *cli.Command {
@@ -199,7 +212,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
-		}, indexFlags()...), append(append(composeFlags()[:10], verboseFlag), walkFlags()...)...),
+		}, indexFlags()...), append(append(composeFlags()[:10], verboseFlag, repoFlag), walkFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("query: give one repository folder")

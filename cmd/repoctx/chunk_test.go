@@ -233,12 +233,12 @@ func TestIndexUsesWalker(t *testing.T) {
 		t.Fatalf("index: exit %d: %s", code, stderr)
 	}
 	// app.py, broken.py, pkg/util.py, secret_ok.py, src/Main.kt, tests/test_app.py
-	if !strings.Contains(stdout, "files 6,") || !strings.Contains(stdout, "walker: 6 source files, left out 12:") ||
+	if !strings.Contains(stdout, "files 6:") || !strings.Contains(stdout, "walker: 6 source files, left out 12:") ||
 		!strings.Contains(stdout, "1 vendored folder") {
 		t.Errorf("index output:\n%s", stdout)
 	}
 	code, stdout, _ = run(t, "index", "--cache-dir", cache, "--dense", "none", "--exclude", "tests/", repo)
-	if code != 0 || !strings.Contains(stdout, "files 5,") || !strings.Contains(stdout, "1 excluded by --exclude") {
+	if code != 0 || !strings.Contains(stdout, "files 5:") || !strings.Contains(stdout, "1 excluded by --exclude") {
 		t.Errorf("index --exclude: exit %d\n%s", code, stdout)
 	}
 }

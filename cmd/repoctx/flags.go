@@ -34,7 +34,7 @@ var (
 	overlapFlag  = &cli.IntFlag{Name: "overlap-lines", DefaultText: fmt.Sprintf("%d for fixed, %d for fallback", defFixed.WindowOverlap, defStruct.WindowOverlap), Usage: "window overlap in lines"}
 	cacheFlag    = &cli.StringFlag{Name: "cache-dir", Value: defWorkspace.CacheDir, Usage: "`directory` for indexes"}
 
-	denseFlag   = &cli.StringFlag{Name: "dense", Value: defWorkspace.Build.Dense.String(), Usage: "dense retriever fused with BM25: lsa (built-in; fitted per snapshot, shared by a repository's snapshots in predict) or none"}
+	denseFlag   = &cli.StringFlag{Name: "dense", Value: defWorkspace.Dense.String(), Usage: "dense retriever fused with BM25: lsa (built-in; fitted per snapshot, shared by a repository's snapshots in predict) or none"}
 	lsaSnapFlag = &cli.BoolFlag{Name: "lsa-per-snapshot", Usage: "fit the LSA model on every snapshot instead of once per repository (its first snapshot in name order)"}
 	modelFlag   = &cli.StringFlag{Name: "model", Usage: "Hugging Face model `directory` (see repoctx model download) for dense retrieval instead of LSA"}
 	backendFlag = &cli.StringFlag{Name: "model-backend", Value: "go", Usage: "`backend` running --model: go (pure Go) or ort (ONNX Runtime; needs a binary built with -tags onnxruntime)"}
@@ -97,14 +97,14 @@ func workspaceOptions(c *cli.Context) (workspace.Options, error) {
 			return o, err
 		}
 		onClose(c, emb.Close)
-		o.Build.Dense, o.Build.Embedder = retrieve.DenseModel, emb
+		o.Dense, o.Embedder = retrieve.DenseModel, emb
 		return o, nil
 	}
 	d, err := retrieve.ParseDense(c.String("dense"))
 	if err != nil {
 		return o, usagef("--dense must be lsa or none, not %q (use --model DIR for a model)", c.String("dense"))
 	}
-	o.Build.Dense = d
+	o.Dense = d
 	return o, nil
 }
 

@@ -18,11 +18,10 @@ func testChunk(path string, ord int, text string) chunker.Chunk {
 		StartLine: 1, EndLine: 1 + strings.Count(text, "\n"), EndByte: len(text)}
 }
 
-// TestHugotIndex builds, reuses and queries an index with the tiny transformer model
-// (the path the CLI's --model takes), including a chunk over the token limit that is
+// TestHugotIndex indexes chunks with the tiny transformer model (the path the CLI's
+// --model takes) and searches them, including a chunk over the token limit that is
 // counted and listed, never silently truncated.
 func TestHugotIndex(t *testing.T) {
-	cache := t.TempDir()
 	cs := []chunker.Chunk{
 		testChunk("src/cache/Lru.kt", 0, "fun evict() {\n    entries.remove(eldest)\n}\n"),
 		testChunk("src/blog/slug.py", 0, "def slugify(title):\n    return title.lower().replace(' ', '-')\n"),
@@ -30,15 +29,18 @@ func TestHugotIndex(t *testing.T) {
 		testChunk("src/big/Big.kt", 0, "fun big() {\n"+strings.Repeat("    entries.remove(eldest)\n", 40)+"}"),
 	}
 	emb := tinyEmbedder(t)
-	opts := retrieve.BuildOptions{Embedder: emb, BatchSize: 2}
-	chunks := func(context.Context) ([]chunker.Chunk, error) { return cs, nil }
-	ix, built, err := retrieve.OpenOrBuild(context.Background(), cache, "snap", chunks, opts)
-	if err != nil || !built {
-		t.Fatalf("OpenOrBuild: %v built=%v", err, built)
+	ctx := context.Background()
+	d, err := retrieve.ModelVectors(ctx, emb, cs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	d := ix.DenseInfo()
-	if d.Dim != emb.Dim() || d.Vectors != len(cs) || d.Embedded != len(cs) || d.Model != emb.ID() {
-		t.Errorf("dense info = %+v", d)
+	ix, err := retrieve.New(cs, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := ix.DenseInfo()
+	if info.Dim != emb.Dim() || info.Vectors != len(cs) || info.Embedded != len(cs) || info.Model != emb.ID() {
+		t.Errorf("dense info = %+v", info)
 	}
 	var texts, wantIDs []string
 	for _, c := range cs {
@@ -53,31 +55,16 @@ func TestHugotIndex(t *testing.T) {
 			wantIDs = append(wantIDs, cs[i].ID)
 		}
 	}
-	if d.Truncated != len(wantIDs) || !slices.Equal(d.TruncatedIDs, wantIDs) || !slices.Contains(wantIDs, cs[3].ID) {
-		t.Errorf("truncated %d %v, want %v", d.Truncated, d.TruncatedIDs, wantIDs)
+	if info.Truncated != len(wantIDs) || !slices.Equal(info.TruncatedIDs, wantIDs) || !slices.Contains(wantIDs, cs[3].ID) {
+		t.Errorf("truncated %d %v, want %v", info.Truncated, info.TruncatedIDs, wantIDs)
 	}
-	hits, err := ix.Search(context.Background(), retrieve.Query{Text: "entries.remove(eldest)", K: 3, Keep: retrieve.KeepTail})
+	hits, err := ix.Search(ctx, retrieve.Query{Text: "entries.remove(eldest)", K: 3, Keep: retrieve.KeepTail})
 	if err != nil || len(hits) == 0 || hits[0].DenseRank == 0 && hits[0].BM25Rank == 0 {
 		t.Fatalf("hybrid search: %v %v", hits, err)
 	}
-	ix.Close()
-	ix, built, err = retrieve.OpenOrBuild(context.Background(), cache, "snap", chunks, opts)
-	if err != nil || built {
-		t.Fatalf("second OpenOrBuild: %v built=%v", err, built)
-	}
-	if _, err := ix.Search(context.Background(), retrieve.Query{Text: "slugify(post.title)", K: 3, Mode: retrieve.Dense}); err != nil {
+	if _, err := ix.Search(ctx, retrieve.Query{Text: "slugify(post.title)", K: 3, Mode: retrieve.Dense}); err != nil {
 		t.Error(err)
 	}
-	ix.Close()
-	// The embedding cache makes a rebuild of another key embed nothing.
-	ix, _, err = retrieve.OpenOrBuild(context.Background(), cache, "snap2", chunks, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := ix.DenseInfo(); d.Embedded != 0 || d.Cached != len(cs) {
-		t.Errorf("rebuild with a warm cache: %+v", d)
-	}
-	ix.Close()
 }
 
 // benchModelDir is the model of the benchmarks: $REPOCTX_BENCH_MODEL or the tiny one.
@@ -136,43 +123,6 @@ func BenchmarkEmbed(b *testing.B) {
 				n += batch
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "chunks/s")
-		})
-	}
-}
-
-// BenchmarkBuildDense measures building an index with a transformer model from a cold
-// and from a warm embedding cache (the warm build embeds nothing).
-func BenchmarkBuildDense(b *testing.B) {
-	emb, err := New(benchModelDir(), Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer emb.Close()
-	texts := benchTexts(b, 500)
-	cs := make([]chunker.Chunk, len(texts))
-	for i, t := range texts {
-		cs[i] = testChunk(fmt.Sprintf("f%d.kt", i), 0, t)
-	}
-	for _, warm := range []bool{false, true} {
-		b.Run(map[bool]string{false: "cold", true: "warm"}[warm], func(b *testing.B) {
-			dir := b.TempDir()
-			opts := retrieve.BuildOptions{Embedder: emb, EmbedCache: filepath.Join(dir, "emb")}
-			if warm {
-				if err := retrieve.Build(context.Background(), filepath.Join(dir, "warmup"), "k", cs, opts); err != nil {
-					b.Fatal(err)
-				}
-			}
-			i := 0
-			for b.Loop() {
-				if !warm {
-					opts.EmbedCache = filepath.Join(dir, fmt.Sprint("emb", i))
-				}
-				if err := retrieve.Build(context.Background(), filepath.Join(dir, fmt.Sprint(i)), "k", cs, opts); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-			b.ReportMetric(float64(len(cs))*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
 		})
 	}
 }

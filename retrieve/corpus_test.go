@@ -1,0 +1,75 @@
+package retrieve
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/repoctx/repoctx/chunker"
+)
+
+// TestViewEqualsOwnIndex: the view of one snapshot over a corpus holding two other
+// revisions too ranks exactly (same IDs, scores, ranks) as an index built from that
+// snapshot's chunks alone, for BM25, dense and hybrid searches, with and without a
+// filter: its statistics are the snapshot's own.
+func TestViewEqualsOwnIndex(t *testing.T) {
+	all := synthChunks(900)
+	// Three "revisions": overlapping thirds of the chunks, plus edited copies.
+	rev := func(lo, hi int, edit string) []chunker.Chunk {
+		var cs []chunker.Chunk
+		for _, c := range all[lo:hi] {
+			if edit != "" && c.Ordinal%4 == 0 {
+				c.Text += "\n" + edit
+			}
+			cs = append(cs, c)
+		}
+		return cs
+	}
+	r1, r2, r3 := rev(0, 500, ""), rev(200, 800, "cache.evict(eldest)"), rev(100, 900, "retry backoff")
+	ctx := context.Background()
+	corpus := NewCorpus()
+	corpus.Add(r1)
+	ords := corpus.Add(r2)
+	corpus.Add(r3)
+	d, err := LSAVectors(ctx, r2, 32, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := corpus.NewIndex("r2", ords, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := New(r2, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view.stats != own.stats {
+		t.Fatalf("view statistics %+v, own index %+v", view.stats, own.stats)
+	}
+	odd := func(c *chunker.Chunk) bool { return c.Ordinal%2 == 1 }
+	for q := range 30 {
+		c := r2[(q*53)%len(r2)]
+		lines := strings.Split(c.Text, "\n")
+		query := strings.Join(lines[:min(len(lines), 1+q%12)], "\n") + " cache eldest"
+		for _, mode := range []Mode{BM25, Dense, Hybrid} {
+			for _, filter := range []func(*chunker.Chunk) bool{nil, odd} {
+				qq := Query{Text: query, K: 12, Mode: mode, Filter: filter, Keep: KeepTail}
+				got, err1 := view.Search(ctx, qq)
+				want, err2 := own.Search(ctx, qq)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("query %d, %v, filter %v:\nview %v\nown  %v", q, mode, filter != nil, got, want)
+				}
+			}
+		}
+	}
+	if _, err := corpus.NewIndex("bad", []int32{int32(corpus.Len())}, nil); err == nil {
+		t.Error("an ordinal out of range was accepted")
+	}
+	if _, err := corpus.NewIndex("dup", []int32{ords[0], ords[0]}, nil); err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("duplicate chunk IDs: %v", err)
+	}
+}

@@ -27,6 +27,10 @@ type PredictOptions struct {
 	Batch batch.Config
 	// Limits bound snapshot reading; zero fields mean workspace.DefaultLimits.
 	Limits workspace.Limits
+	// Shard, when on, answers only the datapoints of the shard's repositories and
+	// writes their lines with the datapoint's line number ({"datapoint":N,...}) for
+	// [Merge]; Out then holds only them.
+	Shard Shard
 	// Progress, if not nil, is called after every datapoint written (resumed ones
 	// included) with the number done and the total, from one goroutine at a time.
 	Progress func(done, total int)
@@ -71,7 +75,7 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		return sum, err
 	}
 	dpFile := filepath.Join(opts.DataDir, set+".jsonl")
-	n, err := CountDatapoints(dpFile)
+	n, err := opts.Shard.count(dpFile)
 	if err != nil {
 		return sum, err
 	}
@@ -80,7 +84,7 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		return sum, err
 	}
 	defer src.Close()
-	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, Fingerprint(cfg))
+	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, Fingerprint(cfg)+" shard="+opts.Shard.String())
 	if err != nil {
 		return sum, err
 	}
@@ -99,10 +103,13 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		}
 	}
 	var putErr error
-	sum.Summary, err = batch.Run(ctx, src, DatapointsFile(dpFile), cfg, func(r batch.Result) {
+	sum.Summary, err = batch.Run(ctx, src, opts.Shard.filter(DatapointsFile(dpFile)), cfg, func(r batch.Result) {
 		line := PredictionLine(r.Context.Text, r.Context.Prefix, r.Context.Suffix)
 		if r.Err != nil {
 			line = PredictionLine("", nil, nil)
+		}
+		if opts.Shard.On() {
+			line = shardLine(r.Line, line)
 		}
 		if err := out.Put(r.Index, line); err != nil && putErr == nil {
 			putErr = err

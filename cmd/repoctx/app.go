@@ -125,7 +125,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before: startProfiles,
 		After:  stopProfiles,
 		Commands: []*cli.Command{
-			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(),
+			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(), cacheCmd(), mergeCmd(),
 		},
 	}
 }
@@ -271,6 +271,7 @@ func predictCmd() *cli.Command {
 			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name`, e.g. start, public, dev"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output `file` (- for stdout; default DATA/{lang}-{stage}.predictions.jsonl)"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
+			&cli.StringFlag{Name: "shard", Usage: "answer only shard `I/N` of the datapoints (split by repository; merge the shards' outputs with repoctx merge)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
 		}, indexFlags()...), lsaSnapFlag), append(composeFlags(), verboseFlag)...),
@@ -290,6 +291,11 @@ func predictCmd() *cli.Command {
 			}
 			opts := dataset.PredictOptions{DataDir: c.String("data"), Lang: lang, Stage: c.String("stage"),
 				Out: c.String("output"), Resume: c.Bool("resume"), Batch: cfg}
+			if s := c.String("shard"); s != "" {
+				if opts.Shard, err = dataset.ParseShard(s); err != nil {
+					return usagef("--shard: %v", strings.TrimPrefix(err.Error(), "dataset: "))
+				}
+			}
 			var bar *progressbar.ProgressBar
 			if !c.Bool("quiet") {
 				opts.Progress = func(done, total int) {
@@ -311,6 +317,38 @@ func predictCmd() *cli.Command {
 					sum.Wall.Seconds(), float64(sum.Wall.Milliseconds())/float64(max(1, sum.Datapoints-sum.Resumed)), peakRSSMB())
 			}
 			return err
+		},
+	}
+}
+
+// mergeCmd is `repoctx merge`: the shards of a prediction back in input order.
+func mergeCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "merge the outputs of predict --shard I/N into one predictions file in input order",
+		ArgsUsage: "SHARD_OUTPUT...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Required: true, Usage: "`directory` holding {lang}-{stage}.jsonl"},
+			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language` of the dataset"},
+			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name`"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "merged `file` (- for stdout; default DATA/{lang}-{stage}.predictions.jsonl)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("merge: give the shards' output files")
+			}
+			out := c.String("output")
+			if out == "" {
+				out = filepath.Join(c.String("data"), c.String("lang")+"-"+c.String("stage")+".predictions.jsonl")
+			}
+			n, err := dataset.Merge(c.String("data"), c.String("lang"), c.String("stage"), out, c.Args().Slice())
+			if err != nil {
+				return err
+			}
+			if out != "-" {
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints from %d shard files\n", out, n, c.NArg())
+			}
+			return nil
 		},
 	}
 }

@@ -62,7 +62,7 @@ var (
 // indexFlags are the chunking and indexing flags of every command that builds
 // indexes.
 func indexFlags() []cli.Flag {
-	return []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, denseFlag, modelFlag, backendFlag}
+	return []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, cacheSizeFlag, denseFlag, modelFlag, backendFlag}
 }
 
 // composeFlags are the assembly and planner flags.
@@ -88,6 +88,12 @@ func workspaceOptions(c *cli.Context) (workspace.Options, error) {
 		return o, usagef("--strategy must be structural or fixed, not %q", c.String("strategy"))
 	}
 	o.Strategy, o.Chunk, o.CacheDir = s, chunkerOptions(c), c.String("cache-dir")
+	if defined(c, "cache-max-size") {
+		if err := checkCacheSize(c); err != nil {
+			return o, err
+		}
+		onClose(c, func() error { cacheGC(c); return nil }) // once the command is done
+	}
 	if m := c.String("model"); m != "" {
 		if fi, err := os.Stat(m); err != nil || !fi.IsDir() {
 			return o, usagef("--model %s: not a model directory (see repoctx model download)", m)

@@ -31,6 +31,11 @@ type Config struct {
 	// LSAPerSnapshot makes the default method fit the built-in LSA model on every
 	// snapshot instead of once per repository (see [Repoctx]).
 	LSAPerSnapshot bool
+	// CrossSnapshot makes the default method also search, for each datapoint, the
+	// other snapshots of its repository that the source holds (workspace.Options.Extra):
+	// in a competition stage a later revision can hold the finished code. An editor has
+	// no such revisions; it is off by default and never in the README's main figures.
+	CrossSnapshot bool
 	// Method answers datapoints; nil means [Repoctx](Workspace, Compose,
 	// LSAPerSnapshot).
 	Method Method
@@ -116,6 +121,7 @@ func Run(ctx context.Context, src workspace.Source, dps iter.Seq2[Datapoint, err
 			return Summary{}, err
 		}
 		m := Repoctx(src, cfg.Workspace, cfg.Compose, cfg.LSAPerSnapshot)
+		m.(*repoctxMethod).cross = cfg.CrossSnapshot
 		defer m.(io.Closer).Close() // the model snapshots no datapoint took over
 		cfg.Method = m
 	}

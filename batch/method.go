@@ -29,11 +29,9 @@ import (
 // snapshot, with a warning in the log.
 func Repoctx(src workspace.Source, ws workspace.Options, compose assemble.Options, lsaPerSnapshot bool) Method {
 	ws.Symbols = !compose.NoDefinitions
-	m := &repoctxMethod{src: src, ws: ws, compose: compose, models: map[string]*repoModel{}}
+	m := &repoctxMethod{src: src, ws: ws, compose: compose, models: map[string]*repoModel{}, snaps: map[string]workspace.Snapshot{}}
 	m.share = !lsaPerSnapshot && ws.Embedder == nil && ws.Dense == retrieve.DenseLSA
-	if m.share {
-		m.names = src.Names()
-	}
+	m.names = src.Names()
 	return m
 }
 
@@ -42,7 +40,9 @@ type repoctxMethod struct {
 	ws      workspace.Options
 	compose assemble.Options
 	share   bool
-	names   []string // the source's snapshots, sorted
+	cross   bool                          // search the repository's other snapshots too (Config.CrossSnapshot)
+	names   []string                      // the source's snapshots, sorted
+	snaps   map[string]workspace.Snapshot // other snapshots opened for cross-snapshot search
 
 	mu     sync.Mutex
 	models map[string]*repoModel // by repository
@@ -61,6 +61,9 @@ type repoModel struct {
 func (m *repoctxMethod) Open(ctx context.Context, snap workspace.Snapshot, repo string) (Answerer, error) {
 	opts := m.ws
 	opts.Repo = repo
+	if m.cross {
+		opts.Extra = m.others(repo, snap.Name())
+	}
 	shared := false
 	if m.share {
 		if m.modelSnapshot(repo) == snap.Name() {
@@ -124,15 +127,49 @@ func (m *repoctxMethod) model(ctx context.Context, repo string) (*retrieve.LSA, 
 	return rm.lsa, rm.snapshot, nil
 }
 
+// others returns the source's other snapshots of repo (name order), opened once.
+func (m *repoctxMethod) others(repo, self string) []workspace.Snapshot {
+	var out []workspace.Snapshot
+	for _, n := range m.repoSnapshots(repo) {
+		if n == self {
+			continue
+		}
+		m.mu.Lock()
+		s := m.snaps[n]
+		m.mu.Unlock()
+		if s == nil {
+			var err error
+			if s, err = m.src.Open(n); err != nil {
+				continue
+			}
+			m.mu.Lock()
+			m.snaps[n] = s
+			m.mu.Unlock()
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// repoSnapshots returns the names in m.names that are snapshots of repo
+// ("{owner}__{repo}-{revision}", the revision holding no "-").
+func (m *repoctxMethod) repoSnapshots(repo string) []string {
+	prefix := RepoPrefix(repo)
+	i, _ := slices.BinarySearch(m.names, prefix)
+	var out []string
+	for ; i < len(m.names) && strings.HasPrefix(m.names[i], prefix); i++ {
+		if !strings.Contains(m.names[i][len(prefix):], "-") {
+			out = append(out, m.names[i])
+		}
+	}
+	return out
+}
+
 // firstSnapshot returns the first name in m.names that is a snapshot of repo
 // ("{owner}__{repo}-{revision}", the revision holding no "-"), or "".
 func (m *repoctxMethod) firstSnapshot(repo string) string {
-	prefix := RepoPrefix(repo)
-	i, _ := slices.BinarySearch(m.names, prefix)
-	for ; i < len(m.names) && strings.HasPrefix(m.names[i], prefix); i++ {
-		if !strings.Contains(m.names[i][len(prefix):], "-") {
-			return m.names[i]
-		}
+	if s := m.repoSnapshots(repo); len(s) > 0 {
+		return s[0]
 	}
 	return ""
 }
@@ -194,6 +231,9 @@ func (m *repoctxMethod) fitRepo(ctx context.Context, repo, name string) (*retrie
 	}
 	opts := m.ws
 	opts.Repo = repo
+	if m.cross {
+		opts.Extra = m.others(repo, name)
+	}
 	r, err := workspace.Open(ctx, snap, opts)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -73,6 +74,12 @@ type Options struct {
 	// chunker's syntax tree (the file is parsed once) and give the repository a symbol
 	// table ([Repo.Symbols]), for the definitions source of context assembly.
 	Symbols bool
+	// Extra are other snapshots (other revisions) whose file versions join the view:
+	// each version that the snapshot itself (or an earlier extra) does not hold is
+	// searched under the path "{path}@{revision}" (revision: the extra's name after its
+	// last "-", at most 7 characters), so a later revision's finished code can be
+	// retrieved. The definitions source uses the snapshot's own files only.
+	Extra []Snapshot
 	// Log, if not nil, receives one line per skipped or lossily decoded file.
 	Log io.Writer
 }
@@ -161,9 +168,10 @@ func (r *Repo) Close() error {
 
 // sourceFile is a file read from a snapshot, before chunking.
 type sourceFile struct {
-	path string
-	raw  []byte
-	sum  [32]byte // SHA-256 of raw
+	path  string
+	raw   []byte
+	sum   [32]byte // SHA-256 of raw
+	vpath string   // the path a file of another revision is searched under, or ""
 }
 
 // Open returns the view of a snapshot over its repository's index. Every snapshot of a
@@ -198,6 +206,14 @@ func Open(ctx context.Context, snap Snapshot, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	st.Skipped = skipped
+	if len(opts.Extra) > 0 {
+		var extraKey string
+		files, extraKey, err = addExtra(ctx, files, opts, logf)
+		if err != nil {
+			return nil, err
+		}
+		key += "+" + extraKey
+	}
 	rep, err := acquireRepository(opts)
 	if err != nil {
 		return nil, err
@@ -223,7 +239,7 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 			continue
 		}
 		ords = append(ords, e.ords...)
-		if opts.Symbols {
+		if opts.Symbols && files[i].vpath == "" {
 			if s := rep.symbols(files[i], e, opts); s != nil {
 				syms = append(syms, s)
 			}
@@ -296,7 +312,7 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 		}
 		sum := sha256.Sum256(raw)
 		fmt.Fprintf(h, "%s\x00%x\n", p, sum)
-		files = append(files, sourceFile{p, raw, sum})
+		files = append(files, sourceFile{path: p, raw: raw, sum: sum})
 	}
 	return snap.Name() + "@" + hex.EncodeToString(h.Sum(nil))[:32], files, skipped, nil
 }
@@ -361,6 +377,38 @@ func (rep *repository) chunkFiles(ctx context.Context, snap Snapshot, files []so
 		}
 	}
 	return entries, nil
+}
+
+// sourceFile.vpath, when not "", is the path a file of another revision is searched
+// under (see Options.Extra); path is its real path.
+
+// addExtra appends to files the versions of opts.Extra's files that no earlier file
+// holds, under their revision paths, and returns the key of what was added.
+func addExtra(ctx context.Context, files []sourceFile, opts Options, logf func(string, ...any)) ([]sourceFile, string, error) {
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f.path+"\x00"+string(f.sum[:])] = true
+	}
+	h := sha256.New()
+	for _, x := range opts.Extra {
+		_, xf, _, err := viewKey(ctx, x, opts, logf)
+		if err != nil {
+			return nil, "", err
+		}
+		rev := x.Name()[strings.LastIndexByte(x.Name(), '-')+1:]
+		rev = rev[:min(7, len(rev))]
+		for _, f := range xf {
+			k := f.path + "\x00" + string(f.sum[:])
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			f.vpath = f.path + "@" + rev
+			fmt.Fprintf(h, "%s\x00%x\n", f.vpath, f.sum)
+			files = append(files, f)
+		}
+	}
+	return files, hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 // repository is one repository's index in this process: the corpus of every file
@@ -444,6 +492,9 @@ func (rep *repository) release() {
 // chunk record, else chunked now (with its symbols from the same parse when asked) and
 // stored. Concurrent callers for the same version wait for the first.
 func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats) (*corpusFile, error) {
+	if sf.vpath != "" {
+		return rep.foreign(sf, ch, opts, st)
+	}
 	settings := opts.Chunk.Key(opts.Strategy)
 	skey := storeKey("chunks", settings, sf.path, sf.sum)
 	rep.mu.Lock()
@@ -492,6 +543,47 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 	e.ords = rep.corpus.Add(rec.Chunks)
 	e.lossy, e.encoding = rec.Lossy, rec.Encoding
 	return e, nil
+}
+
+// foreign returns the corpus entry of a file of another revision (sf.vpath): the chunks
+// of its real version, copied under the revision path (IDs and links renamed).
+func (rep *repository) foreign(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats) (*corpusFile, error) {
+	real := sf
+	real.vpath = ""
+	var rst Stats
+	e, err := rep.file(real, ch, opts, &rst)
+	st.Chunked += rst.Chunked
+	st.Built = st.Built || rst.Built
+	if err != nil {
+		return nil, err
+	}
+	k := sha256.Sum256([]byte("foreign\x00" + sf.vpath + "\x00" + string(sf.sum[:])))
+	rep.mu.Lock()
+	fe := rep.files[k]
+	if fe != nil {
+		rep.mu.Unlock()
+		<-fe.ready
+		return fe, fe.err
+	}
+	fe = &corpusFile{ready: make(chan struct{}), lossy: e.lossy, encoding: e.encoding, symsDone: true}
+	rep.files[k] = fe
+	rep.mu.Unlock()
+	defer close(fe.ready)
+	rename := func(id string) string {
+		if id == "" {
+			return ""
+		}
+		return sf.vpath + id[strings.LastIndexByte(id, '#'):]
+	}
+	cs := make([]chunker.Chunk, len(e.ords))
+	for i, o := range e.ords {
+		c := *rep.corpus.Chunk(o)
+		c.Path, c.ID, c.Prev, c.Next, c.Parent = sf.vpath, rename(c.ID), rename(c.Prev), rename(c.Next), rename(c.Parent)
+		cs[i] = c
+	}
+	fe.ords = rep.corpus.Add(cs)
+	st.Reused++
+	return fe, nil
 }
 
 // forget drops a failed entry so that a later call tries again.

@@ -272,6 +272,7 @@ func predictCmd() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output `file` (- for stdout; default DATA/{lang}-{stage}.predictions.jsonl)"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
 			&cli.StringFlag{Name: "shard", Usage: "answer only shard `I/N` of the datapoints (split by repository; merge the shards' outputs with repoctx merge)"},
+			&cli.BoolFlag{Name: "cross-snapshot", Usage: "competition option: also search the other snapshots of the datapoint's repository in the stage (a later revision may hold the finished code; an editor has no such revisions)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
 		}, indexFlags()...), lsaSnapFlag), append(composeFlags(), verboseFlag)...),

@@ -187,6 +187,7 @@ func batchConfig(c *cli.Context) (batch.Config, error) {
 		}
 	}
 	cfg.LSAPerSnapshot = c.Bool("lsa-per-snapshot")
+	cfg.CrossSnapshot = defined(c, "cross-snapshot") && c.Bool("cross-snapshot")
 	if c.IsSet("workers") || c.Int("workers") != 0 {
 		cfg.Workers = c.Int("workers")
 	}

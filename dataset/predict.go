@@ -84,7 +84,7 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		return sum, err
 	}
 	defer src.Close()
-	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, Fingerprint(cfg)+" shard="+opts.Shard.String())
+	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, fingerprint(opts.Shard, cfg))
 	if err != nil {
 		return sum, err
 	}
@@ -148,9 +148,12 @@ func Fingerprint(cfg batch.Config) string {
 	if ws.Embedder != nil {
 		emb = ws.Embedder.ID()
 	}
-	ws.Log, ws.Embedder, ws.CacheDir = nil, nil, ""
-	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, c, tok)
+	ws.Log, ws.Embedder, ws.EmbedderFunc, ws.CacheDir = nil, nil, nil, ""
+	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v cross-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, cfg.CrossSnapshot, c, tok)
 }
+
+// fingerprint is Fingerprint with the shard, for a prediction's journal.
+func fingerprint(s Shard, cfg batch.Config) string { return Fingerprint(cfg) + " shard=" + s.String() }
 
 // CountDatapoints returns the number of non-blank lines of the datapoint file path
 // (the datapoints [Datapoints] yields, bad ones included), reading it once without

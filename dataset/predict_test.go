@@ -259,7 +259,7 @@ func TestPredictResumeOtherOptions(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	planned := PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Batch: cfg(t, 0)}
 	planned.Batch.Compose.Plan.Window = 1000
-	o, err := CreateOutputConfig(out, 4, false, Fingerprint(planned.Batch))
+	o, err := CreateOutputConfig(out, 4, false, fingerprint(Shard{}, planned.Batch))
 	if err != nil {
 		t.Fatal(err)
 	}

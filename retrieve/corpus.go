@@ -51,15 +51,20 @@ func (c *Corpus) Len() int {
 // returning their ordinals in the order given. The chunks are copied (their strings are
 // shared).
 func (c *Corpus) Add(chunks []chunker.Chunk) []int32 {
+	type termCount struct {
+		term string
+		tf   int32
+	}
 	type tokenised struct {
 		lens  [numFields]int32
-		terms [numFields]map[string]int32
+		terms [numFields][]termCount
 	}
 	toks := make([]tokenised, len(chunks))
+	counts := map[string]int32{} // reused for every field of every chunk
 	for i := range chunks {
 		vals := fieldValues(&chunks[i])
 		for f, v := range vals {
-			m := map[string]int32{}
+			clear(counts)
 			n := int32(0)
 			scan(v, func(start, end int) {
 				n++
@@ -67,9 +72,16 @@ func (c *Corpus) Add(chunks []chunker.Chunk) []int32 {
 				if needsLower(w) {
 					w = strings.ToLower(w)
 				}
-				m[w]++
+				counts[w]++
 			})
-			toks[i].lens[f], toks[i].terms[f] = n, m
+			toks[i].lens[f] = n
+			if len(counts) > 0 {
+				tc := make([]termCount, 0, len(counts))
+				for w, tf := range counts {
+					tc = append(tc, termCount{w, tf})
+				}
+				toks[i].terms[f] = tc
+			}
 		}
 	}
 	c.mu.Lock()
@@ -77,19 +89,19 @@ func (c *Corpus) Add(chunks []chunker.Chunk) []int32 {
 	ords := make([]int32, len(chunks))
 	for i := range chunks {
 		d := &corpusDoc{chunk: chunks[i], lens: toks[i].lens}
-		for f, m := range toks[i].terms {
-			if len(m) == 0 {
+		for f, tc := range toks[i].terms {
+			if len(tc) == 0 {
 				continue
 			}
-			tfs := make([]termFreq, 0, len(m))
-			for w, tf := range m {
-				id, ok := c.dict[w]
+			tfs := make([]termFreq, len(tc))
+			for j, t := range tc {
+				id, ok := c.dict[t.term]
 				if !ok {
 					id = int32(len(c.terms))
-					c.dict[w] = id
-					c.terms = append(c.terms, w)
+					c.dict[t.term] = id
+					c.terms = append(c.terms, t.term)
 				}
-				tfs = append(tfs, termFreq{id, tf})
+				tfs[j] = termFreq{id, t.tf}
 			}
 			d.tfs[f] = tfs
 		}

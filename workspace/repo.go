@@ -169,9 +169,27 @@ func (r *Repo) Close() error {
 // sourceFile is a file read from a snapshot, before chunking.
 type sourceFile struct {
 	path  string
-	raw   []byte
+	raw   []byte   // nil until read (see content) when the hash came from a manifest
+	size  int      // len(raw)
 	sum   [32]byte // SHA-256 of raw
 	vpath string   // the path a file of another revision is searched under, or ""
+	snap  Snapshot // where raw is read from
+}
+
+// content returns the file's bytes, reading them when the view's file list came from
+// the store (a snapshot manifest); an error when they no longer hash to sum.
+func (sf *sourceFile) content() ([]byte, error) {
+	if sf.raw != nil || sf.size == 0 {
+		return sf.raw, nil
+	}
+	raw, err := sf.snap.ReadFile(sf.path)
+	if err != nil {
+		return nil, err
+	}
+	if sha256.Sum256(raw) != sf.sum {
+		return nil, fmt.Errorf("workspace: %s changed while it was indexed", sf.path)
+	}
+	return raw, nil
 }
 
 // Open returns the view of a snapshot over its repository's index. Every snapshot of a
@@ -282,17 +300,28 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 	return r, nil
 }
 
-// viewKey returns the key of the snapshot's view and the files it indexes (read
-// whole, in path order): a hash of every indexed file's path and content, the chunker
-// settings, the grammar versions and FormatVersion.
+// viewKey returns the key of the snapshot's view and the files it indexes (in path
+// order): a hash of every indexed file's path and content, the chunker settings, the
+// grammar versions and FormatVersion. A snapshot with a content digest (an inner zip)
+// takes its files' hashes from the store's manifest of that digest when an earlier
+// run left one, without reading the files (they are read later only if their chunks
+// are not in the store).
 func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string, ...any)) (string, []sourceFile, int, error) {
+	var rs *repoStore
+	var mk recKey
+	if d, ok := snap.(interface{ contentDigest() ([32]byte, bool) }); ok {
+		if digest, ok := d.contentDigest(); ok {
+			rs = OpenStore(opts.CacheDir).repo(opts.Repo)
+			mk = recKey{kindManifest, sha256.Sum256([]byte(fmt.Sprintf("%s\x00manifest\x00%x\x00%s", storeVersion, digest, grammarVersions())))}
+			if b, ok := rs.get(mk); ok {
+				if files, skipped, err := decodeManifest(b, snap); err == nil {
+					return manifestKey(snap, opts, files), files, skipped, nil
+				}
+			}
+		}
+	}
 	var files []sourceFile
 	skipped := 0
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n", FormatVersion, opts.Chunk.Key(opts.Strategy))
-	for _, name := range grammars.Names() {
-		fmt.Fprintf(h, "%s\n", grammars.Lookup(name).Version)
-	}
 	paths := snap.Paths()
 	sort.Strings(paths)
 	for i, p := range paths {
@@ -310,11 +339,80 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 			logf("skip %s/%s: %v", snap.Name(), p, err)
 			continue
 		}
-		sum := sha256.Sum256(raw)
-		fmt.Fprintf(h, "%s\x00%x\n", p, sum)
-		files = append(files, sourceFile{path: p, raw: raw, sum: sum})
+		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sha256.Sum256(raw), snap: snap})
 	}
-	return snap.Name() + "@" + hex.EncodeToString(h.Sum(nil))[:32], files, skipped, nil
+	if rs != nil && skipped == 0 {
+		rs.put(mk, encodeManifest(files))
+	}
+	return manifestKey(snap, opts, files), files, skipped, nil
+}
+
+// grammarVersions names the registered grammars and their versions.
+func grammarVersions() string {
+	var sb strings.Builder
+	for _, name := range grammars.Names() {
+		fmt.Fprintf(&sb, "%s\n", grammars.Lookup(name).Version)
+	}
+	return sb.String()
+}
+
+// manifestKey returns the view key of files.
+func manifestKey(snap Snapshot, opts Options, files []sourceFile) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s", FormatVersion, opts.Chunk.Key(opts.Strategy), grammarVersions())
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%x\n", f.path, f.sum)
+	}
+	return snap.Name() + "@" + hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// encodeManifest writes the paths, sizes and hashes of files.
+func encodeManifest(files []sourceFile) []byte {
+	var b bytes.Buffer
+	var vb [binary.MaxVarintLen64]byte
+	put := func(n int) { b.Write(vb[:binary.PutUvarint(vb[:], uint64(n))]) }
+	put(len(files))
+	for _, f := range files {
+		put(len(f.path))
+		b.WriteString(f.path)
+		put(f.size)
+		b.Write(f.sum[:])
+	}
+	return b.Bytes()
+}
+
+// decodeManifest reads what encodeManifest wrote; the files are read from snap when
+// needed. Files the snapshot no longer lists make it an error (the manifest is then
+// rebuilt).
+func decodeManifest(b []byte, snap Snapshot) ([]sourceFile, int, error) {
+	br := bytes.NewReader(b)
+	bad := fmt.Errorf("workspace: damaged manifest")
+	n, err := binary.ReadUvarint(br)
+	if err != nil || n > uint64(len(b)) {
+		return nil, 0, bad
+	}
+	files := make([]sourceFile, 0, n)
+	for range n {
+		l, err := binary.ReadUvarint(br)
+		if err != nil || l > uint64(br.Len()) {
+			return nil, 0, bad
+		}
+		p := make([]byte, l)
+		io.ReadFull(br, p)
+		size, err := binary.ReadUvarint(br)
+		if err != nil {
+			return nil, 0, bad
+		}
+		f := sourceFile{path: string(p), size: int(size), snap: snap}
+		if _, err := io.ReadFull(br, f.sum[:]); err != nil {
+			return nil, 0, bad
+		}
+		if got, ok := snap.Size(f.path); !ok || got != int64(size) {
+			return nil, 0, bad
+		}
+		files = append(files, f)
+	}
+	return files, 0, nil
 }
 
 // chunkFiles returns the corpus entries of files (nil for a file skipped), in order, chunking
@@ -512,10 +610,16 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 	rep.mu.Unlock()
 	defer close(e.ready)
 	var rec chunkRecord
-	if b, ok := rep.rs.get(recKey{kindChunks, skey}); ok && fits(sf.raw, opts.MaxFileBytes) && decodeGob(b, &rec) == nil {
+	if b, ok := rep.rs.get(recKey{kindChunks, skey}); ok && fitsSize(sf.size, opts.MaxFileBytes) && decodeGob(b, &rec) == nil {
 		st.Reused++
 	} else {
-		f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes)
+		raw, err := sf.content()
+		if err != nil {
+			e.err = err
+			rep.forget(skey, e)
+			return e, err
+		}
+		f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes)
 		if err != nil {
 			e.err = err
 			rep.forget(skey, e)
@@ -613,8 +717,8 @@ func (rep *repository) symbols(sf sourceFile, e *corpusFile, opts Options) *symb
 			got = &s
 		}
 	}
-	if got == nil {
-		if f, err := chunker.Decode(sf.path, sf.raw, opts.MaxFileBytes); err == nil {
+	if raw, err := sf.content(); got == nil && err == nil {
+		if f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
 			ex := extractors.Get().(*symbols.Extractor)
 			if s, err := ex.Extract(f); err == nil {
 				got = s
@@ -714,7 +818,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		}
 		rep.mu.Unlock()
 		for i := range missing {
-			rep.putVector(id, texts[i], vecs[i], trunc[i])
+			putVector(rep.rs, id, texts[i], vecs[i], trunc[i])
 		}
 		d.Info.Embedded += len(missing)
 		st.Built = true
@@ -824,7 +928,7 @@ func (rep *repository) storedVector(id string, dim int, text string) ([]float32,
 }
 
 // putVector stores text's vector under model id (flag byte: bit 0 truncated).
-func (rep *repository) putVector(id, text string, v []float32, trunc bool) {
+func putVector(rs *repoStore, id, text string, v []float32, trunc bool) {
 	b := make([]byte, 1+4*len(v))
 	if trunc {
 		b[0] = 1
@@ -832,7 +936,7 @@ func (rep *repository) putVector(id, text string, v []float32, trunc bool) {
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[1+4*i:], math.Float32bits(x))
 	}
-	rep.rs.put(vectorKey(id, text), b)
+	rs.put(vectorKey(id, text), b)
 }
 
 // chunkRecord is a stored chunking result. Files that could not be decoded or
@@ -851,13 +955,13 @@ func encodeGob(v any) ([]byte, error) {
 
 func decodeGob(b []byte, v any) error { return gob.NewDecoder(bytes.NewReader(b)).Decode(v) }
 
-// fits reports whether raw is within the file size limit maxBytes (<= 0: the
-// default, chunker.DefaultMaxFileBytes).
-func fits(raw []byte, maxBytes int) bool {
+// fitsSize reports whether a file of size bytes is within the file size limit
+// maxBytes (<= 0: the default, chunker.DefaultMaxFileBytes).
+func fitsSize(size, maxBytes int) bool {
 	if maxBytes <= 0 {
 		maxBytes = chunker.DefaultMaxFileBytes
 	}
-	return len(raw) <= maxBytes
+	return size <= maxBytes
 }
 
 // symbolsCacheVersion is part of the store keys of symbol records; bump it when
@@ -873,3 +977,6 @@ func symbolKey(path string, sum [32]byte) [32]byte {
 // extractors lends symbol extractors (each holds tree-sitter parsers, usable by one
 // goroutine at a time).
 var extractors = sync.Pool{New: func() any { return symbols.NewExtractor(0) }}
+
+// extractorT is the type extractors lends.
+type extractorT = symbols.Extractor

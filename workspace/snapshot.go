@@ -58,12 +58,16 @@ type Snapshot interface {
 
 // snapshot is the Snapshot of a folder or of an inner zip.
 type snapshot struct {
-	name    string
-	lim     Limits
-	dir     string // root folder, for a folder snapshot
-	files   map[string]fileEntry
-	paths   []string
-	skipped []Skip
+	// digest is the SHA-256 of an inner zip's bytes: the same bytes are the same
+	// files, so a view can take its files' hashes from the store without reading them.
+	digest    [32]byte
+	hasDigest bool
+	name      string
+	lim       Limits
+	dir       string // root folder, for a folder snapshot
+	files     map[string]fileEntry
+	paths     []string
+	skipped   []Skip
 }
 
 type fileEntry struct {
@@ -420,3 +424,7 @@ func (e *wrapError) Unwrap() error { return e.err }
 func wrapf(target error, format string, args ...any) error {
 	return &wrapError{msg: fmt.Sprintf(format, args...), err: target}
 }
+
+// contentDigest returns a digest of the snapshot's whole content, when it has one
+// (an inner zip of a zip of zips).
+func (s *snapshot) contentDigest() ([32]byte, bool) { return s.digest, s.hasDigest }

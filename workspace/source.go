@@ -3,6 +3,7 @@ package workspace
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -178,7 +179,12 @@ func (s *zipSource) Open(name string) (Snapshot, error) {
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return nil, fmt.Errorf("workspace: snapshot %s in %s: corrupt inner zip: %w", name, s.file, err)
 	}
-	return newZipSnapshot(name, zr, n, lim)
+	snap, err := newZipSnapshot(name, zr, n, lim)
+	if err != nil {
+		return nil, err
+	}
+	snap.digest, snap.hasDigest = sha256.Sum256(buf.Bytes()), true
+	return snap, nil
 }
 
 // dirSource reads snapshots from repositories-{lang}-{stage}/ folders.

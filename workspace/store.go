@@ -55,10 +55,11 @@ const storeVersion = "store-2"
 
 // Record kinds.
 const (
-	kindChunks  = 'c' // a file's chunks (chunkRecord)
-	kindSymbols = 's' // a file's symbols (symbols.File)
-	kindVector  = 'v' // a chunk text's vector under one model
-	kindModel   = 'l' // a fitted LSA model
+	kindChunks   = 'c' // a file's chunks (chunkRecord)
+	kindSymbols  = 's' // a file's symbols (symbols.File)
+	kindVector   = 'v' // a chunk text's vector under one model
+	kindModel    = 'l' // a fitted LSA model
+	kindManifest = 'm' // a snapshot's files (paths, sizes, hashes) by the snapshot's content digest
 )
 
 // Segment file layout: segMagic; the records, each its kind, its 32-byte key, the
@@ -298,6 +299,17 @@ func (r *repoStore) get(k recKey) ([]byte, bool) {
 		return nil, false
 	}
 	return b[4:], true
+}
+
+// has reports whether record k is stored (pending or in a segment), without reading it.
+func (r *repoStore) has(k recKey) bool {
+	r.mu.RLock()
+	_, ok := r.pending[k]
+	if !ok {
+		_, ok = r.index[k]
+	}
+	r.mu.RUnlock()
+	return ok
 }
 
 // put buffers record k (written at the next flush).

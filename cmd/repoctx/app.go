@@ -141,17 +141,24 @@ func indexCmd() *cli.Command {
 				return usagef("index: give one repository folder")
 			}
 			t := time.Now()
-			repo, ws, err := openRepo(c, c.Args().First(), false)
+			opts, snap, ws, err := folderSnapshot(c, c.Args().First(), true)
 			if err != nil {
 				return err
 			}
-			defer repo.Close()
-			st, ix := repo.Stats(), repo.Index()
-			d := ix.DenseInfo()
-			fmt.Fprintf(c.App.Writer, "indexed %s (repository %s) in %.3fs\n  files %d: chunked %d, reused %d; skipped %d, lossy %d, with parse errors %d; chunks %d\n",
-				repo.Snapshot().Name(), repo.ID(), time.Since(t).Seconds(), st.Files, st.Chunked, st.Reused, st.Skipped, st.Lossy, st.ParseErrors, st.Chunks)
-			fmt.Fprintf(c.App.Writer, "  dense %s: %d chunks embedded, %d cached\n", cmp.Or(d.Model, "none"), d.Embedded, d.Cached)
-			fmt.Fprintf(c.App.Writer, "  walker: %d source files, left out %d: %s\n", ws.Files, ws.TotalSkipped(), ws.SkipSummary())
+			st, err := workspace.Update(c.Context, snap, opts)
+			if err != nil {
+				return err
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "indexed %s (repository %s) in %.3fs\n  files %d: chunked %d, unchanged %d; skipped %d",
+				snap.Name(), opts.Repo, time.Since(t).Seconds(), st.Files, st.Chunked, st.Reused, st.Skipped)
+			if st.Full {
+				fmt.Fprintf(w, ", lossy %d, with parse errors %d; chunks %d\n", st.Lossy, st.ParseErrors, st.Chunks)
+			} else {
+				fmt.Fprintf(w, "; new chunks %d\n", st.NewChunks)
+			}
+			fmt.Fprintf(w, "  dense %s: %d chunk texts embedded\n", cmp.Or(st.Model, "none"), st.Embedded)
+			fmt.Fprintf(w, "  walker: %d source files, left out %d: %s\n", ws.Files, ws.TotalSkipped(), ws.SkipSummary())
 			if c.Bool("verbose") {
 				for _, p := range st.ParseErrorFiles {
 					fmt.Fprintf(c.App.ErrWriter, "parse errors: %s\n", p)
@@ -162,13 +169,13 @@ func indexCmd() *cli.Command {
 	}
 }
 
-// openRepo opens the repository folder dir, as a snapshot of the files the walker
-// lets through (its ignore rules and flags), with the command's index flags (and the
-// symbol table when withSymbols).
-func openRepo(c *cli.Context, dir string, withSymbols bool) (*workspace.Repo, workspace.WalkStats, error) {
+// folderSnapshot returns the workspace options of the command's index flags for the
+// repository folder dir (with the symbol table when withSymbols) and the folder as a
+// snapshot of the files the walker lets through (its ignore rules and flags).
+func folderSnapshot(c *cli.Context, dir string, withSymbols bool) (workspace.Options, workspace.Snapshot, workspace.WalkStats, error) {
 	opts, err := workspaceOptions(c)
 	if err != nil {
-		return nil, workspace.WalkStats{}, err
+		return opts, nil, workspace.WalkStats{}, err
 	}
 	opts.Symbols = withSymbols
 	opts.RepoLSA = true // a folder's later versions (edits) embed with its first fit
@@ -177,11 +184,20 @@ func openRepo(c *cli.Context, dir string, withSymbols bool) (*workspace.Repo, wo
 	}
 	snap, ws, err := walkSnapshot(c, dir)
 	if err != nil {
-		return nil, ws, err
+		return opts, nil, ws, err
 	}
 	opts.Repo = c.String("repo")
 	if opts.Repo == "" {
 		opts.Repo = folderRepo(dir)
+	}
+	return opts, snap, ws, nil
+}
+
+// openRepo opens the repository folder dir (see folderSnapshot).
+func openRepo(c *cli.Context, dir string, withSymbols bool) (*workspace.Repo, workspace.WalkStats, error) {
+	opts, snap, ws, err := folderSnapshot(c, dir, withSymbols)
+	if err != nil {
+		return nil, ws, err
 	}
 	r, err := workspace.Open(c.Context, snap, opts)
 	return r, ws, err

@@ -1,0 +1,195 @@
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/retrieve"
+)
+
+// UpdateStats describes what [Update] did.
+type UpdateStats struct {
+	Stats
+	// NewChunks counts the chunks of the files chunked now; Embedded the chunk texts
+	// embedded now (the others' vectors were stored).
+	NewChunks, Embedded int
+	// Model names the dense model the vectors are of ("" for none).
+	Model string
+	// Full reports that no fast path applied and the whole view was made ([Open]):
+	// the repository's first run, or a dense model fitted on each view.
+	Full bool
+}
+
+// Update brings the store up to date with a snapshot, doing only the work its changed
+// files need: files whose chunks (and symbols) are stored are not read beyond hashing
+// them, the others are chunked and their chunks embedded and stored; no view is made.
+// It is what `repoctx index` runs after an edit. The fast path needs a dense model
+// that does not depend on the whole view: opts.Embedder, or opts.RepoLSA once the
+// repository's model is stored (or no dense retriever); otherwise Update makes the
+// whole view with [Open] (and says so in Full).
+func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, error) {
+	var us UpdateStats
+	if opts.CacheDir == "" {
+		opts.CacheDir = DefaultCacheDir()
+	}
+	if opts.Strategy == "" {
+		opts.Strategy = chunker.StrategyStructural
+	}
+	if opts.Repo == "" {
+		opts.Repo = RepoID(snap.Name())
+	}
+	rs := OpenStore(opts.CacheDir).repo(opts.Repo)
+	var model *retrieve.LSA
+	if opts.Embedder == nil && opts.Dense == retrieve.DenseLSA {
+		if opts.RepoLSA {
+			model = storedRepoLSA(rs, opts)
+		}
+		if model == nil {
+			return fullUpdate(ctx, snap, opts)
+		}
+	}
+	logf := func(format string, a ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", a...)
+		}
+	}
+	_, files, skipped, err := viewKey(ctx, snap, opts, logf)
+	if err != nil {
+		return us, err
+	}
+	us.Skipped, us.Files = skipped, len(files)
+	ch, err := chunker.New(opts.Strategy, opts.Chunk)
+	if err != nil {
+		return us, err
+	}
+	defer ch.Close()
+	settings := opts.Chunk.Key(opts.Strategy)
+	var newChunks []chunker.Chunk
+	for i := range files {
+		if err := ctx.Err(); err != nil {
+			return us, err
+		}
+		sf := &files[i]
+		skey := storeKey("chunks", settings, sf.path, sf.sum)
+		if rs.has(recKey{kindChunks, skey}) && (!opts.Symbols || rs.has(recKey{kindSymbols, symbolKey(sf.path, sf.sum)})) {
+			us.Reused++
+			continue
+		}
+		raw, err := sf.content()
+		if err == nil {
+			var f *chunker.File
+			if f, err = chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
+				err = storeFile(rs, f, sf, skey, ch, opts, &newChunks)
+			}
+		}
+		if err != nil {
+			us.Skipped++
+			logf("skip %s/%s: %v", snap.Name(), sf.path, err)
+			continue
+		}
+		us.Chunked++
+	}
+	us.NewChunks = len(newChunks)
+	var emb retrieve.Embedder
+	switch {
+	case opts.Embedder != nil:
+		emb = opts.Embedder
+	case model != nil:
+		emb = model
+	}
+	if emb != nil && emb.Dim() > 0 {
+		us.Model = emb.ID()
+		if err := storeVectors(ctx, rs, emb, newChunks, &us); err != nil {
+			return us, err
+		}
+	}
+	us.Built = us.Chunked > 0 || us.Embedded > 0
+	return us, rs.flush()
+}
+
+// storeFile chunks f (with its symbols when asked) and stores both records, appending
+// the chunks to out.
+func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk) error {
+	cs, syms, err := chunkOne(f, ch, opts.Symbols)
+	if err != nil {
+		return err
+	}
+	if b, err := encodeGob(&chunkRecord{Chunks: cs, Lossy: f.Lossy, Encoding: f.Encoding}); err == nil {
+		rs.put(recKey{kindChunks, skey}, b)
+	}
+	if opts.Symbols {
+		if syms == nil {
+			ex := extractors.Get().(*extractorT)
+			syms, _ = ex.Extract(f)
+			extractors.Put(ex)
+		}
+		if syms != nil {
+			if b, err := encodeGob(syms); err == nil {
+				rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, b)
+			}
+		}
+	}
+	*out = append(*out, cs...)
+	return nil
+}
+
+// storeVectors embeds the texts of chunks whose vectors under emb are not stored yet,
+// and stores them.
+func storeVectors(ctx context.Context, rs *repoStore, emb retrieve.Embedder, chunks []chunker.Chunk, us *UpdateStats) error {
+	id := emb.ID()
+	var texts []string
+	seen := map[string]bool{}
+	for i := range chunks {
+		t := chunks[i].Text
+		if seen[t] || rs.has(vectorKey(id, t)) {
+			continue
+		}
+		seen[t] = true
+		texts = append(texts, t)
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	_, isLSA := emb.(*retrieve.LSA)
+	vecs, trunc, err := retrieve.EmbedTexts(ctx, emb, texts, 0, !isLSA)
+	if err != nil {
+		return err
+	}
+	for i, t := range texts {
+		putVector(rs, id, t, vecs[i], trunc[i])
+	}
+	us.Embedded = len(texts)
+	return nil
+}
+
+// repoLSAKey is the store key of the repository's one LSA model (Options.RepoLSA).
+func repoLSAKey(opts Options) recKey {
+	return recKey{kindModel, sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", opts.LSADim, "repo\x00"+opts.Repo)))}
+}
+
+// storedRepoLSA returns the repository's stored LSA model, or nil.
+func storedRepoLSA(rs *repoStore, opts Options) *retrieve.LSA {
+	b, ok := rs.get(repoLSAKey(opts))
+	if !ok {
+		return nil
+	}
+	m, label, err := readLabeledLSA(b)
+	if err != nil {
+		return nil
+	}
+	return m.Labeled(label)
+}
+
+// fullUpdate makes the whole view with Open (and closes it).
+func fullUpdate(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, error) {
+	r, err := Open(ctx, snap, opts)
+	if err != nil {
+		return UpdateStats{}, err
+	}
+	defer r.Close()
+	d := r.Index().DenseInfo()
+	us := UpdateStats{Stats: r.Stats(), Full: true, Model: d.Model, Embedded: d.Embedded, NewChunks: -1}
+	return us, nil
+}

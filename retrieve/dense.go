@@ -12,17 +12,17 @@ import (
 	"github.com/repoctx/repoctx/internal/topk"
 )
 
-// DenseKind selects the dense retriever of an index ([BuildOptions.Dense]).
+// DenseKind selects the dense retriever of an index (workspace.Options.Dense).
 type DenseKind uint8
 
 const (
-	// DenseLSA is the built-in LSA model fitted on the indexed chunks (the default),
-	// or the LSA model given as [BuildOptions.Embedder].
+	// DenseLSA is the built-in LSA model fitted on the indexed chunks (the default;
+	// see [LSAVectors]).
 	DenseLSA DenseKind = iota
 	// DenseNone builds no dense vectors: BM25 only.
 	DenseNone
-	// DenseModel embeds with [BuildOptions.Embedder], a model the caller opened (for
-	// example a Hugging Face sentence encoder from the retrieve/hugot package).
+	// DenseModel embeds with a model the caller opened (see [ModelVectors]), for
+	// example a Hugging Face sentence encoder from the retrieve/hugot package.
 	DenseModel
 )
 
@@ -51,14 +51,9 @@ func ParseDense(s string) (DenseKind, error) {
 	return 0, fmt.Errorf("retrieve: unknown dense retriever %q (lsa or none; a model is given as an embedder)", s)
 }
 
-// DefaultEmbedBatch is the number of chunks per [Embedder.Embed] call during a build.
+// DefaultEmbedBatch is the number of texts per [Embedder.Embed] call of [EmbedTexts]
+// when its batch argument is 0 or less.
 const DefaultEmbedBatch = 32
-
-// Files of the dense part of an index directory.
-const (
-	vectorsFile = "vectors.f32" // chunk vectors, little-endian float32, one row per chunk in Build order
-	lsaFile     = "lsa.gob.sz"  // the fitted LSA model (built-in dense model only)
-)
 
 // ErrNoDense is returned (wrapped) by [Index.Search] in [Dense] mode for an index built without
 // dense vectors ([DenseNone]). A [Hybrid] search falls back to BM25 alone instead.

@@ -3,7 +3,7 @@ package retrieve
 import (
 	"bufio"
 	"cmp"
-	"encoding/gob"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/golang/snappy"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -66,10 +65,9 @@ const (
 //
 // # Caching
 //
-// The model is fitted per snapshot at index time: [Build] stores it (lsa.gob.sz)
-// and the chunks' vectors (vectors.f32) in the index directory, so it is fitted once
-// per snapshot key and loaded back by [Open]. Its vectors are not put in the embedding
-// cache: another snapshot gets another fit, in which every vector changes.
+// A model is fitted per snapshot (or once per repository, for live folders); the
+// workspace package stores it ([LSA.WriteTo], [ReadLSA]) so it is fitted once. Its
+// vectors are not shared between fits: another fit changes every vector.
 //
 // An LSA is immutable after FitLSA or ReadLSA and safe for concurrent use.
 type LSA struct {
@@ -83,16 +81,10 @@ type LSA struct {
 	proj      []float32 // len(terms) × dim, row-major: row t is V_k's row for term t
 }
 
-// lsaModelFile is LSA's serialised form.
-type lsaModelFile struct {
-	Version   int
-	Requested int
-	Dim       int
-	Docs      int
-	Terms     []string
-	IDF       []float32
-	Proj      []float32
-}
+// lsaMagic starts an encoded model: then uvarints (version, requested and actual
+// dimension, documents, terms), the terms (uvarint length and bytes), and idf and the
+// projection as little-endian float32.
+const lsaMagic = "repoctx-lsa-2\n"
 
 // LSAModelID returns the [Embedder.ID] of an LSA model fitted with dimension dim (0 means
 // [DefaultLSADim]); the fitted model's ID is the same whatever its effective [LSA.Dim].
@@ -114,7 +106,7 @@ func (m *LSA) ID() string {
 }
 
 // Labeled returns the same model (sharing its data) whose [LSA.ID] ends in "@"+label,
-// so that an index built with it as [BuildOptions.Embedder] on another snapshot is
+// so that vectors computed with it for another snapshot are
 // told apart from one with its own fit. label should identify the data the model was
 // fitted on, e.g. the key of the index it comes from.
 func (m *LSA) Labeled(label string) *LSA {
@@ -392,36 +384,90 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	return m, nil
 }
 
-// WriteTo writes the model (gob, snappy-compressed); ReadLSA reads it back.
+// WriteTo writes the model in a compact binary form (see lsaMagic) and returns the
+// number of bytes written; [ReadLSA] reads it back.
 func (m *LSA) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
-	zw := snappy.NewBufferedWriter(cw)
-	err := gob.NewEncoder(zw).Encode(lsaModelFile{
-		Version: lsaVersion, Requested: m.requested, Dim: m.dim, Docs: m.docs,
-		Terms: m.terms, IDF: m.idf, Proj: m.proj,
-	})
-	if err == nil {
-		err = zw.Close()
+	bw := bufio.NewWriterSize(cw, 1<<16)
+	var vb [binary.MaxVarintLen64]byte
+	put := func(n int) { bw.Write(vb[:binary.PutUvarint(vb[:], uint64(n))]) }
+	bw.WriteString(lsaMagic)
+	for _, n := range []int{lsaVersion, m.requested, m.dim, m.docs, len(m.terms)} {
+		put(n)
 	}
+	for _, t := range m.terms {
+		put(len(t))
+		bw.WriteString(t)
+	}
+	var fb [4]byte
+	for _, vals := range [][]float32{m.idf, m.proj} {
+		for _, x := range vals {
+			binary.LittleEndian.PutUint32(fb[:], math.Float32bits(x))
+			bw.Write(fb[:])
+		}
+	}
+	err := bw.Flush()
 	return cw.n, err
 }
 
 // ReadLSA reads a model written by [LSA.WriteTo].
 func ReadLSA(r io.Reader) (*LSA, error) {
-	var f lsaModelFile
-	if err := gob.NewDecoder(bufio.NewReader(snappy.NewReader(r))).Decode(&f); err != nil {
-		return nil, fmt.Errorf("retrieve: read LSA model: %w", err)
+	br := bufio.NewReaderSize(r, 1<<16)
+	magic := make([]byte, len(lsaMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != lsaMagic {
+		return nil, fmt.Errorf("retrieve: read LSA model: not a model: %w", ErrIncomplete)
 	}
-	if f.Version != lsaVersion {
-		return nil, fmt.Errorf("retrieve: LSA model version %d, want %d: %w", f.Version, lsaVersion, ErrFormat)
+	var hdr [5]uint64
+	for i := range hdr {
+		v, err := binary.ReadUvarint(br)
+		if err != nil {
+			return nil, fmt.Errorf("retrieve: read LSA model: %w (%w)", ErrIncomplete, err)
+		}
+		hdr[i] = v
 	}
-	if f.Dim < 0 || len(f.IDF) != len(f.Terms) || len(f.Proj) != len(f.Terms)*f.Dim {
+	if hdr[0] != lsaVersion {
+		return nil, fmt.Errorf("retrieve: LSA model version %d, want %d: %w", hdr[0], lsaVersion, ErrFormat)
+	}
+	nterms, dim := hdr[4], hdr[2]
+	if nterms > 1<<24 || dim > 1<<16 {
 		return nil, fmt.Errorf("retrieve: damaged LSA model: %w", ErrIncomplete)
 	}
-	m := &LSA{requested: f.Requested, dim: f.Dim, docs: f.Docs, terms: f.Terms, idf: f.IDF, proj: f.Proj,
-		index: make(map[string]int32, len(f.Terms))}
-	for i, t := range f.Terms {
-		m.index[t] = int32(i)
+	m := &LSA{requested: int(hdr[1]), dim: int(dim), docs: int(hdr[3]), terms: make([]string, nterms),
+		index: make(map[string]int32, nterms)}
+	for i := range m.terms {
+		n, err := binary.ReadUvarint(br)
+		if err != nil || n > MaxTokenBytes*4 {
+			return nil, fmt.Errorf("retrieve: damaged LSA model: %w", ErrIncomplete)
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return nil, fmt.Errorf("retrieve: damaged LSA model: %w", ErrIncomplete)
+		}
+		m.terms[i] = string(b)
+		m.index[m.terms[i]] = int32(i)
+	}
+	// read reads n float32 in pieces, so a damaged count fails at the end of the data
+	// instead of allocating it all up front.
+	read := func(n int) ([]float32, error) {
+		out := make([]float32, 0, min(n, 1<<16))
+		var raw [4 << 10]byte
+		for len(out) < n {
+			k := min(n-len(out), len(raw)/4)
+			if _, err := io.ReadFull(br, raw[:4*k]); err != nil {
+				return nil, err
+			}
+			for i := range k {
+				out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
+			}
+		}
+		return out, nil
+	}
+	var err error
+	if m.idf, err = read(int(nterms)); err == nil {
+		m.proj, err = read(int(nterms) * int(dim))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: damaged LSA model: %w", ErrIncomplete)
 	}
 	return m, nil
 }

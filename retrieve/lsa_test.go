@@ -103,8 +103,10 @@ func TestLSASaveLoad(t *testing.T) {
 			t.Errorf("query %d embeds differently after reading back", i)
 		}
 	}
-	if _, err := ReadLSA(bytes.NewReader(buf.Bytes()[:buf.Len()/2])); err == nil {
-		t.Error("ReadLSA accepted a truncated model")
+	for n := range buf.Len() {
+		if _, err := ReadLSA(bytes.NewReader(buf.Bytes()[:n])); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("model truncated to %d of %d bytes: %v, want ErrIncomplete", n, buf.Len(), err)
+		}
 	}
 }
 

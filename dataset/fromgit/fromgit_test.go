@@ -50,7 +50,12 @@ func (r *testRepo) git(args ...string) string {
 	full := append([]string{"-C", r.dir, "-c", "user.name=Test", "-c", "user.email=test@example.com",
 		"-c", "commit.gpgsign=false", "-c", "core.autocrlf=false"}, args...)
 	cmd := exec.Command("git", full...)
-	cmd.Env = append(gitEnv(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+	// An empty file of our own rather than /dev/null, which need not be a device.
+	empty := filepath.Join(r.t.TempDir(), "gitconfig")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	cmd.Env = append(gitEnv(), "GIT_CONFIG_GLOBAL="+empty, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

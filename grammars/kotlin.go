@@ -5,19 +5,22 @@ import (
 	"regexp"
 
 	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/kotlin"
 )
 
-// Kotlin is the spec for Kotlin (fwcd tree-sitter-kotlin 0.3.8 as bundled by smacker).
-// That grammar has no field names, so names are read from the first identifier child.
+// Kotlin is the spec for Kotlin. Its grammar is chosen at build time (KotlinGrammar):
+// fwcd tree-sitter-kotlin 0.3.8 as bundled by smacker in a plain build, or
+// tree-sitter-grammars/tree-sitter-kotlin 1.1.0 (package grammars/kotlin2) with the
+// build tag kotlin2. The node types below are those of both grammars (most are
+// shared; fwcd has simple_identifier, import_header and statements where the newer
+// one has identifier, import and block, and the newer one has field names).
 // Its Rewrite works around two known mis-parses (fwcd/tree-sitter-kotlin issues 75
 // and 87): a primary constructor with a modifier on the line after the class name, and
 // `fun interface`.
 var Kotlin = &Spec{
 	Name:       "kotlin",
-	Version:    "fwcd-kotlin-0.3.8/r2",
+	Version:    KotlinGrammar + "/r2",
 	Extensions: []string{".kt", ".kts"},
-	Language:   kotlin.GetLanguage,
+	Language:   kotlinLanguage,
 	Definitions: map[string]string{
 		"class_declaration":     Class,
 		"object_declaration":    Class,
@@ -28,10 +31,10 @@ var Kotlin = &Spec{
 		"property_declaration":  Property,
 		"type_alias":            Property,
 	},
-	Bodies:             set("class_body", "enum_class_body", "function_body", "statements"),
-	Comments:           set("line_comment", "multiline_comment"),
+	Bodies:             set("class_body", "enum_class_body", "function_body", "statements", "block"),
+	Comments:           set("line_comment", "multiline_comment", "block_comment"),
 	CommentBytes:       "/",
-	SignatureSkip:      set("annotation", "line_comment", "multiline_comment"),
+	SignatureSkip:      set("annotation", "line_comment", "multiline_comment", "block_comment"),
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:            kotlinName,
@@ -54,8 +57,10 @@ func init() { MustRegister(Kotlin) }
 
 // kotlinNames is the Kotlin symbol table for kotlinName (Kotlin.TypeOf cannot be
 // used there: Kotlin's initialiser refers to kotlinName).
-var kotlinNames = &symbolNames{lang: kotlin.GetLanguage}
+var kotlinNames = &symbolNames{lang: kotlinLanguage}
 
+// kotlinName reads a definition's name: the field "name" (or, for type_alias, "type")
+// in the newer grammar, the first identifier child in fwcd's, which has no fields.
 func kotlinName(n *sitter.Node, src []byte) string {
 	switch kotlinNames.typeOf(n) {
 	case "secondary_constructor":
@@ -63,6 +68,9 @@ func kotlinName(n *sitter.Node, src []byte) string {
 	case "anonymous_initializer":
 		return "init"
 	case "companion_object":
+		if c := n.ChildByFieldName("name"); c != nil {
+			return c.Content(src)
+		}
 		if s := firstChildOfType(kotlinNames, n, src, "type_identifier"); s != "" {
 			return s
 		}
@@ -72,11 +80,19 @@ func kotlinName(n *sitter.Node, src []byte) string {
 			c := n.Child(i)
 			switch kotlinNames.typeOf(c) {
 			case "variable_declaration":
-				return firstChildOfType(kotlinNames, c, src, "simple_identifier")
+				return firstChildOfType(kotlinNames, c, src, "simple_identifier", "identifier")
 			case "multi_variable_declaration":
 				return c.Content(src)
 			}
 		}
+		return ""
+	case "type_alias":
+		if c := n.ChildByFieldName("type"); c != nil {
+			return c.Content(src)
+		}
+	}
+	if c := n.ChildByFieldName("name"); c != nil {
+		return c.Content(src)
 	}
 	return firstChildOfType(kotlinNames, n, src, "simple_identifier", "type_identifier")
 }

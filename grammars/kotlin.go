@@ -18,7 +18,7 @@ import (
 // `fun interface`.
 var Kotlin = &Spec{
 	Name:       "kotlin",
-	Version:    KotlinGrammar + "/r2",
+	Version:    KotlinGrammar + "/r3",
 	Extensions: []string{".kt", ".kts"},
 	Language:   kotlinLanguage,
 	Definitions: map[string]string{
@@ -102,14 +102,29 @@ var (
 	// same matches by byte scanning; this is its specification, used by the tests.
 	ktFunInterface = regexp.MustCompile(`\bfun(\s+interface\b)`)
 	// A class header line without a body or parameter list, followed by a line starting
-	// with an optional visibility modifier and `constructor` (fwcd issue 75).
+	// with optional modifiers (visibility, actual, expect) and annotations and
+	// `constructor` (fwcd issue 75; tree-sitter-grammars 1.1.0 has the same fault).
 	ktClassLine = regexp.MustCompile(`\bclass\s+[\p{L}_][\p{L}\p{N}_]*[^{(=\n]*$`)
-	ktCtorLine  = regexp.MustCompile(`^[ \t]*(?:(?:public|private|protected|internal)[ \t]+)?(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*constructor\b`)
+	ktCtorLine  = regexp.MustCompile(`^[ \t]*(?:(?:public|private|protected|internal|actual|expect)[ \t]+|@[\w.]+(?:\([^)\n]*\))?[ \t]+)*constructor\b`)
+	// Lines that may stand between the class header and the constructor line: an
+	// annotation alone; and a line that may end a header: `>` alone, closing a type
+	// parameter list spread over lines.
+	ktAnnotationLine = regexp.MustCompile(`^[ \t]*@[\w.]+(?:\([^)\n]*\))?[ \t]*$`)
+	ktTypeParamsEnd  = regexp.MustCompile(`^[ \t]*>[ \t]*$`)
 )
 
 // kotlinRewrite returns src with the mis-parsed constructs replaced by same-length
-// equivalents, or src itself when there is nothing to rewrite.
+// equivalents, or src itself when there is nothing to rewrite: the line rewrites
+// (kotlinLineRewrite), then the token rewrites of the compiled-in grammar
+// (kotlinGrammarRules, see kotlinRules).
 func kotlinRewrite(src []byte) []byte {
+	return rewriteKotlinTokens(kotlinLineRewrite(src), kotlinGrammarRules)
+}
+
+// kotlinLineRewrite rewrites the constructor on the line after its class header
+// (possibly after annotation lines; the header may end with a `>` line closing its type
+// parameters) and `fun interface` (both grammars mis-parse the first; fwcd the second).
+func kotlinLineRewrite(src []byte) []byte {
 	out, copied := src, false // out is copied before the first change
 	funIfaces := funInterfaces(src)
 	if len(funIfaces) > 0 {
@@ -137,13 +152,26 @@ func kotlinRewrite(src []byte) []byte {
 		if brk < 0 {
 			continue // the first line follows no line
 		}
-		prev := out[bytes.LastIndexByte(src[:brk], '\n')+1 : brk]
 		next := out[brk+1 : nextEnd]
-		if bytes.Contains(prev, []byte("class")) && ktCtorLine.Match(next) && ktClassLine.Match(prev) {
+		if !ktCtorLine.Match(next) {
+			continue
+		}
+		brks := []int{brk}
+		prevStart := bytes.LastIndexByte(src[:brk], '\n') + 1
+		prev := out[prevStart:brk]
+		for prevStart > 0 && len(brks) < 8 && bytes.IndexByte(prev, '@') >= 0 && ktAnnotationLine.Match(prev) {
+			brk = prevStart - 1
+			brks = append(brks, brk)
+			prevStart = bytes.LastIndexByte(src[:brk], '\n') + 1
+			prev = out[prevStart:brk]
+		}
+		if bytes.Contains(prev, []byte("class")) && ktClassLine.Match(prev) || ktTypeParamsEnd.Match(prev) {
 			if !copied {
 				out, copied = append([]byte(nil), src...), true
 			}
-			out[brk] = ' '
+			for _, b := range brks {
+				out[b] = ' '
+			}
 		}
 	}
 	return out

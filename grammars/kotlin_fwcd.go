@@ -10,3 +10,8 @@ const KotlinGrammar = "fwcd-kotlin-0.3.8"
 
 var kotlinLanguage = kotlin.GetLanguage
 
+// kotlinGrammarRules are the token rewrites fwcd 0.3.8 needs (see kotlinRules).
+var kotlinGrammarRules = kotlinRules{
+	WhenGuard: true, Context: true, MultiDollar: true, SoftNames: true,
+	EInfix: true, RangeUntil: true, FwcdTypes: true, CallAssign: true, ObjectBy: true,
+}

@@ -37,9 +37,14 @@ type kotlinRules struct {
 	EInfix bool
 	// RangeUntil (fwcd 0.3.8): the open-ended range operator `..<` becomes `.. `.
 	RangeUntil bool
+	// WhenIn (fwcd 0.3.8): a `when` branch after the first that starts its line with
+	// `in` (`in 0..9 -> x`) gets a `;` in the space before it: fwcd's scanner inserts no
+	// semicolon before `in`, so the branch would continue the previous one's body.
+	WhenIn bool
 	// FwcdTypes (fwcd 0.3.8): in a function type with a qualified or nullable
 	// receiver (`A.B.() -> Unit`, `Op?.() -> T`) the receiver's inner dots become `_`
-	// and its `?` a space; a binary literal's `0b` becomes `0x`.
+	// and its `?` a space; type arguments before `::` (`Pair<*, Int>::second`) become
+	// spaces; a binary literal's `0b` becomes `0x`.
 	FwcdTypes bool
 	// CallAssign (fwcd 0.3.8): an assignment whose target follows a call
 	// (`a.b().c = x`, `f()[i] += 1`) becomes an addition (`=` -> `+`, `+=` -> `+ `).
@@ -47,8 +52,8 @@ type kotlinRules struct {
 	// ObjectBy (fwcd 0.3.8): delegation in an object's supertype list
 	// (`object : Logger by base {`) becomes spaces from `by` to the `{` or `,`.
 	ObjectBy bool
-	// NullableRef (tree-sitter-grammars 1.1.0): the `?` of a callable reference on a
-	// nullable type (`String?::plus`) becomes a space.
+	// NullableRef (both grammars): the `?` of a callable reference on a nullable type
+	// (`String?::plus`) becomes a space.
 	NullableRef bool
 	// AccessorAnnotations (tree-sitter-grammars 1.1.0): annotations before a property
 	// accessor (`@Inject set`, `@OptIn(X::class) get() = …`) become spaces.
@@ -80,6 +85,7 @@ type ktFrame struct {
 	entryToks int
 	elseAt    int
 	newline   bool
+	entries   int // branches started so far
 }
 
 type ktTokKind uint8
@@ -269,8 +275,18 @@ func (w *ktRewriter) token(kind ktTokKind, s, e int, op string) {
 			}
 		}
 		if f.cond {
-			if kind == ktIdent && f.entryToks == 0 && string(w.src[s:e]) == "else" {
-				f.elseAt = s
+			if kind == ktIdent && f.entryToks == 0 {
+				switch string(w.src[s:e]) {
+				case "else":
+					f.elseAt = s
+				case "in": // fwcd: `in` on a new line continues the previous branch's body
+					if w.r.WhenIn && f.entries > 0 && s > 0 && (w.src[s-1] == ' ' || w.src[s-1] == '\t') {
+						w.set(s-1, ';')
+					}
+				}
+			}
+			if f.entryToks == 0 {
+				f.entries++
 			}
 			f.entryToks++
 		}
@@ -596,7 +612,13 @@ func (w *ktRewriter) punct(i int) int {
 		}
 		w.token(ktOp, i, i+2, two)
 		return i + 2
-	case "&&", "||", "==", "!=", "::", "!!", "++", "--", "<=", ">=", "+=", "-=", "*=", "/=", "%=":
+	case "::":
+		if w.r.FwcdTypes && i > 0 && src[i-1] == '>' {
+			w.blankTypeArgs(i) // Pair<*, Int>::second -> Pair        ::second
+		}
+		w.token(ktOp, i, i+2, two)
+		return i + 2
+	case "&&", "||", "==", "!=", "!!", "++", "--", "<=", ">=", "+=", "-=", "*=", "/=", "%=":
 		w.token(ktOp, i, i+2, two)
 		return i + 2
 	case ".(":
@@ -671,6 +693,29 @@ func ktTwoByteOp(a, b byte) string {
 		return ".."
 	}
 	return ""
+}
+
+// blankTypeArgs blanks the type arguments that end just before the `::` at i.
+func (w *ktRewriter) blankTypeArgs(i int) {
+	src := w.src
+	depth := 0
+	for k := i - 1; k >= 0 && k >= i-200; k-- {
+		switch c := src[k]; {
+		case c == '>':
+			depth++
+		case c == '<':
+			depth--
+			if depth == 0 {
+				if k > 0 && isKtIdentByte(src[k-1]) {
+					w.blank(k, i)
+				}
+				return
+			}
+		case isKtIdentByte(c) || c == ',' || c == ' ' || c == '*' || c == '?' || c == '.':
+		default:
+			return
+		}
+	}
 }
 
 // whenBefore reports whether the token before the `(` at i is the keyword when.

@@ -5,12 +5,14 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // allKotlinRules turns every token rewrite on.
 var allKotlinRules = kotlinRules{
 	WhenGuard: true, Context: true, MultiDollar: true, SoftNames: true, EInfix: true,
-	RangeUntil: true, FwcdTypes: true, CallAssign: true, ObjectBy: true, NullableRef: true,
+	RangeUntil: true, WhenIn: true, FwcdTypes: true, CallAssign: true, ObjectBy: true, NullableRef: true,
 	AccessorAnnotations: true,
 }
 
@@ -65,7 +67,10 @@ func TestKotlinTokenRewrites(t *testing.T) {
 		// fwcd rules
 		{kotlinRules{EInfix: true}, "a eq b && c exists d\n} else {\nenum class E\nexpect fun f()", "a Eq b && c Exists d\n} else {\nenum class E\nexpect fun f()"},
 		{kotlinRules{RangeUntil: true}, "for (i in 0..<n) {}", "for (i in 0.. n) {}"},
+		{kotlinRules{WhenIn: true}, "when (x) {\n    in 0..9 -> 1\n    in r -> 2\n    !in s -> 3\n}\nfor (i in r) {}",
+			"when (x) {\n    in 0..9 -> 1\n   ;in r -> 2\n    !in s -> 3\n}\nfor (i in r) {}"},
 		{kotlinRules{FwcdTypes: true}, "fun f(c: A.B.() -> Unit, d: Op?.() -> T) = 0b1010", "fun f(c: A_B.() -> Unit, d: Op .() -> T) = 0x1010"},
+		{kotlinRules{FwcdTypes: true}, "val r = C<*>::reg as R\nx.maxBy(Pair<*, Int>::second)\nval b = a > b::c", "val r = C   ::reg as R\nx.maxBy(Pair        ::second)\nval b = a > b::c"},
 		{kotlinRules{CallAssign: true}, "fun f() {\n  a.b().c = 1\n  g()[i] += 2\n  a[i] = 3\n  x.y = 4\n  get() = 5\n}", "fun f() {\n  a.b().c + 1\n  g()[i] +  2\n  a[i] = 3\n  x.y = 4\n  get() = 5\n}"},
 		{kotlinRules{ObjectBy: true}, "val l = object : Logger by base {\n}\ncompanion object : F<T>(x)\nvar t by T.t", "val l = object : Logger         {\n}\ncompanion object : F<T>(x)\nvar t by T.t"},
 		{kotlinRules{NullableRef: true}, "f(String?::plus)", "f(String ::plus)"},
@@ -189,7 +194,8 @@ internal constructor(
     val b = x exactly y
     when (i) {
         in evens -> 1
-        else -> 2
+        in odds -> 2
+        else -> 3
     }
 }
 `,
@@ -219,5 +225,30 @@ func TestKotlinFaultsParse(t *testing.T) {
 			t.Errorf("%s (%s): parse errors after the rewrites:\n%s", name, KotlinGrammar, tree.RootNode().String())
 		}
 		tree.Close()
+	}
+}
+
+// TestKotlinContextSignature: a context clause stays in the signature (it is parsed
+// as an annotation, which signatures leave out).
+func TestKotlinContextSignature(t *testing.T) {
+	src := []byte("@Deprecated(\"x\")\ncontext(log: Log)\nfun f(a: Int) {}\n")
+	ps := NewParsers(0)
+	defer ps.Close()
+	tree, parsed, err := ps.Parse(Kotlin, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	var fn *sitter.Node
+	for _, c := range Children(tree.RootNode()) {
+		if d, _ := Kotlin.Definition(c); d != nil {
+			fn = d
+		}
+	}
+	if fn == nil {
+		t.Fatalf("no definition in %s", tree.RootNode().String())
+	}
+	if got, want := Kotlin.Signature(fn, src, parsed), "context(log: Log) fun f(a: Int)"; got != want {
+		t.Errorf("Signature = %q, want %q", got, want)
 	}
 }

@@ -52,6 +52,9 @@ type Spec struct {
 	// (class_body, block, function_body). Splitting an oversized definition descends
 	// into its last body child; a signature ends where the first body child starts.
 	Bodies map[string]bool
+	// Trailers are node types that belong to the definition before them, which a
+	// grammar puts beside it (fwcd: a property's getter and setter on the next lines).
+	Trailers map[string]bool
 	// Comments are comment node types. A run of comment lines directly above a
 	// definition (no blank line between) belongs to that definition.
 	Comments map[string]bool
@@ -83,6 +86,9 @@ type Spec struct {
 	Imports func(root *sitter.Node, src []byte) (pkg string, imports []Import)
 	// Keywords are the language's reserved words (used to tell identifiers from syntax).
 	Keywords []string
+	// Recover, if not nil, tells the chunker how to chunk a file with parse errors
+	// along its text outline (see Recovery); nil keeps the chunker on the tree alone.
+	Recover *Recovery
 
 	kwOnce sync.Once
 	kw     map[string]bool

@@ -32,6 +32,7 @@ var Kotlin = &Spec{
 		"type_alias":            Property,
 	},
 	Bodies:             set("class_body", "enum_class_body", "function_body", "statements", "block"),
+	Trailers:           set("getter", "setter"),
 	Comments:           set("line_comment", "multiline_comment", "block_comment"),
 	CommentBytes:       "/",
 	SignatureSkip:      set("annotation", "line_comment", "multiline_comment", "block_comment"),
@@ -40,6 +41,11 @@ var Kotlin = &Spec{
 	DefName:            kotlinName,
 	Rewrite:            kotlinRewrite,
 	Imports:            kotlinImports,
+	Recover: &Recovery{
+		Outline:      ktOutline,
+		MemberPrefix: "class Q{", MemberSuffix: "\n}",
+		GapPrefix: "enum class Q{", GapSuffix: "\n}",
+	},
 	Keywords: []string{
 		"as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in",
 		"interface", "is", "null", "object", "package", "return", "super", "this", "throw",

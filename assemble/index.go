@@ -61,6 +61,8 @@ type IndexStats struct {
 	// from the content-addressed store (Store) because an earlier snapshot had the
 	// same file. Both are 0 when the whole index came from the cache.
 	Chunked, Reused int
+	// ParseErrorPaths are the paths of the ParseErrors files, in index order.
+	ParseErrorPaths []string
 }
 
 // sourceFile is a file read from a snapshot, before chunking.
@@ -170,6 +172,7 @@ func IndexSnapshot(snap *dataset.Snapshot, ch chunker.Chunker, opts IndexOptions
 	for _, c := range ix.Chunks() {
 		if c.ParseError && c.Path != last {
 			st.ParseErrors++
+			st.ParseErrorPaths = append(st.ParseErrorPaths, c.Path)
 			last = c.Path
 		}
 	}

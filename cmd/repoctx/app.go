@@ -347,6 +347,11 @@ func indexCmd() *cli.Command {
 			}
 			fmt.Fprintf(c.App.Writer, "%s index %s\n  files %d, skipped %d, lossy %d, with parse errors %d, chunks %d, %.2fs\n",
 				what, ix.Dir(), st.Files, st.Skipped, st.Lossy, st.ParseErrors, st.Chunks, time.Since(t).Seconds())
+			if c.Bool("verbose") {
+				for _, p := range st.ParseErrorPaths {
+					fmt.Fprintf(c.App.ErrWriter, "parse errors: %s\n", p)
+				}
+			}
 			if st.Built {
 				d := ix.DenseInfo()
 				fmt.Fprintf(c.App.Writer, "  files chunked %d, from the store %d; dense %s: %d chunks embedded, %d from the embedding cache\n",

@@ -7,6 +7,8 @@
 // Adding a language is adding one file that calls [Register] from init with a [Spec].
 // The bundled grammars are those of github.com/smacker/go-tree-sitter (Kotlin: fwcd
 // tree-sitter-kotlin 0.3.8, which has no field names; Python: tree-sitter-python 0.23).
+// With the build tag kotlin2, Kotlin uses tree-sitter-grammars/tree-sitter-kotlin
+// 1.1.0 instead (package grammars/kotlin2, whose C source `make grammar` installs).
 //
 // Tree-sitter rules that callers must follow (measured, see docs/field-notes): a
 // *sitter.Parser is used by one goroutine only; every *sitter.Tree is closed; a parser

@@ -1,22 +1,35 @@
-# repoctx — see README.md. All targets work offline once modules are downloaded.
+# repoctx — see README.md. All targets work offline once modules are downloaded (and,
+# with the kotlin2 tag, once `make grammar` has installed the grammar's C source).
 GO        ?= go
 BIN       ?= bin/repoctx
 FUZZTIME  ?= 60s
 BENCHTIME ?= 1s
 COUNT     ?= 6
+# Build tags. kotlin2 compiles the tree-sitter-grammars Kotlin grammar (grammars/kotlin2,
+# C source installed by `make grammar` from the npm registry); TAGS= builds with the
+# bundled fwcd 0.3.8 grammar alone, as a plain `go build` does.
+TAGS      ?= kotlin2
+GRAMMAR   := $(if $(findstring kotlin2,$(TAGS)),grammar)
 
-.PHONY: build test race vet demo fuzz bench clean
+.PHONY: build test race vet demo fuzz bench clean grammar
 
-build:
-	$(GO) build -o $(BIN) ./cmd/repoctx
+# Installs the kotlin2 grammar's generated C source into grammars/kotlin2/src (gitignored).
+grammar:
+	$(GO) run ./grammars/kotlin2/install
 
-# The test command CI runs (.ci/run): vet, all tests with the race detector, then the
-# golden digest test of predict's output, which is too slow under the race detector.
+build: $(GRAMMAR)
+	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/repoctx
+
+# The test command CI runs (.ci/run): vet, all tests with the race detector, the golden
+# digest test of predict's output (too slow under the race detector), then the
+# grammar-dependent packages again in a plain build (fwcd 0.3.8).
 test: vet
-	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run TestGoldenDigests ./cmd/repoctx
+	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
+	$(GO) test -count=1 -tags '$(TAGS)' -run TestGoldenDigests ./cmd/repoctx
+	$(GO) test -count=1 ./grammars/... ./chunker/ ./symbols/
 
-vet:
+vet: $(GRAMMAR)
+	$(GO) vet -tags '$(TAGS)' ./...
 	$(GO) vet ./...
 
 # Runs the main job on the bundled sample (testdata/sample) for both languages.
@@ -26,8 +39,8 @@ demo: build
 	$(BIN) predict --data testdata/sample --lang kotlin --stage sample -o out/kotlin-sample.jsonl --cache-dir out/cache
 
 # Each fuzz target for FUZZTIME (go test allows one -fuzz target per run).
-fuzz:
-	$(GO) test -run=^$$ -fuzz=FuzzChunk -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./chunker
+fuzz: $(GRAMMAR)
+	$(GO) test -tags '$(TAGS)' -run=^$$ -fuzz=FuzzChunk -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./chunker
 	$(GO) test -run=^$$ -fuzz=FuzzReadDatapoints -fuzztime=$(FUZZTIME) ./dataset
 	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./workspace
 	$(GO) test -run=^$$ -fuzz=FuzzScanner -fuzztime=$(FUZZTIME) ./tokens
@@ -41,12 +54,12 @@ fuzz:
 #                       warm query latency (p50/p95) on 1,000 of its files
 BENCH_REPO ?=
 PCOUNT     ?= 3
-bench:
-	$(GO) test -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) -timeout=2h ./... | tee bench.txt
-	$(GO) test -run='^$$' -bench=Pipelines -benchtime=1x -count=$(PCOUNT) -timeout=2h ./eval | tee bench-pipelines.txt
+bench: $(GRAMMAR)
+	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) -timeout=2h ./... | tee bench.txt
+	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=Pipelines -benchtime=1x -count=$(PCOUNT) -timeout=2h ./eval | tee bench-pipelines.txt
 	@if [ -n "$(BENCH_REPO)" ]; then \
-		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./workspace | tee bench-growth.txt; \
-		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -run='^$$' -bench=ComposeWarm -benchtime=500x -count=$(PCOUNT) ./assemble | tee -a bench-growth.txt; \
+		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./workspace | tee bench-growth.txt; \
+		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=ComposeWarm -benchtime=500x -count=$(PCOUNT) ./assemble | tee -a bench-growth.txt; \
 	fi
 	@echo; echo "== summary (medians) =="
 	$(GO) tool benchstat bench.txt

@@ -14,28 +14,30 @@ import (
 // packages of lower layers (test files may import anything). The order is the one the
 // README's "Layout" documents:
 //
-//	repoctx ← internal helpers ← grammars, tokens ← chunker ← symbols, retrieve ←
+//	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens ← chunker ← symbols, retrieve ←
 //	retrieve/hugot ← workspace ← assemble ← batch ← dataset ← dataset/fromgit, eval ←
 //	cmd/repoctx
 var layers = map[string]int{
-	".":                   0,
-	"internal/atomicfile": 1,
-	"internal/topk":       1,
-	"internal/pathsafe":   1,
-	"grammars":            2,
-	"tokens":              2,
-	"internal/benchrepo":  3, // benchmark helper, imported by test files only
-	"chunker":             3,
-	"symbols":             4,
-	"retrieve":            4,
-	"retrieve/hugot":      5,
-	"workspace":           6,
-	"assemble":            7,
-	"batch":               8,
-	"dataset":             9,
-	"dataset/fromgit":     10,
-	"eval":                10,
-	"cmd/repoctx":         11,
+	".":                        0,
+	"internal/atomicfile":      1,
+	"internal/topk":            1,
+	"internal/pathsafe":        1,
+	"grammars/kotlin2":         1, // the kotlin2 build's Kotlin grammar (cgo)
+	"grammars/kotlin2/install": 2, // build tool: installs that grammar's C source
+	"grammars":                 2,
+	"tokens":                   2,
+	"internal/benchrepo":       3, // benchmark helper, imported by test files only
+	"chunker":                  3,
+	"symbols":                  4,
+	"retrieve":                 4,
+	"retrieve/hugot":           5,
+	"workspace":                6,
+	"assemble":                 7,
+	"batch":                    8,
+	"dataset":                  9,
+	"dataset/fromgit":          10,
+	"eval":                     10,
+	"cmd/repoctx":              11,
 }
 
 const module = "github.com/repoctx/repoctx"

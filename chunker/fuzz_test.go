@@ -24,6 +24,9 @@ func FuzzChunk(f *testing.F) {
 		"(obj.\nattr)\n  (x.\n y(\n))\ndef h(): pass\n",
 		"\n\n   \n",
 		"é\xff\xfe",
+		brokenRepo,
+		"class G {\n  fun suspend() = when (x) {\n    is A if y -> 1\n    else -> $$\"$$z\"\n  }\n  context(a: A)\n  val v get() = 1\n}\n",
+		"class H : B(, {\n  fun f() {\n  }\n  class I {\n    fun g() = ((\n  }\n}\n",
 	}
 	for _, s := range seeds {
 		f.Add(s, true, uint8(0))

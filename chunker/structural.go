@@ -128,10 +128,30 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 	if visit != nil {
 		visit(root, parsed)
 	}
+	var its []item
 	if root.HasError() {
 		b.collectErrors(root)
+		if spec.Recover != nil {
+			parse := func(text []byte, ranges []sitter.Range) (*sitter.Tree, error) {
+				return s.parsers.ParseRanges(spec, text, ranges)
+			}
+			if rits, trees, errs, ok := b.recoverFile(parse); ok {
+				defer func() {
+					for _, t := range trees {
+						t.Close()
+					}
+				}()
+				its = rits
+				if len(errs) > 0 { // else keep the whole file's errors: the fragments hide them
+					b.errs = errs
+				}
+			}
+		}
 	}
-	b.level(b.items(root, false), 0, li.lines(), nil, nil, false)
+	if its == nil {
+		its = b.items(root, false)
+	}
+	b.level(its, 0, li.lines(), nil, nil, false)
 	return b.emit(f), nil
 }
 
@@ -149,7 +169,11 @@ type item struct {
 	first   int          // first line (0-based)
 	last    int          // last line holding non-comment content
 	inError bool         // found by descending into an ERROR node
+	synth   *textDef     // a definition recovered from the text (node and def are nil)
 }
+
+// isDef reports whether the item is a definition (of the tree, or recovered).
+func (it *item) isDef() bool { return it.def != nil || it.synth != nil }
 
 // piece is a line range [lo, hi) on its way to becoming one or more chunks.
 type piece struct {
@@ -192,10 +216,18 @@ func (b *builder) collectErrors(n *sitter.Node) {
 			return
 		}
 	}
+	found := false
 	for _, c := range grammars.Children(n) {
 		if c.HasError() || c.IsMissing() {
 			b.collectErrors(c)
+			found = true
 		}
+	}
+	if !found && !n.IsError() && !n.IsMissing() {
+		// tree-sitter marks some nodes as holding an error without an ERROR or
+		// MISSING node below them (a zero-width leaf of its recovery): the node is
+		// where the error is.
+		b.errs = append(b.errs, [2]int{b.firstLine(n), b.endLine(n)})
 	}
 }
 
@@ -307,6 +339,10 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 		if it.last < it.first {
 			it.last = it.first
 		}
+		if n := len(out); n > 0 && out[n-1].def != nil && it.def == nil && b.spec.Trailers[b.spec.TypeOf(c)] {
+			out[n-1].last = max(out[n-1].last, it.last) // a property's accessor beside it
+			continue
+		}
 		out = append(out, it)
 	}
 	return out
@@ -353,7 +389,7 @@ func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, 
 			}
 			continue
 		}
-		if it.def != nil || splitAll {
+		if it.isDef() || splitAll {
 			start := it.first
 			for start-1 > prevEnd && b.leadingLine(start-1) {
 				start--
@@ -362,10 +398,10 @@ func (b *builder) level(its []item, lo, hi int, header []string, parent *piece, 
 				cuts = append(cuts, cut{start, it})
 			}
 		}
-		if it.last > prevEnd && (it.def != nil || !b.allLeading(it.first, it.last)) {
+		if it.last > prevEnd && (it.isDef() || !b.allLeading(it.first, it.last)) {
 			prevEnd = min(it.last, hi-1)
 		}
-		if it.def != nil || splitAll {
+		if it.isDef() || splitAll {
 			if e := it.last + 1; e < hi && e > lo {
 				cuts = append(cuts, cut{e, nil})
 			}
@@ -443,15 +479,19 @@ func hasItemIn(its []item, lo, hi int) bool {
 func (b *builder) place(lo, hi int, it *item, its []item, header []string, parent *piece) {
 	size := b.li.size(lo, hi)
 	perr := b.inError(lo, hi)
-	if it != nil && it.def != nil {
+	if it != nil && it.isDef() {
 		kind := Kind(it.kind)
 		name := ""
-		if b.spec.DefName != nil {
+		if it.synth != nil {
+			name = it.synth.name
+		} else if b.spec.DefName != nil {
 			name = b.spec.DefName(it.def, b.src)
 		}
 		var members []item
 		firstMember := 0
-		if size > b.opts.MaxChars || it.kind == grammars.Class { // only these may be split
+		if it.synth != nil {
+			members, firstMember = b.firstMember(it.synth.members, it.first, hi)
+		} else if size > b.opts.MaxChars || it.kind == grammars.Class { // only these may be split
 			members, firstMember = b.members(it.def, it.first, hi)
 		}
 		descend := len(members) > 0 && firstMember > lo && (size > b.opts.MaxChars ||
@@ -472,7 +512,13 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		if len(sub) >= maxHeaderDepth {
 			sub = sub[len(sub)-maxHeaderDepth+1:]
 		}
-		sub = append(append([]string(nil), sub...), b.spec.Signature(it.def, b.src, b.parsed))
+		sig := ""
+		if it.synth != nil {
+			sig = it.synth.sig
+		} else {
+			sig = b.spec.Signature(it.def, b.src, b.parsed)
+		}
+		sub = append(append([]string(nil), sub...), sig)
 		if !b.level(members, firstMember, hi, sub, head, it.kind != grammars.Class) {
 			b.level(members, firstMember, hi, sub, head, false)
 		}
@@ -506,7 +552,7 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		}
 		big := -1
 		for k := range inside {
-			if inside[k].node.ChildCount() > 0 && (big < 0 || inside[k].last-inside[k].first > inside[big].last-inside[big].first) {
+			if inside[k].node != nil && inside[k].node.ChildCount() > 0 && (big < 0 || inside[k].last-inside[k].first > inside[big].last-inside[big].first) {
 				big = k
 			}
 		}
@@ -525,7 +571,7 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 func nestedDefinitions(its []item) int {
 	n := 0
 	for _, it := range its {
-		if it.def != nil && it.kind != grammars.Property {
+		if it.isDef() && it.kind != grammars.Property {
 			n++
 		}
 	}
@@ -551,27 +597,40 @@ func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 				named = append(named, it)
 			}
 		}
-		if len(named) == 1 && b.spec.Bodies[b.spec.TypeOf(named[0].node)] {
+		if len(named) == 1 && named[0].node != nil && b.spec.Bodies[b.spec.TypeOf(named[0].node)] {
 			body = named[0].node
 			continue
 		}
-		first := -1
-		for _, it := range named {
-			if it.first > lo {
-				first = it.first
-				break
-			}
-		}
-		if first < 0 {
-			return nil, 0
-		}
-		// Comment lines directly above the first member belong to it.
-		for first-1 > lo && b.leadingLine(first-1) {
-			first--
-		}
-		return named, first
+		return b.firstMember(named, lo, hi)
 	}
 	return nil, 0
+}
+
+// firstMember returns the members among its that start in lines [lo, hi) and the
+// first line a member starts on after lo (comment lines directly above it
+// included), or nil when none starts after lo.
+func (b *builder) firstMember(its []item, lo, hi int) ([]item, int) {
+	var named []item
+	for _, it := range its {
+		if it.first >= lo && it.first < hi {
+			named = append(named, it)
+		}
+	}
+	first := -1
+	for _, it := range named {
+		if it.first > lo {
+			first = it.first
+			break
+		}
+	}
+	if first < 0 {
+		return nil, 0
+	}
+	// Comment lines directly above the first member belong to it.
+	for first-1 > lo && b.leadingLine(first-1) {
+		first--
+	}
+	return named, first
 }
 
 // merge greedily merges adjacent mergeable pieces from b.pieces[start:] that share a

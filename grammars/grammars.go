@@ -7,6 +7,8 @@
 // Adding a language is adding one file that calls [Register] from init with a [Spec].
 // The bundled grammars are those of github.com/smacker/go-tree-sitter (Kotlin: fwcd
 // tree-sitter-kotlin 0.3.8, which has no field names; Python: tree-sitter-python 0.23).
+// With the build tag kotlin2, Kotlin uses tree-sitter-grammars/tree-sitter-kotlin
+// 1.1.0 instead (package grammars/kotlin2, whose C source `make grammar` installs).
 //
 // Tree-sitter rules that callers must follow (measured, see docs/field-notes): a
 // *sitter.Parser is used by one goroutine only; every *sitter.Tree is closed; a parser
@@ -52,6 +54,9 @@ type Spec struct {
 	// (class_body, block, function_body). Splitting an oversized definition descends
 	// into its last body child; a signature ends where the first body child starts.
 	Bodies map[string]bool
+	// Trailers are node types that belong to the definition before them, which a
+	// grammar puts beside it (fwcd: a property's getter and setter on the next lines).
+	Trailers map[string]bool
 	// Comments are comment node types. A run of comment lines directly above a
 	// definition (no blank line between) belongs to that definition.
 	Comments map[string]bool
@@ -83,6 +88,9 @@ type Spec struct {
 	Imports func(root *sitter.Node, src []byte) (pkg string, imports []Import)
 	// Keywords are the language's reserved words (used to tell identifiers from syntax).
 	Keywords []string
+	// Recover, if not nil, tells the chunker how to chunk a file with parse errors
+	// along its text outline (see Recovery); nil keeps the chunker on the tree alone.
+	Recover *Recovery
 
 	kwOnce sync.Once
 	kw     map[string]bool

@@ -118,46 +118,56 @@ func TestTidySignature(t *testing.T) {
 	}
 }
 
-// kotlinRewriteLines is kotlinRewrite as it was before it looked only at lines
-// holding "constructor"; the reference for TestKotlinRewriteSame.
+// kotlinRewriteLines is kotlinLineRewrite written line by line with the regular
+// expressions alone; the reference for TestKotlinRewriteSame.
 func kotlinRewriteLines(src []byte) []byte {
 	out := append([]byte(nil), src...)
 	for _, m := range ktFunInterface.FindAllIndex(out, -1) {
 		copy(out[m[0]:m[0]+3], "   ")
 	}
-	start := 0
-	for start < len(out) {
-		nl := bytes.IndexByte(out[start:], '\n')
-		if nl < 0 {
-			break
+	var starts []int // line starts in src
+	for i := 0; i <= len(src); i++ {
+		if i == 0 || src[i-1] == '\n' {
+			starts = append(starts, i)
 		}
-		end := start + nl
-		next := out[end+1:]
-		if j := bytes.IndexByte(next, '\n'); j >= 0 {
-			next = next[:j]
+	}
+	line := func(k int) []byte { // line k of out, without its break
+		end := len(out)
+		if k+1 < len(starts) {
+			end = starts[k+1] - 1
 		}
-		if bytes.Contains(next, []byte("constructor")) && bytes.Contains(out[start:end], []byte("class")) &&
-			ktCtorLine.Match(next) && ktClassLine.Match(out[start:end]) {
-			out[end] = ' '
+		return out[starts[k]:end]
+	}
+	for i := 1; i < len(starts); i++ {
+		if !ktCtorLine.Match(line(i)) {
+			continue
 		}
-		start = end + 1
+		k := i - 1
+		for k > 0 && i-k < 8 && ktAnnotationLine.Match(line(k)) {
+			k--
+		}
+		if ktClassLine.Match(line(k)) || ktTypeParamsEnd.Match(line(k)) {
+			for j := k + 1; j <= i; j++ {
+				out[starts[j]-1] = ' '
+			}
+		}
 	}
 	return out
 }
 
-// TestKotlinRewriteSame: kotlinRewrite gives what the line-by-line version gave.
+// TestKotlinRewriteSame: kotlinLineRewrite gives what the line-by-line version gave.
 func TestKotlinRewriteSame(t *testing.T) {
 	rnd := rand.New(rand.NewSource(3))
 	atoms := []string{"class A", "class Pool<T>", "\n", " ", "private ", "constructor", "constructor()", "(", "{",
-		"=", "@Inject ", "@A(x) ", "fun interface I", "fun ", "interface", "x", "\t", "é", "internal "}
+		"=", "@Inject ", "@A(x) ", "fun interface I", "fun ", "interface", "x", "\t", "é", "internal ", "@Inject\n", ">\n", "actual "}
 	for i := 0; i < 30000; i++ {
 		var sb strings.Builder
 		for n := rnd.Intn(10); n >= 0; n-- {
 			sb.WriteString(atoms[rnd.Intn(len(atoms))])
 		}
 		in := []byte(sb.String())
-		if got, want := kotlinRewrite(in), kotlinRewriteLines(in); !bytes.Equal(got, want) {
-			t.Fatalf("kotlinRewrite(%q) = %q, want %q", in, got, want)
+		if got, want := kotlinLineRewrite(in), kotlinRewriteLines(in); !bytes.Equal(got, want) {
+			t.Fatalf("kotlinLineRewrite(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

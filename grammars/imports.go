@@ -113,7 +113,10 @@ func pythonImports(root *sitter.Node, src []byte) (string, []Import) {
 	return "", out
 }
 
-// kotlinImports reads the package header and import headers.
+// kotlinImports reads the package header and import headers, in both Kotlin grammars'
+// shapes: fwcd's import_header (identifier, wildcard_import, import_alias) and the
+// newer grammar's import (qualified_identifier or identifier, an anonymous ".*"
+// token, then the alias identifier after "as").
 func kotlinImports(root *sitter.Node, src []byte) (string, []Import) {
 	pkg := ""
 	var out []Import
@@ -122,28 +125,36 @@ func kotlinImports(root *sitter.Node, src []byte) (string, []Import) {
 		switch c.Type() {
 		case "package_header":
 			for _, k := range Children(c) {
-				if k.Type() == "identifier" {
+				if k.Type() == "identifier" || k.Type() == "qualified_identifier" {
 					pkg = text(k, src)
 				}
 			}
 		case "import_list":
 			headers = append(headers, Children(c)...)
-		case "import_header":
+		case "import_header", "import":
 			headers = append(headers, c)
 		}
 	}
 	for _, h := range headers {
-		if h.Type() != "import_header" {
+		if h.Type() != "import_header" && h.Type() != "import" {
 			continue
 		}
 		im := Import{Line: line(h)}
-		path := ""
+		path, seenPath := "", false
 		for _, k := range Children(h) {
 			switch k.Type() {
-			case "identifier":
-				path = text(k, src)
+			case "identifier", "qualified_identifier":
+				if seenPath { // the newer grammar's alias
+					im.Alias = text(k, src)
+				} else {
+					path, seenPath = text(k, src), true
+				}
 			case "wildcard_import":
 				im.Star = true
+			case "*":
+				if seenPath {
+					im.Star = true
+				}
 			case "import_alias":
 				for _, a := range Children(k) {
 					if a.Type() == "type_identifier" || a.Type() == "simple_identifier" {

@@ -5,19 +5,22 @@ import (
 	"regexp"
 
 	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/kotlin"
 )
 
-// Kotlin is the spec for Kotlin (fwcd tree-sitter-kotlin 0.3.8 as bundled by smacker).
-// That grammar has no field names, so names are read from the first identifier child.
+// Kotlin is the spec for Kotlin. Its grammar is chosen at build time (KotlinGrammar):
+// fwcd tree-sitter-kotlin 0.3.8 as bundled by smacker in a plain build, or
+// tree-sitter-grammars/tree-sitter-kotlin 1.1.0 (package grammars/kotlin2) with the
+// build tag kotlin2. The node types below are those of both grammars (most are
+// shared; fwcd has simple_identifier, import_header and statements where the newer
+// one has identifier, import and block, and the newer one has field names).
 // Its Rewrite works around two known mis-parses (fwcd/tree-sitter-kotlin issues 75
 // and 87): a primary constructor with a modifier on the line after the class name, and
 // `fun interface`.
 var Kotlin = &Spec{
 	Name:       "kotlin",
-	Version:    "fwcd-kotlin-0.3.8/r2",
+	Version:    KotlinGrammar + "/r3",
 	Extensions: []string{".kt", ".kts"},
-	Language:   kotlin.GetLanguage,
+	Language:   kotlinLanguage,
 	Definitions: map[string]string{
 		"class_declaration":     Class,
 		"object_declaration":    Class,
@@ -28,15 +31,21 @@ var Kotlin = &Spec{
 		"property_declaration":  Property,
 		"type_alias":            Property,
 	},
-	Bodies:             set("class_body", "enum_class_body", "function_body", "statements"),
-	Comments:           set("line_comment", "multiline_comment"),
+	Bodies:             set("class_body", "enum_class_body", "function_body", "statements", "block"),
+	Trailers:           set("getter", "setter"),
+	Comments:           set("line_comment", "multiline_comment", "block_comment"),
 	CommentBytes:       "/",
-	SignatureSkip:      set("annotation", "line_comment", "multiline_comment"),
+	SignatureSkip:      set("annotation", "line_comment", "multiline_comment", "block_comment"),
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:            kotlinName,
 	Rewrite:            kotlinRewrite,
 	Imports:            kotlinImports,
+	Recover: &Recovery{
+		Outline:      ktOutline,
+		MemberPrefix: "class Q{", MemberSuffix: "\n}",
+		GapPrefix: "enum class Q{", GapSuffix: "\n}",
+	},
 	Keywords: []string{
 		"as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in",
 		"interface", "is", "null", "object", "package", "return", "super", "this", "throw",
@@ -54,8 +63,10 @@ func init() { MustRegister(Kotlin) }
 
 // kotlinNames is the Kotlin symbol table for kotlinName (Kotlin.TypeOf cannot be
 // used there: Kotlin's initialiser refers to kotlinName).
-var kotlinNames = &symbolNames{lang: kotlin.GetLanguage}
+var kotlinNames = &symbolNames{lang: kotlinLanguage}
 
+// kotlinName reads a definition's name: the field "name" (or, for type_alias, "type")
+// in the newer grammar, the first identifier child in fwcd's, which has no fields.
 func kotlinName(n *sitter.Node, src []byte) string {
 	switch kotlinNames.typeOf(n) {
 	case "secondary_constructor":
@@ -63,6 +74,9 @@ func kotlinName(n *sitter.Node, src []byte) string {
 	case "anonymous_initializer":
 		return "init"
 	case "companion_object":
+		if c := n.ChildByFieldName("name"); c != nil {
+			return c.Content(src)
+		}
 		if s := firstChildOfType(kotlinNames, n, src, "type_identifier"); s != "" {
 			return s
 		}
@@ -72,11 +86,19 @@ func kotlinName(n *sitter.Node, src []byte) string {
 			c := n.Child(i)
 			switch kotlinNames.typeOf(c) {
 			case "variable_declaration":
-				return firstChildOfType(kotlinNames, c, src, "simple_identifier")
+				return firstChildOfType(kotlinNames, c, src, "simple_identifier", "identifier")
 			case "multi_variable_declaration":
 				return c.Content(src)
 			}
 		}
+		return ""
+	case "type_alias":
+		if c := n.ChildByFieldName("type"); c != nil {
+			return c.Content(src)
+		}
+	}
+	if c := n.ChildByFieldName("name"); c != nil {
+		return c.Content(src)
 	}
 	return firstChildOfType(kotlinNames, n, src, "simple_identifier", "type_identifier")
 }
@@ -86,14 +108,29 @@ var (
 	// same matches by byte scanning; this is its specification, used by the tests.
 	ktFunInterface = regexp.MustCompile(`\bfun(\s+interface\b)`)
 	// A class header line without a body or parameter list, followed by a line starting
-	// with an optional visibility modifier and `constructor` (fwcd issue 75).
+	// with optional modifiers (visibility, actual, expect) and annotations and
+	// `constructor` (fwcd issue 75; tree-sitter-grammars 1.1.0 has the same fault).
 	ktClassLine = regexp.MustCompile(`\bclass\s+[\p{L}_][\p{L}\p{N}_]*[^{(=\n]*$`)
-	ktCtorLine  = regexp.MustCompile(`^[ \t]*(?:(?:public|private|protected|internal)[ \t]+)?(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*constructor\b`)
+	ktCtorLine  = regexp.MustCompile(`^[ \t]*(?:(?:public|private|protected|internal|actual|expect)[ \t]+|@[\w.]+(?:\([^)\n]*\))?[ \t]+)*constructor\b`)
+	// Lines that may stand between the class header and the constructor line: an
+	// annotation alone; and a line that may end a header: `>` alone, closing a type
+	// parameter list spread over lines.
+	ktAnnotationLine = regexp.MustCompile(`^[ \t]*@[\w.]+(?:\([^)\n]*\))?[ \t]*$`)
+	ktTypeParamsEnd  = regexp.MustCompile(`^[ \t]*>[ \t]*$`)
 )
 
 // kotlinRewrite returns src with the mis-parsed constructs replaced by same-length
-// equivalents, or src itself when there is nothing to rewrite.
+// equivalents, or src itself when there is nothing to rewrite: the line rewrites
+// (kotlinLineRewrite), then the token rewrites of the compiled-in grammar
+// (kotlinGrammarRules, see kotlinRules).
 func kotlinRewrite(src []byte) []byte {
+	return rewriteKotlinTokens(kotlinLineRewrite(src), kotlinGrammarRules)
+}
+
+// kotlinLineRewrite rewrites the constructor on the line after its class header
+// (possibly after annotation lines; the header may end with a `>` line closing its type
+// parameters) and `fun interface` (both grammars mis-parse the first; fwcd the second).
+func kotlinLineRewrite(src []byte) []byte {
 	out, copied := src, false // out is copied before the first change
 	funIfaces := funInterfaces(src)
 	if len(funIfaces) > 0 {
@@ -121,13 +158,26 @@ func kotlinRewrite(src []byte) []byte {
 		if brk < 0 {
 			continue // the first line follows no line
 		}
-		prev := out[bytes.LastIndexByte(src[:brk], '\n')+1 : brk]
 		next := out[brk+1 : nextEnd]
-		if bytes.Contains(prev, []byte("class")) && ktCtorLine.Match(next) && ktClassLine.Match(prev) {
+		if !ktCtorLine.Match(next) {
+			continue
+		}
+		brks := []int{brk}
+		prevStart := bytes.LastIndexByte(src[:brk], '\n') + 1
+		prev := out[prevStart:brk]
+		for prevStart > 0 && len(brks) < 8 && bytes.IndexByte(prev, '@') >= 0 && ktAnnotationLine.Match(prev) {
+			brk = prevStart - 1
+			brks = append(brks, brk)
+			prevStart = bytes.LastIndexByte(src[:brk], '\n') + 1
+			prev = out[prevStart:brk]
+		}
+		if bytes.Contains(prev, []byte("class")) && ktClassLine.Match(prev) || ktTypeParamsEnd.Match(prev) {
 			if !copied {
 				out, copied = append([]byte(nil), src...), true
 			}
-			out[brk] = ' '
+			for _, b := range brks {
+				out[b] = ' '
+			}
 		}
 	}
 	return out

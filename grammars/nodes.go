@@ -65,7 +65,8 @@ func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 }
 
 // Signature returns a definition's text up to its body, without the node types in
-// s.SignatureSkip (annotations, comments), white space collapsed and brackets tidied:
+// s.SignatureSkip (annotations, comments; but a rewritten construct parsed as one,
+// such as Kotlin's context clause, stays), white space collapsed and brackets tidied:
 // "class Foo(val a: Int) : Bar()", "def load(path):". src is the original text and
 // parsed the text given to the parser (the result of s.Rewrite, or src): bytes that
 // the rewrite blanked just before the node on its line (Kotlin's `fun` of
@@ -99,7 +100,10 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 			if cs >= end {
 				return
 			}
-			if s.SignatureSkip[s.TypeOf(c)] && cs >= pos {
+			// A skipped type whose first byte the rewrite changed stands in for a
+			// construct the grammar lacks (Kotlin's context clause as `@ontext(…)`):
+			// it stays.
+			if s.SignatureSkip[s.TypeOf(c)] && cs >= pos && (cs >= len(parsed) || src[cs] == parsed[cs]) {
 				sb.Write(src[pos:cs])
 				pos = min(ce, end)
 				continue

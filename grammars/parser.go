@@ -14,6 +14,7 @@ import (
 type Parsers struct {
 	timeout time.Duration
 	m       map[string]*sitter.Parser
+	ranged  map[string]*sitter.Parser // for ParseRanges, which sets included ranges
 }
 
 // NewParsers returns parsers whose parses stop after timeout (<= 0 means 5s).
@@ -21,7 +22,7 @@ func NewParsers(timeout time.Duration) *Parsers {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	return &Parsers{timeout: timeout, m: map[string]*sitter.Parser{}}
+	return &Parsers{timeout: timeout, m: map[string]*sitter.Parser{}, ranged: map[string]*sitter.Parser{}}
 }
 
 // Close frees the parsers; they must not be used afterwards.
@@ -29,7 +30,10 @@ func (ps *Parsers) Close() {
 	for _, p := range ps.m {
 		p.Close()
 	}
-	ps.m = nil
+	for _, p := range ps.ranged {
+		p.Close()
+	}
+	ps.m, ps.ranged = nil, nil
 }
 
 // Parse parses text in spec's language after spec.Rewrite. It returns the tree, which
@@ -63,4 +67,32 @@ func (ps *Parsers) Parse(spec *Spec, text []byte) (*sitter.Tree, []byte, error) 
 		return nil, nil, fmt.Errorf("grammars: parse failed or timed out: %w", err)
 	}
 	return tree, src, nil
+}
+
+// ParseRanges parses only the given byte ranges of text, in spec's language, as if
+// they were one text: tree-sitter's included ranges, so that node offsets are those
+// of text. text is parsed as given (spec.Rewrite is not applied: pass the text
+// Parse returned). The ranges must be in order, not overlap, and lie in text; their
+// points must agree with their bytes. Errors as for Parse.
+func (ps *Parsers) ParseRanges(spec *Spec, text []byte, ranges []sitter.Range) (*sitter.Tree, error) {
+	if len(ranges) == 0 {
+		return nil, fmt.Errorf("grammars: no ranges to parse")
+	}
+	p := ps.ranged[spec.Name]
+	if p == nil {
+		p = sitter.NewParser()
+		p.SetLanguage(spec.Language())
+		ps.ranged[spec.Name] = p
+	}
+	p.SetIncludedRanges(ranges)
+	p.SetOperationLimit(int(ps.timeout / time.Microsecond))
+	tree, err := p.ParseCtx(context.Background(), nil, text)
+	if err != nil || tree == nil {
+		p.Reset()
+		if err == nil {
+			err = fmt.Errorf("grammars: tree-sitter returned no tree")
+		}
+		return nil, fmt.Errorf("grammars: parse failed or timed out: %w", err)
+	}
+	return tree, nil
 }

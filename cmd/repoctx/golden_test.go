@@ -11,17 +11,20 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/predict.sha256 with the digests of this build")
+var update = flag.Bool("update", false, "rewrite this build's testdata/golden/predict-*.sha256 with its digests")
 
 // goldenFile holds the sha256 of `repoctx predict`'s output on ../shared/data/dev and
 // devb, both languages, with --plan-window 0 and 8000 (characters/3.5), one line
-// "DIGEST  SET-LANG-WINDOW.jsonl" each. It was taken at cd8f330, before the library
-// restructuring; a change that alters outputs on purpose updates it in the same commit
-// (go test ./cmd/repoctx -run TestGoldenDigests -update) and reports `repoctx eval
-// --baselines --visible` on dev and devb before and after.
-var goldenFile = filepath.Join("..", "..", "testdata", "golden", "predict.sha256")
+// "DIGEST  SET-LANG-WINDOW.jsonl" each. There is one file per Kotlin grammar
+// ([grammars.KotlinGrammar]: the build tag kotlin2 links another one), since Kotlin
+// outputs differ between them. A change that alters outputs on purpose updates both in
+// the same commit (go test [-tags kotlin2] ./cmd/repoctx -run TestGoldenDigests -update)
+// and reports `repoctx eval --baselines --visible` on dev and devb before and after.
+var goldenFile = filepath.Join("..", "..", "testdata", "golden", "predict-"+grammars.KotlinGrammar+".sha256")
 
 // TestGoldenDigests runs predict as the command line does, with a fresh cache, and
 // compares the outputs' digests with goldenFile. It needs ../shared (skipped without

@@ -1,0 +1,6 @@
+//go:build kotlin2
+
+// The generated parser of @tree-sitter-grammars/tree-sitter-kotlin, installed into
+// src/ by fetch.sh (not committed).
+#include "names.h"
+#include "src/parser.c"

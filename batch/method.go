@@ -89,12 +89,16 @@ func (m *repoctxMethod) model(ctx context.Context, repo string) (*retrieve.LSA, 
 	}
 	m.mu.Unlock()
 	rm.once.Do(func() { rm.lsa, rm.err = m.fit(ctx, rm.snapshot) })
-	if rm.err != nil && ctx.Err() != nil {
-		// A cancelled fit is not the model's fault: let a later run try again.
+	if rm.err != nil && (ctx.Err() != nil || repoctx.IsEnvironment(rm.err)) {
+		// A cancelled fit, or one the machine failed, is not the model's fault: let a
+		// later run try again.
 		m.mu.Lock()
 		delete(m.models, repo)
 		m.mu.Unlock()
-		return nil, "", ctx.Err()
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, "", rm.err
 	}
 	return rm.lsa, rm.snapshot, nil
 }
@@ -126,6 +130,9 @@ func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, er
 	}
 	snap, err := m.src.Open(name)
 	if err != nil {
+		if repoctx.IsEnvironment(err) {
+			return nil, err
+		}
 		warn(err)
 		return nil, nil
 	}
@@ -133,6 +140,9 @@ func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, er
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if repoctx.IsEnvironment(err) {
+			return nil, fmt.Errorf("snapshot %s (fitting the repository's LSA model): %w", name, err)
 		}
 		warn(err)
 		return nil, nil

@@ -23,6 +23,7 @@ import (
 	bleveindex "github.com/blevesearch/bleve_index_api"
 	"github.com/golang/snappy"
 
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 )
 
@@ -207,7 +208,10 @@ func fieldValues(c *chunker.Chunk) [len(fields)]string {
 // Chunk IDs must be non-empty and unique, else Build returns an error before writing
 // anything. When ctx is cancelled the build stops between batches of documents or
 // vectors, removes its temporary directory and returns ctx's error. Other errors are
-// I/O, bleve or model errors, wrapped.
+// I/O, bleve or model errors, wrapped; a fault of the machine (a full disk, a
+// read-only or unwritable cache, too many open files) is a *repoctx.EnvironmentError,
+// also when bleve's builder lost the I/O error or panicked on it (see
+// classifyBuildError). A panic during the build is returned as an error.
 func Build(ctx context.Context, dir string, key string, chunks []chunker.Chunk, opts BuildOptions) error {
 	spec, err := opts.spec()
 	if err != nil {
@@ -238,21 +242,35 @@ func build(ctx context.Context, dir, key string, chunks []chunker.Chunk, spec de
 	dir = filepath.Clean(dir)
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("retrieve: %w", err)
+		return writeFault(parent, fmt.Errorf("retrieve: %w", err))
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+tmpInfix)
 	if err != nil {
-		return fmt.Errorf("retrieve: %w", err)
+		return writeFault(parent, fmt.Errorf("retrieve: %w", err))
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed into place
+	// Runs before the removal, while a failed build still holds its space.
+	defer func() {
+		if r := recover(); r != nil {
+			err = repoctx.Recovered("retrieve: build index", r)
+		}
+		if err != nil && ctx.Err() == nil {
+			err = classifyBuildError(parent, err)
+		}
+	}()
 
 	man := manifest{Format: FormatVersion, Key: key, Chunks: len(chunks), Fields: map[string]fieldStats{}}
 	// The dense part (LSA fit or model inference) runs beside the BM25 part.
 	denseDone := make(chan error, 1)
 	go func() {
 		var err error
+		defer func() {
+			if r := recover(); r != nil {
+				err = repoctx.Recovered("retrieve: build dense vectors", r)
+			}
+			denseDone <- err
+		}()
 		man.Dense, err = buildDense(ctx, tmp, chunks, spec, emb, opts)
-		denseDone <- err
 	}()
 	stats, err := buildBleve(ctx, filepath.Join(tmp, bleveDir), tmp, chunks)
 	if err == nil {
@@ -302,9 +320,10 @@ func buildBleve(ctx context.Context, path, scratch string, chunks []chunker.Chun
 		return stats, fmt.Errorf("retrieve: create bleve builder: %w", err)
 	}
 	defer func() {
-		// bleve's builder has panicked on a failed flush (a full disk) in Close.
+		// bleve's builder has panicked on a failed flush (a full disk) in Close; build
+		// tells a full disk from a bug (classifyBuildError).
 		if r := recover(); r != nil {
-			err = fmt.Errorf("retrieve: bleve index builder failed: %v", r)
+			err = repoctx.Recovered("retrieve: bleve index builder failed", r)
 		}
 	}()
 	doc := make(map[string]interface{}, len(fields))
@@ -332,6 +351,54 @@ func buildBleve(ctx context.Context, path, scratch string, chunks []chunker.Chun
 		return stats, fmt.Errorf("retrieve: finish bleve index: %w", err)
 	}
 	return stats, nil
+}
+
+// probeBytes is the size of the file classifyBuildError writes to tell a full disk.
+const probeBytes = 1 << 20
+
+// classifyBuildError returns the error of a failed build in the cache folder dir as a
+// fault of the environment ([repoctx.EnvironmentError]) when it is one: when err
+// wraps an error of the machine (a full disk, a read-only file system, too many open
+// files, permission denied: the build only writes into the cache), or when a test
+// write of [probeBytes] into dir (synced, then removed) fails so, as after bleve's
+// builder has lost the I/O error it failed with (it formats errors with %v) or
+// panicked on it. Other errors are returned unchanged.
+func classifyBuildError(dir string, err error) error {
+	if repoctx.IsEnvironment(err) || errors.Is(err, fs.ErrPermission) {
+		return writeFault(dir, err)
+	}
+	perr := probeWrite(dir)
+	if perr == nil {
+		return err
+	}
+	if e := writeFault(dir, perr); repoctx.IsEnvironment(e) {
+		return &repoctx.EnvironmentError{Op: writeOp(dir), Err: fmt.Errorf("%w (the index build failed: %v)", perr, err)}
+	}
+	return err
+}
+
+// writeOp describes writing into the cache folder dir, for EnvironmentError.Op.
+func writeOp(dir string) string { return "cannot write the index cache in " + dir }
+
+// writeFault marks err, from writing into the cache folder dir, with
+// repoctx.WriteFault.
+func writeFault(dir string, err error) error { return repoctx.WriteFault(writeOp(dir), err) }
+
+// probeWrite writes, syncs and removes a file of probeBytes in dir.
+func probeWrite(dir string) error {
+	f, err := os.CreateTemp(dir, ".write-probe-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, probeBytes))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeChunks writes chunks to path gob-encoded (the count, then each chunk) and
@@ -696,8 +763,8 @@ func CacheDirName(key string) string {
 // builds. Processes racing for the same key may each build; the rename loser discards
 // its build and opens the winner's (see [Build]), so all end with a usable index.
 // Leftover temporary directories of this key older than a day (from crashed builds) are
-// removed. It returns the error of chunks, of [Build] or of [Open], wrapped, and ctx's
-// error when it is cancelled.
+// removed. It returns the error of chunks (a panic of chunks as an error), of [Build]
+// or of [Open], wrapped, and ctx's error when it is cancelled.
 func OpenOrBuild(ctx context.Context, cacheDir, key string, chunks func(context.Context) ([]chunker.Chunk, error), opts BuildOptions) (ix *Index, built bool, err error) {
 	spec, err := opts.spec()
 	if err != nil {
@@ -715,7 +782,7 @@ func OpenOrBuild(ctx context.Context, cacheDir, key string, chunks func(context.
 		return ix, false, nil
 	}
 	removeStaleTemps(dir, 24*time.Hour)
-	cs, err := chunks(ctx)
+	cs, err := collect(ctx, chunks)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false, ctx.Err()
@@ -733,6 +800,16 @@ func OpenOrBuild(ctx context.Context, cacheDir, key string, chunks func(context.
 			return ix, err == nil, err
 		}
 	}
+}
+
+// collect calls chunks, turning a panic into an error.
+func collect(ctx context.Context, chunks func(context.Context) ([]chunker.Chunk, error)) (cs []chunker.Chunk, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cs, err = nil, repoctx.Recovered("collect chunks", r)
+		}
+	}()
+	return chunks(ctx)
 }
 
 // removeStaleTemps removes temporary and moved-aside siblings of dir older than age.

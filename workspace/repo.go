@@ -79,6 +79,11 @@ type Stats struct {
 	Chunked, Reused int
 	// ParseErrorFiles lists the files with parse errors, in path order.
 	ParseErrorFiles []string
+	// CacheWriteFailures counts the cache writes (store records, the symbol table)
+	// that failed and were dropped (each only costs a later run the work again).
+	// TODO(#12): the new store adds one per failed write; the current one drops them
+	// uncounted.
+	CacheWriteFailures int
 }
 
 // Repo is one opened repository snapshot: its retrieval index and, with

@@ -142,7 +142,7 @@ func (m *repoctxMethod) fit(ctx context.Context, name string) (*retrieve.LSA, er
 			return nil, ctx.Err()
 		}
 		if repoctx.IsEnvironment(err) {
-			return nil, fmt.Errorf("snapshot %s (fitting the repository's LSA model): %w", name, err)
+			return nil, fmt.Errorf("fit the repository's LSA model on snapshot %s: %w", name, err)
 		}
 		warn(err)
 		return nil, nil

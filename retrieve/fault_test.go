@@ -64,7 +64,9 @@ func TestBuildReadOnlyCache(t *testing.T) {
 // panicEmbedder panics while embedding, like a model runtime on a failed allocation.
 type panicEmbedder struct{ fakeEmbedder }
 
-func (p *panicEmbedder) Embed([]string, KeepEnd) ([][]float32, []bool, error) { panic("embedding failed") }
+func (p *panicEmbedder) Embed([]string, KeepEnd) ([][]float32, []bool, error) {
+	panic("embedding failed")
+}
 
 // TestBuildRecoversPanics: a panic in the dense part (its own goroutine) or while
 // collecting chunks is an error, not a crash; with a writable disk it is not a fault

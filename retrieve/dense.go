@@ -458,6 +458,12 @@ func (ix *Index) HasDense() bool { return ix.man.Dense != nil && ix.man.Dense.Di
 // the model is not available for the query (see [Open]), [ErrClosed] after Close,
 // and the model's errors, wrapped.
 func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd) ([]Hit, error) {
+	return ix.searchDenseTies(query, k, filter, keep, nil)
+}
+
+// searchDenseTies is searchDense with ties of the cosine similarity broken first by
+// tie (higher first; nil: none), given a chunk's index in [Build]'s input.
+func (ix *Index) searchDenseTies(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd, tie func(int) float64) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -488,12 +494,12 @@ func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bo
 	if !Normalize(q) {
 		return nil, nil
 	}
-	return ix.topDense(q, vecs, d.Dim, k, filter), nil
+	return ix.topDense(q, vecs, d.Dim, k, filter, tie), nil
 }
 
 // topDense returns the k best accepted chunks by dot product with q, ties broken by
-// chunk order.
-func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Chunk) bool) []Hit {
+// tie (higher first, when not nil), then by chunk order.
+func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Chunk) bool, tie func(int) float64) []Hit {
 	type cand struct {
 		i int
 		s float32
@@ -501,6 +507,11 @@ func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Ch
 	h := topk.New(k, func(a, b cand) int { // best first
 		if c := cmp.Compare(b.s, a.s); c != 0 {
 			return c
+		}
+		if tie != nil {
+			if c := cmp.Compare(tie(b.i), tie(a.i)); c != 0 {
+				return c
+			}
 		}
 		return cmp.Compare(a.i, b.i)
 	})

@@ -106,9 +106,14 @@ type DenseInfo struct {
 	// Vectors is the number of vectors: one per chunk, in Build order.
 	Vectors int `json:"vectors"`
 	// Truncated counts the chunks longer than the model's input limit, embedded from
-	// their start only; TruncatedIDs lists them.
+	// their start only (from their first [MaxPieces] pieces for a [Splitter]);
+	// TruncatedIDs lists them.
 	Truncated    int      `json:"truncated"`
 	TruncatedIDs []string `json:"truncated_ids,omitempty"`
+	// Split counts the chunks longer than the model's input limit that this build
+	// embedded as the mean of their pieces' vectors (see [Splitter]), Truncated ones
+	// included (not those whose vectors came from the embedding cache).
+	Split int `json:"split,omitempty"`
 	// Embedded counts the chunks the model embedded during the build, Cached those whose
 	// vectors came from the embedding cache.
 	Embedded int `json:"embedded"`
@@ -330,6 +335,12 @@ func embedChunks(ctx context.Context, path string, chunks []chunker.Chunk, emb E
 			if len(vecs[j]) != dim {
 				return fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", emb.ID(), len(vecs[j]), dim)
 			}
+			if sp, ok := emb.(Splitter); ok && trunc[j] {
+				if vecs[j], trunc[j], err = embedPieces(sp, texts[j]); err != nil {
+					return err
+				}
+				info.Split++
+			}
 			Normalize(vecs[j])
 			if err := write(i, vecs[j]); err != nil {
 				return fmt.Errorf("retrieve: write vectors: %w", err)
@@ -357,6 +368,37 @@ func embedChunks(ctx context.Context, path string, chunks []chunker.Chunk, emb E
 		return fmt.Errorf("retrieve: write vectors: %w", err)
 	}
 	return nil
+}
+
+// embedPieces embeds a text too long for sp as the mean of the vectors of its first
+// MaxPieces pieces (see [Splitter]) and reports whether it is still truncated: more
+// pieces, or a piece the model truncated.
+func embedPieces(sp Splitter, text string) ([]float32, bool, error) {
+	pieces, err := sp.Split(text)
+	if err != nil {
+		return nil, false, fmt.Errorf("retrieve: split a long chunk for %s: %w", sp.ID(), err)
+	}
+	trunc := len(pieces) > MaxPieces
+	pieces = pieces[:min(len(pieces), MaxPieces)]
+	vecs, ptrunc, err := sp.Embed(pieces, KeepHead)
+	if err != nil {
+		return nil, false, fmt.Errorf("retrieve: embed chunk pieces with %s: %w", sp.ID(), err)
+	}
+	if len(vecs) != len(pieces) || len(ptrunc) != len(pieces) {
+		return nil, false, fmt.Errorf("retrieve: %s returned %d vectors for %d texts", sp.ID(), len(vecs), len(pieces))
+	}
+	mean := make([]float32, sp.Dim())
+	for k, v := range vecs {
+		if len(v) != len(mean) {
+			return nil, false, fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", sp.ID(), len(v), len(mean))
+		}
+		Normalize(v)
+		for c, x := range v {
+			mean[c] += x / float32(len(vecs))
+		}
+		trunc = trunc || ptrunc[k]
+	}
+	return mean, trunc, nil
 }
 
 // checkDenseFiles verifies, at Open, that the files the manifest's dense part describes
@@ -387,14 +429,10 @@ func (ix *Index) denseData() ([]float32, Embedder, error) {
 		if d.Dim == 0 {
 			return
 		}
-		b, err := os.ReadFile(filepath.Join(ix.dir, vectorsFile))
-		if err != nil || len(b) != d.Vectors*d.Dim*4 {
+		vecs, err := readVectors(filepath.Join(ix.dir, vectorsFile), d.Vectors*d.Dim)
+		if err != nil {
 			ix.denseErr = fmt.Errorf("retrieve: read vectors of %s: %w (%v)", ix.dir, ErrIncomplete, err)
 			return
-		}
-		vecs := make([]float32, d.Vectors*d.Dim)
-		for i := range vecs {
-			vecs[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 		}
 		ix.denseVecs = vecs
 		if ix.qemb == nil {
@@ -412,6 +450,32 @@ func (ix *Index) denseData() ([]float32, Embedder, error) {
 		return nil, nil, ix.denseErr
 	}
 	return ix.denseVecs, ix.qemb, nil
+}
+
+// readVectors reads n little-endian float32 values, the whole file path, through a
+// small buffer (not a second copy of the file in memory).
+func readVectors(path string, n int) ([]float32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() != int64(n)*4 {
+		return nil, fmt.Errorf("%s: want %d bytes", path, int64(n)*4)
+	}
+	vecs := make([]float32, n)
+	buf := make([]byte, 64<<10)
+	for i := 0; i < n; {
+		m := min(len(buf)/4, n-i)
+		if _, err := io.ReadFull(f, buf[:4*m]); err != nil {
+			return nil, err
+		}
+		for j := range m {
+			vecs[i+j] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*j:]))
+		}
+		i += m
+	}
+	return vecs, nil
 }
 
 // LSA returns the LSA model the index's vectors were computed with, or nil when the

@@ -185,7 +185,7 @@ func Fingerprint(cfg batch.Config) string {
 	if ws.Build.Embedder != nil {
 		emb = ws.Build.Embedder.ID()
 	}
-	ws.Log, ws.Build.Embedder, ws.CacheDir = nil, nil, ""
+	ws.Log, ws.Build.Embedder, ws.CacheDir, ws.Progress = nil, nil, "", nil
 	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, c, tok)
 }
 

@@ -46,6 +46,10 @@ type Options struct {
 	Symbols bool
 	// Log, if not nil, receives one line per skipped or lossily decoded file.
 	Log io.Writer
+	// Progress, if not nil, is called while an index is built, before each file is
+	// chunked (or taken from the store) and once at the end, with the files done and
+	// the total, from the goroutine that called Open.
+	Progress func(done, total int)
 }
 
 // DefaultOptions returns the defaults: structural chunking with the chunker's
@@ -237,6 +241,9 @@ func chunkFiles(ctx context.Context, snapName string, files []sourceFile, ch chu
 				return nil, err
 			}
 		}
+		if opts.Progress != nil {
+			opts.Progress(i, len(files))
+		}
 		skey := storeKey("chunks", settings, sf.path, sf.sum)
 		var rec chunkRecord
 		if fits(sf.raw, opts.MaxFileBytes) && store.get("chunks", skey, &rec) {
@@ -263,6 +270,9 @@ func chunkFiles(ctx context.Context, snapName string, files []sourceFile, ch chu
 			logf("lossy %s/%s: bytes not valid %s, decoded as Windows-1252", snapName, sf.path, rec.Encoding)
 		}
 		all = append(all, rec.Chunks...)
+	}
+	if opts.Progress != nil {
+		opts.Progress(len(files), len(files))
 	}
 	return all, nil
 }

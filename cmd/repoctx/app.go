@@ -40,7 +40,7 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{msg: fmt.Sprintf(format, a...)} }
 
 // Main runs the CLI with args (args[0] is the program name) and returns the exit code
-// (see exitCode; errors.go maps library errors to messages).
+// (see exitCode; describe, in cli.go, turns errors into messages).
 func Main(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	var cl closers

@@ -11,7 +11,7 @@ COUNT     ?= 6
 TAGS      ?= kotlin2
 GRAMMAR   := $(if $(findstring kotlin2,$(TAGS)),grammar)
 
-.PHONY: build test race vet demo fuzz bench clean grammar
+.PHONY: build test race vet demo fuzz bench bench-memory clean grammar
 
 # Installs the kotlin2 grammar's generated C source into grammars/kotlin2/src (gitignored).
 grammar:
@@ -55,7 +55,7 @@ fuzz: $(GRAMMAR)
 BENCH_REPO ?=
 PCOUNT     ?= 3
 bench: $(GRAMMAR)
-	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) -timeout=2h ./... | tee bench.txt
+	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm|Memory' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) -timeout=2h ./... | tee bench.txt
 	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=Pipelines -benchtime=1x -count=$(PCOUNT) -timeout=2h ./eval | tee bench-pipelines.txt
 	@if [ -n "$(BENCH_REPO)" ]; then \
 		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./workspace | tee bench-growth.txt; \
@@ -66,5 +66,12 @@ bench: $(GRAMMAR)
 	$(GO) tool benchstat bench-pipelines.txt
 	@if [ -f bench-growth.txt ] && [ -n "$(BENCH_REPO)" ]; then $(GO) tool benchstat bench-growth.txt; fi
 
+# Peak memory of big runs (issue #18), one process each: predict on 20,000 datapoints
+# generated on one dev snapshot (<= 400 MB) and the index of a generated repository of
+# 160,800 chunks (<= 500 MB).
+bench-memory: $(GRAMMAR)
+	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=MemoryPredict20k -benchtime=1x -timeout=2h ./dataset | tee bench-memory.txt
+	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=MemoryLargeRepo -benchtime=1x -timeout=2h ./workspace | tee -a bench-memory.txt
+
 clean:
-	rm -rf bin out bench.txt bench-pipelines.txt bench-growth.txt
+	rm -rf bin out bench.txt bench-pipelines.txt bench-growth.txt bench-memory.txt

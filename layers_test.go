@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"grammars":                 2,
 	"tokens":                   2,
 	"internal/benchrepo":       3, // benchmark helper, imported by test files only
+	"internal/faultfs":         1, // tmpfs helper of fault tests, imported by test files only
 	"chunker":                  3,
 	"symbols":                  4,
 	"retrieve":                 4,

@@ -9,7 +9,7 @@
 //	grammars  language specs (one file per language, registered in init)
 //	chunker   structural and fixed chunking
 //	symbols   definitions and imports
-//	retrieve  BM25 over bleve postings, dense retrieval, weighted RRF
+//	retrieve  BM25, dense retrieval (LSA or a sentence encoder), weighted RRF
 //	workspace snapshots over io/fs, the content-addressed store, one repository's index
 //	assemble  the context of one hole (Compose)
 //	batch     datapoints in, results out (shared by predict and eval)

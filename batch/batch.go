@@ -77,6 +77,10 @@ type Summary struct {
 	Snapshots  int // snapshot openings (a snapshot whose datapoints are far apart may count twice)
 	// Index statistics of the default method, summed over snapshot openings.
 	Built, Chunks, SkipFiles, Chunked, Reused, SharedLSA int
+	// CacheWriteFailures counts the writes to the cache (the store, the index cache)
+	// that failed and were dropped, summed from workspace.Stats: each only costs a later
+	// run the work again, but many mean a full or unwritable cache disk.
+	CacheWriteFailures int
 	// Errors has one entry per failed datapoint, naming it, in input order.
 	Errors []error
 }
@@ -108,6 +112,14 @@ type statser interface{ stats() workspace.Stats }
 // Result.Err: the batch goes on. An error that ends dps without a datapoint (its Line
 // is 0, such as an I/O error of the file being read) stops the run and is returned,
 // after the results before it were emitted.
+//
+// A fault of the environment (repoctx.IsEnvironment: a full or read-only cache disk,
+// too many open files), whether a method or the source returns it, stops the run too:
+// every later datapoint would fail the same way. Run emits the results before the
+// first datapoint it hit (in input order), not that datapoint's nor any later one, and
+// returns its error (naming the datapoint, wrapping the *repoctx.EnvironmentError or
+// errno). A panic in a method is that datapoint's error (an environment fault when
+// the panic value wraps one).
 //
 // When ctx is cancelled, Run stops reading, lets the workers' index builds and
 // compositions return at their next check (they remove their temporary files), and
@@ -256,6 +268,9 @@ func (r *runner) collect(order <-chan job, done <-chan job, window <-chan struct
 				}
 			}
 		}
+		if repoctx.IsEnvironment(res.Err) {
+			return res.Err
+		}
 		if res.Err != nil {
 			r.sum.Failed++
 			r.sum.Errors = append(r.sum.Errors, res.Err)
@@ -269,14 +284,20 @@ func (r *runner) collect(order <-chan job, done <-chan job, window <-chan struct
 	return nil
 }
 
-// answer answers one datapoint.
-func (r *runner) answer(j job) Result {
+// answer answers one datapoint; a panic of the method is its error.
+func (r *runner) answer(j job) (res Result) {
 	d := &j.d
-	res := Result{Index: j.i, ID: d.ID, Line: d.Line}
+	res = Result{Index: j.i, ID: d.ID, Line: d.Line}
 	fail := func(err error) Result {
 		res.Err = fmt.Errorf("%s: %w", d.Name(), err)
 		return res
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Context = repoctx.Context{}
+			fail(repoctx.Recovered("answer", p))
+		}
+	}()
 	if err := r.ctx.Err(); err != nil {
 		return fail(err)
 	}
@@ -307,6 +328,7 @@ func (r *runner) count(o *opening) {
 		r.sum.SkipFiles += st.Skipped
 		r.sum.Chunked += st.Chunked
 		r.sum.Reused += st.Reused
+		r.sum.CacheWriteFailures += st.CacheWriteFailures
 		if st.Built {
 			r.sum.Built++
 		}

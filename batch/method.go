@@ -117,12 +117,16 @@ func (m *repoctxMethod) model(ctx context.Context, repo string) (*retrieve.LSA, 
 	}
 	m.mu.Unlock()
 	rm.once.Do(func() { rm.lsa, rm.repo, rm.err = m.fit(ctx, repo, rm.snapshot) })
-	if rm.err != nil && ctx.Err() != nil {
-		// A cancelled fit is not the model's fault: let a later run try again.
+	if rm.err != nil && (ctx.Err() != nil || repoctx.IsEnvironment(rm.err)) {
+		// A cancelled fit, or one the machine failed, is not the model's fault: let a
+		// later run try again.
 		m.mu.Lock()
 		delete(m.models, repo)
 		m.mu.Unlock()
-		return nil, "", ctx.Err()
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, "", rm.err
 	}
 	return rm.lsa, rm.snapshot, nil
 }
@@ -226,6 +230,9 @@ func (m *repoctxMethod) fitRepo(ctx context.Context, repo, name string) (*retrie
 	}
 	snap, err := m.src.Open(name)
 	if err != nil {
+		if repoctx.IsEnvironment(err) {
+			return nil, nil, err
+		}
 		warn(err)
 		return nil, nil, nil
 	}
@@ -238,6 +245,9 @@ func (m *repoctxMethod) fitRepo(ctx context.Context, repo, name string) (*retrie
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
+		}
+		if repoctx.IsEnvironment(err) {
+			return nil, nil, fmt.Errorf("fit the repository's LSA model on snapshot %s: %w", name, err)
 		}
 		warn(err)
 		return nil, nil, nil

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoctx/repoctx/grammars"
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // pathological inputs: deep nesting, a huge flat literal, deep brackets.

@@ -9,11 +9,12 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/repoctx/repoctx/grammars"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/ianaindex"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // DefaultMaxFileBytes is the default size limit of a source file, in bytes of raw input.

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoctx/repoctx/grammars"
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // neutralizer removes one Kotlin construct from a file's text, for attributing a

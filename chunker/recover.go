@@ -15,8 +15,9 @@ package chunker
 import (
 	"bytes"
 
-	"github.com/repoctx/repoctx/grammars"
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // textDef is a definition recovered from the text: its name, its signature (for a

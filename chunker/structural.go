@@ -18,8 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/repoctx/repoctx/grammars"
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // Options configures both strategies. The zero value of a field means its default.

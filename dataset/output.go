@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 )
 
@@ -22,25 +24,29 @@ import (
 // line {"n": N} and then, for each finished datapoint, the line
 // {"i": index, "line": "<the exact output line as a JSON string>"}, appended
 // with one write per datapoint (no fsync per line). Finish writes all lines in
-// index order to a temporary file in OUT's folder, fsyncs it, renames it to
-// OUT and removes the journal. An interrupted run leaves the journal, which
-// CreateOutput with resume=true reads back, so that the final file is
-// byte-identical whether or not the run was interrupted.
+// index order, read back from the journal, to a temporary file in OUT's folder,
+// fsyncs it, renames it to OUT and removes the journal. An interrupted run leaves
+// the journal, which CreateOutput with resume=true reads back, so that the final
+// file is byte-identical whether or not the run was interrupted.
 //
-// With OUT "-" lines go to standard output at Finish: no journal, no resume.
+// With OUT "-" lines go to standard output at Finish, through a journal in the
+// temporary folder that is removed at the end: no resume.
 //
-// All lines are also kept in memory until Finish. Its methods are safe for
-// concurrent use by several goroutines. Two processes must not write the
-// same OUT at once.
+// Memory does not grow with the lines: an Output keeps only where each line's
+// record is in the journal (12 bytes per datapoint). Its methods are safe for
+// concurrent use by several goroutines. Two processes must not write the same OUT
+// at once.
 type Output struct {
 	mu          sync.Mutex
 	path        string // "-" for standard output
 	journalPath string
 	n           int
-	lines       [][]byte
+	off         []int64  // per index: the byte offset of its record in the journal
+	size        []uint32 // per index: the record's length in bytes with its "\n"; 0: no line yet
+	end         int64    // the journal's length in bytes
 	count       int
 	config      string    // the options the lines were made with (see CreateOutputConfig)
-	journal     *os.File  // nil for standard output
+	journal     *os.File  // the open journal, read back by Finish
 	stdout      io.Writer // for "-"
 	closed      bool      // after Finish or Abort
 }
@@ -63,12 +69,13 @@ type journalRecord struct {
 // holds a valid one-line JSON value in UTF-8, and is the first for its index is
 // kept (Done reports those indexes); a truncated or corrupt line, such as the
 // last one after a crash, is ignored and that datapoint must be redone. The
-// journal is then rewritten with the kept records only. Resume is ignored for
-// standard output.
+// journal is then rewritten with the kept records only (streamed: the lines are
+// not held in memory). Resume is ignored for standard output.
 //
 // It returns an error naming the journal when it cannot be read, rewritten or
-// created (for example when path's folder does not exist), or when the journal
-// was written for another number of datapoints than n.
+// created (for example when path's folder does not exist; a full or read-only
+// disk is a *repoctx.EnvironmentError), or when the journal was written for
+// another number of datapoints than n.
 func CreateOutput(path string, n int, resume bool) (*Output, error) {
 	return createOutput(path, n, resume, "", os.Stdout)
 }
@@ -86,25 +93,96 @@ func createOutput(path string, n int, resume bool, config string, stdout io.Writ
 	if n < 0 {
 		return nil, fmt.Errorf("dataset: output %s: negative number of lines %d", path, n)
 	}
-	o := &Output{path: path, n: n, lines: make([][]byte, n), config: config}
+	o := &Output{path: path, n: n, off: make([]int64, n), size: make([]uint32, n), config: config}
 	if path == "-" {
 		o.stdout = stdout
+		f, err := os.CreateTemp("", "repoctx-stdout-*.partial")
+		if err != nil {
+			return nil, journalFault("create the journal of standard output in "+os.TempDir(), err)
+		}
+		os.Remove(f.Name()) // unlinked: gone when closed, whatever happens
+		o.journal, o.journalPath = f, f.Name()
+		n := o.n
+		if err := o.append(f, journalRecord{N: &n}, -1); err != nil {
+			f.Close()
+			return nil, journalFault("write the journal of standard output", err)
+		}
 		return o, nil
 	}
 	o.journalPath = path + journalSuffix
-	if resume {
-		if err := o.readJournal(); err != nil {
-			return nil, err
-		}
-	}
-	if err := o.writeJournal(); err != nil {
+	if err := o.writeJournal(resume); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-// readJournal loads the records of an existing journal into o.lines.
-func (o *Output) readJournal() error {
+// journalFault marks err, from writing a journal or an output, as a fault of the
+// environment when it is one.
+func journalFault(op string, err error) error {
+	return repoctx.WriteFault("cannot "+op, fmt.Errorf("dataset: %s: %w", op, err))
+}
+
+// append writes rec as one journal line to w at o.end and, for index i >= 0,
+// records where it is.
+func (o *Output) append(w io.Writer, rec journalRecord, i int) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if len(b) > math.MaxUint32 {
+		return fmt.Errorf("line %d is %d bytes long", i, len(b))
+	}
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if i >= 0 {
+		o.off[i], o.size[i] = o.end, uint32(len(b))
+		o.count++
+	}
+	o.end += int64(len(b))
+	return nil
+}
+
+// writeJournal writes a fresh journal via a temporary file and a rename: the
+// header, and with resume the kept records of the existing journal, copied one at
+// a time. It leaves the journal open for appending.
+func (o *Output) writeJournal(resume bool) error {
+	tmp, err := atomicfile.Create(o.journalPath, atomicfile.Options{})
+	if err != nil {
+		return journalFault("create journal "+o.journalPath, err)
+	}
+	fail := func(err error) error {
+		tmp.Abort()
+		return journalFault("write journal "+o.journalPath, err)
+	}
+	w := bufio.NewWriter(tmp)
+	n := o.n
+	if err := o.append(w, journalRecord{N: &n, Config: o.config}, -1); err != nil {
+		return fail(err)
+	}
+	if resume {
+		if err := o.copyJournal(w); err != nil {
+			tmp.Abort()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	// Rename into place but keep the file open for appending.
+	if err := os.Rename(tmp.Name(), o.journalPath); err != nil {
+		return fail(err)
+	}
+	o.journal = tmp.File // the same open file, now under the journal's name
+	return nil
+}
+
+// copyJournal copies the records of an existing journal worth keeping to w.
+func (o *Output) copyJournal(w io.Writer) error {
 	f, err := os.Open(o.journalPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -141,60 +219,14 @@ func (o *Output) readJournal() error {
 		if rec.I == nil || rec.Line == nil {
 			continue
 		}
-		i, line := *rec.I, []byte(*rec.Line)
-		if i < 0 || i >= o.n || o.lines[i] != nil || checkLine(line) != nil {
+		i := *rec.I
+		if i < 0 || i >= o.n || o.size[i] != 0 || checkLine([]byte(*rec.Line)) != nil {
 			continue
 		}
-		o.lines[i] = line
-		o.count++
-	}
-}
-
-// writeJournal writes a fresh journal holding the lines already known, via a
-// temporary file and a rename, and leaves it open for appending.
-func (o *Output) writeJournal() error {
-	tmp, err := atomicfile.Create(o.journalPath, atomicfile.Options{})
-	if err != nil {
-		return fmt.Errorf("dataset: create journal %s: %w", o.journalPath, err)
-	}
-	fail := func(err error) error {
-		tmp.Abort()
-		return fmt.Errorf("dataset: write journal %s: %w", o.journalPath, err)
-	}
-	w := bufio.NewWriter(tmp)
-	n := o.n
-	if err := writeRecord(w, journalRecord{N: &n, Config: o.config}); err != nil {
-		return fail(err)
-	}
-	for i, line := range o.lines {
-		if line != nil {
-			s := string(line)
-			if err := writeRecord(w, journalRecord{I: &i, Line: &s}); err != nil {
-				return fail(err)
-			}
+		if err := o.append(w, journalRecord{I: &i, Line: rec.Line}, i); err != nil {
+			return journalFault("write journal "+o.journalPath, err)
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	// Rename into place but keep the file open for appending.
-	if err := os.Rename(tmp.Name(), o.journalPath); err != nil {
-		return fail(err)
-	}
-	o.journal = tmp.File // the same open file, now under the journal's name
-	return nil
-}
-
-func writeRecord(w io.Writer, rec journalRecord) error {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
 
 // checkLine accepts a non-empty, single-line JSON value in valid UTF-8 (which
@@ -218,15 +250,16 @@ func checkLine(line []byte) error {
 func (o *Output) Done(i int) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return i >= 0 && i < o.n && o.lines[i] != nil
+	return i >= 0 && i < o.n && o.size[i] != 0
 }
 
-// Put records the output line of datapoint i (0-based, in input order) and
-// appends it to the journal. line is one JSON value without a trailing
-// newline, such as the result of [PredictionLine]; it is copied. Put returns an
+// Put records the output line of datapoint i (0-based, in input order) by
+// appending it to the journal. line is one JSON value without a trailing
+// newline, such as the result of [PredictionLine]; it is not kept. Put returns an
 // error when i is outside [0,n) or already has a line, when line is empty,
 // holds a line break, is not valid UTF-8 or not valid JSON, after Finish or
-// Abort, or when the journal cannot be written.
+// Abort, or when the journal cannot be written (a full or read-only disk is a
+// *repoctx.EnvironmentError).
 func (o *Output) Put(i int, line []byte) error {
 	if err := checkLine(line); err != nil {
 		return fmt.Errorf("dataset: output %s: line %d: %w", o.path, i, err)
@@ -238,18 +271,13 @@ func (o *Output) Put(i int, line []byte) error {
 		return fmt.Errorf("dataset: output %s: put line %d after finish or abort", o.path, i)
 	case i < 0 || i >= o.n:
 		return fmt.Errorf("dataset: output %s: index %d out of range [0,%d)", o.path, i, o.n)
-	case o.lines[i] != nil:
+	case o.size[i] != 0:
 		return fmt.Errorf("dataset: output %s: index %d already has a line", o.path, i)
 	}
-	line = bytes.Clone(line)
-	if o.journal != nil {
-		s := string(line)
-		if err := writeRecord(o.journal, journalRecord{I: &i, Line: &s}); err != nil {
-			return fmt.Errorf("dataset: output %s: write journal %s: %w", o.path, o.journalPath, err)
-		}
+	s := string(line)
+	if err := o.append(o.journal, journalRecord{I: &i, Line: &s}, i); err != nil {
+		return journalFault("write journal "+o.journalPath, err)
 	}
-	o.lines[i] = line
-	o.count++
 	return nil
 }
 
@@ -260,12 +288,13 @@ func (o *Output) Missing() int {
 	return o.n - o.count
 }
 
-// Finish writes all n lines, each followed by "\n", in index order: to a
-// temporary file in OUT's folder that is fsynced and renamed to OUT, after
-// which the journal is removed; or to standard output for "-". It returns an
-// error, keeping the journal and leaving the Output open, when some index in
-// [0,n) has no line; it also returns an error when writing, syncing or
-// renaming fails, or after Finish or Abort.
+// Finish writes all n lines, each followed by "\n", in index order, read back
+// from the journal: to a temporary file in OUT's folder that is fsynced and renamed
+// to OUT, after which the journal is removed; or to standard output for "-". It
+// returns an error, keeping the journal and leaving the Output open, when some
+// index in [0,n) has no line; it also returns an error when reading the journal,
+// writing, syncing or renaming fails (the journal is kept; a full or read-only
+// disk is a *repoctx.EnvironmentError), or after Finish or Abort.
 func (o *Output) Finish() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -274,25 +303,32 @@ func (o *Output) Finish() error {
 	}
 	if o.count < o.n {
 		first := 0
-		for first < o.n && o.lines[first] != nil {
+		for first < o.n && o.size[first] != 0 {
 			first++
 		}
 		return fmt.Errorf("dataset: output %s: %d of %d datapoints have no line (first missing: index %d)", o.path, o.n-o.count, o.n, first)
 	}
 	if o.stdout != nil {
-		w := bufio.NewWriter(o.stdout)
-		for _, line := range o.lines {
-			w.Write(line)
-			w.WriteByte('\n')
+		w := bufio.NewWriterSize(o.stdout, 1<<20)
+		err := o.writeLines(w)
+		if err == nil {
+			err = w.Flush()
 		}
-		if err := w.Flush(); err != nil {
+		if err != nil {
 			return fmt.Errorf("dataset: output to standard output: %w", err)
 		}
 		o.closed = true
-		return nil
+		return o.journal.Close()
 	}
-	if err := o.writeFinal(); err != nil {
-		return err
+	err := atomicfile.Write(o.path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := o.writeLines(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}, atomicfile.Options{Sync: true})
+	if err != nil {
+		return journalFault("write "+o.path, err)
 	}
 	o.closed = true
 	jerr := o.journal.Close()
@@ -305,25 +341,35 @@ func (o *Output) Finish() error {
 	return nil
 }
 
-func (o *Output) writeFinal() error {
-	err := atomicfile.Write(o.path, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		for _, line := range o.lines {
-			bw.Write(line)
-			bw.WriteByte('\n')
+// writeLines writes every line, in index order, from its journal record.
+func (o *Output) writeLines(w io.Writer) error {
+	var buf []byte
+	for i := range o.n {
+		if n := int(o.size[i]); cap(buf) < n {
+			buf = make([]byte, n)
 		}
-		return bw.Flush()
-	}, atomicfile.Options{Sync: true})
-	if err != nil {
-		return fmt.Errorf("dataset: output %s: %w", o.path, err)
+		buf = buf[:o.size[i]]
+		if _, err := o.journal.ReadAt(buf, o.off[i]); err != nil {
+			return fmt.Errorf("read journal %s: %w", o.journalPath, err)
+		}
+		var rec journalRecord
+		if err := json.Unmarshal(buf, &rec); err != nil || rec.I == nil || *rec.I != i || rec.Line == nil {
+			return fmt.Errorf("journal %s: the record of line %d at byte %d is damaged (was the journal changed while running?)", o.journalPath, i, o.off[i])
+		}
+		if _, err := io.WriteString(w, *rec.Line); err != nil {
+			return err
+		}
+		if _, err := w.Write([]byte{'\n'}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // Abort stops without writing OUT: it syncs and closes the journal and keeps
-// it, so that a later CreateOutput with resume=true continues from it. It
-// returns an error when syncing or closing the journal fails; after Finish or
-// Abort it does nothing.
+// it, so that a later CreateOutput with resume=true continues from it (the journal
+// of standard output is removed). It returns an error when syncing or closing the
+// journal fails; after Finish or Abort it does nothing.
 func (o *Output) Abort() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -331,8 +377,8 @@ func (o *Output) Abort() error {
 		return nil
 	}
 	o.closed = true
-	if o.journal == nil {
-		return nil
+	if o.stdout != nil {
+		return o.journal.Close()
 	}
 	serr := o.journal.Sync()
 	if err := o.journal.Close(); err != nil {

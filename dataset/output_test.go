@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -496,4 +497,34 @@ func TestOutputMissingFolder(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "no", "such", "pred.jsonl")
 	_, err := CreateOutput(out, 1, false)
 	mustContain(t, err, out+".partial")
+}
+
+// TestOutputMemoryBounded: the lines are not kept in memory until Finish (50 MB of
+// lines, a few MB of heap), and Finish streams them back from the journal.
+func TestOutputMemoryBounded(t *testing.T) {
+	const n, size = 1000, 50 << 10
+	out := filepath.Join(t.TempDir(), "pred.jsonl")
+	o, err := CreateOutput(out, n, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := strings.Repeat("x", size)
+	for i := range n {
+		if err := o.Put(i, PredictionLine(fmt.Sprint(i, ctx), nil, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.HeapAlloc > 16<<20 {
+		t.Errorf("heap %d MB after putting %d MB of lines: lines are kept in memory", ms.HeapAlloc>>20, n*size>>20)
+	}
+	if err := o.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	got := readLines(t, out)
+	if len(got) != n || !strings.HasPrefix(got[n-1], fmt.Sprintf(`{"context":"%d`, n-1)) {
+		t.Errorf("%d lines; last %.20s", len(got), got[len(got)-1])
+	}
 }

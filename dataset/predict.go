@@ -51,11 +51,15 @@ type PredictSummary struct {
 // from (see [Output]).
 //
 // A bad datapoint (malformed line, missing snapshot, unreadable snapshot) gets an
-// empty context and an entry in the summary's Errors; the batch goes on. The returned
-// error is nil when every datapoint succeeded, wraps repoctx.ErrSomeFailed when some
-// failed but the output was written, and is any other error when the run could not
-// start or finish (missing input file, unwritable output or cache, invalid options,
-// ctx cancelled: the journal is then kept for Resume).
+// empty context and an entry in the summary's Errors; the batch goes on. A fault of
+// the environment (a full or read-only cache or output disk, too many open files:
+// repoctx.IsEnvironment) stops the batch at the first datapoint it hits, and no output
+// is written for datapoints never really tried. The returned error is nil when every
+// datapoint succeeded, wraps repoctx.ErrSomeFailed when some failed but the output was
+// written, and is any other error when the run could not start or finish (missing
+// input file, unwritable output or cache, invalid options, a fault of the environment,
+// ctx cancelled): once the journal exists it is then kept for Resume and the error is
+// a *StoppedError naming it.
 func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	start := time.Now()
 	var sum PredictSummary
@@ -72,7 +76,7 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		return sum, err
 	}
 	if err := checkWritable(cfg.Workspace.CacheDir); err != nil {
-		return sum, err
+		return sum, repoctx.WriteFault("", err)
 	}
 	dpFile := filepath.Join(opts.DataDir, set+".jsonl")
 	n, err := opts.Shard.count(dpFile)
@@ -102,8 +106,14 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 			tick()
 		}
 	}
+	// A journal that cannot be written stops the batch: nothing later could be kept.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	var putErr error
-	sum.Summary, err = batch.Run(ctx, src, opts.Shard.filter(DatapointsFile(dpFile)), cfg, func(r batch.Result) {
+	sum.Summary, err = batch.Run(runCtx, src, opts.Shard.filter(DatapointsFile(dpFile)), cfg, func(r batch.Result) {
+		if putErr != nil {
+			return
+		}
 		line := PredictionLine(r.Context.Text, r.Context.Prefix, r.Context.Suffix)
 		if r.Err != nil {
 			line = PredictionLine("", nil, nil)
@@ -111,26 +121,60 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		if opts.Shard.On() {
 			line = shardLine(r.Line, line)
 		}
-		if err := out.Put(r.Index, line); err != nil && putErr == nil {
+		if err := out.Put(r.Index, line); err != nil {
 			putErr = err
+			stop()
+			return
 		}
 		tick()
 	})
-	if err == nil {
+	if putErr != nil {
 		err = putErr
 	}
 	if err != nil {
 		_ = out.Abort()
-		return sum, err
+		return sum, stopped(err, out, opts.Out)
 	}
 	if err := out.Finish(); err != nil {
-		return sum, err
+		_ = out.Abort()
+		return sum, stopped(err, out, opts.Out)
 	}
 	sum.Wall = time.Since(start)
 	if sum.Failed > 0 {
 		return sum, fmt.Errorf("%d of %d datapoints failed: %w", sum.Failed, sum.Datapoints, repoctx.ErrSomeFailed)
 	}
 	return sum, nil
+}
+
+// StoppedError is the error of a [Predict] run that stopped before writing its output
+// (a fault of the environment, a cancelled context, an unwritable journal): it says
+// what happened and where the journal of the datapoints done is, for a rerun with
+// Resume.
+type StoppedError struct {
+	// Err is why the run stopped.
+	Err error
+	// Journal is the journal's path ("" for standard output, which has none to keep).
+	Journal string
+	// Done and Total count the datapoints the journal holds and the datapoints of the
+	// run.
+	Done, Total int
+}
+
+func (e *StoppedError) Error() string {
+	if e.Journal == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%v (the journal %s keeps %d of %d datapoints: rerun with resume to continue)", e.Err, e.Journal, e.Done, e.Total)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// stopped wraps err in a StoppedError naming out's journal.
+func stopped(err error, out *Output, path string) error {
+	if path == "-" {
+		return err
+	}
+	return &StoppedError{Err: err, Journal: path + journalSuffix, Done: out.n - out.Missing(), Total: out.n}
 }
 
 // Fingerprint describes the options of cfg that shape prediction lines (not the cache
@@ -148,7 +192,7 @@ func Fingerprint(cfg batch.Config) string {
 	if ws.Embedder != nil {
 		emb = ws.Embedder.ID()
 	}
-	ws.Log, ws.Embedder, ws.EmbedderFunc, ws.CacheDir = nil, nil, nil, ""
+	ws.Log, ws.Embedder, ws.EmbedderFunc, ws.CacheDir, ws.Progress = nil, nil, nil, "", nil
 	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v cross-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, cfg.CrossSnapshot, c, tok)
 }
 

@@ -1,10 +1,11 @@
 package eval
 
 import (
-	"github.com/repoctx/repoctx"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/repoctx/repoctx"
 )
 
 // Identifiers returns the matches of the regular expression

@@ -3,9 +3,10 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/repoctx/repoctx"
 	"io"
 	"strings"
+
+	"github.com/repoctx/repoctx"
 )
 
 // WriteTable prints the report as plain-text tables, one per metric, with a

@@ -16,7 +16,6 @@ import (
 	"github.com/repoctx/repoctx"
 
 	"github.com/repoctx/repoctx/batch"
-	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/workspace"
@@ -62,6 +61,10 @@ type Options struct {
 	// Log, if not nil, receives one line per datapoint whose context could not
 	// be built (it is then scored as empty) and per skipped file.
 	Log io.Writer
+	// Progress, if not nil, is called as the built-in configurations answer
+	// datapoints, with the answers done and the total (datapoints × configurations
+	// that need answers), from one goroutine at a time.
+	Progress func(done, total int)
 	// Visible makes line_chrf and copy_chrf also search the prefix and suffix
 	// the model is given (VisibleText), not only the context: the fair view
 	// when configurations differ in how much of the prefix they show (the
@@ -390,11 +393,7 @@ func about(c string, opts Options) string {
 	ext := grammars.Lookup(opts.Lang).Extensions[0]
 	switch c {
 	case ConfigCurrent:
-		s := opts.Batch.Workspace.Strategy
-		if s == "" {
-			s = chunker.StrategyStructural
-		}
-		return fmt.Sprintf("what repoctx predict writes: %s chunks %+v, compose %+v", s, opts.Batch.Workspace.Chunk, opts.Batch.Compose)
+		return "what repoctx predict writes with " + ConfigFlags(opts.Batch)
 	case ConfigEmpty:
 		return "no context"
 	case ConfigRecent:
@@ -427,6 +426,12 @@ func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []
 	}
 	defer src.Close()
 	var out []scoredConfig
+	done, total := 0, 0
+	for _, c := range configs {
+		if c != ConfigEmpty {
+			total += len(dps)
+		}
+	}
 	for _, c := range configs {
 		res := &ConfigResult{Name: c, About: about(c, opts)}
 		if c == ConfigSeed {
@@ -441,6 +446,9 @@ func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []
 				cfg.Method = &baseline{config: c, spec: spec, seed: opts.Seed, ws: cfg.Workspace}
 			}
 			_, err := batch.Run(ctx, src, batch.FromSlice(dps), cfg, func(r batch.Result) {
+				if done++; opts.Progress != nil {
+					opts.Progress(done, total)
+				}
 				if r.Err != nil {
 					sc.errs[r.Index] = fmt.Errorf("%s: %w", c, r.Err)
 					return

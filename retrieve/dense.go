@@ -69,21 +69,35 @@ type DenseInfo struct {
 	// Vectors is the number of vectors: one per chunk, in Build order.
 	Vectors int `json:"vectors"`
 	// Truncated counts the chunks longer than the model's input limit, embedded from
-	// their start only; TruncatedIDs lists them.
+	// their start only (from their first [MaxPieces] pieces for a [Splitter]);
+	// TruncatedIDs lists them.
 	Truncated    int      `json:"truncated"`
 	TruncatedIDs []string `json:"truncated_ids,omitempty"`
-	// Embedded counts the chunks the model embedded during the build, Cached those whose
-	// vectors came from the embedding cache.
+	// Split counts the chunks longer than the model's input limit embedded as the mean
+	// of their pieces' vectors (see [Splitter]), Truncated ones included.
+	Split int `json:"split,omitempty"`
+	// Embedded counts the chunks the model embedded for this index, Cached those whose
+	// vectors were already computed (in memory or in the workspace's store).
 	Embedded int `json:"embedded"`
 	Cached   int `json:"cached"`
-	// CacheError, if not empty, says why the build ran without the embedding cache.
-	CacheError string `json:"cache_error,omitempty"`
 	// FitMS is the LSA fitting time, EmbedMS the embedding time (cache look-ups
 	// included), in milliseconds.
 	FitMS   int64 `json:"fit_ms,omitempty"`
 	EmbedMS int64 `json:"embed_ms"`
 	// Terms is the LSA vocabulary size.
 	Terms int `json:"terms,omitempty"`
+}
+
+// Count adds one chunk's [EmbedStatus] (from [EmbedTexts]) to the counts; id is the
+// chunk's ID, listed in TruncatedIDs when it was truncated.
+func (d *DenseInfo) Count(s EmbedStatus, id string) {
+	if s&EmbedSplit != 0 {
+		d.Split++
+	}
+	if s&EmbedTruncated != 0 {
+		d.Truncated++
+		d.TruncatedIDs = append(d.TruncatedIDs, id)
+	}
 }
 
 // DenseVectors is the dense part of an index: one vector per chunk and the model that
@@ -120,11 +134,24 @@ func (ix *Index) setDense(d *DenseVectors) error {
 	return nil
 }
 
+// EmbedStatus says how [EmbedTexts] embedded one text (a bit set).
+type EmbedStatus uint8
+
+const (
+	// EmbedTruncated: the text was longer than the model's input limit and only its
+	// start counts (for a [Splitter], its first [MaxPieces] pieces).
+	EmbedTruncated EmbedStatus = 1 << iota
+	// EmbedSplit: the text was longer than a [Splitter]'s input limit and its vector is
+	// the mean of its pieces' vectors.
+	EmbedSplit
+)
+
 // EmbedTexts embeds texts with emb in batches of batch (0: [DefaultEmbedBatch]), longest
 // texts first when byLength (a batch then pads little), and returns one L2-normalised
-// vector per text in the order given, with whether each was truncated to the model's
-// input limit. It stops with ctx's error between batches.
-func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, byLength bool) ([][]float32, []bool, error) {
+// vector per text in the order given, with how each was embedded. A text the model
+// truncates is, when emb is a [Splitter], embedded again as the normalised mean of its
+// pieces' vectors (at most [MaxPieces]). It stops with ctx's error between batches.
+func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, byLength bool) ([][]float32, []EmbedStatus, error) {
 	if batch <= 0 {
 		batch = DefaultEmbedBatch
 	}
@@ -136,8 +163,9 @@ func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, by
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(texts[b]), len(texts[a])) })
 	}
 	vecs := make([][]float32, len(texts))
-	trunc := make([]bool, len(texts))
+	status := make([]EmbedStatus, len(texts))
 	dim := emb.Dim()
+	sp, _ := emb.(Splitter)
 	in := make([]string, 0, batch)
 	for lo := 0; lo < len(order); lo += batch {
 		if err := ctx.Err(); err != nil {
@@ -159,11 +187,51 @@ func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, by
 			if len(out[j]) != dim {
 				return nil, nil, fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", emb.ID(), len(out[j]), dim)
 			}
+			if tr[j] && sp != nil {
+				if out[j], tr[j], err = embedPieces(sp, texts[i]); err != nil {
+					return nil, nil, err
+				}
+				status[i] |= EmbedSplit
+			}
+			if tr[j] {
+				status[i] |= EmbedTruncated
+			}
 			Normalize(out[j])
-			vecs[i], trunc[i] = out[j], tr[j]
+			vecs[i] = out[j]
 		}
 	}
-	return vecs, trunc, nil
+	return vecs, status, nil
+}
+
+// embedPieces embeds a text too long for sp as the mean of the vectors of its first
+// MaxPieces pieces (see [Splitter]) and reports whether it is still truncated: more
+// pieces, or a piece the model truncated.
+func embedPieces(sp Splitter, text string) ([]float32, bool, error) {
+	pieces, err := sp.Split(text)
+	if err != nil {
+		return nil, false, fmt.Errorf("retrieve: split a long chunk for %s: %w", sp.ID(), err)
+	}
+	trunc := len(pieces) > MaxPieces
+	pieces = pieces[:min(len(pieces), MaxPieces)]
+	vecs, ptrunc, err := sp.Embed(pieces, KeepHead)
+	if err != nil {
+		return nil, false, fmt.Errorf("retrieve: embed chunk pieces with %s: %w", sp.ID(), err)
+	}
+	if len(vecs) != len(pieces) || len(ptrunc) != len(pieces) {
+		return nil, false, fmt.Errorf("retrieve: %s returned %d vectors for %d texts", sp.ID(), len(vecs), len(pieces))
+	}
+	mean := make([]float32, sp.Dim())
+	for k, v := range vecs {
+		if len(v) != len(mean) {
+			return nil, false, fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", sp.ID(), len(v), len(mean))
+		}
+		Normalize(v)
+		for c, x := range v {
+			mean[c] += x / float32(len(vecs))
+		}
+		trunc = trunc || ptrunc[k]
+	}
+	return mean, trunc, nil
 }
 
 // LSA returns the LSA model the index's vectors were computed with, or nil when the
@@ -204,6 +272,12 @@ func (ix *Index) HasDense() bool { return ix.dense != nil && ix.dense.Dim > 0 }
 // It returns [ErrNoDense] for an index without dense vectors, [ErrClosed] after Close,
 // and the model's errors, wrapped.
 func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd) ([]Hit, error) {
+	return ix.searchDenseTies(query, k, filter, keep, nil)
+}
+
+// searchDenseTies is searchDense with ties of the cosine similarity broken first by
+// tie (higher first; nil: none), given a chunk's index in [Build]'s input.
+func (ix *Index) searchDenseTies(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd, tie func(int) float64) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -231,12 +305,12 @@ func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bo
 	if !Normalize(q) {
 		return nil, nil
 	}
-	return ix.topDense(q, vecs, d.Dim, k, filter), nil
+	return ix.topDense(q, vecs, d.Dim, k, filter, tie), nil
 }
 
 // topDense returns the k best accepted chunks by dot product with q, ties broken by
-// chunk order.
-func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Chunk) bool) []Hit {
+// tie (higher first, when not nil), then by chunk order.
+func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Chunk) bool, tie func(int) float64) []Hit {
 	type cand struct {
 		i int
 		s float32
@@ -244,6 +318,11 @@ func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Ch
 	h := topk.New(k, func(a, b cand) int { // best first
 		if c := cmp.Compare(b.s, a.s); c != 0 {
 			return c
+		}
+		if tie != nil {
+			if c := cmp.Compare(tie(b.i), tie(a.i)); c != 0 {
+				return c
+			}
 		}
 		return cmp.Compare(a.i, b.i)
 	})
@@ -301,17 +380,14 @@ func ModelVectors(ctx context.Context, emb Embedder, chunks []chunker.Chunk) (*D
 		texts[i] = chunks[i].Text
 	}
 	_, isLSA := emb.(*LSA)
-	vecs, trunc, err := EmbedTexts(ctx, emb, texts, 0, !isLSA)
+	vecs, status, err := EmbedTexts(ctx, emb, texts, 0, !isLSA)
 	if err != nil {
 		return nil, err
 	}
 	d.Vectors = make([]float32, 0, len(chunks)*d.Dim)
 	for i, v := range vecs {
 		d.Vectors = append(d.Vectors, v...)
-		if trunc[i] {
-			d.Info.Truncated++
-			d.Info.TruncatedIDs = append(d.Info.TruncatedIDs, chunks[i].ID)
-		}
+		d.Info.Count(status[i], chunks[i].ID)
 	}
 	d.Info.Embedded = len(chunks)
 	d.Info.EmbedMS = time.Since(start).Milliseconds()

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -187,4 +188,62 @@ func stringsRepeat(s string, n int) string {
 		out += s
 	}
 	return out
+}
+
+// fakeSplitter is fakeEmbedder with Split: pieces of at most limit bytes.
+type fakeSplitter struct{ fakeEmbedder }
+
+func (f *fakeSplitter) Split(text string) ([]string, error) {
+	var out []string
+	for len(text) > f.limit {
+		out, text = append(out, text[:f.limit]), text[f.limit:]
+	}
+	return append(out, text), nil
+}
+
+// TestBuildSplitsLongChunks: with a Splitter, a chunk over the limit is embedded as the
+// normalised mean of its pieces' vectors and counted as split; one of more than
+// MaxPieces pieces is counted as truncated too; the chunks themselves are unchanged.
+func TestBuildSplitsLongChunks(t *testing.T) {
+	emb := &fakeSplitter{fakeEmbedder{id: "split", dim: 16, limit: 40}}
+	long := strings.Repeat("evict eldest entries now ", 6)  // 150 bytes: 4 pieces
+	huge := strings.Repeat("parse http response body ", 20) // 500 bytes: 13 pieces
+	cs := []chunker.Chunk{
+		chunk("a.kt", 0, chunker.KindFunction, "", nil, "fun short() = 1"),
+		chunk("a.kt", 1, chunker.KindFunction, "", nil, long),
+		chunk("a.kt", 2, chunker.KindFunction, "", nil, huge),
+	}
+	dv, err := ModelVectors(context.Background(), emb, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := New(cs, dv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	d := ix.DenseInfo()
+	if d.Split != 2 || d.Truncated != 1 || !slices.Equal(d.TruncatedIDs, []string{cs[2].ID}) {
+		t.Errorf("split %d, truncated %d %v; want 2, 1 [%s]", d.Split, d.Truncated, d.TruncatedIDs, cs[2].ID)
+	}
+	if ix.Chunks()[1].Text != long {
+		t.Error("the chunk itself changed")
+	}
+	vecs := ix.dense.Vectors
+	pieces, _ := emb.Split(long)
+	pv, _, _ := emb.Embed(pieces, KeepHead)
+	want := make([]float32, emb.dim)
+	for _, v := range pv {
+		Normalize(v)
+		for c := range v {
+			want[c] += v[c] / float32(len(pv))
+		}
+	}
+	Normalize(want)
+	got := vecs[emb.dim : 2*emb.dim]
+	for c := range want {
+		if math.Abs(float64(got[c]-want[c])) > 1e-6 {
+			t.Fatalf("vector of the long chunk %v, want the mean of its pieces %v", got, want)
+		}
+	}
 }

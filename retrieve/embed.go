@@ -56,6 +56,25 @@ type Embedder interface {
 	Close() error
 }
 
+// A Splitter is an [Embedder] with an input limit that can cut a text too long for it
+// into consecutive pieces that each fit. An index build embeds a chunk the model
+// would truncate as the L2-normalised mean of its pieces' vectors, at most
+// [MaxPieces] of them (a chunk needing more is embedded from its first MaxPieces and
+// counted in [DenseInfo.Truncated]), so that the whole chunk counts, not only its
+// head; the chunks themselves (what BM25 indexes and contexts show) do not change.
+// Queries are still truncated to the end they keep. The Embedder's ID must change
+// when its Split does.
+type Splitter interface {
+	Embedder
+	// Split returns text's consecutive pieces, in order, each within the input limit
+	// (one piece when text fits). It must be safe for concurrent use.
+	Split(text string) ([]string, error)
+}
+
+// MaxPieces is the most pieces an index build embeds a long chunk from (see
+// [Splitter]).
+const MaxPieces = 8
+
 // ErrNoEmbedder is returned (wrapped) by [Index.Search] (dense and hybrid) when the
 // index holds vectors of a model that no embedder was attached for, or when the
 // attached embedder's ID differs from the model the vectors were computed with.

@@ -122,8 +122,9 @@ type Query struct {
 }
 
 // Search returns the best q.K chunks for q, best first, ties broken by the chunks'
-// order in [Build]'s input (never by bleve's document numbers), so results are
-// deterministic.
+// order in the index, so results are deterministic. In a hybrid search, ties go first to the higher BM25 score: of the
+// fused score, and of the dense score (near-identical chunks tie on the dense side),
+// so that the exact lexical match among hundreds of look-alike chunks is not lost.
 //
 // BM25 (Mode [BM25], Robertson & Zaragoza 2009; see the package documentation for the
 // formula and the MaxScore evaluation) and dense retrieval (Mode [Dense]: exact cosine
@@ -139,8 +140,7 @@ type Query struct {
 //
 // Search is safe for concurrent use. It returns ctx's error when ctx is done before it
 // starts, [ErrClosed] after [Index.Close], [ErrNoDense] for a dense search of an index
-// without vectors, [ErrNoEmbedder] when the index's model is not available for the
-// query (see [Open]), and bleve's and the model's errors, wrapped.
+// without vectors, and the model's errors, wrapped.
 func (ix *Index) Search(ctx context.Context, q Query) ([]FusedHit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -202,7 +202,17 @@ func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) b
 		}
 	}
 	if w.Dense > 0 {
-		dn, err = ix.searchDense(query, w.Depth, f, keep)
+		// Chunks with the same vector (near-identical chunks whose differences the
+		// dense model does not see) are ranked by their BM25 score first.
+		var tie func(int) float64
+		if len(bm) > 0 {
+			score := make(map[int]float64, len(bm))
+			for _, h := range bm {
+				score[ix.byID[h.ID]] = h.Score
+			}
+			tie = func(i int) float64 { return score[i] }
+		}
+		dn, err = ix.searchDenseTies(query, w.Depth, f, keep, tie)
 		if errors.Is(err, ErrNoDense) {
 			dn, err = nil, nil
 		}
@@ -231,8 +241,12 @@ func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) b
 		fh.DenseRank, fh.DenseScore = h.Rank, h.Score
 		fh.Score += w.Dense / (w.K + float64(h.Rank))
 	}
+	// Ties of the fused score go to the better BM25 score, then to chunk order.
 	slices.SortFunc(out, func(a, b *FusedHit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.BM25Score, a.BM25Score); c != 0 {
 			return c
 		}
 		return cmp.Compare(ix.byID[a.ID], ix.byID[b.ID])

@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"sort"
 	"testing"
@@ -43,6 +45,9 @@ func refFuse(ix *Index, bm, dn []Hit, w Weights, k int) []FusedHit {
 		if out[a].Score != out[b].Score {
 			return out[a].Score > out[b].Score
 		}
+		if out[a].BM25Score != out[b].BM25Score {
+			return out[a].BM25Score > out[b].BM25Score
+		}
 		return order[out[a].ID] < order[out[b].ID]
 	})
 	if len(out) > k {
@@ -52,6 +57,60 @@ func refFuse(ix *Index, bm, dn []Hit, w Weights, k int) []FusedHit {
 		out[i].Rank = i + 1
 	}
 	return out
+}
+
+// refDenseTies returns the depth best chunks of a dense search, ties of the cosine
+// similarity broken by the BM25 scores of bm (then by chunk order), as documented
+// on Search.
+func refDenseTies(t *testing.T, ix *Index, query string, bm []Hit, depth int) []Hit {
+	all, err := ix.searchDense(query, len(ix.Chunks()), nil, KeepTail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := map[string]float64{}
+	for _, h := range bm {
+		score[h.ID] = h.Score
+	}
+	sort.SliceStable(all, func(a, b int) bool {
+		if all[a].Score != all[b].Score {
+			return all[a].Score > all[b].Score
+		}
+		return score[all[a].ID] > score[all[b].ID]
+	})
+	all = all[:min(depth, len(all))]
+	for i := range all {
+		all[i].Rank = i + 1
+	}
+	return all
+}
+
+// TestSearchHybridTiesGoToBM25: among hundreds of near-identical tiny functions (the
+// same vector for LSA, whose vocabulary leaves out their one-off names) the exact
+// BM25 match ranks first, not after every look-alike that comes earlier in the file.
+func TestSearchHybridTiesGoToBM25(t *testing.T) {
+	var chunks []chunker.Chunk
+	for i := range 400 {
+		chunks = append(chunks, chunk("src/Handlers.kt", i, chunker.KindFunction, fmt.Sprint("onEvent", i), nil,
+			fmt.Sprintf("fun onEvent%d(event: Event) = dispatch(event)", i)))
+	}
+	chunks = append(chunks, testChunks()...)
+	ix := buildTest(t, chunks)
+	for _, want := range []int{3, 237, 399} {
+		hits, err := ix.Search(context.Background(), Query{Text: fmt.Sprintf("result = onEvent%d(event)", want), K: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := chunks[want].ID
+		if len(hits) == 0 || hits[0].ID != id {
+			rank := -1
+			for _, h := range hits {
+				if h.ID == id {
+					rank = h.Rank
+				}
+			}
+			t.Errorf("onEvent%d: rank %d in the top 20, want 1 (first hits %v)", want, rank, hits[:min(3, len(hits))])
+		}
+	}
 }
 
 func TestSearchHybridIsWeightedRRF(t *testing.T) {
@@ -78,7 +137,7 @@ func TestSearchHybridIsWeightedRRF(t *testing.T) {
 				bm, _ = ix.searchBM25(query, full.Depth, nil)
 			}
 			if full.Dense > 0 {
-				dn, _ = ix.searchDense(query, full.Depth, nil, KeepTail)
+				dn = refDenseTies(t, ix, query, bm, full.Depth)
 			}
 			want := refFuse(ix, bm, dn, full, 7)
 			if len(got) != len(want) {

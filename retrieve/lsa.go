@@ -26,6 +26,13 @@ const DefaultLSADim = 128
 // are kept.
 const MaxLSATerms = 50000
 
+// MaxLSAFitChunks caps the chunks an [LSA] model is fitted on: a larger snapshot's
+// model is fitted on an evenly spaced sample of that many of its chunks (every
+// chunk is still embedded with it), so that the fit's memory stays bounded (about
+// 150 MB at the cap, against 1 GB for the 160,800 chunks of a large repository).
+// The competition's dev snapshots have at most about 5,200 chunks.
+const MaxLSAFitChunks = 20000
+
 // LSA parameters: the randomized SVD samples dim+lsaOversample directions and refines
 // them with lsaPowerIters power iterations (Halko, Martinsson & Tropp 2011, §4.3-4.4);
 // on real code (4,000 chunks of 5 repositories, k = 128) such settings capture over
@@ -58,6 +65,12 @@ const (
 // U_k Σ_k, normalised, and cosine similarity compares texts in the latent space, where
 // terms that occur in the same chunks (getX / setX / x, a class and its members) point
 // the same way.
+//
+// A snapshot of more than [MaxLSAFitChunks] chunks is fitted on an evenly spaced
+// sample of that many (chunks i·N/MaxLSAFitChunks, in order): vocabulary, idf and
+// SVD come from the sample, as in sampled LSA on large collections; the
+// projection of every chunk is then computed batch by batch while the vectors are
+// written.
 //
 // The fit is deterministic (a fixed random seed). k is the dimension asked for, capped
 // by the rank the data allows (min(N, V) and the number of non-negligible singular
@@ -265,8 +278,8 @@ func orth(m []float64, rows, cols int) ([]float64, int) {
 }
 
 // FitLSA fits an [LSA] model of dimension dim (0 means [DefaultLSADim]) on the texts of
-// chunks. It fails only for a negative dim; chunks without terms give a model of
-// dimension 0.
+// chunks (a sample of [MaxLSAFitChunks] of them when there are more). It fails only for
+// a negative dim; chunks without terms give a model of dimension 0.
 func FitLSA(chunks []chunker.Chunk, dim int) (*LSA, error) {
 	texts := make([]string, len(chunks))
 	for i := range chunks {
@@ -276,7 +289,23 @@ func FitLSA(chunks []chunker.Chunk, dim int) (*LSA, error) {
 }
 
 func fitLSATexts(texts []string, dim int) (*LSA, error) {
-	return fitLSATextsP(texts, dim, lsaOversample, lsaPowerIters)
+	return fitLSATextsP(sampleTexts(texts, lsaFitCap), dim, lsaOversample, lsaPowerIters)
+}
+
+// lsaFitCap is MaxLSAFitChunks (tests lower it).
+var lsaFitCap = MaxLSAFitChunks
+
+// sampleTexts returns texts when it has at most max, else max of them evenly spaced:
+// texts[i·len(texts)/max] for i in [0, max).
+func sampleTexts(texts []string, max int) []string {
+	if len(texts) <= max {
+		return texts
+	}
+	out := make([]string, max)
+	for i := range out {
+		out[i] = texts[i*len(texts)/max]
+	}
+	return out
 }
 
 func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error) {

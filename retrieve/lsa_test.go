@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"slices"
@@ -223,5 +224,46 @@ func TestReadLSABadVersion(t *testing.T) {
 	}
 	if _, err := ReadLSA(&buf); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("damaged model: %v", err)
+	}
+}
+
+// TestLSAFitSample: above the fit cap the model is fitted on an evenly spaced sample
+// (the same model as fitting the sample itself) and still embeds every chunk.
+func TestLSAFitSample(t *testing.T) {
+	old := lsaFitCap
+	lsaFitCap = 100
+	defer func() { lsaFitCap = old }()
+	cs := synthChunks(350)
+	m, err := FitLSA(cs, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sample []chunker.Chunk
+	for i := range 100 {
+		sample = append(sample, cs[i*350/100])
+	}
+	lsaFitCap = old
+	want, err := FitLSA(sample, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.docs != 100 || m.Dim() != want.Dim() || m.Terms() != want.Terms() || !slices.Equal(m.proj, want.proj) {
+		t.Errorf("sampled fit: %d docs, dim %d, %d terms; the sample's own fit: dim %d, %d terms", m.docs, m.Dim(), m.Terms(), want.Dim(), want.Terms())
+	}
+	if got := sampleTexts([]string{"a", "b", "c"}, 5); len(got) != 3 {
+		t.Errorf("below the cap: %v", got)
+	}
+	lsaFitCap = 100
+	dv, err := LSAVectors(context.Background(), cs, 16, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := New(cs, dv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if d := ix.DenseInfo(); d.Vectors != 350 {
+		t.Errorf("%d vectors for 350 chunks", d.Vectors)
 	}
 }

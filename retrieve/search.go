@@ -11,8 +11,7 @@ import (
 )
 
 // BM25 parameters (Robertson & Zaragoza 2009): K1 controls term-frequency saturation, B
-// the strength of field-length normalisation. They equal bleve's search.BM25_k1 and
-// search.BM25_b (bleve v2.6.3) and Lucene's defaults.
+// the strength of field-length normalisation. They are Lucene's defaults.
 const (
 	K1 = 1.2
 	B  = 0.75
@@ -60,8 +59,7 @@ type qterm struct {
 }
 
 // searchBM25 returns the k chunks that score highest for query under BM25, best first, with
-// ties broken by the chunks' order in [Build]'s input, so results do not depend on how
-// bleve numbered the documents.
+// ties broken by the chunks' order in the index.
 //
 // The query is tokenised with [Tokens]; duplicate terms count once (OR semantics: a chunk
 // matching any term is a candidate), and at most [MaxQueryTerms] terms are scored. A

@@ -16,9 +16,10 @@ import (
 	"strings"
 	"time"
 
+	sitter "github.com/smacker/go-tree-sitter"
+
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Def is one definition: a function, method, class, object, property or constant.

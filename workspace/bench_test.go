@@ -45,3 +45,30 @@ func BenchmarkIndexGrowth(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMemoryLargeRepo indexes a generated Python repository of 160,800 chunks
+// (1,608 files of 100 functions; benchrepo.Synthetic) with an empty cache and the
+// default options (structural chunks, BM25, the built-in LSA model, symbols) and
+// reports the chunks and the process's peak RSS (peak-MB; issue #18 wants <= 500 MB,
+// the LSA fit being bounded by retrieve.MaxLSAFitChunks). Run it alone:
+//
+//	go test -run '^$' -bench MemoryLargeRepo -benchtime 1x ./workspace
+func BenchmarkMemoryLargeRepo(b *testing.B) {
+	dir := benchrepo.Synthetic(b, 1608, 100)
+	snap, err := OpenDir(dir, Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		opts := DefaultOptions()
+		opts.CacheDir = b.TempDir()
+		r, err := Open(context.Background(), snap, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(r.Stats().Chunks), "chunks")
+		r.Close()
+	}
+	b.ReportMetric(float64(benchrepo.PeakRSSMB()), "peak-MB")
+}

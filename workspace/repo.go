@@ -20,6 +20,7 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
@@ -82,6 +83,10 @@ type Options struct {
 	Extra []Snapshot
 	// Log, if not nil, receives one line per skipped or lossily decoded file.
 	Log io.Writer
+	// Progress, if not nil, is called while a view is made, as files are handed to the
+	// chunkers (or taken from the store) and once at the end, with the files started
+	// and the total, from the goroutine that called Open.
+	Progress func(done, total int)
 }
 
 // DefaultOptions returns the defaults: structural chunking with the chunker's
@@ -127,6 +132,10 @@ type Stats struct {
 	Chunked, Reused int
 	// ParseErrorFiles lists the files with parse errors, in path order.
 	ParseErrorFiles []string
+	// CacheWriteFailures counts the store records that could not be written (each
+	// only costs a later run the work again). A fault of the machine (a full or
+	// read-only cache disk) is an error of Open instead.
+	CacheWriteFailures int
 }
 
 // Repo is one opened repository snapshot: a view of its repository's index and, with
@@ -290,7 +299,12 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 			last = c.Path
 		}
 	}
-	if err := rep.rs.flush(); err != nil {
+	if n, err := rep.rs.flush(); err != nil {
+		st.CacheWriteFailures += n
+		if repoctx.IsEnvironment(err) {
+			// Every later snapshot would fail the same way: stop (see repoctx.EnvironmentError).
+			return nil, err
+		}
 		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
 	}
 	r := &Repo{snap: snap, ix: ix, stats: *st, rep: rep}
@@ -452,12 +466,18 @@ func (rep *repository) chunkFiles(ctx context.Context, snap Snapshot, files []so
 			cancelled = err
 			break
 		}
+		if opts.Progress != nil && i%16 == 0 {
+			opts.Progress(i, len(files))
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 	if cancelled != nil {
 		return nil, cancelled
+	}
+	if opts.Progress != nil {
+		opts.Progress(len(files), len(files))
 	}
 	for i, e := range entries {
 		st.Chunked += stats[i].Chunked
@@ -518,10 +538,10 @@ type repository struct {
 	corpus *retrieve.Corpus
 
 	mu    sync.Mutex
-	files map[[32]byte]*corpusFile       // by chunk record key
-	vecs  map[string]map[int32][]float32 // model ID -> corpus ordinal -> vector
-	trunc map[string]map[int32]bool      // model ID -> ordinals whose text was truncated
-	fits  map[string]*retrieve.LSA       // view key -> its LSA model
+	files map[[32]byte]*corpusFile                  // by chunk record key
+	vecs  map[string]map[int32][]float32            // model ID -> corpus ordinal -> vector
+	trunc map[string]map[int32]retrieve.EmbedStatus // model ID -> ordinal -> how its text was embedded (when not 0)
+	fits  map[string]*retrieve.LSA                  // view key -> its LSA model
 	users int
 }
 
@@ -556,7 +576,7 @@ func acquireRepository(opts Options) (*repository, error) {
 	if rep == nil {
 		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(),
 			files: map[[32]byte]*corpusFile{}, vecs: map[string]map[int32][]float32{},
-			trunc: map[string]map[int32]bool{}, fits: map[string]*retrieve.LSA{}}
+			trunc: map[string]map[int32]retrieve.EmbedStatus{}, fits: map[string]*retrieve.LSA{}}
 		registry.m[regKey] = rep
 	}
 	for i, k := range registry.idle {
@@ -781,7 +801,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	rep.mu.Lock()
 	mv, mt := rep.vecs[id], rep.trunc[id]
 	if mv == nil {
-		mv, mt = map[int32][]float32{}, map[int32]bool{}
+		mv, mt = map[int32][]float32{}, map[int32]retrieve.EmbedStatus{}
 		rep.vecs[id], rep.trunc[id] = mv, mt
 	}
 	var todo []int32
@@ -828,10 +848,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	rep.mu.Lock()
 	for _, o := range ords {
 		d.Vectors = append(d.Vectors, mv[o]...)
-		if mt[o] {
-			d.Info.Truncated++
-			d.Info.TruncatedIDs = append(d.Info.TruncatedIDs, rep.corpus.Chunk(o).ID)
-		}
+		d.Info.Count(mt[o], rep.corpus.Chunk(o).ID)
 	}
 	rep.mu.Unlock()
 	return d, nil
@@ -915,24 +932,22 @@ func vectorKey(id, text string) recKey {
 }
 
 // storedVector returns text's vector under model id from the store.
-func (rep *repository) storedVector(id string, dim int, text string) ([]float32, bool, bool) {
+func (rep *repository) storedVector(id string, dim int, text string) ([]float32, retrieve.EmbedStatus, bool) {
 	b, ok := rep.rs.get(vectorKey(id, text))
 	if !ok || len(b) != 1+4*dim {
-		return nil, false, false
+		return nil, 0, false
 	}
 	v := make([]float32, dim)
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[1+4*i:]))
 	}
-	return v, b[0]&1 != 0, true
+	return v, retrieve.EmbedStatus(b[0]), true
 }
 
-// putVector stores text's vector under model id (flag byte: bit 0 truncated).
-func putVector(rs *repoStore, id, text string, v []float32, trunc bool) {
+// putVector stores text's vector under model id (a status byte, then the vector).
+func putVector(rs *repoStore, id, text string, v []float32, status retrieve.EmbedStatus) {
 	b := make([]byte, 1+4*len(v))
-	if trunc {
-		b[0] = 1
-	}
+	b[0] = byte(status)
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[1+4*i:], math.Float32bits(x))
 	}

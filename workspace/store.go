@@ -38,6 +38,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 )
@@ -324,12 +325,14 @@ func (r *repoStore) put(k recKey, payload []byte) {
 }
 
 // flush writes the pending records as a new segment. A failed write is counted in the
-// store's statistics; the records stay in memory for this process.
-func (r *repoStore) flush() error {
+// store's statistics; the records stay pending in memory for this process. It returns
+// the number of records not written with the error, which is a
+// [repoctx.EnvironmentError] for a fault of the machine (see [repoctx.WriteFault]).
+func (r *repoStore) flush() (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.pending) == 0 {
-		return nil
+		return 0, nil
 	}
 	keys := make([]recKey, 0, len(r.pending))
 	for k := range r.pending {
@@ -349,11 +352,11 @@ func (r *repoStore) flush() error {
 		r.st.mu.Lock()
 		r.st.writeErrors++
 		r.st.mu.Unlock()
-		return err
+		return len(keys), repoctx.WriteFault("cannot write the index cache in "+r.st.cacheDir, err)
 	}
 	seg, _, err := openSegment(path)
 	if err != nil {
-		return err
+		return len(keys), repoctx.WriteFault("cannot read back the index cache in "+r.st.cacheDir, err)
 	}
 	r.segs[name] = seg
 	for k, loc := range locs {
@@ -361,7 +364,7 @@ func (r *repoStore) flush() error {
 		r.index[k] = loc
 	}
 	r.pending, r.pendSize = map[recKey][]byte{}, 0
-	return nil
+	return 0, nil
 }
 
 // writeSegment writes the records keys (payloads in recs) to path atomically and
@@ -452,7 +455,7 @@ func (s *Store) Flush() error {
 	s.mu.Unlock()
 	var first error
 	for _, r := range repos {
-		if err := r.flush(); err != nil && first == nil {
+		if _, err := r.flush(); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -17,6 +17,11 @@ type UpdateStats struct {
 	NewChunks, Embedded int
 	// Model names the dense model the vectors are of ("" for none).
 	Model string
+	// Split and Truncated count the chunk texts over the model's input limit embedded
+	// now (for a full update: the view's chunks) in pieces, and still truncated (see
+	// [retrieve.DenseInfo]); TruncatedIDs names the truncated chunks.
+	Split, Truncated int
+	TruncatedIDs     []string
 	// Full reports that no fast path applied and the whole view was made ([Open]):
 	// the repository's first run, or a dense model fitted on each view.
 	Full bool
@@ -106,7 +111,9 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 		}
 	}
 	us.Built = us.Chunked > 0 || us.Embedded > 0
-	return us, rs.flush()
+	n, err := rs.flush()
+	us.CacheWriteFailures += n
+	return us, err
 }
 
 // storeFile chunks f (with its symbols when asked) and stores both records, appending
@@ -139,7 +146,7 @@ func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch
 // and stores them.
 func storeVectors(ctx context.Context, rs *repoStore, emb retrieve.Embedder, chunks []chunker.Chunk, us *UpdateStats) error {
 	id := emb.ID()
-	var texts []string
+	var texts, ids []string
 	seen := map[string]bool{}
 	for i := range chunks {
 		t := chunks[i].Text
@@ -147,20 +154,23 @@ func storeVectors(ctx context.Context, rs *repoStore, emb retrieve.Embedder, chu
 			continue
 		}
 		seen[t] = true
-		texts = append(texts, t)
+		texts, ids = append(texts, t), append(ids, chunks[i].ID)
 	}
 	if len(texts) == 0 {
 		return nil
 	}
 	_, isLSA := emb.(*retrieve.LSA)
-	vecs, trunc, err := retrieve.EmbedTexts(ctx, emb, texts, 0, !isLSA)
+	vecs, status, err := retrieve.EmbedTexts(ctx, emb, texts, 0, !isLSA)
 	if err != nil {
 		return err
 	}
+	var d retrieve.DenseInfo
 	for i, t := range texts {
-		putVector(rs, id, t, vecs[i], trunc[i])
+		putVector(rs, id, t, vecs[i], status[i])
+		d.Count(status[i], ids[i])
 	}
 	us.Embedded = len(texts)
+	us.Split, us.Truncated, us.TruncatedIDs = d.Split, d.Truncated, d.TruncatedIDs
 	return nil
 }
 
@@ -190,6 +200,7 @@ func fullUpdate(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, 
 	}
 	defer r.Close()
 	d := r.Index().DenseInfo()
-	us := UpdateStats{Stats: r.Stats(), Full: true, Model: d.Model, Embedded: d.Embedded, NewChunks: -1}
+	us := UpdateStats{Stats: r.Stats(), Full: true, Model: d.Model, Embedded: d.Embedded, NewChunks: -1,
+		Split: d.Split, Truncated: d.Truncated, TruncatedIDs: d.TruncatedIDs}
 	return us, nil
 }

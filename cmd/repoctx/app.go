@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,12 +11,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/workspace"
 )
 
@@ -29,87 +28,48 @@ const (
 	exitSomeFailed = 3 // predict wrote its output but some datapoints failed
 )
 
-// usageError marks errors caused by how the command was called.
-type usageError struct{ msg string }
+// usageError marks errors caused by how the command was called. A whole message
+// already names the command ("repoctx predict: ...") and is printed as it is.
+type usageError struct {
+	msg   string
+	whole bool
+}
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return usageError{msg: fmt.Sprintf(format, a...)} }
 
-// Main runs the CLI with args (args[0] is the program name) and returns the exit code.
+// Main runs the CLI with args (args[0] is the program name) and returns the exit code
+// (see exitCode; describe, in cli.go, turns errors into messages).
 func Main(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	var cl closers
 	app.Metadata = map[string]any{"closers": &cl}
+	var notFound error
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		where := "repoctx"
+		if c.Command != nil {
+			if n := strings.TrimPrefix(c.Command.FullName(), "repoctx"); strings.TrimSpace(n) != "" && n != "help" {
+				where += " " + strings.TrimSpace(n)
+			}
+		}
+		notFound = usageError{msg: fmt.Sprintf("%s: unknown command %q; see %s --help", where, name, where), whole: true}
+	}
 	err := app.Run(interspersed(app, args))
 	for _, f := range cl {
 		f()
 	}
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, repoctx.ErrSomeFailed):
-		fmt.Fprintf(stderr, "repoctx: %v\n", err)
-		return exitSomeFailed
-	case errors.As(err, new(usageError)), errors.As(err, new(*repoctx.OptionError)), strings.HasPrefix(err.Error(), "Required flag"),
-		strings.Contains(err.Error(), "flag provided but not defined"), strings.HasPrefix(err.Error(), "invalid value"):
-		fmt.Fprintf(stderr, "repoctx: %v\n", err)
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "repoctx: %v\n", err)
-		return exitError
+	if err == nil {
+		err = notFound
 	}
-}
-
-// interspersed moves a subcommand's positional arguments after its flags, so that
-// `repoctx query REPO --file F` works: urfave/cli v2 stops parsing flags at the first
-// positional argument. Arguments after "--" are left alone.
-func interspersed(app *cli.App, args []string) []string {
-	if len(args) < 3 {
-		return args
+	if err != nil {
+		fmt.Fprintln(stderr, describe(err))
 	}
-	var cmd *cli.Command
-	for _, c := range app.Commands {
-		if c.Name == args[1] {
-			cmd = c
-		}
-	}
-	if cmd == nil || len(cmd.Subcommands) > 0 {
-		return args
-	}
-	takesValue := map[string]bool{}
-	for _, f := range cmd.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	flags := []string{}
-	var pos []string
-	rest := args[2:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if a == "--" {
-			pos = append(pos, rest[i:]...)
-			break
-		}
-		if len(a) > 1 && a[0] == '-' {
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
-				i++
-				flags = append(flags, rest[i])
-			}
-			continue
-		}
-		pos = append(pos, a)
-	}
-	out := append([]string{args[0], args[1]}, flags...)
-	return append(out, pos...)
+	return exitCode(err)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	return prepare(&cli.App{
 		Name:           "repoctx",
 		Usage:          "collect repository context for fill-in-the-middle code completion",
 		Writer:         stdout,
@@ -126,8 +86,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		After:  stopProfiles,
 		Commands: []*cli.Command{
 			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(), cacheCmd(), mergeCmd(),
+			versionCmd(),
 		},
-	}
+	})
 }
 
 func indexCmd() *cli.Command {
@@ -141,7 +102,7 @@ func indexCmd() *cli.Command {
 				return usagef("index: give one repository folder")
 			}
 			t := time.Now()
-			opts, snap, ws, err := folderSnapshot(c, c.Args().First(), true)
+			opts, snap, ws, err := folderSnapshot(c, c.Args().First(), true, true)
 			if err != nil {
 				return err
 			}
@@ -158,10 +119,20 @@ func indexCmd() *cli.Command {
 				fmt.Fprintf(w, "; new chunks %d\n", st.NewChunks)
 			}
 			fmt.Fprintf(w, "  dense %s: %d chunk texts embedded\n", cmp.Or(st.Model, "none"), st.Embedded)
+			if st.Split > 0 || st.Truncated > 0 {
+				fmt.Fprintf(w, "  chunks over the model's token limit: %d embedded in pieces, %d still truncated (over %d pieces)\n",
+					st.Split, st.Truncated, retrieve.MaxPieces)
+			}
 			fmt.Fprintf(w, "  walker: %d source files, left out %d: %s\n", ws.Files, ws.TotalSkipped(), ws.SkipSummary())
+			if st.CacheWriteFailures > 0 {
+				fmt.Fprintf(w, "  cache writes failed: %d (is the cache disk full or read-only?)\n", st.CacheWriteFailures)
+			}
 			if c.Bool("verbose") {
 				for _, p := range st.ParseErrorFiles {
 					fmt.Fprintf(c.App.ErrWriter, "parse errors: %s\n", p)
+				}
+				for _, id := range st.TruncatedIDs {
+					fmt.Fprintf(c.App.ErrWriter, "truncated for the model: %s\n", id)
 				}
 			}
 			return nil
@@ -170,15 +141,28 @@ func indexCmd() *cli.Command {
 }
 
 // folderSnapshot returns the workspace options of the command's index flags for the
-// repository folder dir (with the symbol table when withSymbols) and the folder as a
-// snapshot of the files the walker lets through (its ignore rules and flags).
-func folderSnapshot(c *cli.Context, dir string, withSymbols bool) (workspace.Options, workspace.Snapshot, workspace.WalkStats, error) {
+// repository folder dir (with the symbol table when withSymbols, and a progress report
+// of the files chunked when showProgress) and the folder as a snapshot of the files the
+// walker lets through (its ignore rules and flags).
+func folderSnapshot(c *cli.Context, dir string, withSymbols, showProgress bool) (workspace.Options, workspace.Snapshot, workspace.WalkStats, error) {
 	opts, err := workspaceOptions(c)
 	if err != nil {
 		return opts, nil, workspace.WalkStats{}, err
 	}
 	opts.Symbols = withSymbols
 	opts.RepoLSA = true // a folder's later versions (edits) embed with its first fit
+	if showProgress {
+		var prog *progress
+		opts.Progress = func(done, total int) {
+			if prog == nil {
+				prog = newProgress(c.App.ErrWriter, "index "+filepath.Base(filepath.Clean(dir)), "files", total)
+			}
+			prog.set(done)
+			if done == total {
+				prog.finish()
+			}
+		}
+	}
 	if c.Bool("verbose") {
 		opts.Log = c.App.ErrWriter
 	}
@@ -194,8 +178,8 @@ func folderSnapshot(c *cli.Context, dir string, withSymbols bool) (workspace.Opt
 }
 
 // openRepo opens the repository folder dir (see folderSnapshot).
-func openRepo(c *cli.Context, dir string, withSymbols bool) (*workspace.Repo, workspace.WalkStats, error) {
-	opts, snap, ws, err := folderSnapshot(c, dir, withSymbols)
+func openRepo(c *cli.Context, dir string, withSymbols, showProgress bool) (*workspace.Repo, workspace.WalkStats, error) {
+	opts, snap, ws, err := folderSnapshot(c, dir, withSymbols, showProgress)
 	if err != nil {
 		return nil, ws, err
 	}
@@ -252,7 +236,7 @@ func queryCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			repo, _, err := openRepo(c, c.Args().First(), !copts.NoDefinitions)
+			repo, _, err := openRepo(c, c.Args().First(), !copts.NoDefinitions, false)
 			if err != nil {
 				return err
 			}
@@ -313,25 +297,26 @@ func predictCmd() *cli.Command {
 					return usagef("--shard: %v", strings.TrimPrefix(err.Error(), "dataset: "))
 				}
 			}
-			var bar *progressbar.ProgressBar
+			var prog *progress
 			if !c.Bool("quiet") {
 				opts.Progress = func(done, total int) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(c.App.ErrWriter),
-							progressbar.OptionSetDescription(lang+"-"+c.String("stage")), progressbar.OptionShowCount(),
-							progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+					if prog == nil {
+						prog = newProgress(c.App.ErrWriter, "predict "+lang+"-"+c.String("stage"), "datapoints", total)
 					}
-					_ = bar.Set(done)
+					prog.set(done)
 				}
 			}
 			sum, err := dataset.Predict(c.Context, opts)
-			if bar != nil {
-				_ = bar.Finish()
+			if prog != nil {
+				prog.finish()
 			}
 			if sum.Datapoints+sum.Resumed > 0 && !c.Bool("quiet") {
 				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache), %d chunks, files chunked %d / from store %d, %d indexes with a shared LSA model, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
 					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.Chunks, sum.Chunked, sum.Reused, sum.SharedLSA,
 					sum.Wall.Seconds(), float64(sum.Wall.Milliseconds())/float64(max(1, sum.Datapoints-sum.Resumed)), peakRSSMB())
+				if sum.CacheWriteFailures > 0 {
+					fmt.Fprintf(c.App.ErrWriter, "cache writes failed: %d (they only cost later runs time; is the cache disk full or read-only?)\n", sum.CacheWriteFailures)
+				}
 			}
 			return err
 		},

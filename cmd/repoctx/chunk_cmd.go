@@ -33,7 +33,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
@@ -212,7 +211,10 @@ func runChunk(c *cli.Context) error {
 	if err != nil {
 		return usagef("--strategy must be structural or fixed, not %q", c.String("strategy"))
 	}
-	copts := chunkerOptions(c)
+	copts, err := chunkerOptions(c, strategy)
+	if err != nil {
+		return err
+	}
 	format := c.String("format")
 	switch {
 	case c.Bool("json") && format != "" && format != "jsonl":
@@ -349,11 +351,11 @@ func runChunk(c *cli.Context) error {
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	var bar *progressbar.ProgressBar
-	if isTerminal(stderr) && !verbose {
-		bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("chunking"),
-			progressbar.OptionShowCount(), progressbar.OptionSetItsString("files"), progressbar.OptionShowIts(),
-			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSpinnerType(14))
+	// Progress over folders (files named alone are quick): a spinner on a terminal,
+	// else a line per 30 s.
+	var prog *progress
+	if !verbose && slices.ContainsFunc(args, func(a string) bool { fi, err := os.Stat(a); return err == nil && fi.IsDir() }) {
+		prog = newProgress(stderr, "chunking", "files", -1)
 	}
 
 	start := time.Now()
@@ -403,15 +405,15 @@ func runChunk(c *cli.Context) error {
 					cancel()
 				}
 			}
-			if bar != nil {
-				bar.Add(1)
+			if prog != nil {
+				prog.add(1)
 			}
 		}
 	}
 	<-producerDone
 	wall := time.Since(start)
-	if bar != nil {
-		bar.Finish()
+	if prog != nil {
+		prog.finish()
 	}
 	if writeErr == nil {
 		writeErr = sink.close()

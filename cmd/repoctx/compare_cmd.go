@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
 )
@@ -60,7 +61,14 @@ func compareCmd() *cli.Command {
 			if format != "svg" && format != "png" {
 				return usagef("--chart must be svg or png, not %q", format)
 			}
-			opts := eval.CompareOptions{Chunk: chunkerOptions(c), Lang: lang}
+			if c.Int("limit") < 0 {
+				return usagef("--limit must be a positive number of datapoints (or 0: all), not %d", c.Int("limit"))
+			}
+			copts, err := chunkerOptions(c, chunker.StrategyStructural)
+			if err != nil {
+				return err
+			}
+			opts := eval.CompareOptions{Chunk: copts, Lang: lang}
 			if c.Bool("verbose") {
 				opts.Log = c.App.ErrWriter
 			}

@@ -25,14 +25,14 @@ func evalCmd() *cli.Command {
 			"Without --predictions or --config the current configuration runs (what `repoctx predict` does with the same flags).\n" +
 			"--plan-window N runs it with the budget planner for an N-token window, counting tokens with --tokenizer; its prefix/suffix\n" +
 			"overrides are scored as what the model is given (idrec's new identifiers and the copy completer's query use them).\n" +
-			"--baselines adds empty, recent, bm25file, windows and seed-bm25.",
+			"--baselines adds every baseline (--config picks some):\n" + baselineHelp(),
 		Flags: withAssemblyFlags([]cli.Flag{
 			&cli.StringFlag{Name: "data", Required: true, Usage: "`directory` holding {lang}-{stage}.jsonl, .truth.jsonl and the snapshots (folder or zip)"},
 			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
 			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name`, e.g. dev"},
 			&cli.StringSliceFlag{Name: "predictions", Usage: "score this predictions `file` (one line per datapoint; repeatable)"},
-			&cli.StringFlag{Name: "config", Usage: "built-in configurations to run, comma-separated: current, " + strings.Join(eval.Baselines(), ", ")},
-			&cli.BoolFlag{Name: "baselines", Usage: "run all baselines next to the current configuration (or the prediction files)"},
+			&cli.StringFlag{Name: "config", Usage: "built-in configurations to run, comma-separated: current (what predict writes with these flags), " + strings.Join(eval.Baselines(), ", ") + " (see the baselines above; seed is the seed paper's submitted configuration)"},
+			&cli.BoolFlag{Name: "baselines", Usage: "run all baselines (empty, recent, bm25file, windows, seed) next to the current configuration (or the prediction files)"},
 			&cli.StringFlag{Name: "window", Value: "8000,16000", Usage: "model windows in tokens, comma-separated"},
 			&cli.StringFlag{Name: "budget-chars", Usage: "also keep at most N bytes (whole lines) from the end; comma-separated"},
 			&cli.StringFlag{Name: "tokenizer", Usage: "count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5), for the window settings and the budget planner"},
@@ -45,6 +45,9 @@ func evalCmd() *cli.Command {
 			start := time.Now()
 			if lang := c.String("lang"); grammars.Lookup(lang) == nil {
 				return usagef("--lang must be one of %s, not %q", strings.Join(grammars.Names(), ", "), lang)
+			}
+			if c.Int("limit") < 0 {
+				return usagef("--limit must be a positive number of datapoints (or 0: all), not %d", c.Int("limit"))
 			}
 			cfg, err := batchConfig(c)
 			if err != nil {
@@ -89,6 +92,13 @@ func evalCmd() *cli.Command {
 			if c.Bool("verbose") {
 				opts.Log = c.App.ErrWriter
 			}
+			var prog *progress
+			opts.Progress = func(done, total int) {
+				if prog == nil {
+					prog = newProgress(c.App.ErrWriter, "eval "+c.String("lang")+"-"+c.String("stage"), "answers", total)
+				}
+				prog.set(done)
+			}
 			if p := c.String("tokenizer"); p != "" {
 				tk, err := tokens.Load(p)
 				if err != nil {
@@ -97,6 +107,9 @@ func evalCmd() *cli.Command {
 				opts.Tokens = tk
 			}
 			rep, err := eval.Run(c.Context, opts)
+			if prog != nil {
+				prog.finish()
+			}
 			if err != nil {
 				return err
 			}
@@ -108,10 +121,28 @@ func evalCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.ErrWriter, "eval: %d datapoints, %d configurations, %.2fs wall\n", rep.Datapoints, len(rep.Configs), time.Since(start).Seconds())
+			fmt.Fprintf(c.App.ErrWriter, "scored %d datapoints, %d configurations, %.2fs wall\n", rep.Datapoints, len(rep.Configs), time.Since(start).Seconds())
 			return nil
 		},
 	}
+}
+
+// baselines explains each baseline of eval.Baselines in one line.
+var baselines = map[string]string{
+	eval.ConfigEmpty:    "no context at all: the floor every configuration must beat",
+	eval.ConfigRecent:   "the competition starter kit's: one random recently modified file of the language (else a random file), whole",
+	eval.ConfigBM25File: "the starter kit's: the one file of the language most similar (Okapi BM25) to prefix + suffix, whole",
+	eval.ConfigWindows:  fmt.Sprintf("RepoCoder's retrieval: %d-line windows every %d lines, the %d most similar (Jaccard) to the last %d prefix lines", eval.WindowsLines, eval.WindowsStride, eval.WindowsTopK, eval.WindowsLines),
+	eval.ConfigSeed:     "the seed paper's submitted configuration, where this project started (8-line windows, RRF of BM25 and a sentence encoder, next/previous windows); seed-bm25 while only BM25 runs",
+}
+
+// baselineHelp lists the baselines, one indented line each, in eval.Baselines order.
+func baselineHelp() string {
+	var b strings.Builder
+	for _, n := range eval.Baselines() {
+		fmt.Fprintf(&b, "  %-9s %s\n", n, baselines[n])
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // withAssemblyFlags returns own followed by predict's chunking, indexing and

@@ -71,9 +71,30 @@ func composeFlags() []cli.Flag {
 		planWFlag, planSFlag, planSufFlag, tokFlag}
 }
 
-// chunkerOptions reads --max-chars, --window-lines and --overlap-lines.
-func chunkerOptions(c *cli.Context) chunker.Options {
-	return chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines")}
+// chunkerOptions reads --max-chars, --window-lines and --overlap-lines for strategy
+// s; a value that makes no sense is a *repoctx.OptionError naming the flag (a usage
+// error), never a silent default.
+func chunkerOptions(c *cli.Context, s chunker.Strategy) (chunker.Options, error) {
+	o := chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines")}
+	bad := func(flag string, v int, want string) error {
+		return &repoctx.OptionError{Option: flag, Value: fmt.Sprint(v), Want: want}
+	}
+	if o.MaxChars < 1 {
+		return o, bad("max-chars", o.MaxChars, "a positive number of non-space characters")
+	}
+	if c.IsSet("window-lines") && o.WindowLines < 1 {
+		return o, bad("window-lines", o.WindowLines, "a positive number of lines")
+	}
+	if c.IsSet("overlap-lines") {
+		win := o.WindowLines
+		if win < 1 {
+			win = chunker.DefaultOptions(s).WindowLines
+		}
+		if o.WindowOverlap < 0 || o.WindowOverlap >= win {
+			return o, bad("overlap-lines", o.WindowOverlap, fmt.Sprintf("a number of lines in [0, %d), below the window", win))
+		}
+	}
+	return o, nil
 }
 
 // closers collects what a command opened (a model) for its After hook.
@@ -87,7 +108,10 @@ func workspaceOptions(c *cli.Context) (workspace.Options, error) {
 	if err != nil {
 		return o, usagef("--strategy must be structural or fixed, not %q", c.String("strategy"))
 	}
-	o.Strategy, o.Chunk, o.CacheDir = s, chunkerOptions(c), c.String("cache-dir")
+	if o.Chunk, err = chunkerOptions(c, s); err != nil {
+		return o, err
+	}
+	o.Strategy, o.CacheDir = s, c.String("cache-dir")
 	if defined(c, "cache-max-size") {
 		if err := checkCacheSize(c); err != nil {
 			return o, err
@@ -100,7 +124,7 @@ func workspaceOptions(c *cli.Context) (workspace.Options, error) {
 		}
 		emb, err := hugot.New(m, hugot.Options{Backend: c.String("model-backend")})
 		if err != nil {
-			return o, err
+			return o, usagef("--model %s: %s", m, stripPrefixes(err.Error()))
 		}
 		onClose(c, emb.Close)
 		o.Dense, o.Embedder = retrieve.DenseModel, emb

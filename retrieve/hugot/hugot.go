@@ -27,6 +27,7 @@
 package hugot
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -58,9 +59,16 @@ import (
 // the seed's sentence encoder.
 const DefaultModel = "sentence-transformers/all-MiniLM-L6-v2"
 
-// DefaultMaxTokens is the input limit, in word pieces with the special tokens, of a
-// model folder that states none (see [Options.MaxTokens]).
+// DefaultMaxTokens caps the input limit, in word pieces with the special tokens, of a
+// model folder whose sentence_bert_config.json states none (see [Options.MaxTokens]):
+// such a model is given at most this many even when it has more positions.
 const DefaultMaxTokens = 512
+
+// ErrNoLimit is wrapped by the error of [New] and [ModelID] for a model folder whose
+// token limit cannot be told: no max_seq_length in sentence_bert_config.json, no
+// position-embedding table in the ONNX graph and no max_position_embeddings in
+// config.json. Set [Options.MaxTokens] for such a model.
+var ErrNoLimit = errors.New("hugot: the model's token limit is unknown")
 
 // Options configures [New].
 type Options struct {
@@ -71,10 +79,14 @@ type Options struct {
 	// and so share the model ID, indexes and the embedding cache.
 	Backend string
 	// MaxTokens is the model's input limit in word pieces, [CLS] and [SEP] included;
-	// longer texts are truncated explicitly and reported. 0 means: max_seq_length of
+	// longer queries are truncated explicitly and reported, longer chunks are embedded
+	// in pieces (see [retrieve.Splitter]). 0 means: max_seq_length of
 	// sentence_bert_config.json if the folder has one (256 for all-MiniLM-L6-v2), else
-	// max_position_embeddings of config.json capped at 512, else [DefaultMaxTokens]. It
-	// is never above max_position_embeddings.
+	// the model's positions capped at [DefaultMaxTokens]. The positions are the rows of
+	// the ONNX graph's position-embedding table, else max_position_embeddings of
+	// config.json (minus pad_token_id+1 for RoBERTa-style models, whose position ids
+	// start after the padding index); the limit is never above them. Without
+	// MaxTokens, max_seq_length or positions, [New] fails with [ErrNoLimit].
 	MaxTokens int
 	// OnnxFile names the .onnx file (its path relative to the folder, or its base name)
 	// when the folder has several.
@@ -156,19 +168,30 @@ func resolveModel(dir string, opts Options) (modelFiles, error) {
 		return mf, fmt.Errorf("hugot: model folder %s has no tokenizer.json: %w", dir, err)
 	}
 	var cfg struct {
-		MaxPos int `json:"max_position_embeddings"`
+		MaxPos    int    `json:"max_position_embeddings"`
+		ModelType string `json:"model_type"`
+		PadID     *int   `json:"pad_token_id"`
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "config.json")); err == nil {
-		if err := json.Unmarshal(b, &cfg); err != nil {
-			return mf, fmt.Errorf("hugot: %s/config.json: %w", dir, err)
-		}
+	if err := readJSON(filepath.Join(dir, "config.json"), &cfg); err != nil {
+		return mf, err
 	}
-	mf.maxPos = cfg.MaxPos
 	var st struct {
 		MaxSeq int `json:"max_seq_length"`
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "sentence_bert_config.json")); err == nil {
-		_ = json.Unmarshal(b, &st)
+	if err := readJSON(filepath.Join(dir, "sentence_bert_config.json"), &st); err != nil {
+		return mf, err
+	}
+	rows, err := positionRows(mf.onnx)
+	if err != nil {
+		return mf, fmt.Errorf("hugot: %w", err)
+	}
+	mf.maxPos = cmp.Or(rows, cfg.MaxPos)
+	if t := strings.ToLower(cfg.ModelType); mf.maxPos > 0 && (strings.Contains(t, "roberta") || t == "camembert") {
+		pad := 1
+		if cfg.PadID != nil && *cfg.PadID >= 0 {
+			pad = *cfg.PadID
+		}
+		mf.maxPos -= pad + 1
 	}
 	switch {
 	case opts.MaxTokens > 0:
@@ -178,7 +201,8 @@ func resolveModel(dir string, opts Options) (modelFiles, error) {
 	case mf.maxPos > 0:
 		mf.maxTokens = min(mf.maxPos, DefaultMaxTokens)
 	default:
-		mf.maxTokens = DefaultMaxTokens
+		return mf, fmt.Errorf("%w: model folder %s has no max_seq_length in sentence_bert_config.json, no position-embedding table in %s and no max_position_embeddings in config.json (set the limit explicitly)",
+			ErrNoLimit, dir, filepath.Base(mf.onnx))
 	}
 	if mf.maxPos > 0 {
 		mf.maxTokens = min(mf.maxTokens, mf.maxPos)
@@ -186,8 +210,25 @@ func resolveModel(dir string, opts Options) (modelFiles, error) {
 	return mf, nil
 }
 
-// hugotVersion changes when the way texts are prepared or pooled changes.
-const hugotVersion = 1
+// readJSON decodes the JSON file path into v; a missing file leaves v as it is. A
+// file that cannot be read or decoded is an error naming it.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("hugot: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("hugot: %s: malformed JSON: %w", path, err)
+	}
+	return nil
+}
+
+// hugotVersion changes when the way texts are prepared, split or pooled changes
+// (2: long chunks are split, see [retrieve.Splitter]).
+const hugotVersion = 2
 
 // fileHashes memoises file hashes by path, size and modification time.
 var fileHashes sync.Map // string -> hashMemo
@@ -410,6 +451,58 @@ func (p *textPrep) prepare(text string, keep retrieve.KeepEnd) (string, *tokeniz
 	return "", nil, false, fmt.Errorf("hugot: cannot cut a text of %d tokens to %d", len(content), budget)
 }
 
+// split cuts text (accents stripped when the tokenizer strips them) into consecutive
+// pieces of at most limit-special content tokens each, cut at the start of a word
+// when one lies in the second half of a piece's room, else inside the word (see
+// [retrieve.Splitter]).
+func (p *textPrep) split(text string) ([]string, error) {
+	if p.strip {
+		text = stripAccents(text)
+	}
+	enc, err := p.tk.EncodeSingle(text, true)
+	if err != nil {
+		return nil, fmt.Errorf("hugot: tokenize: %w", err)
+	}
+	budget := p.limit - p.special
+	content := contentTokens(enc)
+	if len(content) <= budget {
+		return []string{text}, nil
+	}
+	startOf := func(pos int) int {
+		o := enc.Offsets[content[pos]]
+		return min(max(o[0], 0), len(text))
+	}
+	continues := func(pos int) bool { // whether content token pos continues the word of pos-1
+		a, b := content[pos-1], content[pos]
+		if len(enc.Words) > b && enc.Words[b] >= 0 {
+			return enc.Words[a] == enc.Words[b]
+		}
+		return strings.HasPrefix(enc.Tokens[b], "##")
+	}
+	var pieces []string
+	from := 0 // byte offset of the current piece
+	for start := 0; start < len(content); {
+		end := min(start+budget, len(content))
+		if end < len(content) {
+			for e := end; e > start+budget/2; e-- {
+				if !continues(e) {
+					end = e
+					break
+				}
+			}
+		}
+		to := len(text)
+		if end < len(content) {
+			to = startOf(end)
+		}
+		if to > from {
+			pieces = append(pieces, text[from:to])
+		}
+		from, start = to, end
+	}
+	return pieces, nil
+}
+
 // contentTokens returns the positions of enc's non-special tokens.
 func contentTokens(enc *tokenizer.Encoding) []int {
 	out := make([]int, 0, len(enc.Ids))
@@ -598,6 +691,14 @@ func (h *hugotGo) Embed(texts []string, keep retrieve.KeepEnd) ([][]float32, []b
 		}
 	}
 	return vecs, truncated, nil
+}
+
+// Split implements [retrieve.Splitter]: pieces of at most the token limit, cut at
+// word starts where it can.
+func (h *hugotGo) Split(text string) ([]string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.prep.split(text)
 }
 
 // limit returns the model's input limit in tokens (for benchmarks).

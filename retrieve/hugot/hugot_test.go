@@ -2,6 +2,7 @@ package hugot
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -226,10 +227,10 @@ func TestHugotModelID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(id, "hugot:tiny-bert:") || !strings.HasSuffix(id, ":max64:v1") || id != tinyEmbedder(t).ID() {
+	if !strings.HasPrefix(id, "hugot:tiny-bert:") || !strings.HasSuffix(id, ":max64:v2") || id != tinyEmbedder(t).ID() {
 		t.Errorf("id = %s (embedder %s)", id, tinyEmbedder(t).ID())
 	}
-	if id2, _ := ModelID(tinyBERT, Options{MaxTokens: 32}); id2 == id || !strings.HasSuffix(id2, ":max32:v1") {
+	if id2, _ := ModelID(tinyBERT, Options{MaxTokens: 32}); id2 == id || !strings.HasSuffix(id2, ":max32:v2") {
 		t.Errorf("MaxTokens 32: id %s", id2)
 	}
 	if id3, _ := ModelID(tinyBERT, Options{MaxTokens: 1000}); id3 != id {
@@ -274,5 +275,114 @@ func TestHugotModelID(t *testing.T) {
 		if _, err := New(tinyBERT, Options{Backend: "ort"}); err == nil {
 			t.Error("ort backend without the build tag accepted")
 		}
+	}
+}
+
+// TestHugotSplit: Split cuts a long text into pieces that each fit the token limit,
+// at word starts, and that put back together give the text.
+func TestHugotSplit(t *testing.T) {
+	emb := tinyEmbedder(t).(*hugotGo)
+	for _, text := range []string{
+		"def get(self, key): return self.cache[key]",
+		strings.Repeat("def get(self, key): return self.cache[key]\n", 30),
+		strings.Repeat("zq", 400), // one word of 800 pieces: cut inside
+		strings.Repeat("x = café ", 80),
+	} {
+		pieces, err := emb.Split(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.Join(pieces, ""), stripAccents(text); got != want {
+			t.Errorf("pieces do not add up to the text: %.40q...", got)
+		}
+		for i, p := range pieces {
+			_, enc, cut, err := emb.prep.prepare(p, retrieve.KeepHead)
+			if err != nil || cut || len(enc.Ids) > emb.limit() {
+				t.Errorf("piece %d of %d (%.30q): %d tokens, cut %v, %v", i, len(pieces), p, len(enc.Ids), cut, err)
+			}
+		}
+		if len(pieces) > 1 && strings.HasPrefix(text, "def") {
+			for _, p := range pieces[1:] {
+				if r := p[0]; r != ' ' && r != '\n' && r != 'd' && r != 'r' && r != 's' && r != 'k' && r != 'c' && r != '(' && r != ')' && r != ':' && r != '.' && r != ',' && r != '[' && r != ']' {
+					t.Errorf("piece starts inside a word: %.20q", p)
+				}
+			}
+		}
+	}
+}
+
+// copyModel copies the tiny model's files into a new folder, with the files of
+// extra replaced (or added; "" removes the file).
+func copyModel(t *testing.T, extra map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "model")
+	os.Mkdir(dir, 0o755)
+	for _, f := range []string{"model.onnx", "tokenizer.json", "config.json"} {
+		b, err := os.ReadFile(filepath.Join(tinyBERT, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	for f, content := range extra {
+		if content == "" {
+			os.Remove(filepath.Join(dir, f))
+			continue
+		}
+		os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644)
+	}
+	return dir
+}
+
+// TestHugotTokenLimit: where the token limit comes from, and the errors of a folder
+// that does not say it right.
+func TestHugotTokenLimit(t *testing.T) {
+	limit := func(dir string, opts Options) (int, error) {
+		mf, err := resolveModel(dir, opts)
+		return mf.maxTokens, err
+	}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		opts  Options
+		want  int
+	}{
+		{"config and ONNX agree", nil, Options{}, 64},
+		{"no config: the ONNX table", map[string]string{"config.json": ""}, Options{}, 64},
+		{"config claims more positions than the table", map[string]string{"config.json": `{"max_position_embeddings": 512}`}, Options{}, 64},
+		{"max_seq_length", map[string]string{"sentence_bert_config.json": `{"max_seq_length": 32}`}, Options{}, 32},
+		{"max_seq_length above the positions", map[string]string{"sentence_bert_config.json": `{"max_seq_length": 256}`}, Options{}, 64},
+		{"explicit", nil, Options{MaxTokens: 20}, 20},
+	} {
+		got, err := limit(copyModel(t, tc.files), tc.opts)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: limit %d, %v; want %d", tc.name, got, err, tc.want)
+		}
+	}
+	// A malformed file is an error naming it.
+	for _, f := range []string{"sentence_bert_config.json", "config.json"} {
+		dir := copyModel(t, map[string]string{f: `{"max_seq_length": 1`})
+		_, err := limit(dir, Options{})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, f)) || !strings.Contains(err.Error(), "malformed") {
+			t.Errorf("malformed %s: %v, want an error naming it", f, err)
+		}
+		if _, err := New(dir, Options{}); err == nil {
+			t.Errorf("New accepted a malformed %s", f)
+		}
+	}
+	// No table (a graph without one), no config, no sentence config: refused.
+	dir := copyModel(t, map[string]string{"config.json": ""})
+	os.WriteFile(filepath.Join(dir, "model.onnx"), model(graph(input("input_ids"), initializer("word", 100, 8), gather("word", "input_ids"))), 0o644)
+	if _, err := limit(dir, Options{}); !errors.Is(err, ErrNoLimit) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("unknown limit: %v, want ErrNoLimit naming the folder", err)
+	}
+	if got, err := limit(dir, Options{MaxTokens: 128}); err != nil || got != 128 {
+		t.Errorf("unknown positions with MaxTokens 128: %d, %v", got, err)
+	}
+	// RoBERTa's position ids start after the padding index.
+	dir = copyModel(t, map[string]string{"config.json": `{"model_type": "roberta", "max_position_embeddings": 66, "pad_token_id": 1}`})
+	os.WriteFile(filepath.Join(dir, "model.onnx"), model(graph(initializer("embeddings.position_embeddings.weight", 66, 8))), 0o644)
+	if got, err := limit(dir, Options{}); err != nil || got != 64 {
+		t.Errorf("roberta with 66 positions: limit %d, %v; want 64", got, err)
 	}
 }

@@ -20,13 +20,15 @@ func testChunk(path string, ord int, text string) chunker.Chunk {
 
 // TestHugotIndex indexes chunks with the tiny transformer model (the path the CLI's
 // --model takes) and searches them, including a chunk over the token limit that is
-// counted and listed, never silently truncated.
+// embedded in pieces (counted as split) and one over MaxPieces times the limit that
+// is still truncated, counted and listed, never silently.
 func TestHugotIndex(t *testing.T) {
 	cs := []chunker.Chunk{
 		testChunk("src/cache/Lru.kt", 0, "fun evict() {\n    entries.remove(eldest)\n}\n"),
 		testChunk("src/blog/slug.py", 0, "def slugify(title):\n    return title.lower().replace(' ', '-')\n"),
 		testChunk("src/blog/post.py", 0, "class Post:\n    def url(self):\n        return '/posts/' + slugify(self.title)\n"),
 		testChunk("src/big/Big.kt", 0, "fun big() {\n"+strings.Repeat("    entries.remove(eldest)\n", 40)+"}"),
+		testChunk("src/big/Huge.kt", 0, "fun huge() {\n"+strings.Repeat("    entries.remove(eldest)\n", 200)+"}"),
 	}
 	emb := tinyEmbedder(t)
 	ctx := context.Background()
@@ -50,13 +52,18 @@ func TestHugotIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	split := 0
 	for i, tr := range trunc {
-		if tr {
+		if !tr {
+			continue
+		}
+		split++
+		if pieces, err := emb.(retrieve.Splitter).Split(cs[i].Text); err != nil || len(pieces) > retrieve.MaxPieces {
 			wantIDs = append(wantIDs, cs[i].ID)
 		}
 	}
-	if info.Truncated != len(wantIDs) || !slices.Equal(info.TruncatedIDs, wantIDs) || !slices.Contains(wantIDs, cs[3].ID) {
-		t.Errorf("truncated %d %v, want %v", info.Truncated, info.TruncatedIDs, wantIDs)
+	if info.Split != split || split < 2 || info.Truncated != len(wantIDs) || !slices.Equal(info.TruncatedIDs, wantIDs) || !slices.Equal(wantIDs, []string{cs[4].ID}) {
+		t.Errorf("split %d (want %d), truncated %d %v, want %v", info.Split, split, info.Truncated, info.TruncatedIDs, wantIDs)
 	}
 	hits, err := ix.Search(ctx, retrieve.Query{Text: "entries.remove(eldest)", K: 3, Keep: retrieve.KeepTail})
 	if err != nil || len(hits) == 0 || hits[0].DenseRank == 0 && hits[0].BM25Rank == 0 {

@@ -228,3 +228,10 @@ func (h *hugotORT) Embed(texts []string, keep retrieve.KeepEnd) ([][]float32, []
 
 // limit returns the model's input limit in tokens (for benchmarks).
 func (h *hugotORT) limit() int { return h.prep.limit }
+
+// Split implements [retrieve.Splitter] as the pure-Go backend does.
+func (h *hugotORT) Split(text string) ([]string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.prep.split(text)
+}

@@ -1,0 +1,35 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/retrieve"
+)
+
+// TestConfigFlags: the current configuration is described by the flags that make it,
+// not a Go struct dump.
+func TestConfigFlags(t *testing.T) {
+	cfg := batch.DefaultConfig()
+	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 12 --top-k 8 --budget 24000 --relative-weight 1.05 --min-score-ratio 0"
+	if got := ConfigFlags(cfg); got != want {
+		t.Errorf("defaults:\n got  %s\n want %s", got, want)
+	}
+	cfg.Workspace.Strategy = chunker.StrategyFixed
+	cfg.Workspace.Dense = retrieve.DenseNone
+	cfg.Compose.TopK, cfg.Compose.NoRelative, cfg.Compose.NoDense = 3, true, true
+	cfg.Compose.Plan.Window = 8000
+	cfg.Compose.SuffixWeight = 0.7
+	got := ConfigFlags(cfg)
+	for _, part := range []string{"--strategy fixed", "--overlap-lines 10", "--dense none", "--top-k 3", "--no-relative", "--no-dense",
+		"--plan-window 8000 --plan-share 0.5 --plan-suffix-share 0.25", "(library options: suffix-weight 0.7)"} {
+		if !strings.Contains(got, part) {
+			t.Errorf("%s: no %q", got, part)
+		}
+	}
+	if strings.ContainsAny(got, "{}") {
+		t.Errorf("struct dump: %s", got)
+	}
+}

@@ -24,6 +24,10 @@ func FuzzChunk(f *testing.F) {
 		"(obj.\nattr)\n  (x.\n y(\n))\ndef h(): pass\n",
 		"\n\n   \n",
 		"é\xff\xfe",
+		"import os\r\rdef f():\r    return 1\r\rclass C:\r    def g(self): pass\r",
+		"d\x00e\x00f\x00 \x00f\x00(\x00)\x00:\x00 \x00p\x00a\x00s\x00s\x00\n\x00", // UTF-16LE, no BOM
+		strings.Repeat("# a comment line of some length\n", 30) + "@dec\ndef h(x):\n    return x\n",
+		"X = \"\"\"\n" + strings.Repeat("row of text\n", 80) + "\"\"\"\n",
 	}
 	for _, s := range seeds {
 		f.Add(s, true, uint8(0))

@@ -15,7 +15,7 @@ import (
 // `fun interface`.
 var Kotlin = &Spec{
 	Name:       "kotlin",
-	Version:    "fwcd-kotlin-0.3.8/r2",
+	Version:    "fwcd-kotlin-0.3.8/r3",
 	Extensions: []string{".kt", ".kts"},
 	Language:   kotlin.GetLanguage,
 	Definitions: map[string]string{

@@ -10,7 +10,7 @@ import (
 // Python is the spec for Python 3 (tree-sitter-python 0.23 as bundled by smacker).
 var Python = &Spec{
 	Name:       "python",
-	Version:    "python-0.23.0/r1",
+	Version:    "python-0.23.0/r2",
 	Extensions: []string{".py", ".pyi"},
 	Language:   python.GetLanguage,
 	Definitions: map[string]string{

@@ -147,7 +147,7 @@ func TestUTF16WithoutBOM(t *testing.T) {
 		_, err := Decode("b.py", raw, 0)
 		var se *SkipError
 		if !errors.Is(err, ErrBinary) || !errors.As(err, &se) || se.Reason != SkipBinary || SkipReason(err) != SkipBinary ||
-			!strings.HasPrefix(err.Error(), "b.py: ") {
+			!strings.HasPrefix(err.Error(), "b.py: binary content (NUL byte): the first at byte ") {
 			t.Errorf("%s: Decode error %v, want a binary SkipError", name, err)
 		}
 	}
@@ -166,7 +166,7 @@ func TestUTF16WithoutBOM(t *testing.T) {
 		t.Errorf("%d of 500 random NUL-interleaved buffers decoded as text", decoded)
 	}
 	_, err := Decode("big.py", bytes.Repeat([]byte("x"), 100), 10)
-	if !errors.Is(err, ErrTooLarge) || SkipReason(err) != SkipTooLarge || err.Error() != "big.py: file over the size limit (100 > 10 bytes)" {
+	if !errors.Is(err, ErrTooLarge) || SkipReason(err) != SkipTooLarge || err.Error() != "big.py: file over the size limit: 100 > 10 bytes" {
 		t.Errorf("too large: %v", err)
 	}
 	if SkipReason(nil) != "" || SkipReason(errors.New("other")) != "" {

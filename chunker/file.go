@@ -40,15 +40,16 @@ type SkipError struct {
 	Path string
 	// Reason is SkipBinary or SkipTooLarge.
 	Reason string
-	// Detail says more, e.g. "1500000 > 1048576 bytes" or "NUL byte at offset 17", or "".
+	// Detail says more, e.g. "1500000 > 1048576 bytes" or "the first at byte 17", or "".
 	Detail string
 }
 
-// Error implements error: "PATH: REASON TEXT (DETAIL)".
+// Error implements error: "PATH: TEXT: DETAIL", e.g. "a.py: binary content (NUL byte):
+// the first at byte 17", "b.py: file over the size limit: 1500000 > 1048576 bytes".
 func (e *SkipError) Error() string {
 	s := e.Path + ": " + e.Unwrap().Error()
 	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
+		s += ": " + e.Detail
 	}
 	return s
 }
@@ -123,7 +124,7 @@ func Decode(path string, raw []byte, maxBytes int) (*File, error) {
 		if at := bytes.IndexByte(text, 0); at >= 0 {
 			dec, name := sniffUTF16(text)
 			if dec == nil {
-				return nil, &SkipError{Path: path, Reason: SkipBinary, Detail: fmt.Sprintf("NUL byte at offset %d", at)}
+				return nil, &SkipError{Path: path, Reason: SkipBinary, Detail: fmt.Sprintf("the first at byte %d", at)}
 			}
 			text, f.Encoding = dec, name
 		}

@@ -45,10 +45,19 @@ func dump(cs []Chunk) string {
 	return sb.String()
 }
 
+// byName returns the chunk named name, or else the first chunk whose name list (small
+// sibling definitions merged into one chunk, "a, b") holds it, or nil.
 func byName(cs []Chunk, name string) *Chunk {
 	for i := range cs {
 		if cs[i].Name == name {
 			return &cs[i]
+		}
+	}
+	for i := range cs {
+		for _, n := range strings.Split(cs[i].Name, ", ") {
+			if n == name {
+				return &cs[i]
+			}
 		}
 	}
 	return nil
@@ -144,12 +153,12 @@ fun interface Ticker {
 val ticker = Ticker { 0L }
 `
 	_, cs := chunkString(t, "Hub.kt", src, Options{})
-	check(t, cs, []want{
+	check(t, cs, []want{ // small siblings merge: handlers + add, Ticker + ticker
 		{name: "Handler", start: 4, end: 7, header: "class Hub"},
-		{name: "add", start: 10, end: 13, header: "class Hub"},
+		{name: "add", start: 8, end: 13, header: "class Hub"},
 		{name: "send", header: "class Hub"},
-		{name: "Ticker", start: 19, end: 22, header: "-"},
-		{name: "ticker", start: 23, end: 23, header: "-"},
+		{name: "Ticker", start: 19, end: 23, header: "-"},
+		{name: "ticker", start: 19, end: 23, header: "-"},
 	})
 	if c := byName(cs, "Handler"); c != nil && !strings.HasPrefix(strings.TrimSpace(c.Text), "fun interface Handler") {
 		t.Errorf("Handler chunk text %q", c.Text)
@@ -367,7 +376,7 @@ func TestCRLFAndBOM(t *testing.T) { // kind of case 14
 			}
 		}
 	}
-	check(t, b, []want{{name: "load", start: 5, end: 9}, {name: "get", start: 14, end: 15, header: "class Conf:"}})
+	check(t, b, []want{{name: "load", start: 5, end: 9}, {name: "get", start: 11, end: 15, header: "class Conf:"}}) // __init__ + get: small, merged
 }
 
 func TestLatin1Cookie(t *testing.T) { // kind of case 16
@@ -376,7 +385,7 @@ func TestLatin1Cookie(t *testing.T) { // kind of case 16
 	if f.Encoding != "iso-8859-1" || f.Lossy {
 		t.Errorf("encoding %q lossy=%v", f.Encoding, f.Lossy)
 	}
-	check(t, cs, []want{{name: "café", start: 4, end: 7}, {name: "Résumé", start: 8, end: 10}})
+	check(t, cs, []want{{name: "café", start: 1, end: 10}, {name: "Résumé", start: 1, end: 10}}) // small: merged
 	// Without a cookie: decoded lossily as Windows-1252, flagged, never dropped.
 	g, err := Decode("old.kt", []byte("fun caf\xe9() = 1\n"), 0)
 	if err != nil || !g.Lossy || !strings.Contains(string(g.Text), "café") {

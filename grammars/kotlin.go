@@ -34,6 +34,7 @@ var Kotlin = &Spec{
 	SignatureSkip:      set("annotation", "line_comment", "multiline_comment"),
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	CommentLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
 	DefName:            kotlinName,
 	Rewrite:            kotlinRewrite,
 	Imports:            kotlinImports,

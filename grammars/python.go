@@ -24,6 +24,7 @@ var Python = &Spec{
 	SignatureSkip:      set("comment"),
 	SignatureSkipBytes: "#",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*[#@]`),
+	CommentLine:        regexp.MustCompile(`^[ \t]*#`),
 	DefName: func(n *sitter.Node, src []byte) string {
 		if c := n.ChildByFieldName("name"); c != nil {
 			return c.Content(src)

@@ -460,17 +460,19 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		// definition's first chunk (the whole definition, or its signature piece when
 		// it is split) fits the cap; else it becomes a chunk of its own, so that it
 		// neither pushes a definition that fits over the cap nor swallows the signature.
-		if k := b.commentEnd(lo, it.first); k > lo && size > b.opts.MaxChars {
-			alone := b.li.size(k, hi)
-			first := size // the first chunk's size with the comment attached
-			if split(k, alone) {
-				first = b.li.size(lo, firstMember)
-			}
-			if first > b.opts.MaxChars {
-				b.pieces = append(b.pieces, &piece{lo: lo, hi: k, kind: KindCode, header: header, parent: parent,
-					parseError: b.inError(lo, k), fallback: b.li.size(lo, k) > b.opts.MaxChars})
-				lo, size = k, alone
-				perr = b.inError(lo, hi)
+		if size > b.opts.MaxChars && lo < it.first {
+			if k := b.commentEnd(lo, it.first); k > lo {
+				alone := b.li.size(k, hi)
+				first := size // the first chunk's size with the comment attached
+				if split(k, alone) {
+					first = b.li.size(lo, firstMember)
+				}
+				if first > b.opts.MaxChars {
+					b.pieces = append(b.pieces, &piece{lo: lo, hi: k, kind: KindCode, header: header, parent: parent,
+						parseError: b.inError(lo, k), fallback: b.li.size(lo, k) > b.opts.MaxChars})
+					lo, size = k, alone
+					perr = b.inError(lo, hi)
+				}
 			}
 		}
 		if !split(lo, size) {

@@ -5,7 +5,8 @@
 //   - [Structural] splits along tree-sitter definition boundaries (functions, classes,
 //     objects, properties), recursively splitting nodes over the size cap and greedily
 //     merging small adjacent siblings up to the cap: statements, comments, properties
-//     and definitions of at most a twentieth of the cap (split-then-merge, cAST: Zhang
+//     and (into chunks of at most a fourth of the cap) definitions of at most a
+//     twentieth of it (split-then-merge, cAST: Zhang
 //     et al., "cAST: Enhancing Code Retrieval-Augmented Generation with Structural
 //     Chunking via Abstract Syntax Tree", 2025, §3). Text the parser could not place
 //     becomes overlapping line windows flagged Fallback.

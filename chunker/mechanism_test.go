@@ -200,8 +200,9 @@ func TestWindowsNameTheirDeclaration(t *testing.T) {
 }
 
 // Fault kind 5: hundreds of one-line definitions are merged with their small
-// siblings up to the cap (cAST's merge), at the top level and inside a split class,
-// not one chunk each; definitions that are not small stay one chunk each.
+// siblings (cAST's merge, into chunks of at most a fourth of the cap), at the top
+// level and inside a split class, not one chunk each; definitions that are not small
+// stay one chunk each.
 func TestSmallSiblingsMerge(t *testing.T) {
 	const n = 300
 	var py, kt strings.Builder
@@ -230,6 +231,9 @@ func TestSmallSiblingsMerge(t *testing.T) {
 				continue
 			}
 			merged++
+			if n := countNonSpace([]byte(c.Text)); n > DefaultMaxChars/smallMergeDivisor {
+				t.Errorf("%s: chunk %d has %d non-space runes, over %d", tc.path, c.Ordinal, n, DefaultMaxChars/smallMergeDivisor)
+			}
 			if c.Kind != KindFunction || strings.Join(c.Header, "|") != tc.header {
 				t.Errorf("%s: chunk %d kind %s header %q, want function under %q", tc.path, c.Ordinal, c.Kind, c.Header, tc.header)
 			}
@@ -238,7 +242,7 @@ func TestSmallSiblingsMerge(t *testing.T) {
 			}
 			names = append(names, strings.Split(c.Name, ", ")...)
 		}
-		if merged > n/10 {
+		if merged > n/5 { // 20 to 24 runes each: 8 or more per chunk
 			t.Errorf("%s: %d chunks for %d one-line functions\n%s", tc.path, merged, n, dump(cs))
 		}
 		for i, name := range names {

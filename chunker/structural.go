@@ -159,6 +159,7 @@ type piece struct {
 	mergeable  bool
 	head       bool   // the signature piece of a split definition: takes members, never joins what precedes it
 	defs       int    // definitions it holds as siblings (a head counts as one, its members not)
+	small      bool   // it holds a function or class merged for being small (see merge)
 	sig        string // the definition's own header, for its windows after the first (see emit)
 	merged     *piece // set when this piece was merged into another
 	firstChunk int    // ordinal of the first chunk emitted for it
@@ -476,8 +477,9 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 			}
 		}
 		if !split(lo, size) {
+			small := kind != KindProperty && size <= b.opts.MaxChars/smallDefDivisor
 			p := &piece{lo: lo, hi: hi, kind: kind, name: name, header: header, parent: parent,
-				parseError: perr, mergeable: kind == KindProperty || size <= b.opts.MaxChars/smallDefDivisor, defs: 1}
+				parseError: perr, mergeable: kind == KindProperty || small, defs: 1, small: small}
 			if size > b.opts.MaxChars {
 				p.fallback = true
 				p.sig = b.declHeader(it.def)
@@ -678,17 +680,24 @@ func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
 // smallDefDivisor sets which functions and classes merge may join with their
 // siblings: those of at most MaxChars/smallDefDivisor non-white-space runes (40 at
 // the default cap, about a dozen model tokens: one-line functions, two-line
-// accessors). Properties and glue always may. cAST merges every sibling up to the
-// cap; on repoctx's dev sets that nearly halves the chunk count and does not help
-// retrieval (a file's small methods become one chunk, and each loses its own class
-// header), so only definitions too small to be a useful chunk alone are merged.
-const smallDefDivisor = 20
+// accessors), into pieces of at most MaxChars/smallMergeDivisor runes (200: about ten
+// one-line functions). Properties and glue merge up to the cap, as cAST merges every
+// sibling. Merging every sibling up to the cap nearly halves the chunk count on
+// repoctx's dev sets and does not help retrieval (a file's small methods become one
+// chunk, each losing its class header; a merged chunk of 800 runes no longer fits a
+// tight context budget where the one definition needed would), so only definitions
+// too small to be a useful chunk alone are merged, into chunks still small.
+const (
+	smallDefDivisor   = 20
+	smallMergeDivisor = 4
+)
 
 // merge greedily merges adjacent mergeable siblings from b.pieces[start:] (pieces of
 // one level: same header), or a signature piece and the glue and property members
 // after it (never its function or class members, which keep the definition's
-// header), while the merged size stays within the cap (cAST's merge, Zhang et al.
-// 2025 §3: adjacent siblings, by non-white-space size). A merged piece holding one
+// header), while the merged size stays within the cap, or within a fourth of it for
+// pieces holding small functions or classes (cAST's merge, Zhang et al. 2025 §3:
+// adjacent siblings, by non-white-space size; see smallDefDivisor). A merged piece holding one
 // definition has its kind and name; one holding several has their names joined by
 // ", " and their kind when they share it, else KindCode; a signature piece that takes
 // its members stays that definition.
@@ -700,9 +709,10 @@ func (b *builder) merge(start int) {
 			member := p.parent == q
 			if q.mergeable && p.mergeable && !p.head && q.hi == p.lo && !q.fallback && !p.fallback &&
 				(member || sameHeader(q.header, p.header)) && (!member || p.defs == 0 || p.kind == KindProperty) &&
-				b.li.size(q.lo, p.hi) <= b.opts.MaxChars {
+				b.li.size(q.lo, p.hi) <= b.mergeCap(q.small || p.small) {
 				q.hi = p.hi
 				q.parseError = q.parseError || p.parseError
+				q.small = q.small || p.small
 				switch {
 				case member || p.defs == 0:
 				case q.defs == 0:
@@ -723,6 +733,16 @@ func (b *builder) merge(start int) {
 	}
 	clear(b.pieces[w:])
 	b.pieces = b.pieces[:w]
+}
+
+// mergeCap returns the largest size, in non-white-space runes, of a merged piece:
+// the cap, or MaxChars/smallMergeDivisor when it holds a function or class merged for
+// being small.
+func (b *builder) mergeCap(small bool) int {
+	if small {
+		return b.opts.MaxChars / smallMergeDivisor
+	}
+	return b.opts.MaxChars
 }
 
 // sameHeader reports whether two pieces were cut at the same level: pieces of one

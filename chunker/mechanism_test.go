@@ -80,6 +80,17 @@ func TestCommentRunDetachedWhenOverCap(t *testing.T) {
 		t.Errorf("weigh holds the KDoc or is a window\n%s", dump(ks))
 	}
 
+	// A definition windowed anyway keeps a short comment in its first window.
+	var lit strings.Builder
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&lit, "    %d to \"value number %d\",\n", i, i)
+	}
+	windowed := "package demo\n\n// Pairs copied from the reference.\nfun pairs(): Map<Int, String> = mapOf(\n" + lit.String() + ")\n"
+	_, ws := chunkString(t, "Pairs.kt", windowed, Options{})
+	if c := byName(ws, "pairs"); c == nil || c.StartLine != 3 || !c.Fallback {
+		t.Errorf("pairs' first window should start at its comment (line 3)\n%s", dump(ws))
+	}
+
 	// When the comment and the definition fit together, they stay together.
 	small := "import os\n\n\n" + commentBlock("#", 3) + "def weigh(acc, weight):\n" + pyBody(4) + "    return acc\n"
 	_, ss := chunkString(t, "small.py", small, Options{})
@@ -126,6 +137,8 @@ func TestWindowsNameTheirDeclaration(t *testing.T) {
 	var rows, names, entries, dict strings.Builder
 	for i := 0; i < 200; i++ {
 		fmt.Fprintf(&rows, "    \"key%03d\" to %d,\n", i, i)
+	}
+	for i := 0; i < 400; i++ {
 		fmt.Fprintf(&dict, "        \"k%03d\": %d,\n", i, i)
 	}
 	for i := 0; i < 150; i++ {
@@ -174,18 +187,20 @@ func TestWindowsNameTheirDeclaration(t *testing.T) {
 	py := "\"\"\"Tables.\"\"\"\n\nHELP = \"\"\"\n" + entries.String() + "\"\"\"\n\nWORDS = \"" + words + "\"\n\n\ndef lookup(key):\n    TABLE = {\n" +
 		dict.String() + "    }\n    return TABLE[key]\n"
 	_, ps := chunkString(t, "tables.py", py, Options{})
+	// Chunks within the statement carry its opening; one that reaches past its end
+	// (merged with what follows) carries the enclosing header only.
 	for _, tc := range []struct {
 		first, last string
 		header      []string
 	}{
-		{"entry 001:", "entry 149:", []string{"HELP ="}},
-		{"token token", "token token", []string{"WORDS ="}},
-		{"\"k150\"", "\"k199\"", []string{"def lookup(key):", "TABLE ="}},
+		{"HELP = ", "\"\"\"\n\nWORDS", []string{"HELP ="}},
+		{"WORDS = ", "token \"\n", []string{"WORDS ="}},
+		{"    TABLE = {", "    }\n", []string{"def lookup(key):", "TABLE ="}},
 	} {
-		lo, hi := lineOf(t, py, tc.first), strings.Count(py[:strings.LastIndex(py, tc.last)], "\n")+1
+		lo, hi := lineOf(t, py, tc.first), lineOf(t, py, tc.last)
 		n := 0
 		for _, c := range ps {
-			if c.EndLine < lo || c.StartLine > hi {
+			if c.StartLine < lo || c.EndLine > hi {
 				continue
 			}
 			n++

@@ -153,6 +153,7 @@ type piece struct {
 	kind       Kind
 	name       string   // the names of the definitions it holds, joined by ", "
 	header     []string // pieces of one level share this slice (merge compares it by identity)
+	base       []string // header of the definition level it was cut at, without statement openings
 	parent     *piece
 	fallback   bool
 	parseError bool
@@ -180,6 +181,15 @@ type builder struct {
 	parsed []byte   // the text given to the parser (spec.Rewrite of src)
 	errs   [][2]int // line ranges [first, last] of ERROR/MISSING nodes
 	pieces []*piece
+	base   []string // the header of the definition level being cut (see add)
+}
+
+// add appends a finished piece, recording the header of the definition level it
+// was cut at: merge joins pieces of one such level, across the ends of statements
+// whose parts carry the statement's opening in their header.
+func (b *builder) add(p *piece) {
+	p.base = b.base
+	b.pieces = append(b.pieces, p)
 }
 
 // collectErrors records the line ranges of ERROR and MISSING nodes, descending only
@@ -460,16 +470,22 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		// The comment run above the definition stays attached only while the
 		// definition's first chunk (the whole definition, or its signature piece when
 		// it is split) fits the cap; else it becomes a chunk of its own, so that it
-		// neither pushes a definition that fits over the cap nor swallows the signature.
+		// neither pushes a definition that fits over the cap nor swallows the
+		// signature. When that first chunk is windowed anyway, a comment run of at most
+		// half a window (lines and size) rides in its first window.
 		if size > b.opts.MaxChars && lo < it.first {
 			if k := b.commentEnd(lo, it.first); k > lo {
 				alone := b.li.size(k, hi)
-				first := size // the first chunk's size with the comment attached
+				firstHi := hi // the end of the definition's first chunk
 				if split(k, alone) {
-					first = b.li.size(lo, firstMember)
+					firstHi = firstMember
 				}
-				if first > b.opts.MaxChars {
-					b.pieces = append(b.pieces, &piece{lo: lo, hi: k, kind: KindCode, header: header, parent: parent,
+				keep := b.li.size(lo, firstHi) <= b.opts.MaxChars
+				if !keep && b.li.size(k, firstHi) > b.opts.MaxChars {
+					keep = k-lo <= b.opts.WindowLines/2 && b.li.size(lo, k) <= b.opts.MaxChars/2
+				}
+				if !keep {
+					b.add(&piece{lo: lo, hi: k, kind: KindCode, header: header, parent: parent,
 						parseError: b.inError(lo, k), fallback: b.li.size(lo, k) > b.opts.MaxChars})
 					lo, size = k, alone
 					perr = b.inError(lo, hi)
@@ -484,17 +500,20 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 				p.fallback = true
 				p.sig = b.declHeader(it.def)
 			}
-			b.pieces = append(b.pieces, p)
+			b.add(p)
 			return
 		}
 		sig := b.spec.Signature(it.def, b.src, b.parsed)
 		head := &piece{lo: lo, hi: firstMember, kind: kind, name: name, header: header, parent: parent,
 			parseError: b.inError(lo, firstMember), mergeable: true, head: true, defs: 1, sig: sig}
-		b.pieces = append(b.pieces, head)
+		b.add(head)
 		sub := appendHeader(header, sig)
+		saved := b.base
+		b.base = sub
 		if !b.level(members, firstMember, hi, sub, head, it.kind != grammars.Class) {
 			b.level(members, firstMember, hi, sub, head, false)
 		}
+		b.base = saved
 		return
 	}
 	fallback := it != nil && it.inError
@@ -507,7 +526,7 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		}
 	}
 	if size <= b.opts.MaxChars {
-		b.pieces = append(b.pieces, &piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
+		b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
 			parseError: perr, fallback: fallback, mergeable: true})
 		return
 	}
@@ -543,7 +562,7 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		}
 		inside = b.items(inside[big].node, inside[big].inError)
 	}
-	b.pieces = append(b.pieces, &piece{lo: lo, hi: hi, kind: KindCode, header: sub, parent: parent,
+	b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: sub, parent: parent,
 		parseError: perr, fallback: true})
 }
 
@@ -693,7 +712,8 @@ const (
 )
 
 // merge greedily merges adjacent mergeable siblings from b.pieces[start:] (pieces of
-// one level: same header), or a signature piece and the glue and property members
+// one definition level: same base header; a piece that reaches past the end of an
+// oversized statement loses that statement's opening from its header), or a signature piece and the glue and property members
 // after it (never its function or class members, which keep the definition's
 // header), while the merged size stays within the cap, or within a fourth of it for
 // pieces holding small functions or classes (cAST's merge, Zhang et al. 2025 §3:
@@ -708,8 +728,11 @@ func (b *builder) merge(start int) {
 			q := b.pieces[w-1]
 			member := p.parent == q
 			if q.mergeable && p.mergeable && !p.head && q.hi == p.lo && !q.fallback && !p.fallback &&
-				(member || sameHeader(q.header, p.header)) && (!member || p.defs == 0 || p.kind == KindProperty) &&
+				(member || sameHeader(q.base, p.base)) && (!member || p.defs == 0 || p.kind == KindProperty) &&
 				b.li.size(q.lo, p.hi) <= b.mergeCap(q.small || p.small) {
+				if !member && !sameHeader(q.header, p.header) {
+					q.header = q.base // the merged piece reaches past a statement: no longer inside it
+				}
 				q.hi = p.hi
 				q.parseError = q.parseError || p.parseError
 				q.small = q.small || p.small
@@ -745,8 +768,8 @@ func (b *builder) mergeCap(small bool) int {
 	return b.opts.MaxChars
 }
 
-// sameHeader reports whether two pieces were cut at the same level: pieces of one
-// level share one header slice.
+// sameHeader reports whether two header slices are the same one: the pieces of one
+// level share their header slice, and those of one definition level their base.
 func sameHeader(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

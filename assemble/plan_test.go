@@ -162,12 +162,14 @@ func TestFitTokens(t *testing.T) {
 	}
 }
 
-// longOld is a completion file whose far top holds a helper the hole needs.
+// longOld is a completion file whose far top holds a helper the hole needs. The
+// fillers are just too big for the chunker to merge as small definitions (over
+// 40 non-space characters), so each stays a chunk of its own.
 func longOld() string {
 	var sb strings.Builder
 	sb.WriteString("def far_helper_function(value):\n    return value * 42\n\n\n")
 	for i := 0; i < 60; i++ {
-		fmt.Fprintf(&sb, "def filler_%02d(x):\n    return x + %d\n\n\n", i, i)
+		fmt.Fprintf(&sb, "def filler_%02d(x):\n    total = x + %d\n    return total * total - x\n\n\n", i, i)
 	}
 	return sb.String()
 }

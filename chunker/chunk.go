@@ -4,17 +4,19 @@
 //
 //   - [Structural] splits along tree-sitter definition boundaries (functions, classes,
 //     objects, properties), recursively splitting nodes over the size cap and greedily
-//     merging small adjacent non-definition siblings (split-then-merge, cAST: Zhang et al.,
-//     "cAST: Enhancing Code Retrieval-Augmented Generation with Structural Chunking via
-//     Abstract Syntax Tree", 2025, §3). Text the parser could not place becomes
-//     overlapping line windows flagged Fallback.
+//     merging small adjacent siblings up to the cap: statements, comments, properties
+//     and (into chunks of at most a fourth of the cap) definitions of at most a
+//     twentieth of it (split-then-merge, cAST: Zhang
+//     et al., "cAST: Enhancing Code Retrieval-Augmented Generation with Structural
+//     Chunking via Abstract Syntax Tree", 2025, §3). Text the parser could not place
+//     becomes overlapping line windows flagged Fallback.
 //   - [Fixed] cuts n-line windows with m lines of overlap (RepoCoder, Zhang et al. 2023,
 //     §3.2 uses 20/10; the seed's submission used 8/2).
 //
 // Both work on a [File]: source text decoded to UTF-8 with the byte-order mark removed
-// and CRLF line endings normalised to LF (see [Decode]). All byte offsets and line
-// numbers of a chunk refer to that normalised text, so a CRLF copy of a file yields the
-// same chunks as its LF copy.
+// and CRLF and lone CR line endings normalised to LF (see [Decode]). All byte offsets
+// and line numbers of a chunk refer to that normalised text, so a CRLF or CR-only copy
+// of a file yields the same chunks as its LF copy.
 package chunker
 
 import "strconv"
@@ -49,6 +51,9 @@ type Chunk struct {
 	// Kind says what the chunk holds.
 	Kind Kind `json:"kind"`
 	// Name is the defined name for definition chunks ("BoundedCache", "load"), else "".
+	// A chunk that holds several small sibling definitions merged lists their names in
+	// file order, joined by ", " ("getX, getY"); its Kind is theirs when they share one,
+	// else KindCode. A chunk holding one definition and glue has that definition's.
 	Name string `json:"name,omitempty"`
 	// StartLine and EndLine are 1-based and inclusive.
 	StartLine int `json:"start_line"`
@@ -58,7 +63,11 @@ type Chunk struct {
 	EndByte   int `json:"end_byte"`
 	// Header holds the signatures of the enclosing definitions, outermost first, each with
 	// white space collapsed to single spaces, e.g. ["class Settings:", "def get(self, key):"].
-	// It is empty for top-level chunks.
+	// It is empty for top-level chunks. The windows of a definition too big to split,
+	// after its first window, also carry its own signature (Parent is then the first
+	// window); the parts of a statement too big for one chunk carry its opening, e.g.
+	// "HELP =" for an assignment of a giant string, "if x:" for a long if block. At most
+	// the innermost 8 entries are kept.
 	Header []string `json:"header,omitempty"`
 	// Parent is the ID of the chunk that starts the innermost enclosing definition, or "".
 	Parent string `json:"parent,omitempty"`

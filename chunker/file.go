@@ -21,12 +21,57 @@ import (
 // Larger files (generated code, minified bundles) are skipped with ErrTooLarge.
 const DefaultMaxFileBytes = 1 << 20
 
-// Errors Decode returns for files that are skipped. Callers log them with the path and
-// go on with the other files.
+// Errors Decode returns for files that are skipped, wrapped in a [*SkipError]. Callers
+// log them with the path, count them by [SkipError.Reason] and go on with the other files.
 var (
 	ErrBinary   = errors.New("binary content (NUL byte)")
 	ErrTooLarge = errors.New("file over the size limit")
 )
+
+// Reasons a [SkipError] gives, for callers that count skipped files by reason.
+const (
+	SkipBinary   = "binary"    // a NUL byte, and not UTF-16 text (wraps ErrBinary)
+	SkipTooLarge = "too-large" // more raw bytes than the limit (wraps ErrTooLarge)
+)
+
+// SkipError is the error Decode returns for a file it does not decode: errors.Is
+// matches it against ErrBinary or ErrTooLarge, errors.As gives the path and reason.
+type SkipError struct {
+	// Path is the file's path as given to Decode.
+	Path string
+	// Reason is SkipBinary or SkipTooLarge.
+	Reason string
+	// Detail says more, e.g. "1500000 > 1048576 bytes" or "the first at byte 17", or "".
+	Detail string
+}
+
+// Error implements error: "PATH: TEXT: DETAIL", e.g. "a.py: binary content (NUL byte):
+// the first at byte 17", "b.py: file over the size limit: 1500000 > 1048576 bytes".
+func (e *SkipError) Error() string {
+	s := e.Path + ": " + e.Unwrap().Error()
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// Unwrap returns ErrBinary or ErrTooLarge.
+func (e *SkipError) Unwrap() error {
+	if e.Reason == SkipTooLarge {
+		return ErrTooLarge
+	}
+	return ErrBinary
+}
+
+// SkipReason returns the Reason of the [*SkipError] in err's chain, or "" when there is
+// none (err is nil or another error).
+func SkipReason(err error) string {
+	var se *SkipError
+	if errors.As(err, &se) {
+		return se.Reason
+	}
+	return ""
+}
 
 // File is a source file decoded for chunking.
 type File struct {
@@ -34,10 +79,12 @@ type File struct {
 	Path string
 	// Lang is the grammar name chosen by extension ("kotlin", "python"), or "".
 	Lang string
-	// Text is the content as UTF-8 without a byte-order mark, with CRLF normalised to LF.
+	// Text is the content as UTF-8 without a byte-order mark, with CRLF and lone CR
+	// (classic Mac OS) line breaks normalised to LF.
 	Text []byte
 	// Encoding is the encoding the raw bytes were decoded from ("utf-8", "utf-16le",
-	// "iso-8859-1" from a PEP 263 cookie, ...).
+	// "iso-8859-1" from a PEP 263 cookie, ...). UTF-16 found without a byte-order mark
+	// is named "utf-16le" or "utf-16be" like UTF-16 with one.
 	Encoding string
 	// Lossy reports whether some raw bytes were not valid in Encoding and were decoded
 	// one by one as Windows-1252 characters instead (identifiers stay readable; the
@@ -47,16 +94,19 @@ type File struct {
 
 // Decode turns raw file bytes into a File. maxBytes <= 0 means DefaultMaxFileBytes.
 //
-// It strips a UTF-8 BOM, decodes UTF-16 with a BOM, honours a Python PEP 263 coding
-// cookie in the first two lines, decodes bytes that are not valid UTF-8 as
-// Windows-1252 (setting Lossy), and turns CRLF into LF. It returns an error wrapping
-// ErrTooLarge or ErrBinary (with the path) for files to skip; it never fails otherwise.
+// It strips a UTF-8 BOM, decodes UTF-16 with a BOM, and UTF-16 without one when its
+// NUL bytes say so (see [sniffUTF16]), honours a Python PEP 263 coding cookie in the
+// first two lines, decodes bytes that are not valid UTF-8 as Windows-1252 (setting
+// Lossy), and turns CRLF and then lone CR into LF: Python (universal newlines) and
+// Kotlin both read a lone CR as a line break, and tree-sitter counts rows on LF only.
+// For files to skip it returns a [*SkipError] (wrapping ErrTooLarge or ErrBinary); it
+// never fails otherwise.
 func Decode(path string, raw []byte, maxBytes int) (*File, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileBytes
 	}
 	if len(raw) > maxBytes {
-		return nil, fmt.Errorf("%s: %w (%d > %d bytes)", path, ErrTooLarge, len(raw), maxBytes)
+		return nil, &SkipError{Path: path, Reason: SkipTooLarge, Detail: fmt.Sprintf("%d > %d bytes", len(raw), maxBytes)}
 	}
 	f := &File{Path: path, Encoding: "utf-8"}
 	if s := grammars.ForPath(path); s != nil {
@@ -71,8 +121,14 @@ func Decode(path string, raw []byte, maxBytes int) (*File, error) {
 	default:
 		text = raw
 	}
-	if f.Encoding == "utf-8" && bytes.IndexByte(text, 0) >= 0 {
-		return nil, fmt.Errorf("%s: %w", path, ErrBinary)
+	if f.Encoding == "utf-8" {
+		if at := bytes.IndexByte(text, 0); at >= 0 {
+			dec, name := sniffUTF16(text)
+			if dec == nil {
+				return nil, &SkipError{Path: path, Reason: SkipBinary, Detail: fmt.Sprintf("the first at byte %d", at)}
+			}
+			text, f.Encoding = dec, name
+		}
 	}
 	if f.Encoding == "utf-8" && f.Lang == "python" {
 		if enc, name := pep263(text); enc != nil {
@@ -85,13 +141,91 @@ func Decode(path string, raw []byte, maxBytes int) (*File, error) {
 		text, f.Lossy = lossyUTF8(text), true
 	}
 	if bytes.IndexByte(text, '\r') >= 0 {
-		text = bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n"))
+		text = normaliseBreaks(text)
 	}
 	if len(text) > 0 && len(raw) > 0 && &text[len(text)-1] == &raw[len(raw)-1] {
 		text = append([]byte(nil), text...) // never alias the caller's buffer
 	}
 	f.Text = text
 	return f, nil
+}
+
+// normaliseBreaks returns text with every CRLF and every lone CR turned into LF. It
+// writes into a new buffer: the caller's may alias the raw file bytes.
+func normaliseBreaks(text []byte) []byte {
+	out := make([]byte, 0, len(text))
+	for {
+		i := bytes.IndexByte(text, '\r')
+		if i < 0 {
+			return append(out, text...)
+		}
+		out = append(append(out, text[:i]...), '\n')
+		text = text[i+1:]
+		if len(text) > 0 && text[0] == '\n' {
+			text = text[1:]
+		}
+	}
+}
+
+// sniffUTF16 decodes raw as UTF-16 without a byte-order mark when its NUL bytes say it
+// is: raw has an even length, at least 4 bytes, and at least a quarter of its 2-byte
+// code units have a NUL high byte (ASCII and Latin-1 text: source code is mostly
+// ASCII) while at most 1 in 64 have a NUL low byte; the byte order is the one that
+// puts the NULs in the high bytes. The decoded text must then look like text: no
+// U+0000, no unpaired surrogate, no C0 control character other than tab, LF, VT, FF,
+// CR and ESC, and no DEL or C1 control (U+007F-U+009F). Real binaries (executables,
+// images, arrays of 16-bit integers) fail these checks at their first small integer
+// or control byte. It returns nil when raw is not such UTF-16.
+func sniffUTF16(raw []byte) ([]byte, string) {
+	if len(raw) < 4 || len(raw)%2 != 0 {
+		return nil, ""
+	}
+	var even, odd int // NUL bytes at even and odd offsets
+	for i := 0; i < len(raw); i += 2 {
+		if raw[i] == 0 {
+			even++
+		}
+		if raw[i+1] == 0 {
+			odd++
+		}
+	}
+	units := len(raw) / 2
+	var le bool
+	switch {
+	case odd*4 >= units && even*64 <= units: // "a\x00": the high byte comes second
+		le = true
+	case even*4 >= units && odd*64 <= units:
+		le = false
+	default:
+		return nil, ""
+	}
+	u := make([]uint16, units)
+	high := false // the unit before was a high surrogate
+	for i := range u {
+		lo, hi := raw[2*i], raw[2*i+1]
+		if !le {
+			lo, hi = hi, lo
+		}
+		c := uint16(lo) | uint16(hi)<<8
+		isLow := c >= 0xDC00 && c <= 0xDFFF
+		switch {
+		case high != isLow: // a high surrogate without its low one, or a lone low one
+			return nil, ""
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' && c != 0x1B,
+			c >= 0x7F && c <= 0x9F:
+			return nil, ""
+		}
+		high = c >= 0xD800 && c < 0xDC00
+		u[i] = c
+	}
+	if high {
+		return nil, ""
+	}
+	name := "utf-16be"
+	if le {
+		name = "utf-16le"
+	}
+	return []byte(string(utf16.Decode(u))), name
 }
 
 func decodeUTF16(raw []byte) ([]byte, string) {

@@ -27,6 +27,10 @@ func FuzzChunk(f *testing.F) {
 		brokenRepo,
 		"class G {\n  fun suspend() = when (x) {\n    is A if y -> 1\n    else -> $$\"$$z\"\n  }\n  context(a: A)\n  val v get() = 1\n}\n",
 		"class H : B(, {\n  fun f() {\n  }\n  class I {\n    fun g() = ((\n  }\n}\n",
+		"import os\r\rdef f():\r    return 1\r\rclass C:\r    def g(self): pass\r",
+		"d\x00e\x00f\x00 \x00f\x00(\x00)\x00:\x00 \x00p\x00a\x00s\x00s\x00\n\x00", // UTF-16LE, no BOM
+		strings.Repeat("# a comment line of some length\n", 30) + "@dec\ndef h(x):\n    return x\n",
+		"X = \"\"\"\n" + strings.Repeat("row of text\n", 80) + "\"\"\"\n",
 	}
 	for _, s := range seeds {
 		f.Add(s, true, uint8(0))

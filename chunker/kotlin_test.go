@@ -49,8 +49,8 @@ fun route() {
 	_, cs := chunkString(t, "Gate.kt", src, Options{})
 	hdr := "class Gate(private val open: Boolean)"
 	check(t, cs, []want{
-		{name: "suspend", start: 4, end: 5, header: hdr},
-		{name: "annotation", start: 6, end: 7, header: hdr},
+		{name: "suspend", start: 4, header: hdr}, // the two one-liners merge (small siblings)
+		{name: "annotation", header: hdr},
 		{name: "value", start: 8, end: 12, header: hdr},
 		{name: "close", header: hdr},
 		{name: "route", header: "-"},

@@ -2,18 +2,22 @@ package chunker
 
 // Design note. The structural chunker works on whole lines: tree-sitter gives the byte
 // ranges of definitions, and each definition becomes the line range from its first
-// line (extended upwards over the comment lines directly above it) to its last line.
+// line (extended upwards over the comment lines directly above it, while its first
+// chunk still fits the cap; else the comment run is a chunk of its own) to its last line.
 // At one level (the file, or a class body) the definitions cut the lines into pieces;
 // the lines between definitions form "glue" pieces (imports, statements, comments).
 // Pieces tile the level exactly, blank lines joining the piece before them. A piece
 // over the size cap, or a class with methods, is split by descending into its body
 // (its signature lines stay as a header piece); oversized glue is split at its
-// statements, recursively; what cannot be split becomes line windows (Fallback).
-// Finally adjacent small non-definition pieces are merged up to the cap. Line
-// numbers are derived from byte offsets, never from tree-sitter rows, so
-// length-preserving rewrites that change line breaks (grammars.Spec.Rewrite) are safe.
+// statements, recursively (the parts of a statement carry its opening as a header);
+// what cannot be split becomes line windows (Fallback), those after the first of a
+// definition carrying its signature. Finally adjacent small pieces of a level (glue,
+// properties, tiny definitions) are merged up to the cap. Line numbers are derived from
+// byte offsets, never from tree-sitter rows, so length-preserving rewrites that change
+// line breaks (grammars.Spec.Rewrite) are safe.
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -180,13 +184,17 @@ func (it *item) isDef() bool { return it.def != nil || it.synth != nil }
 type piece struct {
 	lo, hi     int
 	kind       Kind
-	name       string
-	header     []string
+	name       string   // the names of the definitions it holds, joined by ", "
+	header     []string // pieces of one level share this slice (merge compares it by identity)
+	base       []string // header of the definition level it was cut at, without statement openings
 	parent     *piece
 	fallback   bool
 	parseError bool
 	mergeable  bool
 	head       bool   // the signature piece of a split definition: takes members, never joins what precedes it
+	defs       int    // definitions it holds as siblings (a head counts as one, its members not)
+	small      bool   // it holds a function or class merged for being small (see merge)
+	sig        string // the definition's own header, for its windows after the first (see emit)
 	merged     *piece // set when this piece was merged into another
 	firstChunk int    // ordinal of the first chunk emitted for it
 }
@@ -206,6 +214,15 @@ type builder struct {
 	parsed []byte   // the text given to the parser (spec.Rewrite of src)
 	errs   [][2]int // line ranges [first, last] of ERROR/MISSING nodes
 	pieces []*piece
+	base   []string // the header of the definition level being cut (see add)
+}
+
+// add appends a finished piece, recording the header of the definition level it
+// was cut at: merge joins pieces of one such level, across the ends of statements
+// whose parts carry the statement's opening in their header.
+func (b *builder) add(p *piece) {
+	p.base = b.base
+	b.pieces = append(b.pieces, p)
 }
 
 // collectErrors records the line ranges of ERROR and MISSING nodes, descending only
@@ -495,34 +512,66 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		} else if size > b.opts.MaxChars || it.kind == grammars.Class { // only these may be split
 			members, firstMember = b.members(it.def, it.first, hi)
 		}
-		descend := len(members) > 0 && firstMember > lo && (size > b.opts.MaxChars ||
-			(it.kind == grammars.Class && nestedDefinitions(members) >= 2))
-		if !descend {
+		split := func(lo, size int) bool {
+			return len(members) > 0 && firstMember > lo && (size > b.opts.MaxChars ||
+				(it.kind == grammars.Class && nestedDefinitions(members) >= 2))
+		}
+		// The comment run above the definition stays attached only while the
+		// definition's first chunk (the whole definition, or its signature piece when
+		// it is split) fits the cap; else it becomes a chunk of its own, so that it
+		// neither pushes a definition that fits over the cap nor swallows the
+		// signature. When that first chunk is windowed anyway, a comment run of at most
+		// half a window (lines and size) rides in its first window.
+		if size > b.opts.MaxChars && lo < it.first {
+			if k := b.commentEnd(lo, it.first); k > lo {
+				alone := b.li.size(k, hi)
+				firstHi := hi // the end of the definition's first chunk
+				if split(k, alone) {
+					firstHi = firstMember
+				}
+				keep := b.li.size(lo, firstHi) <= b.opts.MaxChars
+				if !keep && b.li.size(k, firstHi) > b.opts.MaxChars {
+					keep = k-lo <= b.opts.WindowLines/2 && b.li.size(lo, k) <= b.opts.MaxChars/2
+				}
+				if !keep {
+					b.add(&piece{lo: lo, hi: k, kind: KindCode, header: header, parent: parent,
+						parseError: b.inError(lo, k), fallback: b.li.size(lo, k) > b.opts.MaxChars})
+					lo, size = k, alone
+					perr = b.inError(lo, hi)
+				}
+			}
+		}
+		if !split(lo, size) {
+			small := kind != KindProperty && size <= b.opts.MaxChars/smallDefDivisor
 			p := &piece{lo: lo, hi: hi, kind: kind, name: name, header: header, parent: parent,
-				parseError: perr, mergeable: kind == KindProperty}
+				parseError: perr, mergeable: kind == KindProperty || small, defs: 1, small: small}
 			if size > b.opts.MaxChars {
 				p.fallback = true
+				if it.synth != nil {
+					p.sig = it.synth.sig
+				} else {
+					p.sig = b.declHeader(it.def)
+				}
 			}
-			b.pieces = append(b.pieces, p)
+			b.add(p)
 			return
 		}
-		head := &piece{lo: lo, hi: firstMember, kind: kind, name: name, header: header, parent: parent,
-			parseError: b.inError(lo, firstMember), mergeable: true, head: true}
-		b.pieces = append(b.pieces, head)
-		sub := header
-		if len(sub) >= maxHeaderDepth {
-			sub = sub[len(sub)-maxHeaderDepth+1:]
-		}
-		sig := ""
+		var sig string
 		if it.synth != nil {
 			sig = it.synth.sig
 		} else {
 			sig = b.spec.Signature(it.def, b.src, b.parsed)
 		}
-		sub = append(append([]string(nil), sub...), sig)
+		head := &piece{lo: lo, hi: firstMember, kind: kind, name: name, header: header, parent: parent,
+			parseError: b.inError(lo, firstMember), mergeable: true, head: true, defs: 1, sig: sig}
+		b.add(head)
+		sub := appendHeader(header, sig)
+		saved := b.base
+		b.base = sub
 		if !b.level(members, firstMember, hi, sub, head, it.kind != grammars.Class) {
 			b.level(members, firstMember, hi, sub, head, false)
 		}
+		b.base = saved
 		return
 	}
 	fallback := it != nil && it.inError
@@ -535,7 +584,7 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		}
 	}
 	if size <= b.opts.MaxChars {
-		b.pieces = append(b.pieces, &piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
+		b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
 			parseError: perr, fallback: fallback, mergeable: true})
 		return
 	}
@@ -547,8 +596,12 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 			inside = append(inside, its[k])
 		}
 	}
+	// The parts of the first item descended into (a statement: an assignment of a giant
+	// literal, a long if block) carry its opening as a header ("HELP =", "if x:"), like
+	// the members of a split definition carry its signature.
+	sub, named := header, false
 	for len(inside) > 0 {
-		if b.level(inside, lo, hi, header, parent, true) {
+		if b.level(inside, lo, hi, sub, parent, true) {
 			return
 		}
 		big := -1
@@ -560,10 +613,90 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		if big < 0 {
 			break
 		}
+		if !named {
+			if h := b.declHeader(inside[big].node); h != "" {
+				sub, named = appendHeader(header, h), true
+			}
+		}
 		inside = b.items(inside[big].node, inside[big].inError)
 	}
-	b.pieces = append(b.pieces, &piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
+	b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: sub, parent: parent,
 		parseError: perr, fallback: true})
+}
+
+// appendHeader returns a new slice: header, keeping its innermost maxHeaderDepth-1
+// entries, then h.
+func appendHeader(header []string, h string) []string {
+	if len(header) >= maxHeaderDepth {
+		header = header[len(header)-maxHeaderDepth+1:]
+	}
+	return append(append(make([]string, 0, len(header)+1), header...), h)
+}
+
+// commentEnd returns the first line of the annotation lines directly above a
+// definition starting on line first, below the comment lines of the piece [lo, first):
+// lines [lo, commentEnd) are the comment run (and blank lines above it) that may be
+// detached from the definition. It returns lo when there is no comment line to detach.
+func (b *builder) commentEnd(lo, first int) int {
+	k := first
+	for k > lo && b.leadingLine(k-1) && !b.commentLine(k-1) {
+		k--
+	}
+	for i := lo; i < k; i++ {
+		if b.commentLine(i) {
+			return k
+		}
+	}
+	return lo
+}
+
+// commentLine reports whether line i is a leading line that is comment text
+// (grammars.Spec.CommentLine; every leading line when the spec has no such rule).
+func (b *builder) commentLine(i int) bool {
+	if !b.leadingLine(i) {
+		return false
+	}
+	return b.spec.CommentLine == nil || b.spec.CommentLine.Match(b.li.lineText(i))
+}
+
+// maxDeclHeader is the longest declaration header declHeader returns, in bytes.
+const maxDeclHeader = 200
+
+// declHeader returns the header naming the declaration or statement n for the chunks
+// cut from inside it: the signature (grammars.Spec.Signature) of a definition with a
+// body, else n's text before its largest child ("HELP =" of an assignment of a giant
+// string, "val table =" of a Kotlin property, "if x:" of an if statement), looking
+// through nodes that only wrap one child of the same span (Python's
+// expression_statement). It returns "" when that text is empty, spans several lines
+// (n is a block of statements) or is longer than maxDeclHeader bytes.
+func (b *builder) declHeader(n *sitter.Node) string {
+	if d, _ := b.spec.Definition(n); d != nil && b.spec.Body(d) != nil {
+		return b.spec.Signature(d, b.src, b.parsed)
+	}
+	for depth := 0; depth < 8 && n.ChildCount() <= maxWide; depth++ {
+		var big *sitter.Node
+		for _, c := range grammars.Children(n) {
+			if big == nil || c.EndByte()-c.StartByte() > big.EndByte()-big.StartByte() {
+				big = c
+			}
+		}
+		if big == nil {
+			return ""
+		}
+		s, e := int(n.StartByte()), int(big.StartByte())
+		if e > s {
+			text := bytes.TrimSpace(b.src[s:e])
+			if len(text) == 0 || len(text) > maxDeclHeader || bytes.IndexByte(text, '\n') >= 0 {
+				return ""
+			}
+			return grammars.TidySignature(string(text))
+		}
+		if big.EndByte() != n.EndByte() {
+			return "" // the largest child starts n but does not span it: n is a list
+		}
+		n = big
+	}
+	return ""
 }
 
 // nestedDefinitions counts the function and class definitions among its. A class
@@ -634,21 +767,59 @@ func (b *builder) firstMember(its []item, lo, hi int) ([]item, int) {
 	return named, first
 }
 
-// merge greedily merges adjacent mergeable pieces from b.pieces[start:] that share a
-// header, while the merged size stays within the cap.
+// smallDefDivisor sets which functions and classes merge may join with their
+// siblings: those of at most MaxChars/smallDefDivisor non-white-space runes (40 at
+// the default cap, about a dozen model tokens: one-line functions, two-line
+// accessors), into pieces of at most MaxChars/smallMergeDivisor runes (200: about ten
+// one-line functions). Properties and glue merge up to the cap, as cAST merges every
+// sibling. Merging every sibling up to the cap nearly halves the chunk count on
+// repoctx's dev sets and does not help retrieval (a file's small methods become one
+// chunk, each losing its class header; a merged chunk of 800 runes no longer fits a
+// tight context budget where the one definition needed would), so only definitions
+// too small to be a useful chunk alone are merged, into chunks still small.
+const (
+	smallDefDivisor   = 20
+	smallMergeDivisor = 4
+)
+
+// merge greedily merges adjacent mergeable siblings from b.pieces[start:] (pieces of
+// one definition level: same base header; a piece that reaches past the end of an
+// oversized statement loses that statement's opening from its header), or a signature
+// piece and the glue and property members after it (never its function or class
+// members, which keep the definition's header), while the merged size stays within the
+// cap, or within a fourth of it for pieces holding small functions or classes (cAST's
+// merge, Zhang et al. 2025 §3: adjacent siblings, by non-white-space size; see
+// smallDefDivisor; a small definition joins only other small ones and glue, see
+// smallFits). Pieces merge only when both or neither have parse errors, so that only
+// the declarations that fail are flagged. A merged piece holding one
+// definition has its kind and name; one holding several has their names joined by
+// ", " and their kind when they share it, else KindCode; a signature piece that takes
+// its members stays that definition.
 func (b *builder) merge(start int) {
 	w := start // in-place compaction: b.pieces[start:w] are the kept pieces
 	for _, p := range b.pieces[start:] {
 		if w > start {
 			q := b.pieces[w-1]
+			member := p.parent == q
 			if q.mergeable && p.mergeable && !p.head && q.hi == p.lo && !q.fallback && !p.fallback &&
-				(len(q.header) == len(p.header) || p.parent == q) && b.li.size(q.lo, p.hi) <= b.opts.MaxChars {
+				(member || sameHeader(q.base, p.base)) && (!member || p.defs == 0 || p.kind == KindProperty) &&
+				q.parseError == p.parseError && smallFits(q, p) &&
+				b.li.size(q.lo, p.hi) <= b.mergeCap(q.small || p.small) {
+				if !member && !sameHeader(q.header, p.header) {
+					q.header = q.base // the merged piece reaches past a statement: no longer inside it
+				}
 				q.hi = p.hi
-				q.parseError = q.parseError || p.parseError
-				if q.kind == KindCode && p.kind != KindCode {
-					q.kind, q.name = p.kind, p.name
-				} else if q.kind != p.kind && q.kind == KindProperty {
-					q.kind = KindCode
+				q.small = q.small || p.small
+				switch {
+				case member || p.defs == 0:
+				case q.defs == 0:
+					q.kind, q.name, q.defs = p.kind, p.name, p.defs
+				default:
+					if q.kind != p.kind {
+						q.kind = KindCode
+					}
+					q.name = joinNames(q.name, p.name)
+					q.defs += p.defs
 				}
 				p.merged = q
 				continue
@@ -661,40 +832,90 @@ func (b *builder) merge(start int) {
 	b.pieces = b.pieces[:w]
 }
 
+// smallFits reports whether q and p may merge as far as small definitions go: a small
+// function or class joins other small ones and glue (defs == 0), not a property or a
+// definition of normal size, which stay chunks of their own.
+func smallFits(q, p *piece) bool {
+	ok := func(a, b *piece) bool { return !a.small || b.small || b.defs == 0 }
+	return ok(q, p) && ok(p, q)
+}
+
+// mergeCap returns the largest size, in non-white-space runes, of a merged piece:
+// the cap, or MaxChars/smallMergeDivisor when it holds a function or class merged for
+// being small.
+func (b *builder) mergeCap(small bool) int {
+	if small {
+		return b.opts.MaxChars / smallMergeDivisor
+	}
+	return b.opts.MaxChars
+}
+
+// sameHeader reports whether two header slices are the same one: the pieces of one
+// level share their header slice, and those of one definition level their base.
+func sameHeader(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// joinNames joins two name lists with ", ", leaving out empty ones.
+func joinNames(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + ", " + b
+}
+
 // emit turns the pieces into chunks, windowing fallback pieces over the cap.
 func (b *builder) emit(f *File) []Chunk {
 	out := make([]Chunk, 0, len(b.pieces))
 	li := b.li
 	text := string(li.text) // one copy; chunk texts are substrings of it
-	add := func(p *piece, s span, kind Kind, fallback bool) {
+	add := func(p *piece, s span, kind Kind, fallback bool, header []string, inside bool) {
 		c := Chunk{
 			Path: f.Path, Lang: f.Lang, Ordinal: len(out), Kind: kind, Name: p.name,
 			StartLine: s.firstLine + 1, EndLine: s.lastLine + 1, StartByte: s.start, EndByte: s.end,
-			Header: p.header, Fallback: fallback, ParseError: p.parseError,
+			Header: header, Fallback: fallback, ParseError: p.parseError,
 			Text: text[s.start:s.end],
 		}
 		c.ID = ChunkID(f.Path, c.Ordinal)
-		pp := p.parent
-		for pp != nil && pp.final() == p {
-			pp = pp.parent
-		}
-		if pp != nil {
-			c.Parent = ChunkID(f.Path, pp.final().firstChunk)
+		if inside {
+			// A later window of a definition: its first window starts the definition.
+			c.Parent = ChunkID(f.Path, p.firstChunk)
+		} else {
+			pp := p.parent
+			for pp != nil && pp.final() == p {
+				pp = pp.parent
+			}
+			if pp != nil {
+				c.Parent = ChunkID(f.Path, pp.final().firstChunk)
+			}
 		}
 		out = append(out, c)
 	}
 	for _, p := range b.pieces {
 		p.firstChunk = len(out)
 		if li.size(p.lo, p.hi) <= b.opts.MaxChars {
-			add(p, span{li.starts[p.lo], li.starts[p.hi], p.lo, p.hi - 1}, p.kind, p.fallback)
+			add(p, span{li.starts[p.lo], li.starts[p.hi], p.lo, p.hi - 1}, p.kind, p.fallback, p.header, false)
 			continue
 		}
 		kind := p.kind
 		if kind == KindCode || kind == "" {
 			kind = KindWindow
 		}
-		for _, s := range windows(li, p.lo, p.hi, b.opts.WindowLines, b.opts.WindowOverlap, b.opts.MaxChars) {
-			add(p, s, kind, true)
+		// The windows of a definition after the first (which holds the signature) carry
+		// the definition's signature, like the members of a split definition.
+		var inner []string
+		if p.sig != "" {
+			inner = appendHeader(p.header, p.sig)
+		}
+		for i, s := range windows(li, p.lo, p.hi, b.opts.WindowLines, b.opts.WindowOverlap, b.opts.MaxChars) {
+			if i == 0 || inner == nil {
+				add(p, s, kind, true, p.header, false)
+			} else {
+				add(p, s, kind, true, inner, true)
+			}
 		}
 	}
 	link(out)

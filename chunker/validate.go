@@ -15,7 +15,10 @@ import (
 //  3. Text equals f.Text[StartByte:EndByte], is valid UTF-8, and StartLine/EndLine
 //     are the 1-based lines of the first and last byte;
 //  4. IDs are unique, Ordinal is the position, Prev/Next form the file-order chain,
-//     and a Parent names an earlier chunk of the file.
+//     and a Parent names an earlier chunk of the file whose Header is a proper prefix
+//     of the chunk's (the parent's signature is one of the entries after it); the
+//     prefix is not checked for headers of the maximum depth (8 entries), which keep
+//     only their innermost entries.
 //
 // A file with no non-white-space text must have no chunks. Validate returns the first
 // violation found, naming the chunk, or nil.
@@ -86,8 +89,12 @@ func Validate(f *File, cs []Chunk, maxChars int) error {
 			return fmt.Errorf("%s: prev/next %q/%q, want %q/%q", where, c.Prev, c.Next, wantPrev, wantNext)
 		}
 		if c.Parent != "" {
-			if j, ok := seen[c.Parent]; !ok || j >= i {
+			j, ok := seen[c.Parent]
+			if !ok || j >= i {
 				return fmt.Errorf("%s: parent %q is not an earlier chunk", where, c.Parent)
+			}
+			if ph := cs[j].Header; len(c.Header) < maxHeaderDepth && !isPrefix(ph, c.Header) {
+				return fmt.Errorf("%s: header %q does not extend its parent's %q", where, c.Header, ph)
 			}
 		}
 	}
@@ -98,4 +105,17 @@ func Validate(f *File, cs []Chunk, maxChars int) error {
 		return fmt.Errorf("%s: chunks minus overlaps do not give the file back", f.Path)
 	}
 	return nil
+}
+
+// isPrefix reports whether a is a proper prefix of b.
+func isPrefix(a, b []string) bool {
+	if len(a) >= len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -76,16 +76,16 @@ func TestCompareChunkingCounts(t *testing.T) {
 		lang string
 		want want
 	}{
-		// Python. Structural: "import os", alpha, beta, Gamma (a class with one
-		// method stays whole): nothing cut. Fixed: 1-4 ends inside alpha, 5-8
+		// Python. Structural: one chunk (every definition is small, so all merge):
+		// nothing cut. Fixed: 1-4 ends inside alpha, 5-8
 		// starts inside alpha and ends inside Gamma, 9-10 starts inside Gamma
 		// (but before one's first byte: the indentation).
-		{"python", want{files: 2, defs: 4, innermost: 3, chunks: [2]int{4, 3}, cutInner: [2]int{0, 2}, cutAny: [2]int{0, 3},
+		{"python", want{files: 2, defs: 4, innermost: 3, chunks: [2]int{1, 3}, cutInner: [2]int{0, 2}, cutAny: [2]int{0, 3},
 			fixedLines: Distribution{P50: 4, P90: 4, Max: 4, Mean: 10.0 / 3}}},
-		// Kotlin. Structural: package, "class Foo {", a, b + "}", top: the
-		// three chunks of Foo cut Foo but no innermost definition. Fixed: 1-4
-		// and 5-8 both cut Foo only.
-		{"kotlin", want{files: 1, defs: 4, innermost: 3, chunks: [2]int{5, 2}, cutInner: [2]int{0, 0}, cutAny: [2]int{3, 2},
+		// Kotlin. Structural: package, "class Foo {", a + b + "}" (small
+		// definitions merge), top: the two chunks of Foo cut Foo but no innermost
+		// definition. Fixed: 1-4 and 5-8 both cut Foo only.
+		{"kotlin", want{files: 1, defs: 4, innermost: 3, chunks: [2]int{4, 2}, cutInner: [2]int{0, 0}, cutAny: [2]int{2, 2},
 			fixedLines: Distribution{P50: 4, P90: 4, Max: 4, Mean: 4}}},
 	}
 	for _, tc := range cases {
@@ -137,8 +137,8 @@ func TestCompareChunkingCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmp.Files != 3 || cmp.Strategies[0].Chunks != 9 || cmp.Strategies[1].CutAny != 5 || cmp.Lines != 18 {
-		t.Errorf("all languages: %d files, %d structural chunks, %d fixed any-cuts, %d lines; want 3, 9, 5, 18",
+	if cmp.Files != 3 || cmp.Strategies[0].Chunks != 5 || cmp.Strategies[1].CutAny != 5 || cmp.Lines != 18 {
+		t.Errorf("all languages: %d files, %d structural chunks, %d fixed any-cuts, %d lines; want 3, 5, 5, 18",
 			cmp.Files, cmp.Strategies[0].Chunks, cmp.Strategies[1].CutAny, cmp.Lines)
 	}
 	if len(cmp.Repos) != 1 || cmp.Repos[0].Name != "demo" || cmp.Repos[0].Files != 3 || cmp.Repos[0].Bytes != cmp.Bytes {
@@ -239,9 +239,9 @@ func TestCompareOutputs(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| measure | structural `structural/c800/w4/o0` | fixed `fixed/c800/w4/o0` |",
-		"| chunks | 9 | 5 |",
+		"| chunks | 5 | 5 |",
 		"| chunks cutting a definition in two¹ | 0.0% (0) | 40.0% (2) |",
-		"| chunks cutting any definition, classes included² | 33.3% (3) | 100.0% (5) |",
+		"| chunks cutting any definition, classes included² | 40.0% (2) | 100.0% (5) |",
 		"| files with parse errors | 0 of 3 | n/a (not parsed) |",
 		"| fallback chunks | 0.0% (0) | n/a (all windows) |",
 		"MB/s",

@@ -70,6 +70,11 @@ type Spec struct {
 	// because grammars misplace such lines (a KDoc inside import_header, an annotation
 	// parsed as an expression).
 	LeadingLine *regexp.Regexp
+	// CommentLine matches the leading lines that are comment text (not annotations or
+	// decorators). A comment run that would make its definition's first chunk exceed the
+	// size cap is not attached to it but becomes a chunk of its own; the annotation
+	// lines below it stay with the definition. Nil means every leading line is comment.
+	CommentLine *regexp.Regexp
 	// SignatureSkip are node types left out of signature text (annotations, comments).
 	SignatureSkip map[string]bool
 	// SignatureSkipBytes are bytes one of which starts every node of a SignatureSkip

@@ -18,7 +18,7 @@ import (
 // `fun interface`.
 var Kotlin = &Spec{
 	Name:       "kotlin",
-	Version:    KotlinGrammar + "/r3",
+	Version:    KotlinGrammar + "/r4",
 	Extensions: []string{".kt", ".kts"},
 	Language:   kotlinLanguage,
 	Definitions: map[string]string{
@@ -38,6 +38,7 @@ var Kotlin = &Spec{
 	SignatureSkip:      set("annotation", "line_comment", "multiline_comment", "block_comment"),
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	CommentLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
 	DefName:            kotlinName,
 	Rewrite:            kotlinRewrite,
 	Imports:            kotlinImports,

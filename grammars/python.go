@@ -10,7 +10,7 @@ import (
 // Python is the spec for Python 3 (tree-sitter-python 0.23 as bundled by smacker).
 var Python = &Spec{
 	Name:       "python",
-	Version:    "python-0.23.0/r1",
+	Version:    "python-0.23.0/r2",
 	Extensions: []string{".py", ".pyi"},
 	Language:   python.GetLanguage,
 	Definitions: map[string]string{
@@ -24,6 +24,7 @@ var Python = &Spec{
 	SignatureSkip:      set("comment"),
 	SignatureSkipBytes: "#",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*[#@]`),
+	CommentLine:        regexp.MustCompile(`^[ \t]*#`),
 	DefName: func(n *sitter.Node, src []byte) string {
 		if c := n.ChildByFieldName("name"); c != nil {
 			return c.Content(src)

@@ -65,7 +65,7 @@ func TestTemplatePrompts(t *testing.T) {
 }
 
 func withRepo(p Prompt, repo string) Prompt { p.Repo = repo; return p }
-func noContext(p Prompt) Prompt            { p.Context = ""; return p }
+func noContext(p Prompt) Prompt             { p.Context = ""; return p }
 
 func TestLookupTemplate(t *testing.T) {
 	if got := strings.Join(Names(), ","); got != "qwen2.5,mellum,starcoder2,codestral" {

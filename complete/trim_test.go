@@ -25,8 +25,8 @@ var scorerCases = []struct {
 	{397, "bb\ncccccc\n"}, // room 10
 	{401, "bb\ncccccc\n"}, // room 14: 15 does not fit
 	{402, "aaaa\nbb\ncccccc\n"},
-	{390, ""},      // room 3: the last line does not fit, so nothing is kept
-	{100, ""},      // prefix, suffix and the completion alone overflow
+	{390, ""}, // room 3: the last line does not fit, so nothing is kept
+	{100, ""}, // prefix, suffix and the completion alone overflow
 	{1 << 20, "aaaa\nbb\ncccccc\n"},
 }
 

@@ -96,10 +96,11 @@ func TestCompleteCmd(t *testing.T) {
 		Completion, Template, Prompt, Endpoint string
 		Attempts                               int
 		Tokens                                 struct {
-			Counter                 string
-			Window, Completion      int
-			Prefix, Prompt          float64
-			ContextLines, KeptLines int `json:"context_lines"`
+			Counter            string
+			Window, Completion int
+			Prefix, Prompt     float64
+			ContextLines       int `json:"context_lines"`
+			KeptLines          int `json:"kept_lines"`
 		}
 		ServerUsage struct {
 			PromptTokens int `json:"prompt_tokens"`
@@ -115,7 +116,8 @@ func TestCompleteCmd(t *testing.T) {
 		v.ServerUsage.PromptTokens != 99 || v.Prompt != ep.last(t) {
 		t.Errorf("--json: %s", out)
 	}
-	if v.Tokens.Counter != "characters/3.5" || v.Tokens.Window != 600 || v.Tokens.Completion != 384 || v.Tokens.Prompt+384 > 600 || len(v.Parts) == 0 {
+	if v.Tokens.Counter != "characters/3.5" || v.Tokens.Window != 600 || v.Tokens.Completion != 384 || v.Tokens.Prompt+384 > 600 || len(v.Parts) == 0 ||
+		v.Tokens.KeptLines == 0 || v.Tokens.KeptLines >= v.Tokens.ContextLines {
 		t.Errorf("--json tokens %+v, %d parts", v.Tokens, len(v.Parts))
 	}
 	if !strings.HasSuffix(v.Prompt, "<filename>invoicing/total.py\n<fim_suffix>)\n\n\nprint(total([]))\n<fim_prefix>"+holePrefix+"<fim_middle>") ||

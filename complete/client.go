@@ -86,6 +86,10 @@ func NewClient(base string, opts Options) (*Client, error) {
 // URL returns the completions URL requests go to.
 func (c *Client) URL() string { return c.url }
 
+// Concurrency returns the most attempts the client has in flight at once
+// (Options.Concurrency): how many callers it is worth feeding it from.
+func (c *Client) Concurrency() int { return cap(c.sem) }
+
 // Request is one completion request. Temperature is always 0 (greedy decoding).
 type Request struct {
 	Model     string   // the served model's name, as the server knows it
@@ -175,7 +179,9 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		}
 		fail := &Error{URL: c.url, Attempts: attempt, Status: ae.status, Err: ae.err}
 		if ctx.Err() != nil {
-			fail.Err = fmt.Errorf("%w (last attempt: %v)", ctx.Err(), ae.err)
+			if !errors.Is(ae.err, ctx.Err()) {
+				fail.Err = fmt.Errorf("%w (last attempt: %v)", ctx.Err(), ae.err)
+			}
 			return Response{}, fail
 		}
 		if !ae.retry || attempt > c.opts.Retries {

@@ -265,6 +265,9 @@ func TestCompleteConcurrencyBound(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if c.Concurrency() != 2 {
+		t.Errorf("Concurrency() = %d", c.Concurrency())
+	}
 	if p := peak.Load(); p < 1 || p > 2 {
 		t.Errorf("peak %d requests in flight, want at most 2", p)
 	}

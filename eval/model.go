@@ -57,7 +57,7 @@ func modelRuns(ctx context.Context, runs []scoredConfig, dps []dataset.Datapoint
 	}
 	var wg sync.WaitGroup
 	next := make(chan *ask)
-	for w := 0; w < opts.Batch.Workers; w++ {
+	for w := 0; w < m.Client.Concurrency(); w++ { // the client bounds what is in flight
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -74,7 +74,8 @@ type Options struct {
 	// Model.Template's, trimmed to the setting's window with Tokens (see
 	// complete.Template.Build); Model.Window and Model.Tokens are ignored. A
 	// request that fails after its retries scores 0 and is counted in
-	// ConfigResult.ModelFailed; Run fails when every request does.
+	// ConfigResult.ModelFailed; Run fails when every request does. Requests go
+	// out Model.Client.Concurrency() at a time.
 	Model *complete.Model
 }
 

@@ -14,7 +14,7 @@ import (
 // packages of lower layers (test files may import anything). The order is the one the
 // README's "Layout" documents:
 //
-//	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens ← chunker ← symbols, retrieve ←
+//	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens ← chunker, complete ← symbols, retrieve ←
 //	retrieve/hugot ← workspace ← assemble ← batch ← dataset ← dataset/fromgit, eval ←
 //	cmd/repoctx
 var layers = map[string]int{
@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"internal/benchrepo":       3, // benchmark helper, imported by test files only
 	"internal/faultfs":         1, // tmpfs helper of fault tests, imported by test files only
 	"chunker":                  3,
+	"complete":                 3, // model endpoints: needs only the root; eval and the CLI use it
 	"symbols":                  4,
 	"retrieve":                 4,
 	"retrieve/hugot":           5,

@@ -48,6 +48,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 				return fmt.Sprintf("%.0f / %.0f", s.CtxCharsMean, s.CtxCharsP95)
 			}},
 	}
+	if r.hasModel() {
+		metrics = append(metrics[:3:3], append([]metric{{"model_chrf: chrF of the model's completion against the middle (the competition's score; see notes)", false,
+			func(c *ConfigResult, s SettingScores) string {
+				if s.ModelChrF == nil {
+					return "-"
+				}
+				return f3(*s.ModelChrF)
+			}}}, metrics[3:]...)...)
+	}
 	for _, m := range metrics {
 		fmt.Fprintf(ew, "\n%s\n", m.title)
 		rows := [][]string{{"config", "n"}}
@@ -73,6 +82,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if c.Failed > 0 {
 			failed = fmt.Sprintf(" [%d datapoints failed and were scored with an empty context]", c.Failed)
 		}
+		if c.ModelFailed > 0 {
+			failed += fmt.Sprintf(" [%d model requests failed and scored 0]", c.ModelFailed)
+		}
 		fmt.Fprintf(ew, "  %s: %s%s\n", c.Name, c.About, failed)
 	}
 	if len(r.Notes) > 0 {
@@ -82,6 +94,18 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 	}
 	return ew.err
+}
+
+// hasModel reports whether any configuration has model_chrf scores.
+func (r *Report) hasModel() bool {
+	for _, c := range r.Configs {
+		for _, s := range c.Scores {
+			if s.ModelChrF != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writeRows prints rows as columns separated by two spaces, the first

@@ -16,6 +16,7 @@ import (
 	"github.com/repoctx/repoctx"
 
 	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/workspace"
@@ -70,6 +71,15 @@ type Options struct {
 	// when configurations differ in how much of the prefix they show (the
 	// budget planner moves far prefix text from the prefix to the context).
 	Visible bool
+	// Model, if not nil, asks a code model for every configuration's completion
+	// under every window setting and scores it with ChrF against the middle: the
+	// competition's own metric (model_chrf), next to the proxies. Prompts are
+	// Model.Template's, trimmed to the setting's window with Tokens (see
+	// complete.Template.Build); Model.Window and Model.Tokens are ignored. A
+	// request that fails after its retries scores 0 and is counted in
+	// ConfigResult.ModelFailed; Run fails when every request does. Requests go
+	// out Model.Client.Concurrency() at a time.
+	Model *complete.Model
 }
 
 // Setting is one way of showing the context to a model: untrimmed ("full"),
@@ -117,6 +127,9 @@ type ConfigResult struct {
 	// Failed counts datapoints whose context could not be built; they are
 	// scored with an empty context.
 	Failed int `json:"failed"`
+	// ModelFailed counts model requests (datapoint × window setting) that
+	// failed after their retries (see Options.Model); they score 0.
+	ModelFailed int `json:"model_failed,omitempty"`
 	// IDRecN counts datapoints whose middle has new identifiers: the
 	// datapoints idrec is averaged over.
 	IDRecN int `json:"idrec_n"`
@@ -138,6 +151,9 @@ type SettingScores struct {
 	LineChrF float64 `json:"line_chrf"`
 	// CopyChrF is the mean of CopyChrF over all datapoints.
 	CopyChrF float64 `json:"copy_chrf"`
+	// ModelChrF is the mean ChrF of the model's completions against the middles
+	// (Options.Model); nil for settings without a window or without a model.
+	ModelChrF *float64 `json:"model_chrf,omitempty"`
 	// CtxCharsMean is the mean length of the trimmed context in bytes.
 	CtxCharsMean float64 `json:"ctx_chars_mean"`
 	// CtxCharsP95 is its 95th percentile (nearest rank), in bytes.
@@ -162,6 +178,12 @@ type PointScores struct {
 	LineChrF float64  `json:"line_chrf"` // LineChrF
 	CopyChrF float64  `json:"copy_chrf"` // CopyChrF
 	CtxChars int      `json:"ctx_chars"` // length of the trimmed context in bytes
+	// ModelChrF, Completion and ModelError are the model's (Options.Model):
+	// the ChrF of Completion against the middle (0 when the request failed, with
+	// ModelError saying why); nil and "" for settings without a window.
+	ModelChrF  *float64 `json:"model_chrf,omitempty"`
+	Completion string   `json:"completion,omitempty"`
+	ModelError string   `json:"model_error,omitempty"`
 }
 
 // Run scores configurations on DataDir/{Lang}-{Stage}.jsonl against
@@ -214,6 +236,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep.Notes = append(rep.Notes, opts.Seed.Name()+" is the seed's configuration with BM25 only: dense retrieval (its RRF weight 0.8) is not available yet")
 	}
 	scoreRuns(runs, dps, in.middles, rep.Settings, opts, spec)
+	if opts.Model != nil {
+		if err := modelRuns(ctx, runs, dps, in.middles, rep.Settings, opts); err != nil {
+			return nil, err
+		}
+		rep.Notes = append(rep.Notes, modelNote(opts))
+	}
 	for _, r := range runs {
 		aggregate(r.res, rep.Settings)
 		rep.Configs = append(rep.Configs, r.res)
@@ -606,7 +634,8 @@ func aggregate(res *ConfigResult, settings []Setting) {
 	n := float64(len(res.PerDatapoint))
 	for k, s := range settings {
 		ss := SettingScores{Setting: s.Name}
-		var idSum float64
+		var idSum, modelSum float64
+		modelN := 0
 		chars := make([]float64, 0, len(res.PerDatapoint))
 		for _, d := range res.PerDatapoint {
 			p := d.Settings[k]
@@ -614,6 +643,10 @@ func aggregate(res *ConfigResult, settings []Setting) {
 				idSum += *p.IDRec
 			}
 			ss.LineChrF += p.LineChrF
+			if p.ModelChrF != nil {
+				modelSum += *p.ModelChrF
+				modelN++
+			}
 			ss.CopyChrF += p.CopyChrF
 			chars = append(chars, float64(p.CtxChars))
 			ss.CtxCharsMean += float64(p.CtxChars)
@@ -626,6 +659,10 @@ func aggregate(res *ConfigResult, settings []Setting) {
 			ss.LineChrF /= n
 			ss.CopyChrF /= n
 			ss.CtxCharsMean /= n
+		}
+		if modelN > 0 {
+			m := modelSum / float64(modelN)
+			ss.ModelChrF = &m
 		}
 		ss.CtxCharsP95 = Percentile(chars, 95)
 		res.Scores[k] = ss

@@ -1,6 +1,9 @@
 package eval
 
-import "github.com/repoctx/repoctx"
+import (
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/complete"
+)
 
 // DefaultWindows returns the default model windows, in tokens: Mellum-4B's 8K and
 // the 16K of Codestral-2501 and Qwen2.5-Coder-7B.
@@ -14,14 +17,9 @@ func DefaultWindows() []int { return []int{8000, 16000} }
 // line at a time, by tc. prefix and suffix are what the model is given (a
 // prediction's overrides when present); they are never cut, so when they
 // alone fill the window the result is "". The result is a suffix of context.
+// It is [complete.TrimToWindow].
 func TrimToWindow(context, prefix, suffix string, window int, tc repoctx.TokenCounter) string {
-	lines := splitLines(context)
-	toks := make([]float64, len(lines))
-	for i, l := range lines {
-		toks[i] = tc.Count(l)
-	}
-	room := float64(window) - repoctx.MaxNewTokens - tc.Count(prefix) - tc.Count(suffix)
-	return joinFrom(lines, keepFrom(toks, room))
+	return complete.TrimToWindow(context, prefix, suffix, window, tc) // the rule lives below eval, shared with model prompts
 }
 
 // TrimToChars keeps the longest run of whole lines at the end of context that

@@ -85,7 +85,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before: startProfiles,
 		After:  stopProfiles,
 		Commands: []*cli.Command{
-			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(), cacheCmd(), mergeCmd(),
+			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(), cacheCmd(), mergeCmd(), completeCmd(),
 			versionCmd(),
 		},
 	})

@@ -25,7 +25,9 @@ func evalCmd() *cli.Command {
 			"Without --predictions or --config the current configuration runs (what `repoctx predict` does with the same flags).\n" +
 			"--plan-window N runs it with the budget planner for an N-token window, counting tokens with --tokenizer; its prefix/suffix\n" +
 			"overrides are scored as what the model is given (idrec's new identifiers and the copy completer's query use them).\n" +
-			"--baselines adds every baseline (--config picks some):\n" + baselineHelp(),
+			"--baselines adds every baseline (--config picks some):\n" + baselineHelp() +
+			"\n--complete-endpoint URL (an OpenAI-compatible API's base URL) adds model_chrf: the chrF of a real model's completions, each\n" +
+			"configuration's context in --fim-template's prompt trimmed to each --window, as the competition scored.",
 		Flags: withAssemblyFlags([]cli.Flag{
 			&cli.StringFlag{Name: "data", Required: true, Usage: "`directory` holding {lang}-{stage}.jsonl, .truth.jsonl and the snapshots (folder or zip)"},
 			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
@@ -40,6 +42,9 @@ func evalCmd() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print a machine-readable JSON summary instead of the tables"},
 			&cli.IntFlag{Name: "limit", Usage: "score only the first N datapoints"},
 			workersFlag,
+			&cli.StringFlag{Name: "complete-endpoint", Usage: "score real completions too: base `URL` of an OpenAI-compatible API serving a code model, e.g. http://127.0.0.1:8080/v1"},
+			&cli.StringFlag{Name: "complete-model", Usage: "the served model's `name` for --complete-endpoint (llama.cpp ignores it)"},
+			fimTemplateFlag(false), endpointTimeoutFlag, endpointRetriesFlag, endpointConcFlag, maxNewTokensFlag,
 		}),
 		Action: func(c *cli.Context) error {
 			start := time.Now()
@@ -91,6 +96,9 @@ func evalCmd() *cli.Command {
 			}
 			if c.Bool("verbose") {
 				opts.Log = c.App.ErrWriter
+			}
+			if opts.Model, err = endpointModel(c, "complete-endpoint", "complete-model", nil); err != nil {
+				return err
 			}
 			var prog *progress
 			opts.Progress = func(done, total int) {

@@ -118,7 +118,7 @@ func workspaceOptions(c *cli.Context) (workspace.Options, error) {
 		}
 		onClose(c, func() error { cacheGC(c); return nil }) // once the command is done
 	}
-	if m := c.String("model"); m != "" {
+	if m := c.String("model"); m != "" && hasFlag(c, modelFlag) { // complete's --model is the completion model
 		if fi, err := os.Stat(m); err != nil || !fi.IsDir() {
 			return o, usagef("--model %s: not a model directory (see repoctx model download)", m)
 		}
@@ -163,6 +163,16 @@ func composeOptions(c *cli.Context) (assemble.Options, error) {
 		return o, usagef("%v", err)
 	}
 	return o, nil
+}
+
+// hasFlag reports whether the running command has the flag f itself.
+func hasFlag(c *cli.Context, f cli.Flag) bool {
+	for _, g := range c.Command.Flags {
+		if g == f {
+			return true
+		}
+	}
+	return false
 }
 
 // defined reports whether the running command has the flag name.

@@ -231,9 +231,11 @@ func (r *runner) read(dps iter.Seq2[Datapoint, error], jobs, order chan<- job, w
 		if j.skip || j.err != nil {
 			continue
 		}
+		r.snaps.expect(j.d.SnapshotName())
 		select {
 		case jobs <- j:
 		case <-r.ctx.Done():
+			r.snaps.unexpect(j.d.SnapshotName())
 			return nil
 		}
 	}
@@ -299,9 +301,10 @@ func (r *runner) answer(j job) (res Result) {
 		}
 	}()
 	if err := r.ctx.Err(); err != nil {
+		r.snaps.unexpect(d.SnapshotName())
 		return fail(err)
 	}
-	o, opened, err := r.snaps.acquire(r.ctx, d)
+	o, opened, err := r.snaps.acquire(r.ctx, j.i, d)
 	if opened {
 		r.count(o)
 	}

@@ -9,16 +9,19 @@ import (
 
 // snapCache keeps the answerers of the snapshots in use, opening each once however
 // many workers ask for it at the same time, and keeps up to idleMax unused ones open
-// (least recently used first out) for datapoints of the same snapshot that follow
-// (Run keeps one: datapoints of a snapshot usually come together).
+// (never one that a datapoint handed to a worker still needs, then the one whose
+// latest datapoint comes first in the input: a snapshot whose last datapoint finished
+// late is not kept over the one the next datapoints need) for datapoints of the same snapshot that follow (Run keeps
+// one: datapoints of a snapshot usually come together).
 type snapCache struct {
 	method  Method
 	src     workspace.Source
 	idleMax int
 
-	mu   sync.Mutex
-	m    map[string]*opening
-	idle []string // names of entries with no user, least recently used first
+	mu      sync.Mutex
+	m       map[string]*opening
+	idle    []string       // names of entries with no user
+	pending map[string]int // datapoints handed to workers that have not acquired yet, by snapshot
 }
 
 // opening is one snapshot's answerer, being opened or open.
@@ -28,21 +31,48 @@ type opening struct {
 	ans       Answerer
 	err       error
 	users     int
+	last      int  // input index of the latest datapoint that acquired it
 	sharedLSA bool // opened with its repository's shared LSA model
 }
 
 func newSnapCache(m Method, src workspace.Source, idleMax int) *snapCache {
-	return &snapCache{method: m, src: src, idleMax: max(idleMax, 0), m: map[string]*opening{}}
+	return &snapCache{method: m, src: src, idleMax: max(idleMax, 0), m: map[string]*opening{}, pending: map[string]int{}}
 }
 
-// acquire returns the opening of d's snapshot with its answerer ready, opening it
+// expect records that a datapoint of snapshot name is on its way to a worker: until it
+// acquires (or gives up, see unexpect), an idle opening of name is not closed.
+func (c *snapCache) expect(name string) {
+	c.mu.Lock()
+	c.pending[name]++
+	c.mu.Unlock()
+}
+
+// unexpect withdraws an expect whose datapoint will not acquire.
+func (c *snapCache) unexpect(name string) {
+	c.mu.Lock()
+	c.done(name)
+	c.mu.Unlock()
+}
+
+// done counts down name's pending datapoints (c.mu held).
+func (c *snapCache) done(name string) {
+	if c.pending[name] <= 1 {
+		delete(c.pending, name)
+	} else {
+		c.pending[name]--
+	}
+}
+
+// acquire returns the opening of d's snapshot (d is the input's datapoint i) with its answerer ready, opening it
 // if needed; opened reports whether this call opened it (for statistics). Each
 // acquire that returns no error must be paired with a release of the opening.
-func (c *snapCache) acquire(ctx context.Context, d *Datapoint) (o *opening, opened bool, err error) {
+func (c *snapCache) acquire(ctx context.Context, i int, d *Datapoint) (o *opening, opened bool, err error) {
 	name := d.SnapshotName()
 	c.mu.Lock()
+	c.done(name)
 	if o = c.m[name]; o != nil {
 		o.users++
+		o.last = max(o.last, i)
 		c.unidle(name)
 		c.mu.Unlock()
 		select {
@@ -58,7 +88,7 @@ func (c *snapCache) acquire(ctx context.Context, d *Datapoint) (o *opening, open
 		}
 		return o, false, nil
 	}
-	o = &opening{name: name, ready: make(chan struct{}), users: 1}
+	o = &opening{name: name, ready: make(chan struct{}), users: 1, last: i}
 	c.m[name] = o
 	c.mu.Unlock()
 	snap, err := c.src.Open(name)
@@ -79,7 +109,8 @@ func (c *snapCache) acquire(ctx context.Context, d *Datapoint) (o *opening, open
 
 // release ends one use of o. An opening that failed is forgotten with its last user,
 // so that a later datapoint tries again (e.g. after a cancelled build); an open one
-// joins the idle list, whose oldest entries beyond idleMax are closed.
+// joins the idle list, whose entries beyond idleMax are closed, those whose latest
+// datapoint comes first in the input first.
 func (c *snapCache) release(o *opening) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -94,9 +125,25 @@ func (c *snapCache) release(o *opening) {
 		return
 	}
 	c.idle = append(c.idle, o.name)
-	for len(c.idle) > c.idleMax {
-		old := c.idle[0]
-		c.idle = c.idle[1:]
+	// Idle openings that a datapoint on its way to a worker needs are kept beyond
+	// idleMax (they will be acquired soon, leaving the list); of the others, those
+	// whose latest datapoint came first go first.
+	for {
+		k, free := -1, 0
+		for i, n := range c.idle {
+			if c.pending[n] > 0 {
+				continue
+			}
+			free++
+			if k < 0 || c.m[n].last < c.m[c.idle[k]].last {
+				k = i
+			}
+		}
+		if free <= c.idleMax {
+			return
+		}
+		old := c.idle[k]
+		c.idle = append(c.idle[:k], c.idle[k+1:]...)
 		if e := c.m[old]; e != nil {
 			delete(c.m, old)
 			e.ans.Close()

@@ -322,6 +322,7 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 	}
 	var files []sourceFile
 	skipped := 0
+	hasher, _ := snap.(Hasher)
 	paths := snap.Paths()
 	sort.Strings(paths)
 	for i, p := range paths {
@@ -339,12 +340,29 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 			logf("skip %s/%s: %v", snap.Name(), p, err)
 			continue
 		}
-		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sha256.Sum256(raw), snap: snap})
+		sum, ok := [32]byte{}, false
+		if hasher != nil {
+			sum, ok = hasher.SHA256(p)
+		}
+		if !ok {
+			sum = sha256.Sum256(raw)
+		}
+		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sum, snap: snap})
 	}
 	if rs != nil && skipped == 0 {
 		rs.put(mk, encodeManifest(files))
 	}
 	return manifestKey(snap, opts, files), files, skipped, nil
+}
+
+// Hasher is an optional interface of a [Snapshot] that already knows the SHA-256 of
+// its files' raw bytes, such as an in-memory snapshot that hashed each file once when
+// it stored it: [Open] and [Update] then take a listed file's hash from SHA256 instead
+// of hashing its bytes again (on a 1,000-file repository, about 10 MB hashed per view).
+// SHA256 must return the digest of exactly the bytes ReadFile returns for path, and ok
+// false for a path it has no hash of (that file is hashed as usual).
+type Hasher interface {
+	SHA256(path string) (sum [32]byte, ok bool)
 }
 
 // grammarVersions names the registered grammars and their versions.

@@ -194,7 +194,7 @@ func (w *Workspace) Status() Status {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st := Status{Name: w.name, Root: w.root, Repo: w.repo, Updates: w.updates, LastUpdate: w.last.Time,
-		LastUpdateMS: float64((w.last.Walk+w.last.View).Microseconds()) / 1000, Pending: len(w.pending) + w.inflight, Watch: "polling"}
+		LastUpdateMS: float64((w.last.Walk + w.last.View).Microseconds()) / 1000, Pending: len(w.pending) + w.inflight, Watch: "polling"}
 	if w.cur != nil {
 		st.Files, st.Chunks = w.cur.repo.Stats().Files, w.cur.repo.Stats().Chunks
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/repoctx/repoctx"
 )
 
 // sampleRepo is a small Kotlin repository of the test data.
@@ -636,6 +639,27 @@ func TestRelPath(t *testing.T) {
 		}
 		if err != nil || got != c.want {
 			t.Errorf("RelPath(%q) = %q, %v; want %q", c.p, got, err, c.want)
+		}
+	}
+}
+
+// TestOpenAPIFields checks that docs/openapi.yaml names every JSON field of the API's
+// types.
+func TestOpenAPIFields(t *testing.T) {
+	doc, err := os.ReadFile("../docs/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{ContextRequest{}, RequestOptions{}, ContextResponse{}, Status{}, ErrorResponse{}, repoctx.Part{}} {
+		rt := reflect.TypeOf(v)
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !strings.Contains(string(doc), "\n        "+name+":") {
+				t.Errorf("docs/openapi.yaml does not describe %s.%s (%q)", rt.Name(), rt.Field(i).Name, name)
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,77 +22,80 @@ import (
 )
 
 // BenchmarkServe measures `repoctx serve` on the repository in $REPOCTX_BENCH_REPO
-// (the issue's is the first 1,000 Kotlin files of ktorio/ktor at ef92e55), copied to
-// a temporary folder, over HTTP on a loopback listener:
+// (the issue's is the first 1,000 Kotlin files of ktorio/ktor at ef92e55) over HTTP on
+// a loopback listener:
 //
-//   - first-view: the first view with an empty cache and with the cache warm (a
-//     restart);
+//   - first-view: the first view with an empty cache (cold-ms), and again in the same
+//     process (reopen-ms: the repository's index is still in memory);
 //   - context: POST /v1/context latency over 500 random holes (a random line of a
 //     random file, cut at a random column), hybrid retrieval with the built-in LSA,
-//     planner off and plan_window 8000 (characters/3.5), reported as p50-ms and
-//     p95-ms;
-//   - update: a file saved with a new function, then the time until a hole calling
-//     it gets the function's definition (polling POST /v1/context), and the time the
-//     view update took, medians of 20 saves.
+//     planner off and plan_window 8000 (characters/3.5): p50-ms, p95-ms, max-ms, and
+//     the process's CPU time per request (cpu-ms/req, client included when the server
+//     runs in-process);
+//   - update: 20 saves of a file with a new function each; seen-ms is the median time
+//     from the write until a hole calling the function gets its definition (polling
+//     POST /v1/context every 2 ms), update-ms the median of the server's own time
+//     for the update (walk + view, GET /v1/status's last_update_ms).
 //
-// $REPOCTX_BENCH_MODEL names a model folder (e.g. testdata/models/tiny-bert) to run
-// the update with a model instead of LSA. Peak RSS (peak-MB) is the whole test
-// process's, client included. Run:
+// The server runs in the test process on a copy of the repository, unless
+// $REPOCTX_BENCH_URL names a running `repoctx serve` of $REPOCTX_BENCH_REPO itself
+// (its file is edited and restored): scripts/serve-bench.sh does that and reads the
+// server's peak RSS. $REPOCTX_BENCH_MODEL names a model folder (e.g.
+// testdata/models/tiny-bert) for an in-process server embedding with it. Run:
 //
 //	REPOCTX_BENCH_REPO=/tmp/ktor1k go test ./serve/ -run '^$' -bench Serve -benchtime 1x
 func BenchmarkServe(b *testing.B) {
 	root, paths := benchrepo.Paths(b)
-	dir := benchrepo.Subset(b, root, paths, len(paths))
-	cache := b.TempDir()
-	cfg := DefaultConfig()
-	cfg.Workspace.CacheDir = cache
-	if m := os.Getenv("REPOCTX_BENCH_MODEL"); m != "" {
-		emb, err := hugot.New(m, hugot.Options{})
+	base := os.Getenv("REPOCTX_BENCH_URL")
+	dir := root
+	if base == "" {
+		dir = benchrepo.Subset(b, root, paths, len(paths))
+		cfg := DefaultConfig()
+		cfg.Workspace.CacheDir = b.TempDir()
+		if m := os.Getenv("REPOCTX_BENCH_MODEL"); m != "" {
+			emb, err := hugot.New(m, hugot.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer emb.Close()
+			cfg.Workspace.Dense, cfg.Workspace.Embedder = retrieve.DenseModel, emb
+		}
+		// The first view with an empty cache, then again in the same process.
+		var srv *Server
+		var firstMS [2]int64
+		for i := range firstMS {
+			if srv != nil {
+				srv.Close()
+			}
+			t := time.Now()
+			var err error
+			if srv, err = New(context.Background(), []Folder{{Dir: dir}}, cfg); err != nil {
+				b.Fatal(err)
+			}
+			firstMS[i] = time.Since(t).Milliseconds()
+		}
+		defer srv.Close()
+		b.Run("first-view", func(b *testing.B) {
+			b.ReportMetric(float64(firstMS[0]), "cold-ms")
+			b.ReportMetric(float64(firstMS[1]), "reopen-ms")
+			st := srv.ws[0].Status()
+			b.ReportMetric(float64(st.Files), "files")
+			b.ReportMetric(float64(st.Chunks), "chunks")
+		})
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer emb.Close()
-		cfg.Workspace.Dense, cfg.Workspace.Embedder = retrieve.DenseModel, emb
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go srv.Serve(ctx, ln)
+		base = "http://" + ln.Addr().String()
 	}
-	updates := make(chan Update, 100)
-	cfg.OnUpdate = func(u Update) { updates <- u }
-	// The first view with an empty cache, then again in the same process (the
-	// repository's corpus is still in memory).
-	var srv *Server
-	var firstMS [2]int64
-	for i := range firstMS {
-		if srv != nil {
-			srv.Close()
-		}
-		t := time.Now()
-		var err error
-		if srv, err = New(context.Background(), []Folder{{Dir: dir}}, cfg); err != nil {
-			b.Fatal(err)
-		}
-		<-updates
-		firstMS[i] = time.Since(t).Milliseconds()
-	}
-	b.Run("first-view", func(b *testing.B) {
-		b.ReportMetric(float64(firstMS[0]), "cold-ms")
-		b.ReportMetric(float64(firstMS[1]), "reopen-ms")
-		st := srv.ws[0].Status()
-		b.ReportMetric(float64(st.Files), "files")
-		b.ReportMetric(float64(st.Chunks), "chunks")
-	})
-	defer srv.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go srv.Serve(ctx, ln)
-	url := "http://" + ln.Addr().String() + "/v1/context"
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	post := func(body any) (ContextResponse, time.Duration) {
 		raw, _ := json.Marshal(body)
 		t := time.Now()
-		resp, err := client.Post(url, "application/json", bytes.NewReader(raw))
+		resp, err := client.Post(base+"/v1/context", "application/json", bytes.NewReader(raw))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -103,6 +107,18 @@ func BenchmarkServe(b *testing.B) {
 			b.Fatalf("status %d: %v", resp.StatusCode, err)
 		}
 		return out, d
+	}
+	status := func() Status {
+		resp, err := client.Get(base + "/v1/status")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var st StatusResponse
+		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || len(st.Workspaces) != 1 {
+			b.Fatalf("status: %v", err)
+		}
+		return st.Workspaces[0]
 	}
 	// 500 random holes, the same for both settings.
 	rng := rand.New(rand.NewPCG(13, 13))
@@ -128,6 +144,7 @@ func BenchmarkServe(b *testing.B) {
 	for _, window := range []int{0, 8000} {
 		b.Run(fmt.Sprintf("context/plan_window=%d", window), func(b *testing.B) {
 			var lat []time.Duration
+			cpu0 := cpuTime()
 			for range b.N {
 				lat = lat[:0]
 				for _, h := range holes {
@@ -139,27 +156,34 @@ func BenchmarkServe(b *testing.B) {
 					lat = append(lat, d)
 				}
 			}
+			cpu := cpuTime() - cpu0
 			slices.Sort(lat)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 			b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N*len(holes)), "cpu-ms/req")
 		})
 	}
 	b.Run("update", func(b *testing.B) {
-		target := paths[len(paths)/2]
-		orig, err := os.ReadFile(filepath.Join(dir, target))
+		target := filepath.Join(dir, paths[len(paths)/2])
+		orig, err := os.ReadFile(target)
 		if err != nil {
 			b.Fatal(err)
 		}
-		var seen, upd, view []time.Duration
+		defer func() {
+			os.WriteFile(target, orig, 0o644)
+			deadline := time.Now().Add(10 * time.Second)
+			for status().Pending > 0 && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		var seen, upd []time.Duration
 		for i := range 20 * b.N {
 			name := fmt.Sprintf("repoctxProbe%dValue", i)
 			src := append(slices.Clip(orig), fmt.Sprintf("\nfun %s(seed: Int): Int = seed * %d\n", name, i+2)...)
-			for len(updates) > 0 {
-				<-updates
-			}
+			before := status().Updates
 			t := time.Now()
-			if err := os.WriteFile(filepath.Join(dir, target), src, 0o644); err != nil {
+			if err := os.WriteFile(target, src, 0o644); err != nil {
 				b.Fatal(err)
 			}
 			caller := map[string]any{"path": paths[0], "prefix": "fun probe() {\n    val x = " + name + "(", "suffix": ")\n}\n"}
@@ -174,12 +198,13 @@ func BenchmarkServe(b *testing.B) {
 				time.Sleep(2 * time.Millisecond)
 			}
 			seen = append(seen, time.Since(t))
-			select {
-			case u := <-updates:
-				upd = append(upd, u.Walk+u.View)
-				view = append(view, u.View)
-			case <-time.After(10 * time.Second):
-				b.Fatal("no update reported")
+			for {
+				st := status()
+				if st.Updates > before && st.Pending == 0 {
+					upd = append(upd, time.Duration(st.LastUpdateMS*float64(time.Millisecond)))
+					break
+				}
+				time.Sleep(2 * time.Millisecond)
 			}
 		}
 		med := func(d []time.Duration) float64 {
@@ -187,8 +212,15 @@ func BenchmarkServe(b *testing.B) {
 			return float64(d[len(d)/2].Microseconds()) / 1000
 		}
 		b.ReportMetric(med(seen), "seen-ms")
+		b.ReportMetric(float64(seen[len(seen)-1].Microseconds())/1000, "seen-max-ms")
 		b.ReportMetric(med(upd), "update-ms")
-		b.ReportMetric(med(view), "view-ms")
 		b.ReportMetric(float64(benchrepo.PeakRSSMB()), "peak-MB")
 	})
+}
+
+// cpuTime returns the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -82,6 +83,13 @@ type Options struct {
 	Extra []Snapshot
 	// Log, if not nil, receives one line per skipped or lossily decoded file.
 	Log io.Writer
+	// DeferFlush leaves the store records Open makes (the chunks, symbols and vectors
+	// of new file versions) in memory, where every later Open of the process finds
+	// them, instead of writing them as a new segment file when Open ends; the next
+	// Open without it, or [Store.Flush], writes them. A process that opens a view per
+	// edit (repoctx serve) sets it so that each edit does not leave a segment file (and
+	// an open file) behind.
+	DeferFlush bool
 }
 
 // DefaultOptions returns the defaults: structural chunking with the chunker's
@@ -290,7 +298,9 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 			last = c.Path
 		}
 	}
-	if err := rep.rs.flush(); err != nil {
+	if opts.DeferFlush {
+		// Written by a later Open or Store.Flush.
+	} else if err := rep.rs.flush(); err != nil {
 		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
 	}
 	r := &Repo{snap: snap, ix: ix, stats: *st, rep: rep}
@@ -541,6 +551,8 @@ type repository struct {
 	trunc map[string]map[int32]bool      // model ID -> ordinals whose text was truncated
 	fits  map[string]*retrieve.LSA       // view key -> its LSA model
 	users int
+	// forgotten: dropped from the registry by Forget (registry's lock).
+	forgotten bool
 }
 
 // corpusFile is one file version in the corpus.
@@ -587,13 +599,40 @@ func acquireRepository(opts Options) (*repository, error) {
 	return rep, nil
 }
 
+// Forget drops this process's in-memory index of the repository opts.Repo (under opts'
+// cache directory and chunk settings; nothing when opts.Repo is ""): the next [Open]
+// makes a new one from the store, holding only the file versions it needs, while the
+// views open now keep the old one until they are closed. The in-memory index keeps
+// every file version any view held (chunks are never removed), so a long-lived process
+// whose files keep changing (repoctx serve) forgets it now and then. The store is not
+// touched.
+func Forget(opts Options) {
+	if opts.Repo == "" {
+		return
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = DefaultCacheDir()
+	}
+	if opts.Strategy == "" {
+		opts.Strategy = chunker.StrategyStructural
+	}
+	regKey := OpenStore(opts.CacheDir).dir + "\x00" + opts.Repo + "\x00" + opts.Chunk.Key(opts.Strategy)
+	registry.Lock()
+	defer registry.Unlock()
+	if rep := registry.m[regKey]; rep != nil {
+		rep.forgotten = true
+		delete(registry.m, regKey)
+		registry.idle = slices.DeleteFunc(registry.idle, func(k string) bool { return k == regKey })
+	}
+}
+
 // release ends one use of the repository; unused repositories beyond keepRepositories
 // are dropped from memory (their store records stay).
 func (rep *repository) release() {
 	registry.Lock()
 	defer registry.Unlock()
 	rep.users--
-	if rep.users > 0 {
+	if rep.users > 0 || rep.forgotten {
 		return
 	}
 	registry.idle = append(registry.idle, rep.regKey)

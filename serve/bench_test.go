@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -41,7 +42,8 @@ import (
 // $REPOCTX_BENCH_URL names a running `repoctx serve` of $REPOCTX_BENCH_REPO itself
 // (its file is edited and restored): scripts/serve-bench.sh does that and reads the
 // server's peak RSS. $REPOCTX_BENCH_MODEL names a model folder (e.g.
-// testdata/models/tiny-bert) for an in-process server embedding with it. Run:
+// testdata/models/tiny-bert) for an in-process server embedding with it;
+// $REPOCTX_BENCH_LOG=1 shows the server's log. Run:
 //
 //	REPOCTX_BENCH_REPO=/tmp/ktor1k go test ./serve/ -run '^$' -bench Serve -benchtime 1x
 func BenchmarkServe(b *testing.B) {
@@ -52,6 +54,9 @@ func BenchmarkServe(b *testing.B) {
 		dir = benchrepo.Subset(b, root, paths, len(paths))
 		cfg := DefaultConfig()
 		cfg.Workspace.CacheDir = b.TempDir()
+		if os.Getenv("REPOCTX_BENCH_LOG") != "" {
+			cfg.Log = os.Stderr
+		}
 		if m := os.Getenv("REPOCTX_BENCH_MODEL"); m != "" {
 			emb, err := hugot.New(m, hugot.Options{})
 			if err != nil {
@@ -178,6 +183,10 @@ func BenchmarkServe(b *testing.B) {
 			}
 		}()
 		var seen, upd []time.Duration
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.GC() // twice: pools keep objects one collection more
+		runtime.ReadMemStats(&m0)
 		for range 20 * b.N {
 			probes++ // a new name each save, across runs: each save is a new file version
 			i := probes
@@ -209,6 +218,9 @@ func BenchmarkServe(b *testing.B) {
 				time.Sleep(2 * time.Millisecond)
 			}
 		}
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
 		med := func(d []time.Duration) float64 {
 			slices.Sort(d)
 			return float64(d[len(d)/2].Microseconds()) / 1000
@@ -217,6 +229,13 @@ func BenchmarkServe(b *testing.B) {
 		b.ReportMetric(float64(seen[len(seen)-1].Microseconds())/1000, "seen-max-ms")
 		b.ReportMetric(med(upd), "update-ms")
 		b.ReportMetric(float64(benchrepo.PeakRSSMB()), "peak-MB")
+		if os.Getenv("REPOCTX_BENCH_URL") == "" {
+			// The live heap before and after the saves: each file version's chunks,
+			// vectors and symbols stay in the in-memory index until it is made again
+			// (see compactAfter).
+			b.ReportMetric(float64(m0.HeapAlloc)/(1<<20), "heap0-MB")
+			b.ReportMetric(float64(m1.HeapAlloc)/(1<<20), "heap1-MB")
+		}
 	})
 }
 

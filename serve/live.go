@@ -106,6 +106,8 @@ type Workspace struct {
 	lastNote time.Time
 	inflight int
 	updates  int
+	churn    int       // chunks of file versions added to the in-memory index since it was made
+	flushed  time.Time // when the store was last written
 	last     Update
 	fsw      *fsnotify.Watcher // nil when polling
 	watched  map[string]bool   // folders fsw watches
@@ -162,6 +164,10 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, logf func(string,
 	w.opts.Repo = w.repo
 	w.opts.RepoLSA = true // one model per repository: an edit embeds its new chunks only
 	w.opts.Symbols = true
+	w.opts.DeferFlush = true // the store is written every flushEvery, not once per edit
+	if w.opts.CacheDir == "" {
+		w.opts.CacheDir = workspace.DefaultCacheDir()
+	}
 	if cfg.Watch != WatchPoll {
 		if fw, err := fsnotify.NewWatcher(); err != nil {
 			w.logf("cannot watch the folder (%v): polling every %v instead", err, cfg.PollInterval)
@@ -359,10 +365,31 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 	if err != nil {
 		return false, err
 	}
+	if !first {
+		w.churn += changedChunks(repo, sc.files, cur)
+		if w.churn > compactAfter*len(repo.Index().Chunks()) {
+			// The in-memory index holds as many chunks of old file versions as the view
+			// has: make a new one from the store (requests go on with the old one).
+			t := time.Now()
+			workspace.Forget(w.opts)
+			fresh, err := workspace.Open(ctx, newMemSnapshot(w.name, next), w.opts)
+			if err != nil {
+				repo.Close()
+				return false, err
+			}
+			repo.Close()
+			repo = fresh
+			w.logf("dropped %d chunks of old file versions from memory (the index was made again from the store in %.0f ms)", w.churn, ms(time.Since(t)))
+			w.churn = 0
+		}
+	}
 	u.View = time.Since(t1)
 	st := repo.Stats()
 	u.Files, u.Chunks, u.Chunked, u.Embedded = st.Files, st.Chunks, st.Chunked, repo.Index().DenseInfo().Embedded
 	w.swap(repo)
+	if first || time.Since(w.flushed) > flushEvery {
+		w.flush()
+	}
 	u.Time = time.Now()
 	w.mu.Lock()
 	w.files = next
@@ -383,6 +410,34 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// flushEvery is how often the store records of edits are written (a killed server
+// loses at most that much: it is recomputed at the next start).
+const flushEvery = time.Minute
+
+// compactAfter: the in-memory index is made again once the chunks of old file versions
+// it holds are this many times the view's.
+var compactAfter = 1
+
+// flush writes the store records of the edits so far.
+func (w *Workspace) flush() {
+	if err := workspace.OpenStore(w.opts.CacheDir).Flush(); err != nil {
+		w.logf("warning: cache write failed (%v); a restart recomputes what was lost", err)
+	}
+	w.flushed = time.Now()
+}
+
+// changedChunks counts the chunks in repo of the files of sc that are new or changed
+// against cur: what the update added to the in-memory index.
+func changedChunks(repo *workspace.Repo, found, cur map[string]*memFile) int {
+	n := 0
+	for _, c := range repo.Index().Chunks() {
+		if f := found[c.Path]; f != nil && (cur[c.Path] == nil || cur[c.Path].sum != f.sum) {
+			n++
+		}
+	}
+	return n
+}
+
 // Close stops watching and closes the view once its requests end.
 func (w *Workspace) Close() error {
 	w.mu.Lock()
@@ -397,6 +452,7 @@ func (w *Workspace) Close() error {
 	}
 	w.shut()
 	w.wg.Wait()
+	w.flush()
 	w.mu.Lock()
 	v := w.cur
 	w.cur = nil

@@ -663,3 +663,27 @@ func TestOpenAPIFields(t *testing.T) {
 		}
 	}
 }
+
+// TestCompaction edits one file until the in-memory index holds as many chunks of old
+// versions as the view: it is made again from the store, and answers stay right.
+func TestCompaction(t *testing.T) {
+	dir := sampleWorkspace(t)
+	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.Debounce = time.Millisecond })
+	chunks := ts.status(t).Workspaces[0].Chunks
+	var body strings.Builder
+	body.WriteString("package com.acme.tracker.util\n\n")
+	for i := range 20 {
+		fmt.Fprintf(&body, "fun compactHelper%d(x: Int): Int {\n    val y = x * %d\n    return y + 1\n}\n\n", i, i)
+	}
+	for round := 0; !strings.Contains(ts.log.String(), "dropped"); round++ {
+		if round > 2*chunks {
+			t.Fatalf("no compaction after %d edits:\n%s", round, ts.log.String())
+		}
+		write(t, dir, utilDir+"/Compact.kt", body.String()+fmt.Sprintf("fun compactRound() = %d\n", round))
+		ts.settle(t, round+2)
+	}
+	write(t, dir, utilDir+"/Compact.kt", body.String()+"fun compactRound() = 12345\n")
+	waitFor(t, "the edit after the compaction", func() bool {
+		return strings.Contains(ts.context(t, caller("compactRound")).Context, "fun compactRound() = 12345")
+	})
+}

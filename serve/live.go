@@ -367,7 +367,7 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 	}
 	if !first {
 		w.churn += changedChunks(repo, sc.files, cur)
-		if w.churn > compactAfter*len(repo.Index().Chunks()) {
+		if w.churn > max(compactMin, compactAfter*len(repo.Index().Chunks())) {
 			// The in-memory index holds as many chunks of old file versions as the view
 			// has: make a new one from the store (requests go on with the old one).
 			t := time.Now()
@@ -417,6 +417,10 @@ const flushEvery = time.Minute
 // compactAfter: the in-memory index is made again once the chunks of old file versions
 // it holds are this many times the view's.
 var compactAfter = 1
+
+// compactMin is the fewest chunks of old file versions worth a new index (a small
+// workspace's take little memory).
+var compactMin = 5000
 
 // flush writes the store records of the edits so far.
 func (w *Workspace) flush() {

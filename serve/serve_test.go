@@ -667,6 +667,9 @@ func TestOpenAPIFields(t *testing.T) {
 // TestCompaction edits one file until the in-memory index holds as many chunks of old
 // versions as the view: it is made again from the store, and answers stay right.
 func TestCompaction(t *testing.T) {
+	old := compactMin
+	compactMin = 0
+	t.Cleanup(func() { compactMin = old })
 	dir := sampleWorkspace(t)
 	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.Debounce = time.Millisecond })
 	chunks := ts.status(t).Workspaces[0].Chunks

@@ -150,6 +150,8 @@ func BenchmarkServe(b *testing.B) {
 		b.Run(fmt.Sprintf("context/plan_window=%d", window), func(b *testing.B) {
 			var lat []time.Duration
 			cpu0 := cpuTime()
+			var ms0, ms1 runtime.MemStats
+			runtime.ReadMemStats(&ms0)
 			for range b.N {
 				lat = lat[:0]
 				for _, h := range holes {
@@ -162,11 +164,14 @@ func BenchmarkServe(b *testing.B) {
 				}
 			}
 			cpu := cpuTime() - cpu0
+			runtime.ReadMemStats(&ms1)
 			slices.Sort(lat)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 			b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N*len(holes)), "cpu-ms/req")
+			b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/1024/float64(b.N*len(holes)), "alloc-KB/req")
+			b.ReportMetric(float64(ms1.NumGC-ms0.NumGC), "GCs")
 		})
 	}
 	b.Run("update", func(b *testing.B) {

@@ -15,6 +15,7 @@ trap '[ -n "$pid" ] && kill -TERM $pid 2>/dev/null; rm -rf "$work"' EXIT
 go build -o "$work/repoctx" ./cmd/repoctx
 cp -r "$repo" "$work/repo"
 start() {
+	rm -f "$work/out"
 	t0=$(date +%s.%N)
 	"$work/repoctx" serve --addr 127.0.0.1:0 --cache-dir "$work/cache" "$@" "$work/repo" >"$work/out" 2>>"$work/log" &
 	pid=$!
@@ -36,6 +37,7 @@ stop
 echo "restart, warm cache:"
 start "$@"
 url=$(sed -n 's/listening on //p' "$work/out")
+[ -n "$url" ] || { echo "no server address"; exit 1; }
 REPOCTX_BENCH_REPO="$work/repo" REPOCTX_BENCH_URL="$url" go test ./serve/ -run '^$' -bench Serve -benchtime 1x -count "${COUNT:-1}"
 stop
 echo "server log:"

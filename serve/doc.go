@@ -38,4 +38,10 @@
 // the whole folder again, as does a burst of more than 256 changed paths. When the
 // system refuses more watches (inotify's ENOSPC) the workspace says so once and
 // polls instead: it stats the files and folders it knows every PollInterval.
+//
+// A long-lived server must not grow with every save: the store records of edits are
+// written once a minute (workspace.Options.DeferFlush), not as one segment file per
+// edit, and once the in-memory index holds more chunks of old file versions than the
+// view (and at least 5,000) it is made again from the store (workspace.Forget) while
+// requests go on with the old one.
 package serve

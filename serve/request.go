@@ -115,7 +115,7 @@ func decodeRequest(r io.Reader, req *ContextRequest) error {
 		}
 		return fmt.Errorf("%s must be a JSON %s, not a JSON %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return fmt.Errorf("unknown field %s (request fields: %s; options: see GET /v1/status's docs or docs/openapi.yaml)", strings.TrimPrefix(err.Error(), "json: unknown field "), requestFields)
+		return fmt.Errorf("unknown field %s (request fields: %s; options: see docs/openapi.yaml)", strings.TrimPrefix(err.Error(), "json: unknown field "), requestFields)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("bad JSON: the body ends before the object does")
 	}

@@ -51,7 +51,8 @@ fuzz: $(GRAMMAR)
 #   bench-pipelines.txt whole runs over ../shared/data/dev, PCOUNT runs each: predict cold and
 #                       warm, the same pipeline rebuilt per datapoint, the seed's flow
 #   bench-growth.txt    only with BENCH_REPO=<checkout>: index cost against repository size,
-#                       warm query latency (p50/p95) on 1,000 of its files
+#                       warm query latency (p50/p95) on 1,000 of its files, repoctx serve over
+#                       HTTP (latency, update after a save; scripts/serve-bench.sh: as a process)
 BENCH_REPO ?=
 PCOUNT     ?= 3
 bench: $(GRAMMAR)
@@ -60,6 +61,7 @@ bench: $(GRAMMAR)
 	@if [ -n "$(BENCH_REPO)" ]; then \
 		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./workspace | tee bench-growth.txt; \
 		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=ComposeWarm -benchtime=500x -count=$(PCOUNT) ./assemble | tee -a bench-growth.txt; \
+		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=Serve -benchtime=1x -count=$(PCOUNT) ./serve | tee -a bench-growth.txt; \
 	fi
 	@echo; echo "== summary (medians) =="
 	$(GO) tool benchstat bench.txt

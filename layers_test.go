@@ -15,7 +15,7 @@ import (
 // README's "Layout" documents:
 //
 //	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens ← chunker, complete ← symbols, retrieve ←
-//	retrieve/hugot ← workspace ← assemble ← batch ← dataset ← dataset/fromgit, eval ←
+//	retrieve/hugot ← workspace ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ←
 //	cmd/repoctx
 var layers = map[string]int{
 	".":                        0,
@@ -36,6 +36,7 @@ var layers = map[string]int{
 	"workspace":                6,
 	"assemble":                 7,
 	"batch":                    8,
+	"serve":                    9,
 	"dataset":                  9,
 	"dataset/fromgit":          10,
 	"eval":                     10,

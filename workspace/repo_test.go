@@ -121,3 +121,52 @@ func assertNoTemps(t *testing.T, dir string) {
 		return nil
 	})
 }
+
+// TestForgetAndDeferFlush: with DeferFlush, views write no segment until Store.Flush;
+// after Forget the next view comes from a new in-memory index (read from the store),
+// the same as before, while the view opened earlier keeps working.
+func TestForgetAndDeferFlush(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	snap, err := OpenDir(dir, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{CacheDir: t.TempDir(), Repo: "x/forget", RepoLSA: true, Symbols: true, DeferFlush: true}
+	segments := func() int {
+		m, _ := filepath.Glob(filepath.Join(OpenStore(opts.CacheDir).repoDir(opts.Repo), "*"+segExt))
+		return len(m)
+	}
+	a, err := Open(context.Background(), snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if n := segments(); n != 0 {
+		t.Fatalf("%d segments written with DeferFlush", n)
+	}
+	if err := OpenStore(opts.CacheDir).Flush(); err != nil || segments() != 1 {
+		t.Fatalf("Flush: %v, %d segments, want 1", err, segments())
+	}
+	Forget(opts)
+	b, err := Open(context.Background(), snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if a.rep == b.rep || b.Stats().Chunked != 0 || b.Stats().Reused != 2 {
+		t.Fatalf("after Forget: same index %v, chunked %d, reused %d; want a new index from the store", a.rep == b.rep, b.Stats().Chunked, b.Stats().Reused)
+	}
+	ha, _ := a.Index().Search(context.Background(), retrieve.Query{Text: "alpha", K: 2, Mode: retrieve.Hybrid})
+	hb, _ := b.Index().Search(context.Background(), retrieve.Query{Text: "alpha", K: 2, Mode: retrieve.Hybrid})
+	if fmt.Sprint(ha) != fmt.Sprint(hb) || len(ha) == 0 {
+		t.Fatalf("hits differ after Forget:\n%v\n%v", ha, hb)
+	}
+	a.Close() // the forgotten index's last view: the registry keeps b's
+	registry.Lock()
+	kept := registry.m[b.rep.regKey] == b.rep
+	registry.Unlock()
+	if !kept {
+		t.Fatal("closing a view of the forgotten index dropped the new one")
+	}
+}

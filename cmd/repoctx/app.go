@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -85,7 +84,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before: startProfiles,
 		After:  stopProfiles,
 		Commands: []*cli.Command{
-			chunkCmd(), indexCmd(), queryCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(), cacheCmd(), mergeCmd(), completeCmd(),
+			chunkCmd(), indexCmd(), queryCmd(), serveCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(), cacheCmd(), mergeCmd(), completeCmd(),
 			versionCmd(),
 		},
 	})
@@ -208,32 +207,24 @@ func queryCmd() *cli.Command {
 		Usage:     "print the context for one completion point in a repository folder",
 		ArgsUsage: "REPO_DIR",
 		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "file", Required: true, Usage: "completion file `path`, relative to REPO_DIR"},
+			&cli.StringFlag{Name: "file", Required: true, Usage: "completion file `path`, relative to REPO_DIR or absolute inside it"},
 			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
-		}, indexFlags()...), append(append(composeFlags()[:10], verboseFlag, repoFlag), walkFlags()...)...),
+		}, indexFlags()...), append(append(append(composeFlags(), cursorFlags()...), verboseFlag, repoFlag), walkFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("query: give one repository folder")
 			}
-			var prefix, suffix []byte
-			var err error
-			if p := c.String("prefix-file"); p != "" {
-				if prefix, err = os.ReadFile(p); err != nil {
-					return err
-				}
-			}
-			if p := c.String("suffix-file"); p != "" {
-				if suffix, err = os.ReadFile(p); err != nil {
-					return err
-				}
-			}
-			if len(prefix) == 0 && len(suffix) == 0 {
-				return usagef("query: give --prefix-file or --suffix-file (both empty)")
+			hole, err := queryHole(c, c.Args().First())
+			if err != nil {
+				return err
 			}
 			copts, err := composeOptions(c)
 			if err != nil {
+				return err
+			}
+			if err := plannerTokens(c, &copts.Plan); err != nil {
 				return err
 			}
 			repo, _, err := openRepo(c, c.Args().First(), !copts.NoDefinitions, false)
@@ -241,7 +232,6 @@ func queryCmd() *cli.Command {
 				return err
 			}
 			defer repo.Close()
-			hole := repoctx.Hole{Path: filepath.ToSlash(c.String("file")), Prefix: string(prefix), Suffix: string(suffix)}
 			ctx, err := assemble.Compose(c.Context, repo, hole, copts)
 			if err != nil {
 				return err
@@ -253,7 +243,12 @@ func queryCmd() *cli.Command {
 				return enc.Encode(struct {
 					Parts   []repoctx.Part `json:"parts"`
 					Context string         `json:"context"`
-				}{ctx.Parts, ctx.Text})
+					Prefix  *string        `json:"prefix,omitempty"` // set when the planner trimmed it
+					Suffix  *string        `json:"suffix,omitempty"`
+				}{ctx.Parts, ctx.Text, ctx.Prefix, ctx.Suffix})
+			}
+			if ctx.Prefix != nil || ctx.Suffix != nil {
+				fmt.Fprintln(c.App.ErrWriter, "repoctx query: the budget planner trimmed the prefix or suffix; --json prints them")
 			}
 			_, err = io.WriteString(c.App.Writer, ctx.Text)
 			return err

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/serve"
+	"github.com/repoctx/repoctx/workspace"
+)
+
+var defServe = serve.DefaultConfig()
+
+// serveCmd is `repoctx serve`: live workspaces answering completion points over HTTP.
+func serveCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "keep workspace folders indexed as they change and answer completion points over HTTP (JSON)",
+		Description: "Indexes each WORKSPACE_DIR once (reusing the cache), watches it and updates the index and the\n" +
+			"symbol table on every change (the ignore rules of chunk and index apply). API (see README and\n" +
+			"docs/openapi.yaml): POST /v1/context {\"path\", \"prefix\", \"suffix\"} or {\"path\", \"text\", \"line\",\n" +
+			"\"column\"} (1-based; column in Unicode code points; or \"offset\" in UTF-8 bytes), optional\n" +
+			"\"workspace\" and \"options\" (top_k, budget, plan_window, ...); GET /v1/status; GET /healthz.\n" +
+			"Only loopback Host names and local Origins are answered. SIGINT or SIGTERM stops it gracefully.",
+		ArgsUsage: "WORKSPACE_DIR...",
+		Flags: append(append(append([]cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7411", Usage: "listen `address` host:port (loopback by default; port 0 picks a free one, printed on standard output)"},
+			&cli.StringSliceFlag{Name: "allow-host", Usage: "also answer requests whose Host header is this `name` (only loopback names are answered otherwise: DNS-rebinding protection)"},
+			&cli.Int64Flag{Name: "max-body-bytes", Value: defServe.MaxBodyBytes, Usage: "largest request body in `bytes` (larger ones get 413)"},
+			&cli.DurationFlag{Name: "debounce", Value: defServe.Debounce, Usage: "how long a folder must be quiet after a change before the index is updated"},
+			&cli.StringFlag{Name: "watch", Value: string(serve.WatchAuto), Usage: "how changes are found: auto (file system events; polling when the system's watch limit is reached) or poll"},
+			&cli.DurationFlag{Name: "poll-interval", Value: defServe.PollInterval, Usage: "how often polling stats the files"},
+			repoFlag,
+		}, indexFlags()...), composeFlags()...), append([]cli.Flag{verboseFlag}, walkFlags()...)...),
+		Action: runServe,
+	}
+}
+
+func runServe(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("serve: give one or more workspace folders")
+	}
+	if c.IsSet("repo") && c.NArg() > 1 {
+		return usagef("serve: --repo names one folder's repository: give one folder with it")
+	}
+	cfg := serve.DefaultConfig()
+	var err error
+	if cfg.Workspace, err = workspaceOptions(c); err != nil {
+		return err
+	}
+	if cfg.Compose, err = composeOptions(c); err != nil {
+		return err
+	}
+	if err := plannerTokens(c, &cfg.Compose.Plan); err != nil {
+		return err
+	}
+	cfg.Walk = walkOptions(c)
+	if c.Bool("verbose") {
+		cfg.Workspace.Log = c.App.ErrWriter
+		cfg.Walk.OnSkip = func(p string, r workspace.SkipReason) { fmt.Fprintf(c.App.ErrWriter, "skip %s: %s\n", p, r) }
+	}
+	cfg.Log = c.App.ErrWriter
+	cfg.AllowHosts = c.StringSlice("allow-host")
+	cfg.MaxBodyBytes, cfg.Debounce, cfg.PollInterval = c.Int64("max-body-bytes"), c.Duration("debounce"), c.Duration("poll-interval")
+	switch m := serve.WatchMode(c.String("watch")); m {
+	case serve.WatchAuto, serve.WatchPoll:
+		cfg.Watch = m
+	default:
+		return usagef("--watch must be auto or poll, not %q", m)
+	}
+	if cfg.MaxBodyBytes <= 0 || cfg.PollInterval <= 0 || cfg.Debounce < 0 {
+		return usagef("--max-body-bytes and --poll-interval must be positive, --debounce not negative")
+	}
+	var folders []serve.Folder
+	for _, dir := range c.Args().Slice() {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usagef("serve: %s is not a folder", dir)
+		}
+		repo := c.String("repo")
+		if repo == "" {
+			repo = folderRepo(dir)
+		}
+		folders = append(folders, serve.Folder{Dir: dir, Repo: repo})
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t := time.Now()
+	srv, err := serve.New(ctx, folders, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // interrupted while indexing
+		}
+		if oe := new(repoctx.OptionError); errors.As(err, &oe) {
+			return usagef("%v", oe)
+		}
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", c.String("addr"))
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			fmt.Fprintf(c.App.ErrWriter, "repoctx serve: warning: listening on %s, not a loopback address: other machines can reach the server (requests must still name a loopback or --allow-host Host)\n", ln.Addr())
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "repoctx serve: %d workspace(s) ready in %.2fs, peak RSS %d MB\n", len(folders), time.Since(t).Seconds(), peakRSSMB())
+	fmt.Fprintf(c.App.Writer, "listening on http://%s\n", ln.Addr())
+	if f, ok := c.App.Writer.(interface{ Sync() error }); ok {
+		f.Sync()
+	}
+	err = srv.Serve(ctx, ln)
+	fmt.Fprintf(c.App.ErrWriter, "repoctx serve: stopped (peak RSS %d MB)\n", peakRSSMB())
+	return err
+}
+
+// Flags of query's cursor mode: the whole completion file on standard input (or
+// --text-file) and the cursor in it.
+var (
+	lineFlag     = &cli.IntFlag{Name: "line", Usage: "cursor `line` (1-based) in the text read from standard input or --text-file (with --column)"}
+	columnFlag   = &cli.IntFlag{Name: "column", Usage: "cursor `column` (1-based, in Unicode code points) on --line"}
+	offsetFlag   = &cli.IntFlag{Name: "offset", Usage: "cursor as a UTF-8 byte `offset` (0-based) in the text, instead of --line and --column"}
+	textFileFlag = &cli.StringFlag{Name: "text-file", Value: "-", Usage: "`file` holding the whole completion file's text for --line/--column or --offset (- for standard input)"}
+)
+
+// cursorFlags are query's cursor flags.
+func cursorFlags() []cli.Flag { return []cli.Flag{lineFlag, columnFlag, offsetFlag, textFileFlag} }
+
+// queryHole reads query's completion point: --file resolved against repoDir (relative
+// to it, or absolute inside it), and the text around the cursor from --prefix-file and
+// --suffix-file, or the whole text (standard input or --text-file) with --line and
+// --column or --offset, the positions `serve` takes.
+func queryHole(c *cli.Context, repoDir string) (repoctx.Hole, error) {
+	var h repoctx.Hole
+	rel, err := serve.RelPath(repoDir, c.String("file"))
+	if err != nil {
+		return h, usagef("--file: %v", err)
+	}
+	h.Path = rel
+	cursor := c.IsSet("line") || c.IsSet("column") || c.IsSet("offset")
+	if !cursor {
+		if c.IsSet("text-file") {
+			return h, usagef("--text-file needs a cursor: --line and --column, or --offset")
+		}
+		var prefix, suffix []byte
+		if p := c.String("prefix-file"); p != "" {
+			if prefix, err = os.ReadFile(p); err != nil {
+				return h, err
+			}
+		}
+		if p := c.String("suffix-file"); p != "" {
+			if suffix, err = os.ReadFile(p); err != nil {
+				return h, err
+			}
+		}
+		if len(prefix) == 0 && len(suffix) == 0 {
+			return h, usagef("query: give --prefix-file or --suffix-file (both empty), or the whole text with --line and --column")
+		}
+		h.Prefix, h.Suffix = string(prefix), string(suffix)
+		return h, nil
+	}
+	switch {
+	case c.IsSet("prefix-file") || c.IsSet("suffix-file"):
+		return h, usagef("query: give --prefix-file/--suffix-file or the whole text with a cursor (--line/--column, --offset), not both")
+	case c.IsSet("offset") && (c.IsSet("line") || c.IsSet("column")):
+		return h, usagef("query: give --line and --column, or --offset, not both")
+	case c.IsSet("line") != c.IsSet("column") && !c.IsSet("offset"):
+		return h, usagef("query: --line and --column go together")
+	}
+	var raw []byte
+	if p := c.String("text-file"); p == "-" {
+		raw, err = io.ReadAll(c.App.Reader)
+	} else {
+		raw, err = os.ReadFile(p)
+	}
+	if err != nil {
+		return h, err
+	}
+	text := string(raw)
+	var off int
+	if c.IsSet("offset") {
+		off, err = c.Int("offset"), serve.CheckOffset(text, c.Int("offset"))
+	} else {
+		off, err = serve.Offset(text, c.Int("line"), c.Int("column"))
+	}
+	if pe := new(serve.PositionError); errors.As(err, &pe) {
+		return h, usagef("--%s: %v", pe.Field, pe)
+	}
+	h.Prefix, h.Suffix = text[:off], text[off:]
+	return h, nil
+}

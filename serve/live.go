@@ -1,0 +1,486 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/repoctx/repoctx/workspace"
+)
+
+// Folder is one workspace folder to serve.
+type Folder struct {
+	// Dir is the folder.
+	Dir string
+	// Repo names the repository its index is kept under in the cache (the name
+	// `repoctx query` and `index` use for the same folder, so that they share the
+	// stored chunks and the LSA model); "" means [DefaultRepo](Dir).
+	Repo string
+}
+
+// DefaultRepo returns the repository name of a folder that `repoctx query` and
+// `index` use by default: "owner/repo" for a folder named "owner__repo-REVISION",
+// else the folder's absolute path.
+func DefaultRepo(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	if id := workspace.RepoID(filepath.Base(abs)); id != filepath.Base(abs) {
+		return id
+	}
+	return abs
+}
+
+// Update describes one change of a workspace's view: what the watcher reported, what
+// the walk found, and what making the new view cost.
+type Update struct {
+	// Workspace is the workspace's name.
+	Workspace string
+	// Time is when the new view was swapped in.
+	Time time.Time
+	// Paths is the number of changed paths (files or folders) the update looked at.
+	Paths int
+	// Added, Changed and Removed count the files of the view that are new, whose
+	// bytes changed, and that are gone (deleted, renamed, newly ignored).
+	Added, Changed, Removed int
+	// Walk is the time spent walking the changed paths (reading and hashing their
+	// files); View the time workspace.Open took to make the new view.
+	Walk, View time.Duration
+	// Files and Chunks are the new view's sizes; Chunked counts the files chunked for
+	// it, Embedded the chunk texts embedded for it (the rest came from memory or the
+	// store).
+	Files, Chunks, Chunked, Embedded int
+}
+
+// Status is the state of one workspace, as GET /v1/status reports it.
+type Status struct {
+	// Name is the folder's base name (what a request's "workspace" may give).
+	Name string `json:"name"`
+	// Root is the folder's absolute path.
+	Root string `json:"root"`
+	// Repo is the repository name its index is kept under.
+	Repo string `json:"repo"`
+	// Files and Chunks are the current view's sizes.
+	Files  int `json:"files"`
+	Chunks int `json:"chunks"`
+	// Updates counts the views made since the server started (the first included).
+	Updates int `json:"updates"`
+	// LastUpdate is when the current view was swapped in; LastUpdateMS is how long
+	// making it took (walk and view, in milliseconds).
+	LastUpdate   time.Time `json:"last_update"`
+	LastUpdateMS float64   `json:"last_update_ms"`
+	// Pending counts the changed paths reported and not yet in the view.
+	Pending int `json:"pending"`
+	// Watch says how changes are found: "fsnotify" or "polling".
+	Watch string `json:"watch"`
+}
+
+// Workspace is one folder kept live: an in-memory snapshot of the files the walker
+// lets through, updated file by file as the folder changes, and the current view
+// (workspace.Open of that snapshot) that answers requests. Its methods are safe for
+// concurrent use.
+type Workspace struct {
+	name, root, repo string
+	cfg              *Config
+	opts             workspace.Options
+	osRoot           *os.Root
+	fsys             fs.FS // osRoot's
+	logf             func(string, ...any)
+
+	mu       sync.Mutex
+	files    map[string]*memFile  // the current files; replaced, never modified, once a view holds it
+	dirs     map[string]time.Time // folders walked into (watched), with their mtimes
+	ignores  map[string]stat      // ignore files read, for polling
+	cur      *view
+	pending  map[string]bool
+	lastNote time.Time
+	inflight int
+	updates  int
+	churn    int       // chunks of file versions added to the in-memory index since it was made
+	flushed  time.Time // when the store was last written
+	last     Update
+	fsw      *fsnotify.Watcher // nil when polling
+	watched  map[string]bool   // folders fsw watches
+
+	wake   chan struct{}
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	closed bool
+}
+
+// wrapFS, if not nil, wraps the folder's file system (tests make files unreadable
+// with it).
+var wrapFS func(fs.FS) fs.FS
+
+// stat is what a stat says of a file, for polling.
+type stat struct {
+	size int64
+	mod  time.Time
+}
+
+// view is one workspace.Repo with the requests using it.
+type view struct {
+	repo    *workspace.Repo
+	refs    int  // requests using it (Workspace.mu)
+	retired bool // replaced: closed when refs drops to 0
+}
+
+// openWorkspace reads the folder, makes the first view and starts watching.
+func openWorkspace(ctx context.Context, f Folder, cfg *Config, logf func(string, ...any)) (*Workspace, error) {
+	abs, err := filepath.Abs(f.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("serve: workspace %s: %w", f.Dir, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("serve: workspace %s: not a folder", f.Dir)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("serve: workspace %s: %w", f.Dir, err)
+	}
+	w := &Workspace{name: filepath.Base(abs), root: abs, repo: f.Repo, cfg: cfg, osRoot: root, fsys: root.FS(),
+		files: map[string]*memFile{}, dirs: map[string]time.Time{}, ignores: map[string]stat{},
+		pending: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1)}
+	if w.repo == "" {
+		w.repo = DefaultRepo(abs)
+	}
+	if wrapFS != nil {
+		w.fsys = wrapFS(w.fsys)
+	}
+	w.logf = func(format string, a ...any) { logf("%s: "+format, append([]any{w.name}, a...)...) }
+	w.opts = cfg.Workspace
+	w.opts.Repo = w.repo
+	w.opts.RepoLSA = true // one model per repository: an edit embeds its new chunks only
+	w.opts.Symbols = true
+	w.opts.DeferFlush = true // the store is written every flushEvery, not once per edit
+	if w.opts.CacheDir == "" {
+		w.opts.CacheDir = workspace.DefaultCacheDir()
+	}
+	if cfg.Watch != WatchPoll {
+		if fw, err := fsnotify.NewWatcher(); err != nil {
+			w.logf("cannot watch the folder (%v): polling every %v instead", err, cfg.PollInterval)
+		} else {
+			w.fsw = fw
+		}
+	}
+	if _, err := w.apply(ctx, []string{fullScan}, true); err != nil {
+		w.shut()
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	w.wg.Add(2)
+	go func() { defer w.wg.Done(); w.updateLoop(wctx) }()
+	go func() { defer w.wg.Done(); w.watchLoop(wctx) }()
+	// What changed while the first view was made: the stats taken before reading tell.
+	w.poll()
+	return w, nil
+}
+
+// Name returns the workspace's name (the folder's base name).
+func (w *Workspace) Name() string { return w.name }
+
+// Root returns the folder's absolute path.
+func (w *Workspace) Root() string { return w.root }
+
+// Status returns the workspace's state.
+func (w *Workspace) Status() Status {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := Status{Name: w.name, Root: w.root, Repo: w.repo, Updates: w.updates, LastUpdate: w.last.Time,
+		LastUpdateMS: float64((w.last.Walk + w.last.View).Microseconds()) / 1000, Pending: len(w.pending) + w.inflight, Watch: "polling"}
+	if w.cur != nil {
+		st.Files, st.Chunks = w.cur.repo.Stats().Files, w.cur.repo.Stats().Chunks
+	}
+	if w.fsw != nil {
+		st.Watch = "fsnotify"
+	}
+	return st
+}
+
+// Acquire returns the current view and the function that ends its use; the view stays
+// open until then even if a newer one replaces it. It returns nil after Close.
+func (w *Workspace) Acquire() (*workspace.Repo, func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	v := w.cur
+	if v == nil {
+		return nil, func() {}
+	}
+	v.refs++
+	var once sync.Once
+	return v.repo, func() { once.Do(func() { w.release(v) }) }
+}
+
+func (w *Workspace) release(v *view) {
+	w.mu.Lock()
+	v.refs--
+	done := v.retired && v.refs == 0
+	w.mu.Unlock()
+	if done {
+		v.repo.Close()
+	}
+}
+
+// swap makes repo the current view; the old one is closed once its requests end.
+func (w *Workspace) swap(repo *workspace.Repo) {
+	w.mu.Lock()
+	old := w.cur
+	w.cur = &view{repo: repo}
+	done := false
+	if old != nil {
+		old.retired = true
+		done = old.refs == 0
+	}
+	w.mu.Unlock()
+	if done {
+		old.repo.Close()
+	}
+}
+
+// note records changed paths (slash paths relative to the root) and wakes the update
+// loop.
+func (w *Workspace) note(paths ...string) {
+	if len(paths) == 0 {
+		return
+	}
+	w.mu.Lock()
+	for _, p := range paths {
+		if isIgnoreFile(p) {
+			p = fullScan
+		}
+		w.pending[p] = true
+	}
+	w.lastNote = time.Now()
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// maxDelay bounds how long a steady stream of changes can hold an update back.
+const maxDelay = time.Second
+
+// updateLoop applies the changes noted, once they have been quiet for the debounce
+// interval (a save is often several events: write, chmod, rename).
+func (w *Workspace) updateLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		}
+		deadline := time.Now().Add(maxDelay)
+		for {
+			w.mu.Lock()
+			wait := w.cfg.Debounce - time.Since(w.lastNote)
+			w.mu.Unlock()
+			if left := time.Until(deadline); wait > left {
+				wait = left
+			}
+			if wait <= 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		w.mu.Lock()
+		targets := slices.Sorted(maps.Keys(w.pending))
+		clear(w.pending)
+		w.inflight = len(targets)
+		w.mu.Unlock()
+		if len(targets) > 0 {
+			if _, err := w.apply(ctx, targets, false); err != nil && ctx.Err() == nil {
+				w.logf("update failed, the previous view stays: %v", err)
+			}
+		}
+		w.mu.Lock()
+		w.inflight = 0
+		w.mu.Unlock()
+	}
+}
+
+// apply walks targets, brings the in-memory files up to date and, when any file of the
+// view changed (or first), makes and swaps in the new view. It reports whether it made
+// one.
+func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bool, error) {
+	t0 := time.Now()
+	sc, err := walkTargets(ctx, w.fsys, w.cfg.Walk, targets)
+	if err != nil {
+		return false, fmt.Errorf("serve: workspace %s: %w", w.root, err)
+	}
+	targets = sc.targets // "." when there were too many
+	for _, p := range sc.unreadable {
+		w.logf("skip %s: unreadable", p)
+	}
+	walked := time.Since(t0)
+	w.track(sc, targets)
+	w.mu.Lock()
+	cur := w.files
+	w.mu.Unlock()
+	next := maps.Clone(cur)
+	u := Update{Workspace: w.name, Paths: len(targets), Walk: walked}
+	for p := range cur {
+		if covered(p, targets) && sc.files[p] == nil {
+			delete(next, p)
+			u.Removed++
+		}
+	}
+	for p, f := range sc.files {
+		switch old := cur[p]; {
+		case old == nil:
+			next[p] = f
+			u.Added++
+		case old.sum != f.sum:
+			next[p] = f
+			u.Changed++
+		case old.size != f.size || !old.mod.Equal(f.mod):
+			next[p] = &memFile{data: old.data, sum: old.sum, size: f.size, mod: f.mod} // touched only
+		}
+	}
+	if !first && u.Added+u.Changed+u.Removed == 0 {
+		w.mu.Lock()
+		w.files = next
+		w.mu.Unlock()
+		return false, nil
+	}
+	t1 := time.Now()
+	repo, err := workspace.Open(ctx, newMemSnapshot(w.name, next), w.opts)
+	if err != nil {
+		return false, err
+	}
+	if !first {
+		w.churn += changedChunks(repo, sc.files, cur)
+		if w.churn > max(compactMin, compactAfter*len(repo.Index().Chunks())) {
+			// The in-memory index holds as many chunks of old file versions as the view
+			// has: make a new one from the store (requests go on with the old one).
+			t := time.Now()
+			workspace.Forget(w.opts)
+			fresh, err := workspace.Open(ctx, newMemSnapshot(w.name, next), w.opts)
+			if err != nil {
+				repo.Close()
+				return false, err
+			}
+			repo.Close()
+			repo = fresh
+			w.logf("dropped %d chunks of old file versions from memory (the index was made again from the store in %.0f ms)", w.churn, ms(time.Since(t)))
+			w.churn = 0
+		}
+	}
+	u.View = time.Since(t1)
+	st := repo.Stats()
+	u.Files, u.Chunks, u.Chunked, u.Embedded = st.Files, st.Chunks, st.Chunked, repo.Index().DenseInfo().Embedded
+	w.swap(repo)
+	if first || time.Since(w.flushed) > flushEvery {
+		w.flush()
+	}
+	u.Time = time.Now()
+	w.mu.Lock()
+	w.files = next
+	w.updates++
+	w.last = u
+	w.mu.Unlock()
+	if first {
+		w.logf("%d files, %d chunks (%d files chunked, %d chunk texts embedded) in %.2fs", u.Files, u.Chunks, u.Chunked, u.Embedded, (u.Walk + u.View).Seconds())
+	} else {
+		w.logf("+%d ~%d -%d files: walk %.1f ms, view %.1f ms (%d chunked, %d embedded); %d files, %d chunks",
+			u.Added, u.Changed, u.Removed, ms(u.Walk), ms(u.View), u.Chunked, u.Embedded, u.Files, u.Chunks)
+	}
+	if w.cfg.OnUpdate != nil {
+		w.cfg.OnUpdate(u)
+	}
+	return true, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// flushEvery is how often the store records of edits are written (a killed server
+// loses at most that much: it is recomputed at the next start).
+const flushEvery = time.Minute
+
+// compactAfter: the in-memory index is made again once the chunks of old file versions
+// it holds are this many times the view's.
+var compactAfter = 1
+
+// compactMin is the fewest chunks of old file versions worth a new index (a small
+// workspace's take little memory).
+var compactMin = 5000
+
+// flush writes the store records of the edits so far.
+func (w *Workspace) flush() {
+	if err := workspace.OpenStore(w.opts.CacheDir).Flush(); err != nil {
+		w.logf("warning: cache write failed (%v); a restart recomputes what was lost", err)
+	}
+	w.flushed = time.Now()
+}
+
+// changedChunks counts the chunks in repo of the files of sc that are new or changed
+// against cur: what the update added to the in-memory index.
+func changedChunks(repo *workspace.Repo, found, cur map[string]*memFile) int {
+	n := 0
+	for _, c := range repo.Index().Chunks() {
+		if f := found[c.Path]; f != nil && (cur[c.Path] == nil || cur[c.Path].sum != f.sum) {
+			n++
+		}
+	}
+	return n
+}
+
+// Close stops watching and closes the view once its requests end.
+func (w *Workspace) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.mu.Unlock()
+	if w.cancel != nil {
+		w.cancel()
+	}
+	w.shut()
+	w.wg.Wait()
+	w.flush()
+	w.mu.Lock()
+	v := w.cur
+	w.cur = nil
+	done := false
+	if v != nil {
+		v.retired = true
+		done = v.refs == 0
+	}
+	w.mu.Unlock()
+	if done {
+		v.repo.Close()
+	}
+	return w.osRoot.Close()
+}
+
+// shut closes the watcher.
+func (w *Workspace) shut() {
+	w.mu.Lock()
+	fw := w.fsw
+	w.mu.Unlock()
+	if fw != nil {
+		fw.Close()
+	}
+}
+
+// errClosed is returned for requests to a closed server.
+var errClosed = errors.New("serve: the server is shutting down")

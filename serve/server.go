@@ -1,0 +1,360 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/workspace"
+)
+
+// Config configures a [Server]. Start from [DefaultConfig].
+type Config struct {
+	// Workspace holds the index options of every workspace (chunking, cache, dense
+	// retriever). Repo comes from each [Folder]; RepoLSA and Symbols are always on.
+	Workspace workspace.Options
+	// Walk holds the walker's rules: which files of a folder are in its workspace
+	// (.gitignore, .ignore, .git/info/exclude, Exclude patterns, ...).
+	Walk workspace.WalkOptions
+	// Compose holds the context assembly options a request starts from (its
+	// "options" override them).
+	Compose assemble.Options
+	// MaxBodyBytes is the largest request body accepted (bytes); larger ones get 413.
+	MaxBodyBytes int64
+	// Debounce is how long a folder must be quiet after a change before the view is
+	// updated: a save is often several events. A steady stream of changes is applied
+	// at least every second.
+	Debounce time.Duration
+	// Watch says how changes are found (fsnotify, or polling).
+	Watch WatchMode
+	// PollInterval is how often polling stats the files (with WatchPoll, or after a
+	// fallback).
+	PollInterval time.Duration
+	// AllowHosts are host names (without port) accepted in the Host header besides the
+	// loopback names (localhost, 127.0.0.0/8, ::1); see [Server.Handler].
+	AllowHosts []string
+	// Log, if not nil, receives one line per view made, skipped file and watch
+	// problem.
+	Log io.Writer
+	// OnUpdate, if not nil, is called after each new view is swapped in (from the
+	// workspace's update goroutine).
+	OnUpdate func(Update)
+}
+
+// DefaultConfig returns the defaults: the workspace and assembly packages' defaults,
+// every walker rule, an 8 MiB body limit, a 50 ms debounce, fsnotify with a polling
+// fallback every second.
+func DefaultConfig() Config {
+	return Config{
+		Workspace:    workspace.DefaultOptions(),
+		Compose:      assemble.DefaultOptions(),
+		MaxBodyBytes: 8 << 20,
+		Debounce:     50 * time.Millisecond,
+		Watch:        WatchAuto,
+		PollInterval: time.Second,
+	}
+}
+
+// Server answers context requests over HTTP for live workspaces.
+type Server struct {
+	cfg     Config
+	ws      []*Workspace
+	handler http.Handler
+	logMu   sync.Mutex
+}
+
+// New reads each folder, makes its first view (reusing the cache), starts watching it
+// and returns the server. It returns an error when a folder cannot be read, an
+// option is invalid (a *repoctx.OptionError) or a view cannot be made; ctx bounds the
+// initial indexing only.
+func New(ctx context.Context, folders []Folder, cfg Config) (*Server, error) {
+	def := DefaultConfig()
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = def.MaxBodyBytes
+	}
+	if cfg.Debounce < 0 {
+		cfg.Debounce = 0
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = def.PollInterval
+	}
+	if cfg.Watch == "" {
+		cfg.Watch = WatchAuto
+	}
+	if cfg.Watch != WatchAuto && cfg.Watch != WatchPoll {
+		return nil, fmt.Errorf("serve: watch mode %q: want auto or poll", cfg.Watch)
+	}
+	if err := cfg.Compose.Validate(); err != nil {
+		return nil, err
+	}
+	if len(folders) == 0 {
+		return nil, fmt.Errorf("serve: no workspace folder")
+	}
+	s := &Server{cfg: cfg}
+	for _, f := range folders {
+		w, err := openWorkspace(ctx, f, &s.cfg, s.logf)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		for _, o := range s.ws {
+			if o.root == w.root {
+				w.Close()
+				s.Close()
+				return nil, fmt.Errorf("serve: workspace %s given twice", f.Dir)
+			}
+		}
+		s.ws = append(s.ws, w)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/context", s.handleContext)
+	mux.HandleFunc("GET /v1/status", s.handleStatus)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if m, ok := map[string]string{"/v1/context": "POST", "/v1/status": "GET", "/healthz": "GET"}[r.URL.Path]; ok {
+			w.Header().Set("Allow", m)
+			writeError(w, http.StatusMethodNotAllowed, "%s %s: use %s", r.Method, r.URL.Path, m)
+			return
+		}
+		writeError(w, http.StatusNotFound, "no such endpoint: %s %s (see POST /v1/context, GET /v1/status, GET /healthz)", r.Method, r.URL.Path)
+	})
+	s.handler = s.guard(mux)
+	return s, nil
+}
+
+func (s *Server) logf(format string, a ...any) {
+	if s.cfg.Log == nil {
+		return
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.cfg.Log, "serve: "+format+"\n", a...)
+}
+
+// Workspaces returns the served workspaces, in the order given to New.
+func (s *Server) Workspaces() []*Workspace { return slices.Clone(s.ws) }
+
+// Handler returns the HTTP handler of the API (see the package comment). It refuses
+// with 403 a request whose Host is not a loopback name (localhost, 127.0.0.0/8, ::1)
+// or one of Config.AllowHosts, and one with an Origin header naming another host: a
+// web page the user visits cannot reach the server, even through DNS rebinding.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve answers requests on ln until ctx is done, then shuts down gracefully: it stops
+// accepting, waits up to 10 s for requests in flight and returns nil. It returns the
+// listener's error otherwise. It does not close the workspaces (see Close).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}
+
+// Close stops watching and closes every workspace once its requests end.
+func (s *Server) Close() error {
+	for _, w := range s.ws {
+		w.Close()
+	}
+	return nil
+}
+
+// guard refuses foreign hosts and origins (see Handler).
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.allowedHost(hostOnly(r.Host)) {
+			writeError(w, http.StatusForbidden, "Host %q refused: the server answers only requests to a loopback name (localhost, 127.0.0.1, [::1]) (DNS-rebinding protection; see --allow-host)", r.Host)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || u.Host == "" || !s.allowedHost(u.Hostname()) {
+				writeError(w, http.StatusForbidden, "Origin %q refused: the server answers only local clients, not web pages of other sites", o)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostOnly strips the port from a Host header value.
+func hostOnly(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		return host
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+}
+
+// allowedHost reports whether host (no port) is a loopback name or allowed by
+// Config.AllowHosts.
+func (s *Server) allowedHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" {
+		return true
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, a := range s.cfg.AllowHosts {
+		if strings.EqualFold(strings.TrimSuffix(a, "."), host) {
+			return true
+		}
+	}
+	return false
+}
+
+// StatusResponse is the body of GET /v1/status.
+type StatusResponse struct {
+	Workspaces []Status `json:"workspaces"`
+}
+
+func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
+	var out StatusResponse
+	for _, ws := range s.ws {
+		out.Workspaces = append(out.Workspaces, ws.Status())
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, "request body of %d bytes is over the limit of %d bytes", r.ContentLength, s.cfg.MaxBodyBytes)
+		return
+	}
+	var req ContextRequest
+	if err := decodeRequest(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), &req); err != nil {
+		if mb := new(http.MaxBytesError); errors.As(err, &mb) {
+			writeError(w, http.StatusRequestEntityTooLarge, "request body is over the limit of %d bytes", s.cfg.MaxBodyBytes)
+			return
+		}
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	ws, rel, err := s.resolve(req.Workspace, req.Path)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	hole, err := req.hole(rel, func(p string) (string, error) { return RelPath(ws.root, p) })
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	opts, err := req.Options.apply(s.cfg.Compose)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	repo, release := ws.Acquire()
+	defer release()
+	if repo == nil {
+		writeError(w, http.StatusServiceUnavailable, "%v", errClosed)
+		return
+	}
+	c, err := assemble.Compose(r.Context(), repo, hole, opts)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client went away
+		}
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	out := ContextResponse{Workspace: ws.name, Path: rel, Context: c.Text, Parts: c.Parts, Prefix: c.Prefix, Suffix: c.Suffix}
+	if out.Parts == nil {
+		out.Parts = []repoctx.Part{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// resolve returns the workspace and the workspace-relative path of a request.
+func (s *Server) resolve(name, p string) (*Workspace, string, error) {
+	if p == "" {
+		return nil, "", fmt.Errorf("path is required: the completion file, relative to the workspace or absolute")
+	}
+	if name != "" {
+		for _, w := range s.ws {
+			if w.name == name || filepath.Clean(name) == w.root {
+				rel, err := RelPath(w.root, p)
+				return w, rel, err
+			}
+		}
+		return nil, "", fmt.Errorf("workspace %q is not served (served: %s)", name, s.names())
+	}
+	if filepath.IsAbs(p) {
+		var best *Workspace
+		var bestRel string
+		for _, w := range s.ws { // the innermost workspace holding p
+			if rel, err := RelPath(w.root, p); err == nil && (best == nil || len(w.root) > len(best.root)) {
+				best, bestRel = w, rel
+			}
+		}
+		if best == nil {
+			return nil, "", fmt.Errorf("path %s is outside every served workspace (%s)", p, s.roots())
+		}
+		return best, bestRel, nil
+	}
+	if len(s.ws) > 1 {
+		return nil, "", fmt.Errorf("workspace is required with a relative path when several workspaces are served (%s); or give an absolute path", s.names())
+	}
+	rel, err := RelPath(s.ws[0].root, p)
+	return s.ws[0], rel, err
+}
+
+func (s *Server) names() string {
+	var n []string
+	for _, w := range s.ws {
+		n = append(n, w.name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func (s *Server) roots() string {
+	var n []string
+	for _, w := range s.ws {
+		n = append(n, w.root)
+	}
+	return strings.Join(n, ", ")
+}
+
+// ErrorResponse is the body of every error: 400 (a bad request, naming the field),
+// 403 (a foreign Host or Origin), 404, 405, 413 (a body over the limit), 500, 503.
+type ErrorResponse struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, code int, format string, a ...any) {
+	writeJSON(w, code, ErrorResponse{Error: fmt.Sprintf(format, a...)})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}

@@ -1,0 +1,155 @@
+package serve
+
+import (
+	"context"
+	"crypto/sha256"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/repoctx/repoctx/workspace"
+)
+
+// scan is what one walk of some paths ("targets") of a workspace folder found.
+type scan struct {
+	// targets are the paths walked: those asked for, or "." for the whole folder.
+	targets []string
+	// files are the files the walker yields at or below a target.
+	files map[string]*memFile
+	// dirs are the folders the walker descended into (the ones to watch), with their
+	// modification times taken before they were listed.
+	dirs map[string]time.Time
+	// ignores are the ignore files read on the way, with their stats (for polling).
+	ignores map[string]stat
+	// unreadable are the files the walker could not read (logged, then left out).
+	unreadable []string
+}
+
+// fullScan is the target of a walk of the whole folder.
+const fullScan = "."
+
+// maxTargets is the number of changed paths above which one walk of the whole folder
+// is cheaper than a walk per path (a branch switch, a formatter run).
+const maxTargets = 256
+
+// walkTargets runs the repository walker (workspace.WalkFS, with every ignore rule of
+// opts) on the workspace folder fsys restricted to targets: slash paths relative to root, files or folders,
+// existing or not ("." is the whole folder). The walker sees each folder on the way
+// to a target with the entries leading to the targets only (and its .gitignore and
+// .ignore files), so a file is in exactly when a walk of the whole folder would yield
+// it, and a target that no longer exists yields nothing. It returns the walker's
+// errors (a bad option, an unreadable root, ctx's error).
+func walkTargets(ctx context.Context, fsys fs.FS, opts workspace.WalkOptions, targets []string) (scan, error) {
+	if len(targets) > maxTargets || slices.Contains(targets, fullScan) {
+		targets = []string{fullScan}
+	}
+	tf := &trackFS{fsys: fsys, targets: targets, dirs: map[string]time.Time{}, stats: map[string]fs.FileInfo{}}
+	sc := scan{targets: targets, files: map[string]*memFile{}, dirs: tf.dirs, ignores: map[string]stat{}}
+	prev := opts.OnSkip
+	opts.OnSkip = func(p string, r workspace.SkipReason) {
+		if r == workspace.SkipUnreadable && !strings.HasSuffix(p, "/") && covered(p, targets) {
+			sc.unreadable = append(sc.unreadable, p)
+		}
+		if prev != nil {
+			prev(p, r)
+		}
+	}
+	_, err := workspace.WalkFS(ctx, tf, opts, func(f workspace.File) error {
+		if !covered(f.Path, targets) {
+			return nil // an ignore file read on the way, with OtherFiles
+		}
+		mf := &memFile{data: f.Data, sum: sha256.Sum256(f.Data)}
+		if fi := tf.stats[f.Path]; fi != nil {
+			mf.size, mf.mod = fi.Size(), fi.ModTime()
+		}
+		sc.files[f.Path] = mf
+		return nil
+	})
+	for p, fi := range tf.stats {
+		if isIgnoreFile(p) {
+			sc.ignores[p] = stat{fi.Size(), fi.ModTime()}
+		}
+	}
+	return sc, err
+}
+
+// covered reports whether p is one of targets or below one.
+func covered(p string, targets []string) bool {
+	for _, t := range targets {
+		if t == fullScan || p == t || strings.HasPrefix(p, t+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// onTheWay reports whether p is a target, below one, or a folder above one.
+func onTheWay(p string, targets []string) bool {
+	for _, t := range targets {
+		if t == fullScan || p == t || strings.HasPrefix(p, t+"/") || strings.HasPrefix(t, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// trackFS is the workspace folder as the walker sees it during a walk of targets: its
+// folders list only the entries on the way to a target (and the ignore files), and it
+// records the folders listed and a stat of each file opened, taken before the file is
+// read.
+type trackFS struct {
+	fsys    fs.FS
+	targets []string
+	dirs    map[string]time.Time
+	stats   map[string]fs.FileInfo
+}
+
+// Open implements fs.FS, recording a regular file's stat.
+func (t *trackFS) Open(name string) (fs.File, error) {
+	f, err := t.fsys.Open(name)
+	if err == nil {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			t.stats[name] = fi
+		}
+	}
+	return f, err
+}
+
+// Stat implements fs.StatFS.
+func (t *trackFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(t.fsys, name) }
+
+// ReadDir implements fs.ReadDirFS: the entries of name on the way to a target.
+func (t *trackFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	var mod time.Time
+	if fi, err := fs.Stat(t.fsys, name); err == nil {
+		mod = fi.ModTime()
+	}
+	ents, err := fs.ReadDir(t.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	t.dirs[name] = mod
+	if len(t.targets) == 1 && t.targets[0] == fullScan {
+		return ents, nil
+	}
+	keep := ents[:0]
+	for _, e := range ents {
+		p := e.Name()
+		if name != "." {
+			p = name + "/" + p
+		}
+		if onTheWay(p, t.targets) || (e.Name() == ".gitignore" || e.Name() == ".ignore") && !e.IsDir() {
+			keep = append(keep, e)
+		}
+	}
+	return keep, nil
+}
+
+// isIgnoreFile reports whether the slash path p is a file whose change can change
+// which files the walker yields anywhere below its folder.
+func isIgnoreFile(p string) bool {
+	b := path.Base(p)
+	return b == ".gitignore" || b == ".ignore" || p == ".git/info/exclude"
+}

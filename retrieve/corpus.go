@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"sync"
@@ -47,18 +48,20 @@ func (c *Corpus) Len() int {
 	return len(c.docs)
 }
 
-// Add tokenises chunks (their text, header lines and path, with [Tokens]) and adds them,
-// returning their ordinals in the order given. The chunks are copied (their strings are
-// shared).
-func (c *Corpus) Add(chunks []chunker.Chunk) []int32 {
-	type termCount struct {
-		term string
-		tf   int32
-	}
-	type tokenised struct {
-		lens  [numFields]int32
-		terms [numFields][]termCount
-	}
+// termCount is one distinct term of a field with its frequency, before it has a term ID.
+type termCount struct {
+	term string
+	tf   int32
+}
+
+// tokenised is one chunk's fields as [Tokens] splits them.
+type tokenised struct {
+	lens  [numFields]int32
+	terms [numFields][]termCount
+}
+
+// tokenise splits every field of chunks with [Tokens] and counts the terms.
+func tokenise(chunks []chunker.Chunk) []tokenised {
 	toks := make([]tokenised, len(chunks))
 	counts := map[string]int32{} // reused for every field of every chunk
 	for i := range chunks {
@@ -84,6 +87,14 @@ func (c *Corpus) Add(chunks []chunker.Chunk) []int32 {
 			}
 		}
 	}
+	return toks
+}
+
+// Add tokenises chunks (their text, header lines and path, with [Tokens]) and adds them,
+// returning their ordinals in the order given. The chunks are copied (their strings are
+// shared).
+func (c *Corpus) Add(chunks []chunker.Chunk) []int32 {
+	toks := tokenise(chunks)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ords := make([]int32, len(chunks))
@@ -95,20 +106,143 @@ func (c *Corpus) Add(chunks []chunker.Chunk) []int32 {
 			}
 			tfs := make([]termFreq, len(tc))
 			for j, t := range tc {
-				id, ok := c.dict[t.term]
+				tfs[j] = termFreq{c.id(t.term), t.tf}
+			}
+			d.tfs[f] = tfs
+		}
+		ords[i] = c.add(d)
+	}
+	return ords
+}
+
+// id returns term's ID, giving a new term the next one (c.mu held for writing).
+func (c *Corpus) id(term string) int32 {
+	id, ok := c.dict[term]
+	if !ok {
+		id = int32(len(c.terms))
+		c.dict[term] = id
+		c.terms = append(c.terms, term)
+	}
+	return id
+}
+
+// add appends d and returns its ordinal (c.mu held for writing).
+func (c *Corpus) add(d *corpusDoc) int32 {
+	c.docs = append(c.docs, d)
+	return int32(len(c.docs) - 1)
+}
+
+// TermsVersion names the tokenisation ([Tokens]) and the format of [EncodeTerms]: a
+// store of encoded terms must key them by it, so that a change of either is never
+// misread.
+const TermsVersion = "terms-1"
+
+// EncodeTerms tokenises chunks as [Corpus.Add] does and returns, per chunk, its term
+// frequencies in a compact binary form that [Corpus.AddEncoded] reads back without
+// tokenising again (for a store that keeps them beside the chunks). The form is, per
+// field (text, header, path): the field's length in tokens, the number of distinct
+// terms, and each term as its length, its bytes and its frequency (uvarints).
+func EncodeTerms(chunks []chunker.Chunk) [][]byte {
+	toks := tokenise(chunks)
+	out := make([][]byte, len(chunks))
+	var vb [binary.MaxVarintLen64]byte
+	for i, t := range toks {
+		var b []byte
+		put := func(n int) { b = append(b, vb[:binary.PutUvarint(vb[:], uint64(n))]...) }
+		for f := range numFields {
+			put(int(t.lens[f]))
+			put(len(t.terms[f]))
+			for _, tc := range t.terms[f] {
+				put(len(tc.term))
+				b = append(b, tc.term...)
+				put(int(tc.tf))
+			}
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// AddEncoded adds chunks with their term frequencies as [EncodeTerms] gave them
+// (enc[i] for chunks[i]) and returns their ordinals, as [Corpus.Add] would. It returns
+// an error wrapping [ErrIncomplete], and adds nothing, when an encoding is damaged or
+// enc does not have one entry per chunk.
+func (c *Corpus) AddEncoded(chunks []chunker.Chunk, enc [][]byte) ([]int32, error) {
+	if len(enc) != len(chunks) {
+		return nil, fmt.Errorf("retrieve: %d term encodings for %d chunks: %w", len(enc), len(chunks), ErrIncomplete)
+	}
+	// Decode first (term bytes still unresolved), so that damaged data adds nothing.
+	type rawTerm struct {
+		term []byte
+		tf   int32
+	}
+	type rawDoc struct {
+		lens  [numFields]int32
+		terms [numFields][]rawTerm
+	}
+	raws := make([]rawDoc, len(chunks))
+	bad := fmt.Errorf("retrieve: damaged term encoding: %w", ErrIncomplete)
+	for i, b := range enc {
+		next := func() (int, bool) {
+			v, n := binary.Uvarint(b)
+			if n <= 0 || v > 1<<31-1 {
+				return 0, false
+			}
+			b = b[n:]
+			return int(v), true
+		}
+		for f := range numFields {
+			l, ok1 := next()
+			nt, ok2 := next()
+			if !ok1 || !ok2 || nt > len(b) {
+				return nil, bad
+			}
+			raws[i].lens[f] = int32(l)
+			if nt == 0 {
+				continue
+			}
+			ts := make([]rawTerm, nt)
+			for j := range ts {
+				tl, ok := next()
+				if !ok || tl > len(b) || tl > MaxTokenBytes*4 {
+					return nil, bad
+				}
+				ts[j].term = b[:tl]
+				b = b[tl:]
+				tf, ok := next()
 				if !ok {
-					id = int32(len(c.terms))
-					c.dict[t.term] = id
-					c.terms = append(c.terms, t.term)
+					return nil, bad
+				}
+				ts[j].tf = int32(tf)
+			}
+			raws[i].terms[f] = ts
+		}
+		if len(b) != 0 {
+			return nil, bad
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ords := make([]int32, len(chunks))
+	for i := range chunks {
+		d := &corpusDoc{chunk: chunks[i], lens: raws[i].lens}
+		for f, ts := range raws[i].terms {
+			if len(ts) == 0 {
+				continue
+			}
+			tfs := make([]termFreq, len(ts))
+			for j, t := range ts {
+				id, ok := c.dict[string(t.term)] // no allocation for a known term
+				if !ok {
+					id = c.id(string(t.term))
 				}
 				tfs[j] = termFreq{id, t.tf}
 			}
 			d.tfs[f] = tfs
 		}
-		ords[i] = int32(len(c.docs))
-		c.docs = append(c.docs, d)
+		ords[i] = c.add(d)
 	}
-	return ords
+	return ords, nil
 }
 
 // Chunk returns the chunk of ordinal ord (shared: do not modify it).

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -71,5 +72,45 @@ func TestViewEqualsOwnIndex(t *testing.T) {
 	}
 	if _, err := corpus.NewIndex("dup", []int32{ords[0], ords[0]}, nil); err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Errorf("duplicate chunk IDs: %v", err)
+	}
+}
+
+// TestAddEncodedEqualsAdd: chunks added from their encoded terms index and rank as
+// chunks tokenised by Add; damaged encodings are refused and add nothing.
+func TestAddEncodedEqualsAdd(t *testing.T) {
+	cs := synthChunks(300)
+	cs[7].Header = []string{"class HTTPResponseCache:", "def evictEldest(self, maxSize):"}
+	a, b := NewCorpus(), NewCorpus()
+	oa := a.Add(cs)
+	enc := EncodeTerms(cs)
+	ob, err := b.AddEncoded(cs, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ia, _ := a.NewIndex("a", oa, nil)
+	ib, _ := b.NewIndex("b", ob, nil)
+	if ia.stats != ib.stats || !reflect.DeepEqual(ia.lens, ib.lens) {
+		t.Fatalf("statistics differ: %+v %+v", ia.stats, ib.stats)
+	}
+	ctx := context.Background()
+	for q := range 20 {
+		text := cs[(q*37)%len(cs)].Text + " http response eldest"
+		ra, _ := ia.Search(ctx, Query{Text: text, K: 10, Mode: BM25})
+		rb, _ := ib.Search(ctx, Query{Text: text, K: 10, Mode: BM25})
+		if !reflect.DeepEqual(ra, rb) {
+			t.Fatalf("query %d: %v vs %v", q, ra, rb)
+		}
+	}
+	if _, err := b.AddEncoded(cs[:2], enc[:1]); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("one encoding for two chunks: %v", err)
+	}
+	n := b.Len()
+	for cut := range len(enc[7]) {
+		if _, err := b.AddEncoded(cs[7:8], [][]byte{enc[7][:cut]}); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("encoding cut to %d of %d bytes: %v", cut, len(enc[7]), err)
+		}
+	}
+	if b.Len() != n {
+		t.Errorf("damaged encodings added %d chunks", b.Len()-n)
 	}
 }

@@ -570,6 +570,7 @@ type repository struct {
 	vecs  map[string]map[int32][]float32            // model ID -> corpus ordinal -> vector
 	trunc map[string]map[int32]retrieve.EmbedStatus // model ID -> ordinal -> how its text was embedded (when not 0)
 	fits  map[string]*retrieve.LSA                  // view key -> its LSA model
+	sums  map[int32][32]byte                        // corpus ordinal -> SHA-256 of the chunk's text
 	users int
 	// forgotten: dropped from the registry by Forget (registry's lock).
 	forgotten bool
@@ -606,7 +607,7 @@ func acquireRepository(opts Options) (*repository, error) {
 	if rep == nil {
 		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(),
 			files: map[[32]byte]*corpusFile{}, vecs: map[string]map[int32][]float32{},
-			trunc: map[string]map[int32]retrieve.EmbedStatus{}, fits: map[string]*retrieve.LSA{}}
+			trunc: map[string]map[int32]retrieve.EmbedStatus{}, fits: map[string]*retrieve.LSA{}, sums: map[int32][32]byte{}}
 		registry.m[regKey] = rep
 	}
 	for i, k := range registry.idle {
@@ -670,8 +671,7 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 	if sf.vpath != "" {
 		return rep.foreign(sf, ch, opts, st)
 	}
-	settings := opts.Chunk.Key(opts.Strategy)
-	skey := storeKey("chunks", settings, sf.path, sf.sum)
+	skey := chunkKey(opts, sf)
 	rep.mu.Lock()
 	e := rep.files[skey]
 	if e != nil {
@@ -686,8 +686,11 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 	rep.files[skey] = e
 	rep.mu.Unlock()
 	defer close(e.ready)
-	var rec chunkRecord
-	if b, ok := rep.rs.get(recKey{kindChunks, skey}); ok && fitsSize(sf.size, opts.MaxFileBytes) && decodeGob(b, &rec) == nil {
+	var rec *chunkRecord
+	if b, ok := rep.rs.get(recKey{kindChunks, skey}); ok && fitsSize(sf.size, opts.MaxFileBytes) {
+		rec, _ = decodeChunkRecord(b) // a damaged record is a miss
+	}
+	if rec != nil {
 		st.Reused++
 	} else {
 		raw, err := sf.content()
@@ -708,10 +711,8 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 			rep.forget(skey, e)
 			return e, err
 		}
-		rec = chunkRecord{Chunks: cs, Lossy: f.Lossy, Encoding: f.Encoding}
-		if b, err := encodeGob(&rec); err == nil {
-			rep.rs.put(recKey{kindChunks, skey}, b)
-		}
+		rec = newChunkRecord(cs, f.Lossy, f.Encoding)
+		rep.rs.put(recKey{kindChunks, skey}, rec.encode())
 		if syms != nil {
 			e.syms, e.symsDone = syms, true
 			if b, err := encodeGob(syms); err == nil {
@@ -721,8 +722,17 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 		st.Chunked++
 		st.Built = true
 	}
-	e.ords = rep.corpus.Add(rec.Chunks)
+	ords, err := rep.corpus.AddEncoded(rec.Chunks, rec.Terms)
+	if err != nil {
+		ords = rep.corpus.Add(rec.Chunks) // damaged terms: tokenise again
+	}
+	e.ords = ords
 	e.lossy, e.encoding = rec.Lossy, rec.Encoding
+	rep.mu.Lock()
+	for i, o := range ords {
+		rep.sums[o] = rec.Sums[i]
+	}
+	rep.mu.Unlock()
 	return e, nil
 }
 
@@ -763,6 +773,11 @@ func (rep *repository) foreign(sf sourceFile, ch chunker.Chunker, opts Options, 
 		cs[i] = c
 	}
 	fe.ords = rep.corpus.Add(cs)
+	rep.mu.Lock()
+	for i, o := range fe.ords {
+		rep.sums[o] = rep.sums[e.ords[i]]
+	}
+	rep.mu.Unlock()
 	st.Reused++
 	return fe, nil
 }
@@ -870,10 +885,17 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	rep.mu.Unlock()
 	// From the store, else embedded now.
 	var texts []string
+	var textSums [][32]byte
 	var missing []int32
 	for _, o := range todo {
 		text := rep.corpus.Chunk(o).Text
-		if v, tr, ok := rep.storedVector(id, d.Dim, text); ok {
+		rep.mu.Lock()
+		sum, known := rep.sums[o]
+		rep.mu.Unlock()
+		if !known {
+			sum = sha256.Sum256([]byte(text))
+		}
+		if v, tr, ok := rep.storedVector(id, d.Dim, sum); ok {
 			rep.mu.Lock()
 			mv[o], mt[o] = v, tr
 			rep.mu.Unlock()
@@ -881,6 +903,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 			continue
 		}
 		texts = append(texts, text)
+		textSums = append(textSums, sum)
 		missing = append(missing, o)
 	}
 	if len(missing) > 0 {
@@ -895,7 +918,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		}
 		rep.mu.Unlock()
 		for i := range missing {
-			putVector(rep.rs, id, texts[i], vecs[i], trunc[i])
+			putVector(rep.rs, id, textSums[i], vecs[i], trunc[i])
 		}
 		d.Info.Embedded += len(missing)
 		st.Built = true
@@ -977,20 +1000,21 @@ func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
 	return m, string(label), err
 }
 
-// vectorKey is the store key of text's vector under model id (chunks are embedded
-// keeping their head).
-func vectorKey(id, text string) recKey {
+// vectorKey is the store key of the vector under model id of the chunk text whose
+// SHA-256 is textSum (chunks are embedded keeping their head).
+func vectorKey(id string, textSum [32]byte) recKey {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00vec\x00%s\x00%d\x00", storeVersion, id, retrieve.KeepHead)
-	io.WriteString(h, text)
+	h.Write(textSum[:])
 	k := recKey{kind: kindVector}
 	h.Sum(k.key[:0])
 	return k
 }
 
-// storedVector returns text's vector under model id from the store.
-func (rep *repository) storedVector(id string, dim int, text string) ([]float32, retrieve.EmbedStatus, bool) {
-	b, ok := rep.rs.get(vectorKey(id, text))
+// storedVector returns the vector under model id of the chunk text whose SHA-256 is
+// textSum from the store.
+func (rep *repository) storedVector(id string, dim int, textSum [32]byte) ([]float32, retrieve.EmbedStatus, bool) {
+	b, ok := rep.rs.get(vectorKey(id, textSum))
 	if !ok || len(b) != 1+4*dim {
 		return nil, 0, false
 	}
@@ -1001,22 +1025,20 @@ func (rep *repository) storedVector(id string, dim int, text string) ([]float32,
 	return v, retrieve.EmbedStatus(b[0]), true
 }
 
-// putVector stores text's vector under model id (a status byte, then the vector).
-func putVector(rs *repoStore, id, text string, v []float32, status retrieve.EmbedStatus) {
+// putVector stores the vector under model id of the chunk text whose SHA-256 is
+// textSum (a status byte, then the vector).
+func putVector(rs *repoStore, id string, textSum [32]byte, v []float32, status retrieve.EmbedStatus) {
 	b := make([]byte, 1+4*len(v))
 	b[0] = byte(status)
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[1+4*i:], math.Float32bits(x))
 	}
-	rs.put(vectorKey(id, text), b)
+	rs.put(vectorKey(id, textSum), b)
 }
 
-// chunkRecord is a stored chunking result. Files that could not be decoded or
-// chunked are not stored (their errors may depend on limits, and they are rare).
-type chunkRecord struct {
-	Chunks   []chunker.Chunk
-	Lossy    bool   // decoded lossily (see chunker.File.Lossy)
-	Encoding string // the encoding it was decoded from
+// chunkKey is the store key of the chunk record of file version sf.
+func chunkKey(opts Options, sf sourceFile) [32]byte {
+	return storeKey("chunks", opts.Chunk.Key(opts.Strategy)+"\x00"+chunkCodec, sf.path, sf.sum)
 }
 
 func encodeGob(v any) ([]byte, error) {

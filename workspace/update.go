@@ -70,14 +70,14 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 		return us, err
 	}
 	defer ch.Close()
-	settings := opts.Chunk.Key(opts.Strategy)
 	var newChunks []chunker.Chunk
+	var newSums [][32]byte
 	for i := range files {
 		if err := ctx.Err(); err != nil {
 			return us, err
 		}
 		sf := &files[i]
-		skey := storeKey("chunks", settings, sf.path, sf.sum)
+		skey := chunkKey(opts, *sf)
 		if rs.has(recKey{kindChunks, skey}) && (!opts.Symbols || rs.has(recKey{kindSymbols, symbolKey(sf.path, sf.sum)})) {
 			us.Reused++
 			continue
@@ -86,7 +86,7 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 		if err == nil {
 			var f *chunker.File
 			if f, err = chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
-				err = storeFile(rs, f, sf, skey, ch, opts, &newChunks)
+				err = storeFile(rs, f, sf, skey, ch, opts, &newChunks, &newSums)
 			}
 		}
 		if err != nil {
@@ -106,7 +106,7 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 	}
 	if emb != nil && emb.Dim() > 0 {
 		us.Model = emb.ID()
-		if err := storeVectors(ctx, rs, emb, newChunks, &us); err != nil {
+		if err := storeVectors(ctx, rs, emb, newChunks, newSums, &us); err != nil {
 			return us, err
 		}
 	}
@@ -118,14 +118,13 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 
 // storeFile chunks f (with its symbols when asked) and stores both records, appending
 // the chunks to out.
-func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk) error {
+func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk, sums *[][32]byte) error {
 	cs, syms, err := chunkOne(f, ch, opts.Symbols)
 	if err != nil {
 		return err
 	}
-	if b, err := encodeGob(&chunkRecord{Chunks: cs, Lossy: f.Lossy, Encoding: f.Encoding}); err == nil {
-		rs.put(recKey{kindChunks, skey}, b)
-	}
+	rec := newChunkRecord(cs, f.Lossy, f.Encoding)
+	rs.put(recKey{kindChunks, skey}, rec.encode())
 	if opts.Symbols {
 		if syms == nil {
 			ex := extractors.Get().(*extractorT)
@@ -139,22 +138,23 @@ func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch
 		}
 	}
 	*out = append(*out, cs...)
+	*sums = append(*sums, rec.Sums...)
 	return nil
 }
 
 // storeVectors embeds the texts of chunks whose vectors under emb are not stored yet,
 // and stores them.
-func storeVectors(ctx context.Context, rs *repoStore, emb retrieve.Embedder, chunks []chunker.Chunk, us *UpdateStats) error {
+func storeVectors(ctx context.Context, rs *repoStore, emb retrieve.Embedder, chunks []chunker.Chunk, sums [][32]byte, us *UpdateStats) error {
 	id := emb.ID()
 	var texts, ids []string
-	seen := map[string]bool{}
+	var keys [][32]byte
+	seen := map[[32]byte]bool{}
 	for i := range chunks {
-		t := chunks[i].Text
-		if seen[t] || rs.has(vectorKey(id, t)) {
+		if seen[sums[i]] || rs.has(vectorKey(id, sums[i])) {
 			continue
 		}
-		seen[t] = true
-		texts, ids = append(texts, t), append(ids, chunks[i].ID)
+		seen[sums[i]] = true
+		texts, ids, keys = append(texts, chunks[i].Text), append(ids, chunks[i].ID), append(keys, sums[i])
 	}
 	if len(texts) == 0 {
 		return nil
@@ -165,8 +165,8 @@ func storeVectors(ctx context.Context, rs *repoStore, emb retrieve.Embedder, chu
 		return err
 	}
 	var d retrieve.DenseInfo
-	for i, t := range texts {
-		putVector(rs, id, t, vecs[i], status[i])
+	for i := range texts {
+		putVector(rs, id, keys[i], vecs[i], status[i])
 		d.Count(status[i], ids[i])
 	}
 	us.Embedded = len(texts)

@@ -358,20 +358,22 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 				return "", nil, 0, err
 			}
 		}
+		if hasher != nil {
+			// Known hash: the bytes are read later, only if the file must be chunked.
+			sum, ok := hasher.SHA256(p)
+			size, ok2 := snap.Size(p)
+			if ok && ok2 && size <= int64(maxBytes(opts.MaxFileBytes)) {
+				files = append(files, sourceFile{path: p, size: int(size), sum: sum, snap: snap})
+				continue
+			}
+		}
 		raw, err := snap.ReadFile(p)
 		if err != nil {
 			skipped++
 			logf("skip %s/%s: %v", snap.Name(), p, err)
 			continue
 		}
-		sum, ok := [32]byte{}, false
-		if hasher != nil {
-			sum, ok = hasher.SHA256(p)
-		}
-		if !ok {
-			sum = sha256.Sum256(raw)
-		}
-		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sum, snap: snap})
+		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sha256.Sum256(raw), snap: snap})
 	}
 	if rs != nil && skipped == 0 {
 		rs.put(mk, encodeManifest(files))
@@ -1051,11 +1053,14 @@ func decodeGob(b []byte, v any) error { return gob.NewDecoder(bytes.NewReader(b)
 
 // fitsSize reports whether a file of size bytes is within the file size limit
 // maxBytes (<= 0: the default, chunker.DefaultMaxFileBytes).
-func fitsSize(size, maxBytes int) bool {
-	if maxBytes <= 0 {
-		maxBytes = chunker.DefaultMaxFileBytes
+func fitsSize(size, max int) bool { return size <= maxBytes(max) }
+
+// maxBytes returns the file size limit max, or chunker.DefaultMaxFileBytes for <= 0.
+func maxBytes(max int) int {
+	if max <= 0 {
+		return chunker.DefaultMaxFileBytes
 	}
-	return size <= maxBytes
+	return max
 }
 
 // symbolsCacheVersion is part of the store keys of symbol records; bump it when

@@ -68,11 +68,19 @@ type snapshot struct {
 	files     map[string]fileEntry
 	paths     []string
 	skipped   []Skip
+	sums      map[string][32]byte // SHA-256 of files hashed when listed (OpenFolder), else nil
 }
 
 type fileEntry struct {
 	size int64     // bytes: declared (zip) or found when opening (folder)
 	zf   *zip.File // nil for a folder snapshot
+}
+
+// SHA256 implements [Hasher] for the files whose bytes were hashed when the snapshot
+// was made (a folder opened by [OpenFolder]: the walker read each file once).
+func (s *snapshot) SHA256(path string) ([32]byte, bool) {
+	sum, ok := s.sums[path]
+	return sum, ok
 }
 
 // Name implements [Snapshot].

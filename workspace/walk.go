@@ -18,12 +18,14 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -206,7 +208,9 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(File) erro
 		return WalkStats{}, fmt.Errorf("workspace: walk %s: %w", root, err)
 	}
 	defer r.Close()
-	return WalkFS(ctx, r.FS(), opts, fn)
+	fsys := newRootFS(r)
+	defer fsys.Close()
+	return WalkFS(ctx, fsys, opts, fn)
 }
 
 // WalkFS is Walk over fsys, whose root is the repository root. These rules apply, in
@@ -631,17 +635,33 @@ func IsMinified(p string, data []byte) bool {
 // OpenFolder walks the repository folder dir with the walker's rules (opts: .gitignore,
 // .ignore, .git/info/exclude, vendored, generated and binary files left out; the zero
 // value applies them all) and opens the files it yields as a snapshot named after the
-// folder ([OpenDirFiles]). It returns the walk's statistics with it, and the walker's
-// errors (a bad option as a *repoctx.OptionError, ctx's error).
+// folder, which knows each file's SHA-256 from the walk ([Hasher]): a view of it reads
+// only the files whose chunks are not stored. It returns the walk's statistics with it,
+// and the walker's errors (a bad option as a *repoctx.OptionError, ctx's error).
 func OpenFolder(ctx context.Context, dir string, opts WalkOptions) (Snapshot, WalkStats, error) {
-	var paths []string
-	st, err := Walk(ctx, dir, opts, func(f File) error {
-		paths = append(paths, f.Path)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, WalkStats{}, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+	}
+	lim := Limits{MaxFileBytes: opts.MaxFileBytes}.withDefaults()
+	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}, sums: map[string][32]byte{}}
+	st, err := Walk(ctx, abs, opts, func(f File) error {
+		// The walker read the file whole: keep its size and hash, not its bytes (a
+		// view reads only the files whose chunks are not stored, and checks that they
+		// still hash the same).
+		if len(s.files) >= lim.MaxFiles {
+			if len(s.files) == lim.MaxFiles {
+				s.skip(f.Path, fmt.Sprintf("over the limit of %d files: this and later files left out", lim.MaxFiles))
+			}
+			return nil
+		}
+		s.files[f.Path] = fileEntry{size: int64(len(f.Data))}
+		s.sums[f.Path] = sha256.Sum256(f.Data)
 		return nil
 	})
 	if err != nil {
 		return nil, st, err
 	}
-	snap, err := OpenDirFiles(dir, paths, Limits{MaxFileBytes: opts.MaxFileBytes})
-	return snap, st, err
+	s.finish()
+	return s, st, nil
 }

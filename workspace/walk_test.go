@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -297,6 +298,7 @@ func TestWalkSymlinks(t *testing.T) {
 		"dir/loop_dir":    "..", // a folder: never followed, so no recursion
 		"dirlink":         "dir",
 		"dir/self":        ".",
+		"dir/up.py":       "../a.py", // inside the root, out of its folder: yielded
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(name))); err != nil {
@@ -304,12 +306,33 @@ func TestWalkSymlinks(t *testing.T) {
 		}
 	}
 	got, st, skips := walkAll(t, root, WalkOptions{})
-	want := []string{"a.py", "dir/b.py", "link_in.py"}
+	want := []string{"a.py", "dir/b.py", "dir/up.py", "link_in.py"}
 	if !slices.Equal(got, want) {
 		t.Errorf("yielded %q, want %q (skips %v)", got, want, skips)
 	}
 	if n := st.Skipped[SkipSymlink]; n != 7 {
 		t.Errorf("Skipped[SkipSymlink] = %d, want 7: %v", n, skips)
+	}
+}
+
+// TestWalkManyFolders: a tree deeper and wider than the folder roots the walk keeps
+// open yields every file once, with its content.
+func TestWalkManyFolders(t *testing.T) {
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("p%d/q%d/r/m%d.py", i%7, i, i)] = fmt.Sprintf("x = %d\n", i)
+	}
+	root := writeTree(t, files)
+	n := 0
+	_, err := Walk(context.Background(), root, WalkOptions{}, func(f File) error {
+		if string(f.Data) != files[f.Path] {
+			t.Errorf("%s: %q, want %q", f.Path, f.Data, files[f.Path])
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != len(files) {
+		t.Fatalf("walk: %v, %d files, want %d", err, n, len(files))
 	}
 }
 

@@ -37,6 +37,9 @@ var Kotlin = &Spec{
 	DefName:            kotlinName,
 	Rewrite:            kotlinRewrite,
 	Imports:            kotlinImports,
+	Family:             "jvm",
+	Strings:            set("string_literal", "character_literal"),
+	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|import\s|package\s)`),
 	Keywords: []string{
 		"as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in",
 		"interface", "is", "null", "object", "package", "return", "super", "this", "throw",

@@ -7,16 +7,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/workspace"
 )
 
 // PredictOptions configures [Predict].
 type PredictOptions struct {
-	// DataDir holds {Lang}-{Stage}.jsonl and the snapshots (folder or zip).
+	// DataDir holds {Lang}-{Stage}.jsonl and the snapshots (folder or zip). Lang is
+	// a registered grammar name (grammars.Names).
 	DataDir, Lang, Stage string
 	// Out is the output JSONL path, "-" for standard output; "" means
 	// DataDir/{Lang}-{Stage}.predictions.jsonl.
@@ -24,6 +28,8 @@ type PredictOptions struct {
 	// Resume continues an interrupted run from Out's journal.
 	Resume bool
 	// Batch configures indexing, composition and the workers (batch.DefaultConfig).
+	// An empty Batch.Workspace.Languages means the family of Lang
+	// (grammars.Family): Kotlin snapshots index their Java files too.
 	Batch batch.Config
 	// Limits bound snapshot reading; zero fields mean workspace.DefaultLimits.
 	Limits workspace.Limits
@@ -50,8 +56,8 @@ type PredictSummary struct {
 // empty context and an entry in the summary's Errors; the batch goes on. The returned
 // error is nil when every datapoint succeeded, wraps repoctx.ErrSomeFailed when some
 // failed but the output was written, and is any other error when the run could not
-// start or finish (missing input file, unwritable output or cache, invalid options,
-// ctx cancelled: the journal is then kept for Resume).
+// start or finish (missing input file, unwritable output or cache, invalid options
+// such as an unregistered Lang, ctx cancelled: the journal is then kept for Resume).
 func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	start := time.Now()
 	var sum PredictSummary
@@ -63,6 +69,10 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	cfg := opts.Batch
 	if cfg.Workspace.CacheDir == "" {
 		cfg.Workspace.CacheDir = workspace.DefaultCacheDir()
+	}
+	if grammars.Lookup(opts.Lang) == nil {
+		return sum, &repoctx.OptionError{Option: "lang", Value: strconv.Quote(opts.Lang),
+			Want: "a registered language (" + strings.Join(grammars.Names(), ", ") + ")"}
 	}
 	if err := cfg.Compose.Validate(); err != nil {
 		return sum, err
@@ -83,6 +93,12 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, Fingerprint(cfg))
 	if err != nil {
 		return sum, err
+	}
+	if len(cfg.Workspace.Languages) == 0 {
+		// Snapshots index the files of the dataset language's family only: registering
+		// another language does not change what they hold. (After the fingerprint: the
+		// default follows from Lang, which names the output already.)
+		cfg.Workspace.Languages = grammars.Family(opts.Lang)
 	}
 	done := 0
 	tick := func() {

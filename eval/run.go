@@ -233,6 +233,10 @@ func checkOptions(opts *Options) (*grammars.Spec, []string, error) {
 	if spec == nil {
 		return nil, nil, fmt.Errorf("eval: unknown language %q (known: %s)", opts.Lang, strings.Join(grammars.Names(), ", "))
 	}
+	if len(opts.Batch.Workspace.Languages) == 0 {
+		// Index the language's family only (dataset.Predict does the same).
+		opts.Batch.Workspace.Languages = grammars.Family(opts.Lang)
+	}
 	if opts.Windows == nil {
 		opts.Windows = DefaultWindows()
 	}

@@ -8,11 +8,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
@@ -44,8 +48,46 @@ type Options struct {
 	// chunker's syntax tree (the file is parsed once) and give the repository a symbol
 	// table ([Repo.Symbols]), for the definitions source of context assembly.
 	Symbols bool
+	// Languages are the grammar names (grammars.Names) whose files are indexed and
+	// given symbols; files of other languages are left out. Empty means every
+	// registered language. Batch runs over a dataset set it to the family of the
+	// dataset's language (grammars.Family), so that registering a language does not
+	// change what another language's snapshots index.
+	Languages []string
 	// Log, if not nil, receives one line per skipped or lossily decoded file.
 	Log io.Writer
+}
+
+// languageFilter returns a predicate telling whether a path is of one of langs (a
+// registered language when langs is empty), or a *repoctx.OptionError naming the
+// first unknown language (option "langs").
+func languageFilter(langs []string) (func(path string) bool, error) {
+	if len(langs) == 0 {
+		return func(p string) bool { return grammars.ForPath(p) != nil }, nil
+	}
+	want := map[string]bool{}
+	for _, l := range langs {
+		if grammars.Lookup(l) == nil {
+			return nil, &repoctx.OptionError{Option: "langs", Value: strconv.Quote(l),
+				Want: "a registered language (" + strings.Join(grammars.Names(), ", ") + ")"}
+		}
+		want[l] = true
+	}
+	return func(p string) bool {
+		s := grammars.ForPath(p)
+		return s != nil && want[s.Name]
+	}, nil
+}
+
+// languageNames returns the sorted grammar names that langs stands for (every
+// registered one when empty), for cache keys.
+func languageNames(langs []string) []string {
+	if len(langs) == 0 {
+		return grammars.Names()
+	}
+	out := slices.Clone(langs)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // DefaultOptions returns the defaults: structural chunking with the chunker's
@@ -115,22 +157,26 @@ type sourceFile struct {
 }
 
 // Open returns the repository of a snapshot: the retrieval index of its source files
-// (those of a registered language), built unless the cache holds one for the same
+// (those of opts.Languages, or of every registered language), built unless the cache holds one for the same
 // content and options, and with opts.Symbols its symbol table. The cache key hashes
 // every indexed file's path and content, the chunker options, the grammar versions
 // and [FormatVersion], so a changed file or setting means a new index and an
 // unchanged snapshot is never re-indexed; per-file chunks and symbols come from the
 // content-addressed [Store] when another snapshot had the same file.
 //
-// Unreadable, binary and oversized files are skipped and logged. It returns ctx's
-// error when ctx is cancelled (no partial index is left behind), and an error when
-// the index cannot be built or opened.
+// Unreadable, binary and oversized files are skipped and logged. It returns a
+// *repoctx.OptionError for an unknown language in opts.Languages, ctx's error when
+// ctx is cancelled (no partial index is left behind), and an error when the index
+// cannot be built or opened.
 func Open(ctx context.Context, snap Snapshot, opts Options) (*Repo, error) {
 	if opts.CacheDir == "" {
 		opts.CacheDir = DefaultCacheDir()
 	}
 	if opts.Strategy == "" {
 		opts.Strategy = chunker.StrategyStructural
+	}
+	if _, err := languageFilter(opts.Languages); err != nil {
+		return nil, err
 	}
 	ch, err := chunker.New(opts.Strategy, opts.Chunk)
 	if err != nil {
@@ -143,7 +189,7 @@ func Open(ctx context.Context, snap Snapshot, opts Options) (*Repo, error) {
 	}
 	r := &Repo{snap: snap, ix: ix, stats: st}
 	if opts.Symbols {
-		r.syms = cachedSymbols(snap, ix, opts.CacheDir, opts.MaxFileBytes)
+		r.syms = cachedSymbols(snap, ix, opts)
 	}
 	if err := ctx.Err(); err != nil {
 		ix.Close()
@@ -159,13 +205,20 @@ func indexKey(ctx context.Context, snap Snapshot, opts Options, logf func(string
 	skipped := 0
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", FormatVersion, opts.Chunk.Key(opts.Strategy))
-	for _, name := range grammars.Names() {
+	if len(opts.Languages) > 0 {
+		fmt.Fprintf(h, "languages %s\n", strings.Join(languageNames(opts.Languages), ","))
+	}
+	for _, name := range languageNames(opts.Languages) {
 		fmt.Fprintf(h, "%s\n", grammars.Lookup(name).Version)
+	}
+	keep, err := languageFilter(opts.Languages)
+	if err != nil {
+		return "", nil, 0, err
 	}
 	paths := snap.Paths()
 	sort.Strings(paths)
 	for i, p := range paths {
-		if grammars.ForPath(p) == nil {
+		if !keep(p) {
 			continue
 		}
 		if i%256 == 0 {
@@ -301,18 +354,22 @@ func symbolKey(path string, sum [32]byte) [32]byte {
 var extractors = sync.Pool{New: func() any { return symbols.NewExtractor(0) }}
 
 // symbolFiles extracts the definitions and imports of a snapshot's source files, from
-// store (nil: none) when an earlier parse stored them. Files that cannot be read,
+// store (nil: none) when an earlier parse stored them; keep selects the files by path
+// (nil: those of every registered language). Files that cannot be read,
 // decoded or parsed are left out (the index's log already names them).
-func symbolFiles(snap Snapshot, store *Store, maxFileBytes int) []*symbols.File {
+func symbolFiles(snap Snapshot, store *Store, maxFileBytes int, keep func(path string) bool) []*symbols.File {
 	var ex *symbols.Extractor
 	defer func() {
 		if ex != nil {
 			extractors.Put(ex)
 		}
 	}()
+	if keep == nil {
+		keep = func(p string) bool { return grammars.ForPath(p) != nil }
+	}
 	var files []*symbols.File
 	for _, p := range snap.Paths() {
-		if grammars.ForPath(p) == nil {
+		if !keep(p) {
 			continue
 		}
 		raw, err := snap.ReadFile(p)
@@ -344,11 +401,16 @@ func symbolFiles(snap Snapshot, store *Store, maxFileBytes int) []*symbols.File 
 	return files
 }
 
-// cachedSymbols returns the symbol table of a snapshot whose index is ix, from
-// cacheDir/symbols/ when an earlier run stored it for the same index key, else built
-// from symbolFiles and stored (atomically; a failed write only costs the next run a
-// rebuild).
-func cachedSymbols(snap Snapshot, ix *retrieve.Index, cacheDir string, maxFileBytes int) *symbols.Table {
+// cachedSymbols returns the symbol table of a snapshot whose index is ix (of the
+// files of opts.Languages), from opts.CacheDir/symbols/ when an earlier run stored
+// it for the same index key, else built from symbolFiles and stored (atomically; a
+// failed write only costs the next run a rebuild).
+func cachedSymbols(snap Snapshot, ix *retrieve.Index, opts Options) *symbols.Table {
+	keep, err := languageFilter(opts.Languages)
+	if err != nil {
+		return symbols.NewTable(nil) // Open checked the languages
+	}
+	cacheDir, maxFileBytes := opts.CacheDir, opts.MaxFileBytes
 	dir := filepath.Join(cacheDir, "symbols")
 	path := filepath.Join(dir, symbolsCacheVersion+"-"+retrieve.CacheDirName(ix.Key())+".gob")
 	key := sha256.Sum256([]byte(filepath.Base(path)))
@@ -356,7 +418,7 @@ func cachedSymbols(snap Snapshot, ix *retrieve.Index, cacheDir string, maxFileBy
 	if readRecord(path, key, &files) {
 		return symbols.NewTable(files)
 	}
-	files = symbolFiles(snap, OpenStore(cacheDir), maxFileBytes)
+	files = symbolFiles(snap, OpenStore(cacheDir), maxFileBytes, keep)
 	t := symbols.NewTable(files)
 	_ = writeRecord(path, key, files)
 	return t

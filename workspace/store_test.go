@@ -68,9 +68,9 @@ func TestStoreReuse(t *testing.T) {
 	}
 	// Symbols: the second snapshot's table from the store equals one built directly.
 	store := OpenStore(cache)
-	symbolFiles(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), store, 0) // stores v1's files
-	got := symbolFiles(snap2, store, 0)
-	want := symbolFiles(snap2, nil, 0)
+	symbolFiles(writeRepo(t, filepath.Join(t.TempDir(), "r-1"), v1), store, 0, nil) // stores v1's files
+	got := symbolFiles(snap2, store, 0, nil)
+	want := symbolFiles(snap2, nil, 0, nil)
 	if len(got) != 4 || !reflect.DeepEqual(got, want) {
 		t.Errorf("symbols from the store differ from a direct extraction (%d files)", len(got))
 	}
@@ -138,7 +138,7 @@ func TestIndexStoresSymbols(t *testing.T) {
 	if n != 3 {
 		t.Errorf("%d symbol records stored by Open, want 3", n)
 	}
-	got, want := symbolFiles(snap, OpenStore(cache), 0), symbolFiles(snap, nil, 0)
+	got, want := symbolFiles(snap, OpenStore(cache), 0, nil), symbolFiles(snap, nil, 0, nil)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("symbols from the chunker's parse differ from a separate extraction:\n%+v\n%+v", got, want)
 	}

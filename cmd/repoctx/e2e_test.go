@@ -189,7 +189,7 @@ func TestBadInputEndToEnd(t *testing.T) {
 // TestUsageErrors: bad flags and arguments exit 2 with a message.
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"predict", "--data", "x", "--lang", "java", "--stage", "s"},
+		{"predict", "--data", "x", "--lang", "cobol", "--stage", "s"},
 		{"predict", "--lang", "python"},
 		{"chunk"},
 		{"chunk", "--strategy", "semantic", "x.py"},

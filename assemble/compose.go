@@ -280,7 +280,7 @@ func (c *composer) search(qs []query) ([][]retrieve.FusedHit, error) {
 				}
 			}()
 			results[i], errs[i] = c.ix.Search(c.ctx, retrieve.Query{Text: q.text, K: c.opts.TopK, Mode: mode,
-				Filter: func(ch *chunker.Chunk) bool { return c.allowed(ch.Path, ch.Lang) && !c.redundant(ch) },
+				Filter:  func(ch *chunker.Chunk) bool { return c.allowed(ch.Path, ch.Lang) && !c.redundant(ch) },
 				Weights: c.opts.Fusion, Keep: q.keep})
 		}()
 	}

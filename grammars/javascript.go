@@ -29,7 +29,7 @@ var JavaScript = &Spec{
 		"field_definition":               Property,
 	},
 	Wrappers:           set("export_statement"),
-	Bodies:             set("class_body", "statement_block", "object"),
+	Bodies:             set("class_body", "statement_block", "object", "array"),
 	BodyDepth:          3,
 	Comments:           set("comment", "html_comment"),
 	CommentBytes:       "/>",

@@ -48,7 +48,7 @@ func tsSpec(name, version string, exts []string, names *symbolNames) *Spec {
 			"type_alias_declaration":         Property,
 		},
 		Wrappers:           set("export_statement", "ambient_declaration", "expression_statement"),
-		Bodies:             set("class_body", "statement_block", "interface_body", "object_type", "enum_body", "object"),
+		Bodies:             set("class_body", "statement_block", "interface_body", "object_type", "enum_body", "object", "array"),
 		BodyDepth:          3,
 		Comments:           set("comment", "html_comment"),
 		CommentBytes:       "/>",

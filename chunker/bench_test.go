@@ -19,6 +19,8 @@ func pathological(scale int) map[string]string {
 		"minified.py": "x = [" + strings.Repeat("1,", 80*scale) + "]\n",
 		"parens.py":   "x = " + strings.Repeat("(", 4*scale) + "1" + strings.Repeat(")", 4*scale) + "\n",
 		"parens.kt":   "val x = " + strings.Repeat("(", 4*scale) + "1" + strings.Repeat(")", 4*scale) + "\n",
+		"table.js":    "const t = [" + strings.Repeat("{a: 1},", 40*scale) + "];\n",
+		"deep.cpp":    strings.Repeat("#ifdef A\n", scale) + "int f() { return 1; }\n" + strings.Repeat("#endif\n", scale),
 	}
 }
 

@@ -44,7 +44,7 @@ var CPP = &Spec{
 	ImportsByPath:      true,
 	Strings:            set("string_literal", "char_literal", "raw_string_literal", "concatenated_string"),
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|#\s*(include|pragma|if|ifdef|ifndef|endif|else|elif)\b|using\s+namespace\s)`),
-	Rewrite:            cRewrite,
+	Rewrite:            func(src []byte) []byte { return cRewrite(src, false) },
 	Keywords: append([]string{
 		"alignas", "alignof", "and", "asm", "catch", "class", "concept", "consteval",
 		"constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype",

@@ -82,10 +82,51 @@ func TestCRewrite(t *testing.T) {
 		{"#if defined(__cplusplus)\n} /* extern \"C\" */\n#endif\n", "#if defined(__cplusplus)\n                  \n#endif\n"},
 		{"int g(void) {\n}\n", "int g(void) {\n}\n"}, // no __cplusplus: untouched
 		{"#ifdef __cplusplus\nclass A {};\n#endif\n}\n", "#ifdef __cplusplus\nclass A {};\n#endif\n}\n"},
+		// A function header that differs between branches: directives and the second
+		// branch go, the first branch stays.
+		{"#if OLD || \\\n    NEWER\nstatic void f(int a, int b) {\n#else\nstatic void f(int a) {\n#endif\n    g(a);\n}\n",
+			"            \n         \nstatic void f(int a, int b) {\n     \n" + strings.Repeat(" ", len("static void f(int a) {")) + "\n      \n    g(a);\n}\n"},
+		// Balanced branches (an include guard, an #ifdef'd function) are kept.
+		{"#ifndef H\n#define H\n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n#endif\n",
+			"#ifndef H\n#define H\n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n#endif\n"},
+		{"#if FMT_HAS_INCLUDE(<sys/stat.h>) && X\n#endif\n", "#if FMT_HAS_INCLUDE(_sys_stat_h_) && X\n#endif\n"},
+		// Macros around declarations go; caps types and names stay.
+		{"FMT_CONSTEXPR inline void f();\nint CJSON_CDECL main(void);\nCJSON_PUBLIC(cJSON *) cJSON_Parse(const char *v);\nFILE *f;\nMYTYPE x;\nstatic DIR *d;\n",
+			"              inline void f();\nint             main(void);\n             cJSON *  cJSON_Parse(const char *v);\nFILE *f;\nMYTYPE x;\nstatic DIR *d;\n"},
+		{"static void f(__unused int a) {\n\tTAILQ_FOREACH(c, &clients, entry) {\n\t\tg(c);\n\t}\n}\nFMT_BEGIN_NAMESPACE\n",
+			"static void f(         int a) {\n\twhile        (c, &clients, entry) {\n\t\tg(c);\n\t}\n}\n                   \n"},
+		// Braces in comments and literals do not count.
+		{"#if A\nchar *s = \"{\"; /* { */ // {\n#endif\n", "#if A\nchar *s = \"{\"; /* { */ // {\n#endif\n"},
 	} {
-		got := string(cRewrite([]byte(c.in)))
+		got := string(cRewrite([]byte(c.in), true))
 		if got != c.want || len(got) != len(c.in) {
 			t.Errorf("cRewrite(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// FuzzCRewrite: the C and C++ rewrite keeps the length and every line break where
+// it was, and never panics.
+func FuzzCRewrite(f *testing.F) {
+	for _, s := range []string{
+		"#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n",
+		"#if A\nvoid f(int a) {\n#else\nvoid f(void) {\n#endif\n}\n",
+		"FMT_CONSTEXPR inline void f();\nTAILQ_FOREACH(a, b, c)\n\tg();\n#if X(<a/b.h>)\n#endif\n",
+		"namespace a { extern \"C\" { int CJSON_CDECL main(void) { __unused int x; } } }\n",
+		"/* { */ \"{\" '\\'' #if\n\\\n#endif",
+	} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, src string, loops bool) {
+		out := cRewrite([]byte(src), loops)
+		if len(out) != len(src) {
+			t.Fatalf("length %d, want %d", len(out), len(src))
+		}
+		for i := range out {
+			if (out[i] == '\n') != (src[i] == '\n') {
+				t.Fatalf("line break moved at %d: %q -> %q", i, src, out)
+			}
+		}
+	})
 }

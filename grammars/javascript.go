@@ -14,7 +14,7 @@ import (
 // members are leading lines.
 var JavaScript = &Spec{
 	Name:       "javascript",
-	Version:    "javascript-0.21.4/r1",
+	Version:    "javascript-0.21.4/r2",
 	Extensions: []string{".js", ".mjs", ".cjs", ".jsx"},
 	Language:   javascript.GetLanguage,
 	Definitions: map[string]string{

@@ -130,3 +130,18 @@ func FuzzCRewrite(f *testing.F) {
 		}
 	})
 }
+
+// TestSwiftRewrite: freestanding macros become calls and `sending` goes, same
+// length; directives and other text are kept.
+func TestSwiftRewrite(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"#expect(a == b)\n", " expect(a == b)\n"},
+		{"#if canImport(Darwin)\n#endif\nlet s = #selector(f)\n", "#if canImport(Darwin)\n#endif\nlet s = #selector(f)\n"},
+		{"func f(_ e: sending @escaping () -> Void) -> sending T\n", "func f(_ e:         @escaping () -> Void) ->         T\n"},
+		{"let sending = 1; sending(x)\n", "let sending = 1; sending(x)\n"},
+	} {
+		if got := string(swiftRewrite([]byte(c.in))); got != c.want {
+			t.Errorf("swiftRewrite(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

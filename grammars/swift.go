@@ -1,6 +1,7 @@
 package grammars
 
 import (
+	"bytes"
 	"regexp"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -11,10 +12,11 @@ import (
 // smacker). That grammar parses class, struct, enum, actor and extension alike as
 // class_declaration. Attributes (@MainActor) sit in a declaration's modifiers and
 // are left out of headers. Imports name modules (build targets), which a file does
-// not declare: they are kept but do not resolve to files.
+// not declare: they are kept but do not resolve to files. The Rewrite makes two
+// newer constructs (freestanding macros, `sending`) parse.
 var Swift = &Spec{
 	Name:       "swift",
-	Version:    "swift-0.5.0/r1",
+	Version:    "swift-0.5.0/r2",
 	Extensions: []string{".swift"},
 	Language:   swift.GetLanguage,
 	Definitions: map[string]string{
@@ -38,6 +40,7 @@ var Swift = &Spec{
 	Imports:            swiftImports,
 	Strings:            set("line_string_literal", "multi_line_string_literal", "raw_string_literal"),
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|(@\w+\s+)?import\s)`),
+	Rewrite:            swiftRewrite,
 	Keywords: []string{
 		"associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import",
 		"init", "inout", "internal", "let", "open", "operator", "private", "precedencegroup",
@@ -51,6 +54,53 @@ var Swift = &Spec{
 }
 
 func init() { MustRegister(Swift) }
+
+// swiftDirectives are the #-words the bundled grammar knows (compiler directives and
+// literal expressions); swiftRewrite leaves them alone.
+var swiftDirectives = map[string]bool{
+	"if": true, "elseif": true, "else": true, "endif": true, "available": true, "unavailable": true,
+	"selector": true, "keyPath": true, "file": true, "fileID": true, "filePath": true, "line": true,
+	"column": true, "function": true, "dsohandle": true, "sourceLocation": true, "warning": true,
+	"error": true, "colorLiteral": true, "imageLiteral": true, "fileLiteral": true,
+}
+
+// swiftRewrite returns src with two Swift 5.9/6 constructs the bundled grammar (0.5,
+// older) cannot parse made into ones it can, same length, or src itself when there
+// is none: a freestanding macro `#expect(...)` becomes the call ` expect(...)`, and
+// the parameter modifier `sending` (`_ e: sending T`) is blanked.
+func swiftRewrite(src []byte) []byte {
+	out, copied := src, false
+	edit := func(i int, repl string) {
+		if !copied {
+			out, copied = append([]byte(nil), src...), true
+		}
+		copy(out[i:], repl)
+	}
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '#':
+			j := i + 1
+			for j < len(src) && isWordByte(src[j]) {
+				j++
+			}
+			if j > i+1 && !swiftDirectives[string(src[i+1:j])] && !('0' <= src[i+1] && src[i+1] <= '9') {
+				edit(i, " ")
+			}
+		case 's':
+			const kw = "sending "
+			if bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1])) {
+				k := i - 1
+				for k >= 0 && (src[k] == ' ' || src[k] == '\t') {
+					k--
+				}
+				if k >= 0 && (src[k] == ':' || src[k] == '>') { // a type annotation or `-> sending T`
+					edit(i, "       ")
+				}
+			}
+		}
+	}
+	return out
+}
 
 // swiftNames is the Swift symbol table for swiftName and swiftImports.
 var swiftNames = &symbolNames{lang: swift.GetLanguage}

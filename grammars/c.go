@@ -84,7 +84,10 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			}
 		}
 	}
-	lines := cLines(src)
+	var lines [][2]int
+	if bytes.IndexByte(src, '#') >= 0 {
+		lines = cLines(src)
+	}
 	if bytes.Contains(src, []byte("__cplusplus")) {
 		inside := false
 		for _, l := range lines {
@@ -108,7 +111,7 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			// condition as comparisons and fail; (_x_y_h_), an identifier, parses
 			// (only the condition's value is lost, which no chunk depends on).
 			ln := out[l[0]:l[1]]
-			if !cDirective.Match(ln) || !bytes.Contains(ln, []byte("(<")) {
+			if !isDirectiveLine(ln) || !bytes.Contains(ln, []byte("(<")) || !cDirective.Match(ln) {
 				continue
 			}
 			for i := 0; i+1 < len(ln); i++ {
@@ -202,7 +205,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	container := false // a namespace or extern "C" head is open: its brace does not count
 	inComment := false
 	lineStart, lineCode := true, false // at the start of a line; the line has code before i
-	prevWord := ""                     // the previous word on the line at depth 0, "" after other tokens
+	var prevWord []byte                // the previous word on the line, nil after other tokens
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
@@ -213,7 +216,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			}
 			continue
 		case c == '\n':
-			lineStart, lineCode, prevWord = true, false, ""
+			lineStart, lineCode, prevWord = true, false, nil
 			continue
 		case c == ' ' || c == '\t' || c == '\r':
 			continue
@@ -240,7 +243,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 					i++
 				}
 			}
-			prevWord, lineCode = "", true
+			prevWord, lineCode = nil, true
 			continue
 		case c == '{':
 			opened = append(opened, !container)
@@ -261,15 +264,15 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		first := lineStart
 		lineStart, lineCode = false, true
 		if !isWordByte(c) {
-			prevWord = ""
+			prevWord = nil
 			continue
 		}
 		j := i
 		for j < len(src) && isWordByte(src[j]) {
 			j++
 		}
-		w := string(src[i:j])
-		if w == "namespace" || w == "extern" {
+		w := src[i:j] // string(w) in comparisons and map keys does not allocate
+		if string(w) == "namespace" || string(w) == "extern" {
 			container = true // `extern int x;` ends at its ";"
 		}
 		if depth == 0 && (i == 0 || !isWordByte(src[i-1])) {
@@ -279,9 +282,9 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			}
 			nextWord := k > j && k < len(src) && (isWordByte(src[k]) && !('0' <= src[k] && src[k] <= '9'))
 			switch {
-			case strings.HasPrefix(w, "__") && !knownUnderscored[w] && nextWord:
+			case bytes.HasPrefix(w, []byte("__")) && !knownUnderscored[string(w)] && nextWord:
 				out = append(out, macroEdit{i, j, ""})
-			case allCaps(w) && prevWord != "" && !notBeforeMacro[prevWord] && nextWord:
+			case allCaps(w) && prevWord != nil && !notBeforeMacro[string(prevWord)] && nextWord:
 				out = append(out, macroEdit{i, j, ""})
 			case allCaps(w) && nextWord && declKeywords[string(src[k:wordEnd(src, k)])]:
 				out = append(out, macroEdit{i, j, ""})
@@ -371,7 +374,7 @@ func onlyOnLine(src []byte, end int) bool {
 
 // allCaps reports whether w is an all-caps macro-like word: 2+ bytes of A-Z, 0-9
 // and _, starting with a letter, with at least one letter after it.
-func allCaps(w string) bool {
+func allCaps(w []byte) bool {
 	if len(w) < 2 || w[0] < 'A' || w[0] > 'Z' {
 		return false
 	}
@@ -417,6 +420,13 @@ func cLines(src []byte) [][2]int {
 	return out
 }
 
+// isDirectiveLine reports whether ln's first non-blank byte is "#" (a cheap test
+// before cDirective).
+func isDirectiveLine(ln []byte) bool {
+	t := bytes.TrimLeft(ln, " \t")
+	return len(t) > 0 && t[0] == '#'
+}
+
 // cDirective matches a conditional directive line and names it.
 var cDirective = regexp.MustCompile(`^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b`)
 
@@ -437,7 +447,7 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 	inComment := false
 	for i := 0; i < len(lines); i++ {
 		ln := src[lines[i][0]:lines[i][1]]
-		if !inComment {
+		if !inComment && isDirectiveLine(ln) {
 			if m := cDirective.FindSubmatch(ln); m != nil {
 				// The directive with its continuation lines.
 				j := i

@@ -126,8 +126,32 @@ type composer struct {
 	visible  map[string]bool // LineSet of seen's prefix and suffix
 	modified map[string]bool
 	spec     *grammars.Spec
+	langs    map[string]bool // languages whose chunks and definitions may be used; nil: all
 	files    *fileTexts
 	cands    *candidates
+}
+
+// languages returns the set of languages a composition may use (Options.Languages),
+// nil meaning all.
+func languages(opts Options, spec *grammars.Spec) map[string]bool {
+	names := opts.Languages
+	if len(names) == 0 {
+		if spec == nil {
+			return nil
+		}
+		names = grammars.Family(spec.Name)
+	}
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// allowed reports whether chunks and definitions of the file at path may be used:
+// it is the completion file, or of one of c.langs.
+func (c *composer) allowed(path, lang string) bool {
+	return c.langs == nil || c.langs[lang] || path == c.h.Path
 }
 
 // composeParts collects the candidate parts for hole in ascending relevance,
@@ -137,6 +161,7 @@ func composeParts(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opt
 	c := &composer{ctx: ctx, ix: ix, syms: repo.Symbols(), h: h, opts: opts, seen: seen,
 		visible: LineSet(seen.Prefix, seen.Suffix), modified: map[string]bool{},
 		spec: grammars.ForPath(h.Path), files: newFileTexts(ix), cands: newCandidates()}
+	c.langs = languages(opts, c.spec)
 	for _, m := range h.Modified {
 		c.modified[m] = true
 	}
@@ -255,7 +280,8 @@ func (c *composer) search(qs []query) ([][]retrieve.FusedHit, error) {
 				}
 			}()
 			results[i], errs[i] = c.ix.Search(c.ctx, retrieve.Query{Text: q.text, K: c.opts.TopK, Mode: mode,
-				Filter: func(ch *chunker.Chunk) bool { return !c.redundant(ch) }, Weights: c.opts.Fusion, Keep: q.keep})
+				Filter:  func(ch *chunker.Chunk) bool { return c.allowed(ch.Path, ch.Lang) && !c.redundant(ch) },
+				Weights: c.opts.Fusion, Keep: q.keep})
 		}()
 	}
 	wg.Wait()

@@ -3,8 +3,10 @@ package assemble
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
 )
 
@@ -56,6 +58,12 @@ type Options struct {
 	NoOldFile bool
 	// OldFileWeight weighs those chunks against a top-1 retrieval hit (weight 1).
 	OldFileWeight float64
+	// Languages are the grammar names whose files' chunks and definitions the context
+	// may hold (the completion file's own old copy always may). Empty means the
+	// family of the completion file's language (grammars.Family: Kotlin with Java,
+	// TypeScript with TSX and JavaScript, C with C++), or every language when the
+	// completion file has none.
+	Languages []string
 	// Plan is the budget planner (off by default): it may trim the prefix and suffix
 	// the model is given and budgets the context in tokens for one model window
 	// instead of BudgetChars; see [Plan].
@@ -86,8 +94,9 @@ func DefaultOptions() Options {
 
 // Validate reports the first option that makes no sense as a *repoctx.OptionError
 // naming the command-line flag made from it: non-positive counts and budgets,
-// negative or non-finite weights, a score ratio outside [0, 1], a planner window
-// that leaves no room for the completion, planner shares outside their ranges.
+// negative or non-finite weights, an unknown language, a score ratio outside [0, 1],
+// a planner window that leaves no room for the completion, planner shares outside
+// their ranges.
 func (o Options) Validate() error {
 	bad := func(option string, v any, want string) error {
 		return &repoctx.OptionError{Option: option, Value: fmt.Sprint(v), Want: want}
@@ -119,6 +128,11 @@ func (o Options) Validate() error {
 	for _, c := range floats {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) { // also NaN
 			return bad(c.name, c.v, "a finite number >= 0")
+		}
+	}
+	for _, l := range o.Languages {
+		if grammars.Lookup(l) == nil {
+			return bad("langs", l, "a registered language ("+strings.Join(grammars.Names(), ", ")+")")
 		}
 	}
 	if !(o.MinScoreRatio >= 0 && o.MinScoreRatio <= 1) {

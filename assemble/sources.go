@@ -300,7 +300,7 @@ func (c *composer) definitions() {
 		if defined[name] {
 			continue
 		}
-		for rank, cand := range c.syms.Resolve(name, h.Path, imports, 2) {
+		for rank, cand := range c.syms.ResolveFunc(name, h.Path, imports, 2, c.defAllowed) {
 			d := cand.Def
 			end := d.EndByte
 			if end-d.StartByte > maxDefBytes {
@@ -317,6 +317,15 @@ func (c *composer) definitions() {
 			added++
 		}
 	}
+}
+
+// defAllowed reports whether definition d may be used (composer.allowed).
+func (c *composer) defAllowed(d *symbols.Def) bool {
+	if c.langs == nil || d.Path == c.h.Path {
+		return true
+	}
+	s := grammars.ForPath(d.Path)
+	return s != nil && c.langs[s.Name]
 }
 
 // extractors lends symbol extractors (each holds tree-sitter parsers, usable by one

@@ -6,13 +6,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // FuzzChunk checks that both strategies keep every invariant (Validate) and never
-// panic, for Kotlin and Python, at a small and the default cap.
+// panic, for every registered language (langSel picks one of grammars.Names(),
+// modulo their number), at a small and the default cap. The seeds are Kotlin and
+// Python snippets and each file of testdata/langs in its language.
 func FuzzChunk(f *testing.F) {
+	names := grammars.Names()
+	index := func(lang string) uint8 { return uint8(slices.Index(names, lang)) }
 	seeds := []string{
 		"def f(x):\n    return x\n",
 		"class A:\n    def a(self):\n        pass\n\n    def b(self):\n        pass\n",
@@ -33,17 +40,23 @@ func FuzzChunk(f *testing.F) {
 		"X = \"\"\"\n" + strings.Repeat("row of text\n", 80) + "\"\"\"\n",
 	}
 	for _, s := range seeds {
-		f.Add(s, true, uint8(0))
-		f.Add(s, false, uint8(1))
+		f.Add(s, index("kotlin"), uint8(0))
+		f.Add(s, index("python"), uint8(1))
 	}
-	f.Fuzz(func(t *testing.T, src string, kotlin bool, capSel uint8) {
+	for _, fx := range langFixtures {
+		src, err := os.ReadFile(filepath.Join("testdata", "langs", fx.file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(src), index(fx.lang), uint8(0))
+		f.Add(string(src), index(fx.lang), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, src string, langSel uint8, capSel uint8) {
 		if len(src) > 1<<16 {
 			return
 		}
-		path := "f.py"
-		if kotlin {
-			path = "f.kt"
-		}
+		spec := grammars.Lookup(names[int(langSel)%len(names)])
+		path := "f" + spec.Extensions[0]
 		opts := Options{MaxChars: []int{60, 200, DefaultMaxChars}[int(capSel)%3]}
 		file, err := Decode(path, []byte(src), 0)
 		if err != nil {
@@ -55,7 +68,7 @@ func FuzzChunk(f *testing.F) {
 				t.Fatalf("%T: %v", ch, err)
 			}
 			if err := Validate(file, cs, opts.withDefaults(false).MaxChars); err != nil {
-				t.Fatalf("%T: %v", ch, err)
+				t.Fatalf("%s %T: %v", spec.Name, ch, err)
 			}
 			if s, ok := ch.(*Structural); ok {
 				s.Close()

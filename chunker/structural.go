@@ -344,6 +344,13 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 		if !isErr && !c.IsNamed() {
 			continue
 		}
+		if len(b.spec.Flatten) > 0 && b.spec.Flatten[b.spec.TypeOf(c)] && c.ChildCount() > 0 {
+			// A container such as #ifdef: its children are items of this level.
+			if sub := b.items(c, inErr); len(sub) > 0 {
+				out = append(out, sub...)
+				continue
+			}
+		}
 		if isErr || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[b.spec.TypeOf(c)]) {
 			sub := b.items(c, true)
 			if len(sub) > 0 {
@@ -715,14 +722,7 @@ func nestedDefinitions(its []item) int {
 // members returns the items of def's body and the first line a member starts on, or
 // nil when def has no body with members on lines after its own first line.
 func (b *builder) members(def *sitter.Node, lo, hi int) ([]item, int) {
-	var body *sitter.Node
-	kids := grammars.Children(def)
-	for i := len(kids) - 1; i >= 0; i-- {
-		if b.spec.Bodies[b.spec.TypeOf(kids[i])] {
-			body = kids[i]
-			break
-		}
-	}
+	body := b.spec.Body(def)
 	for depth := 0; body != nil && depth < 8; depth++ {
 		its := b.items(body, false)
 		var named []item

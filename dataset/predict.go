@@ -7,16 +7,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/workspace"
 )
 
 // PredictOptions configures [Predict].
 type PredictOptions struct {
-	// DataDir holds {Lang}-{Stage}.jsonl and the snapshots (folder or zip).
+	// DataDir holds {Lang}-{Stage}.jsonl and the snapshots (folder or zip). Lang is
+	// a registered grammar name (grammars.Names).
 	DataDir, Lang, Stage string
 	// Out is the output JSONL path, "-" for standard output; "" means
 	// DataDir/{Lang}-{Stage}.predictions.jsonl.
@@ -24,6 +28,8 @@ type PredictOptions struct {
 	// Resume continues an interrupted run from Out's journal.
 	Resume bool
 	// Batch configures indexing, composition and the workers (batch.DefaultConfig).
+	// An empty Batch.Workspace.Languages means batch.DatasetLanguages(Lang): the
+	// language's files alone (--langs kotlin,java adds Kotlin's family).
 	Batch batch.Config
 	// Limits bound snapshot reading; zero fields mean workspace.DefaultLimits.
 	Limits workspace.Limits
@@ -57,7 +63,8 @@ type PredictSummary struct {
 // is written for datapoints never really tried. The returned error is nil when every
 // datapoint succeeded, wraps repoctx.ErrSomeFailed when some failed but the output was
 // written, and is any other error when the run could not start or finish (missing
-// input file, unwritable output or cache, invalid options, a fault of the environment,
+// input file, unwritable output or cache, invalid options such as an unregistered Lang, a fault of the
+// environment,
 // ctx cancelled): once the journal exists it is then kept for Resume and the error is
 // a *StoppedError naming it.
 func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
@@ -71,6 +78,10 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	cfg := opts.Batch
 	if cfg.Workspace.CacheDir == "" {
 		cfg.Workspace.CacheDir = workspace.DefaultCacheDir()
+	}
+	if grammars.Lookup(opts.Lang) == nil {
+		return sum, &repoctx.OptionError{Option: "lang", Value: strconv.Quote(opts.Lang),
+			Want: "a registered language (" + strings.Join(grammars.Names(), ", ") + ")"}
 	}
 	if err := cfg.Compose.Validate(); err != nil {
 		return sum, err
@@ -91,6 +102,11 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, fingerprint(opts.Shard, cfg))
 	if err != nil {
 		return sum, err
+	}
+	if len(cfg.Workspace.Languages) == 0 {
+		// The dataset language's files only (batch.DatasetLanguages). After the
+		// fingerprint: the default follows from Lang, which names the output already.
+		cfg.Workspace.Languages = batch.DatasetLanguages(opts.Lang)
 	}
 	done := 0
 	tick := func() {

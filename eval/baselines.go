@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -298,13 +299,15 @@ func (sd *snapData) windowsContext(d *batch.Datapoint) string {
 // windows retrieved for the whole suffix preceded by the window before it.
 // Windows of files already shown whole are not searched; a window appears
 // once. Rankings are fused by weighted RRF. ix must index the snapshot's
-// fixed windows of opts.WindowLines lines overlapping by opts.OverlapLines.
-func seedContext(ctx context.Context, ix *retrieve.Index, snap workspace.Snapshot, d *batch.Datapoint, opts SeedOptions) (string, error) {
+// fixed windows of opts.WindowLines lines overlapping by opts.OverlapLines. langs
+// are the languages of the modified files shown whole (empty: every registered one;
+// a run over a dataset passes the languages its index holds).
+func seedContext(ctx context.Context, ix *retrieve.Index, snap workspace.Snapshot, d *batch.Datapoint, opts SeedOptions, langs []string) (string, error) {
 	opts = opts.withDefaults()
 	var sb strings.Builder
 	whole := map[string]bool{}
 	for _, p := range append([]string{d.Path}, d.Modified...) {
-		if whole[p] || grammars.ForPath(p) == nil {
+		if s := grammars.ForPath(p); whole[p] || s == nil || len(langs) > 0 && !slices.Contains(langs, s.Name) {
 			continue
 		}
 		raw, err := snap.ReadFile(p)
@@ -426,7 +429,7 @@ func (a *baselineAnswerer) Answer(ctx context.Context, d *batch.Datapoint) (repo
 		text = a.sd.windowsContext(d)
 	case ConfigSeed:
 		var err error
-		if text, err = seedContext(ctx, a.repo.Index(), a.snap, d, a.b.seed); err != nil {
+		if text, err = seedContext(ctx, a.repo.Index(), a.snap, d, a.b.seed, a.b.ws.Languages); err != nil {
 			return repoctx.Context{}, err
 		}
 	}

@@ -194,7 +194,7 @@ func TestSeedContext(t *testing.T) {
 	ix := seedIndex(t, snap, SeedOptions{})
 	d := &batch.Datapoint{ID: "s", Path: "src/app.py", Modified: []string{"src/app.py", "README.md", "src/small.py"},
 		Prefix: "print('other') 17\n", Suffix: "crlf_line 3\n"}
-	ctx, err := seedContext(context.Background(), ix, snap, d, SeedOptions{})
+	ctx, err := seedContext(context.Background(), ix, snap, d, SeedOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestSeedPluggableRanker(t *testing.T) {
 		t.Errorf("name %q", o.Name())
 	}
 	d := &batch.Datapoint{ID: "s", Path: "src/app.py", Prefix: "print('other') 17\n"}
-	ctx, err := seedContext(context.Background(), ix, snap, d, o)
+	ctx, err := seedContext(context.Background(), ix, snap, d, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestSeedPluggableRanker(t *testing.T) {
 		return nil, fmt.Errorf("boom")
 	}
 	o.Rankers = []WeightedRanker{{Name: "broken", Weight: 1, Rank: failing}}
-	if _, err := seedContext(context.Background(), ix, snap, d, o); err == nil || !strings.Contains(err.Error(), "broken ranker: boom") {
+	if _, err := seedContext(context.Background(), ix, snap, d, o, nil); err == nil || !strings.Contains(err.Error(), "broken ranker: boom") {
 		t.Errorf("error %v", err)
 	}
 }

@@ -125,7 +125,7 @@ func BenchmarkPipelines(b *testing.B) {
 					return err
 				}
 				defer repo.Close()
-				_, err = seedContext(context.Background(), repo.Index(), snap, d, SeedOptions{})
+				_, err = seedContext(context.Background(), repo.Index(), snap, d, SeedOptions{}, nil)
 				return err
 			})
 		})

@@ -689,9 +689,11 @@ func strategyColor(i int, alpha uint8) color.NRGBA {
 // each strategy's chunks), the shares of chunks cutting definitions and of
 // fallback chunks, and, with a dataset, the evaluation metrics. It needs a
 // Comparison returned by CompareChunking (the per-chunk sizes are not kept
-// in JSON).
+// in JSON). The fonts its text uses are embedded (@font-face with the TrueType
+// data, gonum/plot's vgsvg.EmbedFonts), so the chart looks the same where they
+// are not installed.
 func (c *Comparison) WriteSVG(path string) error {
-	return c.writeChart(path, vgsvg.New(chartWidth, chartHeight))
+	return c.writeChart(path, vgsvg.NewWith(vgsvg.UseWH(chartWidth, chartHeight), vgsvg.EmbedFonts(true)))
 }
 
 // WritePNG draws the chart of [Comparison.WriteSVG] into a PNG file at path.

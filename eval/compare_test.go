@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -275,6 +276,7 @@ func TestCompareOutputs(t *testing.T) {
 			t.Errorf("%s: %d bytes starting %q", tc.name, len(b), b[:min(len(b), 8)])
 		}
 	}
+	checkSVGFonts(t, filepath.Join(out, "chart.svg"))
 	if err := cmp.WriteSVG(filepath.Join(out, "no", "such", "dir.svg")); err == nil || !strings.HasPrefix(err.Error(), "eval: ") || !strings.Contains(err.Error(), "dir.svg") {
 		t.Errorf("chart into a missing folder: %v", err)
 	}
@@ -373,5 +375,35 @@ func TestCompareWithEval(t *testing.T) {
 	}
 	if err := cmp.WriteSVG(filepath.Join(t.TempDir(), "c.svg")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkSVGFonts asserts that every font-family the SVG at path uses is embedded
+// in it by an @font-face rule with font data, so it renders without system fonts.
+func checkSVGFonts(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(b)
+	embedded := map[string]bool{}
+	for _, face := range regexp.MustCompile(`(?s)@font-face\s*\{(.*?)\}`).FindAllStringSubmatch(svg, -1) {
+		fam := regexp.MustCompile(`font-family:\s*"?([^";]+)"?;`).FindStringSubmatch(face[1])
+		if fam != nil && strings.Contains(face[1], "src: url(data:font/ttf;") {
+			embedded[fam[1]] = true
+		}
+	}
+	used := map[string]bool{}
+	for _, m := range regexp.MustCompile(`font-family:\s*"?([^";]+)"?;`).FindAllStringSubmatch(svg, -1) {
+		used[m[1]] = true
+	}
+	if len(used) == 0 {
+		t.Fatalf("%s names no font-family: is there any text?", path)
+	}
+	for fam := range used {
+		if !embedded[fam] {
+			t.Errorf("%s uses font-family %q without embedding it (embedded: %v)", path, fam, embedded)
+		}
 	}
 }

@@ -264,6 +264,10 @@ func checkOptions(opts *Options) (*grammars.Spec, []string, error) {
 	if spec == nil {
 		return nil, nil, fmt.Errorf("eval: unknown language %q (known: %s)", opts.Lang, strings.Join(grammars.Names(), ", "))
 	}
+	if len(opts.Batch.Workspace.Languages) == 0 {
+		// As dataset.Predict does (batch.DatasetLanguages).
+		opts.Batch.Workspace.Languages = batch.DatasetLanguages(opts.Lang)
+	}
 	if opts.Windows == nil {
 		opts.Windows = DefaultWindows()
 	}

@@ -96,6 +96,37 @@ type Spec struct {
 	// Recover, if not nil, tells the chunker how to chunk a file with parse errors
 	// along its text outline (see Recovery); nil keeps the chunker on the tree alone.
 	Recover *Recovery
+	// Family names the group of languages whose files a completion in this language
+	// retrieves from and resolves names in (see [Family]): Kotlin and Java share
+	// "jvm", TypeScript, TSX and JavaScript "javascript", C and C++ "c". Empty means
+	// the language alone.
+	Family string
+	// Flatten are node types whose children count as items of the level that holds
+	// them, for chunking and for the definitions of symbols: containers that are not
+	// definitions themselves, such as the C preprocessor's #ifdef blocks (an include
+	// guard holds a whole header) or Java's enum_body_declarations (an enum's methods).
+	Flatten map[string]bool
+	// BodyDepth is how deep below a definition node its body (a node of a Bodies type)
+	// may be: 0 or 1 means a direct child only; more lets [Spec.Body] search named
+	// descendants breadth-first, not entering other definitions, down to that depth
+	// (JavaScript's `const f = () => {...}` holds its statement_block three levels
+	// down, C's `typedef struct {...} T;` its field list two levels down).
+	BodyDepth int
+	// Strings are string literal node types (raw, multi-line, template and heredoc
+	// strings included). `dataset from-git` takes no middle line that starts inside a
+	// multi-line string or comment (found with these and Comments in the syntax tree;
+	// Kotlin and Python use their own lexical scanners).
+	Strings map[string]bool
+	// SkipLine matches a line, without its indentation, that is not code worth
+	// completing though it may look like it: comments, imports, package lines
+	// (`dataset from-git` takes no middle with such a line). Nil: none.
+	SkipLine *regexp.Regexp
+	// ImportsByPath says that an import names files by their path (relative to the
+	// importing file or as a suffix of a repository path: JavaScript's "./util",
+	// Go's "github.com/a/b/pkg", C's "util/foo.h", Rust's "crate::model"), not by a
+	// package the files declare (Kotlin, Java, C#). Import.Module then holds a
+	// slash-separated path. Python keeps its own dotted-module rules.
+	ImportsByPath bool
 
 	kwOnce sync.Once
 	kw     map[string]bool
@@ -162,6 +193,26 @@ func Names() []string {
 	out := make([]string, 0, len(byName))
 	for n := range byName {
 		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Family returns the registered languages that a completion in language name
+// retrieves from: those with name's [Spec.Family], sorted, or just name when it has
+// no family (or is not registered).
+func Family(name string) []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	s := byName[name]
+	if s == nil || s.Family == "" {
+		return []string{name}
+	}
+	var out []string
+	for n, o := range byName {
+		if o.Family == s.Family {
+			out = append(out, n)
+		}
 	}
 	sort.Strings(out)
 	return out

@@ -12,7 +12,7 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	for path, want := range map[string]string{"a/b.py": "python", "x.PYI": "python", "M.kt": "kotlin", "build.gradle.kts": "kotlin", "A.java": "", "noext": ""} {
+	for path, want := range map[string]string{"a/b.py": "python", "x.PYI": "python", "M.kt": "kotlin", "build.gradle.kts": "kotlin", "A.java": "java", "x.unknownext": "", "noext": ""} {
 		got := ""
 		if s := ForPath(path); s != nil {
 			got = s.Name

@@ -47,6 +47,9 @@ var Kotlin = &Spec{
 		MemberPrefix: "class Q{", MemberSuffix: "\n}",
 		GapPrefix: "enum class Q{", GapSuffix: "\n}",
 	},
+	Family:   "jvm",
+	Strings:  set("string_literal", "character_literal"),
+	SkipLine: regexp.MustCompile(`^(//|/\*|\*|import\s|package\s)`),
 	Keywords: []string{
 		"as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in",
 		"interface", "is", "null", "object", "package", "return", "super", "this", "throw",

@@ -53,7 +53,10 @@ func (s *Spec) Definition(n *sitter.Node) (*sitter.Node, string) {
 	return nil, ""
 }
 
-// Body returns the last child of def whose type is one of s.Bodies, or nil.
+// Body returns the last child of def whose type is one of s.Bodies or, when it has
+// none and s.BodyDepth > 1, the first such node found breadth-first among def's
+// named descendants down to s.BodyDepth levels, not inside another definition (see
+// [Spec.BodyDepth]); nil when there is none.
 func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 	kids := Children(def)
 	for i := len(kids) - 1; i >= 0; i-- {
@@ -61,8 +64,35 @@ func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 			return kids[i]
 		}
 	}
+	return s.deepBody(kids)
+}
+
+// deepBody is Body's breadth-first search below def, whose children are kids.
+func (s *Spec) deepBody(kids []*sitter.Node) *sitter.Node {
+	for depth := 2; depth <= s.BodyDepth && len(kids) > 0; depth++ {
+		var next []*sitter.Node
+		for _, k := range kids {
+			if !k.IsNamed() || k.ChildCount() == 0 || k.ChildCount() > maxBodySearchWidth {
+				continue
+			}
+			if _, ok := s.Definitions[s.TypeOf(k)]; ok {
+				continue
+			}
+			for _, c := range Children(k) {
+				if s.Bodies[s.TypeOf(c)] {
+					return c
+				}
+				next = append(next, c)
+			}
+		}
+		kids = next
+	}
 	return nil
 }
+
+// maxBodySearchWidth is the most children a node may have for deepBody to look at
+// them (a wide node is a literal or a list, not the way to a body).
+const maxBodySearchWidth = 64
 
 // Signature returns a definition's text up to its body, without the node types in
 // s.SignatureSkip (annotations, comments; but a rewritten construct parsed as one,
@@ -73,10 +103,17 @@ func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 // `fun interface`) are put back.
 func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 	end := int(def.EndByte())
-	for _, c := range Children(def) {
+	kids := Children(def)
+	found := false
+	for _, c := range kids {
 		if s.Bodies[s.TypeOf(c)] {
-			end = int(c.StartByte())
+			end, found = int(c.StartByte()), true
 			break
+		}
+	}
+	if !found && s.BodyDepth > 1 {
+		if b := s.deepBody(kids); b != nil {
+			end = int(b.StartByte())
 		}
 	}
 	start := int(def.StartByte())

@@ -32,6 +32,10 @@ var Python = &Spec{
 		return firstChildOfType(pythonNames, n, src, "identifier")
 	},
 	Imports: pythonImports,
+	Strings: set("string"),
+	// Comments, imports (`from x import` at the end of the line, or followed by "(" or
+	// a backslash, also counts) and docstring openings.
+	SkipLine: regexp.MustCompile(`^(#|import\s|from\s+\S+\s+import(\s|\(|\\|$)|[rRuUbBfF]{0,2}("""|'''))`),
 	Keywords: []string{
 		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
 		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",

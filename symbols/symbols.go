@@ -12,8 +12,10 @@ package symbols
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -137,7 +139,7 @@ func (w *walker) walk(n *sitter.Node, container string, depth int) {
 		}
 		def, kind := w.spec.Definition(c)
 		if def == nil {
-			if c.ChildCount() > 0 && (c.IsError() || w.spec.Bodies[c.Type()] || depth == 0 && c.HasError()) {
+			if c.ChildCount() > 0 && (c.IsError() || w.spec.Bodies[c.Type()] || w.spec.Flatten[c.Type()] || depth == 0 && c.HasError()) {
 				w.walk(c, container, depth+1)
 			}
 			continue
@@ -220,14 +222,24 @@ type Table struct {
 	byName   map[string][]*Def
 	byPkg    map[string][]*File // Kotlin package or Python module -> files
 	pyByPath map[string]*File
+	// For languages whose imports name paths (grammars.Spec.ImportsByPath): files by
+	// path without extension, and by folder.
+	byStem, byDir map[string][]*File
+	pathCache     sync.Map // folder + "\x00" + module -> []*File, pathFiles' answers
 }
 
 // NewTable indexes files.
 func NewTable(files []*File) *Table {
-	t := &Table{files: map[string]*File{}, byName: map[string][]*Def{}, byPkg: map[string][]*File{}, pyByPath: map[string]*File{}}
+	t := &Table{files: map[string]*File{}, byName: map[string][]*Def{}, byPkg: map[string][]*File{}, pyByPath: map[string]*File{},
+		byStem: map[string][]*File{}, byDir: map[string][]*File{}}
 	for _, f := range files {
 		t.files[f.Path] = f
 		t.byPkg[f.Package] = append(t.byPkg[f.Package], f)
+		if s := grammars.Lookup(f.Lang); s != nil && s.ImportsByPath {
+			stem := strings.TrimSuffix(f.Path, path.Ext(f.Path))
+			t.byStem[stem] = append(t.byStem[stem], f)
+			t.byDir[path.Dir(f.Path)] = append(t.byDir[path.Dir(f.Path)], f)
+		}
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			t.byName[d.Name] = append(t.byName[d.Name], d)
@@ -252,6 +264,13 @@ type Candidate struct {
 // file's imports (pass the current text's imports: the file being edited may differ
 // from its indexed copy); nil means those of the indexed file at from.
 func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) []Candidate {
+	return t.ResolveFunc(name, from, imports, max, nil)
+}
+
+// ResolveFunc is Resolve that only returns the definitions keep accepts (nil: all),
+// such as those in files of the completion's language family; rejected ones do not
+// count toward max.
+func (t *Table) ResolveFunc(name, from string, imports []grammars.Import, max int, keep func(*Def) bool) []Candidate {
 	if max <= 0 {
 		max = 5
 	}
@@ -264,7 +283,7 @@ func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) [
 	var out []Candidate
 	seen := map[*Def]bool{}
 	add := func(d *Def, via string) {
-		if !seen[d] && len(out) < max {
+		if !seen[d] && len(out) < max && (keep == nil || keep(d)) {
 			seen[d] = true
 			out = append(out, Candidate{d, via})
 		}
@@ -348,6 +367,9 @@ func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
 	} else if s := grammars.ForPath(from); s != nil {
 		lang = s.Name
 	}
+	if s := grammars.Lookup(lang); s != nil && s.ImportsByPath {
+		return t.pathFiles(im.Module, from)
+	}
 	if lang != "python" {
 		return t.byPkg[im.Module]
 	}
@@ -387,6 +409,68 @@ func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// pathFiles returns the files a path import names (grammars.Spec.ImportsByPath),
+// in path order. A module starting with "./" or "../" is resolved against the
+// importing file's folder: the file with that path and any extension, else the
+// folder's index or mod file, else the folder's files (a Go package). Any other
+// module is matched as a path suffix, dropping leading components until something
+// matches ("@/components/x" finds src/components/x.tsx, "github.com/a/b/pkg" the
+// folder pkg/): files whose path without extension ends with it first, then
+// folders that end with it. A registered extension on the module ("util/foo.h")
+// is dropped first.
+func (t *Table) pathFiles(mod, from string) []*File {
+	if mod == "" {
+		return nil
+	}
+	key := path.Dir(from) + "\x00" + mod
+	if v, ok := t.pathCache.Load(key); ok {
+		return v.([]*File)
+	}
+	out := t.findPathFiles(mod, from)
+	t.pathCache.Store(key, out)
+	return out
+}
+
+// findPathFiles is pathFiles without its cache.
+func (t *Table) findPathFiles(mod, from string) []*File {
+	if ext := path.Ext(mod); ext != "" && grammars.ForPath(mod) != nil {
+		mod = strings.TrimSuffix(mod, ext)
+	}
+	sorted := func(fs []*File) []*File {
+		out := slices.Clone(fs)
+		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+		return out
+	}
+	if strings.HasPrefix(mod, "./") || strings.HasPrefix(mod, "../") {
+		target := path.Join(path.Dir(from), mod)
+		for _, fs := range [][]*File{t.byStem[target], t.byStem[target+"/index"], t.byStem[target+"/mod"], t.byDir[target]} {
+			if len(fs) > 0 {
+				return sorted(fs)
+			}
+		}
+		return nil
+	}
+	parts := strings.Split(strings.Trim(mod, "/"), "/")
+	for k := range parts {
+		m := strings.Join(parts[k:], "/")
+		if m == "" || m == "." || m == ".." {
+			continue
+		}
+		for _, idx := range []map[string][]*File{t.byStem, t.byDir} {
+			var out []*File
+			for key, fs := range idx {
+				if key == m || strings.HasSuffix(key, "/"+m) {
+					out = append(out, fs...)
+				}
+			}
+			if len(out) > 0 {
+				return sorted(out)
+			}
+		}
+	}
+	return nil
 }
 
 func parentModule(m string) string {

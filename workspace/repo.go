@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -82,6 +83,12 @@ type Options struct {
 	// last "-", at most 7 characters), so a later revision's finished code can be
 	// retrieved. The definitions source uses the snapshot's own files only.
 	Extra []Snapshot
+	// Languages are the grammar names (grammars.Names) whose files are indexed and
+	// given symbols; files of other languages are left out. Empty means every
+	// registered language. Batch runs over a dataset set it to the family of the
+	// dataset's language (grammars.Family), so that registering a language does not
+	// change what another language's snapshots index.
+	Languages []string
 	// Log, if not nil, receives one line per skipped or lossily decoded file.
 	Log io.Writer
 	// Progress, if not nil, is called while a view is made, as files are handed to the
@@ -95,6 +102,38 @@ type Options struct {
 	// edit (repoctx serve) sets it so that each edit does not leave a segment file (and
 	// an open file) behind.
 	DeferFlush bool
+}
+
+// languageFilter returns a predicate telling whether a path is of one of langs (a
+// registered language when langs is empty), or a *repoctx.OptionError naming the
+// first unknown language (option "langs").
+func languageFilter(langs []string) (func(path string) bool, error) {
+	if len(langs) == 0 {
+		return func(p string) bool { return grammars.ForPath(p) != nil }, nil
+	}
+	want := map[string]bool{}
+	for _, l := range langs {
+		if grammars.Lookup(l) == nil {
+			return nil, &repoctx.OptionError{Option: "langs", Value: strconv.Quote(l),
+				Want: "a registered language (" + strings.Join(grammars.Names(), ", ") + ")"}
+		}
+		want[l] = true
+	}
+	return func(p string) bool {
+		s := grammars.ForPath(p)
+		return s != nil && want[s.Name]
+	}, nil
+}
+
+// languageNames returns the sorted grammar names that langs stands for (every
+// registered one when empty), for cache keys.
+func languageNames(langs []string) []string {
+	if len(langs) == 0 {
+		return grammars.Names()
+	}
+	out := slices.Clone(langs)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // DefaultOptions returns the defaults: structural chunking with the chunker's
@@ -331,12 +370,16 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 // run left one, without reading the files (they are read later only if their chunks
 // are not in the store).
 func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string, ...any)) (string, []sourceFile, int, error) {
+	keep, err := languageFilter(opts.Languages)
+	if err != nil {
+		return "", nil, 0, err
+	}
 	var rs *repoStore
 	var mk recKey
 	if d, ok := snap.(interface{ contentDigest() ([32]byte, bool) }); ok {
 		if digest, ok := d.contentDigest(); ok {
 			rs = OpenStore(opts.CacheDir).repo(opts.Repo)
-			mk = recKey{kindManifest, sha256.Sum256([]byte(fmt.Sprintf("%s\x00manifest\x00%x\x00%s", storeVersion, digest, grammarVersions())))}
+			mk = recKey{kindManifest, sha256.Sum256([]byte(fmt.Sprintf("%s\x00manifest\x00%x\x00%s", storeVersion, digest, grammarVersions(opts.Languages))))}
 			if b, ok := rs.get(mk); ok {
 				if files, skipped, err := decodeManifest(b, snap); err == nil {
 					return manifestKey(snap, opts, files), files, skipped, nil
@@ -350,7 +393,7 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 	paths := snap.Paths()
 	sort.Strings(paths)
 	for i, p := range paths {
-		if grammars.ForPath(p) == nil {
+		if !keep(p) {
 			continue
 		}
 		if i%256 == 0 {
@@ -391,10 +434,14 @@ type Hasher interface {
 	SHA256(path string) (sum [32]byte, ok bool)
 }
 
-// grammarVersions names the registered grammars and their versions.
-func grammarVersions() string {
+// grammarVersions names the languages indexed (langs, every registered one when
+// empty) and their grammars' versions.
+func grammarVersions(langs []string) string {
 	var sb strings.Builder
-	for _, name := range grammars.Names() {
+	if len(langs) > 0 {
+		fmt.Fprintf(&sb, "languages %s\n", strings.Join(languageNames(langs), ","))
+	}
+	for _, name := range languageNames(langs) {
 		fmt.Fprintf(&sb, "%s\n", grammars.Lookup(name).Version)
 	}
 	return sb.String()
@@ -403,7 +450,7 @@ func grammarVersions() string {
 // manifestKey returns the view key of files.
 func manifestKey(snap Snapshot, opts Options, files []sourceFile) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s", FormatVersion, opts.Chunk.Key(opts.Strategy), grammarVersions())
+	fmt.Fprintf(h, "%s\n%s\n%s", FormatVersion, opts.Chunk.Key(opts.Strategy), grammarVersions(opts.Languages))
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%x\n", f.path, f.sum)
 	}

@@ -198,7 +198,7 @@ func (s *WalkStats) count(r SkipReason, n int) {
 //
 // It returns an error when root cannot be opened or read, a *repoctx.OptionError when
 // opts is invalid (an unknown language, a "!" exclude pattern; Option names the
-// flag: "lang", "exclude"), ctx.Err() when ctx is done, or the first
+// flag: "langs", "exclude"), ctx.Err() when ctx is done, or the first
 // error fn returns, unchanged (the walk stops there). Folders and files below root
 // that cannot be read are skipped as SkipUnreadable, not errors. The stats count
 // what was done up to the error.
@@ -284,7 +284,7 @@ func (w *walker) init() error {
 		w.langs = map[string]bool{}
 		for _, l := range w.opts.Languages {
 			if grammars.Lookup(l) == nil {
-				return &repoctx.OptionError{Option: "lang", Value: strconv.Quote(l),
+				return &repoctx.OptionError{Option: "langs", Value: strconv.Quote(l),
 					Want: "a registered language (" + strings.Join(grammars.Names(), ", ") + ")"}
 			}
 			w.langs[l] = true

@@ -16,6 +16,7 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/workspace"
 )
 
@@ -95,7 +96,7 @@ func indexCmd() *cli.Command {
 		Name:      "index",
 		Usage:     "build (or reuse) the index of a repository folder",
 		ArgsUsage: "REPO_DIR",
-		Flags:     append(append(indexFlags(), verboseFlag, repoFlag), walkFlags()...),
+		Flags:     append(append(indexFlags(), verboseFlag, repoFlag, langsFlag), walkFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("index: give one repository folder")
@@ -211,7 +212,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
-		}, indexFlags()...), append(append(append(composeFlags(), cursorFlags()...), verboseFlag, repoFlag), walkFlags()...)...),
+		}, indexFlags()...), append(append(append(composeFlags(), cursorFlags()...), verboseFlag, repoFlag, langsFlag), walkFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("query: give one repository folder")
@@ -262,7 +263,7 @@ func predictCmd() *cli.Command {
 		Usage: "write a context for every datapoint of a competition-format dataset (the main job)",
 		Flags: append(append(append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Required: true, Usage: "`directory` holding {lang}-{stage}.jsonl and the snapshots (folder or zip)"},
-			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
+			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language` of the datapoints: a registered grammar name (kotlin, python, java, ...)"},
 			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name`, e.g. start, public, dev"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output `file` (- for stdout; default DATA/{lang}-{stage}.predictions.jsonl)"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
@@ -270,11 +271,11 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "cross-snapshot", Usage: "competition option: also search the other snapshots of the datapoint's repository in the stage (a later revision may hold the finished code; an editor has no such revisions)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-		}, indexFlags()...), lsaSnapFlag), append(composeFlags(), verboseFlag)...),
+		}, indexFlags()...), lsaSnapFlag, langsFlag), append(composeFlags(), verboseFlag)...),
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")
-			if lang != "kotlin" && lang != "python" {
-				return usagef("--lang must be kotlin or python, not %q", lang)
+			if grammars.Lookup(lang) == nil {
+				return usagef("--lang must be one of %s, not %q", strings.Join(grammars.Names(), ", "), lang)
 			}
 			cfg, err := batchConfig(c)
 			if err != nil {

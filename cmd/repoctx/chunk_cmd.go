@@ -111,16 +111,18 @@ var (
 // walkFlags are the flags walkOptions reads.
 func walkFlags() []cli.Flag { return []cli.Flag{excludeFlag, noIgnoreFlag, keepVendFlag, keepGenFlag} }
 
-// walkOptions reads the walker flags (and --lang, --all-files, --max-file-bytes
+// walkOptions reads the walker flags (and --langs, --all-files, --max-file-bytes
 // where the command has them).
 func walkOptions(c *cli.Context) workspace.WalkOptions {
 	o := workspace.WalkOptions{
 		NoIgnoreFiles: c.Bool("no-ignore"), KeepVendored: c.Bool("keep-vendored"), KeepGenerated: c.Bool("keep-generated"),
 		Exclude: c.StringSlice("exclude"), OtherFiles: c.Bool("all-files"), MaxFileBytes: c.Int64("max-file-bytes"),
 	}
-	for _, l := range c.StringSlice("lang") {
-		if l = strings.TrimSpace(l); l != "" {
-			o.Languages = append(o.Languages, l)
+	for _, l := range c.StringSlice("langs") {
+		for _, l := range strings.Split(l, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				o.Languages = append(o.Languages, l)
+			}
 		}
 	}
 	return o
@@ -164,7 +166,7 @@ func chunkCmd() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "same as --format jsonl"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically: a temporary file renamed at the end); - or none: stdout"},
 			&cli.BoolFlag{Name: "stats", Usage: "print per-language counts (files, chunks, files with parse errors, fallback share, MB/s) to stderr"},
-			&cli.StringSliceFlag{Name: "lang", Usage: "only files of these `languages` (comma-separated grammar names; default: all registered)"},
+			&cli.StringSliceFlag{Name: "langs", Aliases: []string{"lang"}, Usage: "only files of these `languages` (comma-separated grammar names; default: all registered)"},
 			&cli.BoolFlag{Name: "all-files", Usage: "also chunk files of no registered language (as text windows)"},
 			&cli.Int64Flag{Name: "max-file-bytes", Value: chunker.DefaultMaxFileBytes, Usage: "skip files over this many `bytes`"},
 			&cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files chunked in parallel"},

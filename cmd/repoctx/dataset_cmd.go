@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/repoctx/repoctx/dataset/fromgit"
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // datasetCmd groups the commands that build datasets.
@@ -30,7 +31,7 @@ func fromGitCmd() *cli.Command {
 			"the competition's own data. A repository may be a work tree, its .git folder or a bare mirror.",
 		ArgsUsage: "REPO...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
+			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language` of the completion files: a registered grammar name (kotlin, python, java, ...)"},
 			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name` used in the output file names, e.g. git"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "output `directory`"},
 			&cli.IntFlag{Name: "per-repo", Value: fromgit.DefaultPerRepo, Usage: "most datapoints per repository"},
@@ -49,8 +50,8 @@ func fromGitCmd() *cli.Command {
 				return usagef("dataset from-git: give one or more repositories")
 			}
 			lang := c.String("lang")
-			if lang != "kotlin" && lang != "python" {
-				return usagef("--lang must be kotlin or python, not %q", lang)
+			if grammars.Lookup(lang) == nil {
+				return usagef("--lang must be one of %s, not %q", strings.Join(grammars.Names(), ", "), lang)
 			}
 			layout := c.String("layout")
 			if layout != fromgit.LayoutZip && layout != fromgit.LayoutFolders {

@@ -189,8 +189,12 @@ func TestBadInputEndToEnd(t *testing.T) {
 // TestUsageErrors: bad flags and arguments exit 2 with a message.
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"predict", "--data", "x", "--lang", "java", "--stage", "s"},
+		{"predict", "--data", "x", "--lang", "cobol", "--stage", "s"},
 		{"predict", "--lang", "python"},
+		{"predict", "--data", "x", "--lang", "kotlin", "--stage", "s", "--langs", "kotlin,cobol"},
+		{"eval", "--data", "x", "--lang", "kotlin", "--stage", "s", "--langs", "cobol"},
+		{"index", "../../testdata/sample", "--langs", "cobol"},
+		{"chunk", "--langs", "cobol", "../../testdata/sample"},
 		{"chunk"},
 		{"chunk", "--strategy", "semantic", "x.py"},
 		{"query", "../../testdata/sample", "--file", "a.py"},

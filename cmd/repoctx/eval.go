@@ -30,7 +30,7 @@ func evalCmd() *cli.Command {
 			"configuration's context in --fim-template's prompt trimmed to each --window, as the competition scored.",
 		Flags: withAssemblyFlags([]cli.Flag{
 			&cli.StringFlag{Name: "data", Required: true, Usage: "`directory` holding {lang}-{stage}.jsonl, .truth.jsonl and the snapshots (folder or zip)"},
-			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language`: kotlin or python"},
+			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language` of the datapoints: a registered grammar name (kotlin, python, java, ...)"},
 			&cli.StringFlag{Name: "stage", Required: true, Usage: "stage `name`, e.g. dev"},
 			&cli.StringSliceFlag{Name: "predictions", Usage: "score this predictions `file` (one line per datapoint; repeatable)"},
 			&cli.StringFlag{Name: "config", Usage: "built-in configurations to run, comma-separated: current (what predict writes with these flags), " + strings.Join(eval.Baselines(), ", ") + " (see the baselines above; seed is the seed paper's submitted configuration)"},

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/retrieve/hugot"
 	"github.com/repoctx/repoctx/tokens"
@@ -55,6 +57,10 @@ var (
 	planSufFlag = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
 	tokFlag     = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5)"}
 
+	// langsFlag restricts indexing and retrieval to some languages; chunk has its own
+	// flag of that name (with the older alias --lang).
+	langsFlag = &cli.StringSliceFlag{Name: "langs", Usage: "index and retrieve from files of these `languages` only (comma-separated grammar names; default: predict and eval the family of --lang, e.g. kotlin,java; index and query every registered language, query then using the family of --file's language)"}
+
 	workersFlag = &cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: defBatch.Workers, Usage: "datapoints answered in parallel"}
 	verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
 )
@@ -69,6 +75,24 @@ func indexFlags() []cli.Flag {
 func composeFlags() []cli.Flag {
 	return []cli.Flag{queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, noDenseFlag,
 		planWFlag, planSFlag, planSufFlag, tokFlag}
+}
+
+// languages reads --langs (comma-separated or repeated grammar names); an unknown
+// name is a usage error. It returns nil when the flag is not given.
+func languages(c *cli.Context) ([]string, error) {
+	var out []string
+	for _, l := range c.StringSlice("langs") {
+		for _, l := range strings.Split(l, ",") {
+			if l = strings.TrimSpace(l); l == "" {
+				continue
+			}
+			if grammars.Lookup(l) == nil {
+				return nil, usagef("--langs: unknown language %q (known: %s)", l, strings.Join(grammars.Names(), ", "))
+			}
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // chunkerOptions reads --max-chars, --window-lines and --overlap-lines for strategy
@@ -112,6 +136,9 @@ func workspaceOptions(c *cli.Context) (workspace.Options, error) {
 		return o, err
 	}
 	o.Strategy, o.CacheDir = s, c.String("cache-dir")
+	if o.Languages, err = languages(c); err != nil {
+		return o, err
+	}
 	if defined(c, "cache-max-size") {
 		if err := checkCacheSize(c); err != nil {
 			return o, err
@@ -153,6 +180,10 @@ func composeOptions(c *cli.Context) (assemble.Options, error) {
 	o.NoRelative, o.NoEditQuery, o.NoDefinitions = c.Bool("no-relative"), c.Bool("no-edit-query"), c.Bool("no-definitions")
 	o.MinScoreRatio, o.NoDense, o.RelativeWeight = c.Float64("min-score-ratio"), c.Bool("no-dense"), c.Float64("relative-weight")
 	o.NoOldFile = c.Bool("no-old-file")
+	var err error
+	if o.Languages, err = languages(c); err != nil {
+		return o, err
+	}
 	if defined(c, "plan-window") {
 		if (c.IsSet("plan-share") || c.IsSet("plan-suffix-share")) && c.Int("plan-window") == 0 {
 			return o, usagef("--plan-share and --plan-suffix-share need --plan-window")

@@ -29,6 +29,7 @@ import (
 	"github.com/repoctx/repoctx/internal/atomicfile"
 	"github.com/repoctx/repoctx/internal/pathsafe"
 	"github.com/repoctx/repoctx/workspace"
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Defaults of [Options].
@@ -66,8 +67,8 @@ type Options struct {
 	// /work/.mirror/owner+name/repo) gives "owner/name", anything else
 	// "local/<folder name>" (a ".git" suffix removed).
 	Name string
-	// Lang is "kotlin" or "python"; the completion files are those that
-	// grammars.ForPath gives this language.
+	// Lang is a registered grammar name (grammars.Names); the completion files
+	// are those that grammars.ForPath gives this language.
 	Lang string
 	// Stage is the stage name in the output file names, e.g. "git".
 	Stage string
@@ -323,12 +324,9 @@ func (o Options) normalize() (Options, *grammars.Spec, error) {
 	if len(o.Repos) == 0 {
 		return o, nil, errors.New("fromgit: no repository given")
 	}
-	if o.Lang != "kotlin" && o.Lang != "python" {
-		return o, nil, fmt.Errorf("fromgit: language %q: only kotlin and python are supported", o.Lang)
-	}
 	spec := grammars.Lookup(o.Lang)
 	if spec == nil {
-		return o, nil, fmt.Errorf("fromgit: language %q is not registered in grammars", o.Lang)
+		return o, nil, fmt.Errorf("fromgit: language %q is not registered in grammars (known: %s)", o.Lang, strings.Join(grammars.Names(), ", "))
 	}
 	if !pathsafe.SafeComponent(o.Stage) {
 		return o, nil, fmt.Errorf("fromgit: stage %q must be a plain name (letters, digits, '.', '_', '-')", o.Stage)
@@ -807,6 +805,8 @@ type candidate struct {
 // collect chooses the datapoints of one repository.
 func (g *gitRepo) collect(o Options, spec *grammars.Spec) (RepoSummary, []pick, error) {
 	rs := RepoSummary{Repo: g.name, Path: g.path, SkippedCommits: map[string]int{}, SkippedFiles: map[string]int{}}
+	ps := grammars.NewParsers(0) // for the real-code filter of languages without a lexical one
+	defer ps.Close()
 	cs, err := g.listCommits(o)
 	if err != nil {
 		return rs, nil, err
@@ -894,7 +894,7 @@ func (g *gitRepo) collect(o Options, spec *grammars.Spec) (RepoSummary, []pick, 
 				skipFile(c, e.path, "binary")
 				continue
 			}
-			fc, ok := fileCandidates(o.Lang, spec, e.path, string(data), hs)
+			fc, ok := fileCandidates(o.Lang, spec, ps, e.path, string(data), hs)
 			if !ok {
 				skipFile(c, e.path, "diff mismatch")
 				continue
@@ -985,8 +985,9 @@ func shortSHA(sha string) string {
 }
 
 // fileCandidates returns the hunks of one file that can be middles. ok is
-// false when the diff does not match the file's text.
-func fileCandidates(lang string, spec *grammars.Spec, p, text string, hs []hunk) ([]candidate, bool) {
+// false when the diff does not match the file's text. ps parses the file for the
+// languages whose multi-line strings and comments are found in the syntax tree.
+func fileCandidates(lang string, spec *grammars.Spec, ps *grammars.Parsers, p, text string, hs []hunk) ([]candidate, bool) {
 	lines := splitLines(text)
 	var code []bool
 	var out []candidate
@@ -1008,7 +1009,11 @@ func fileCandidates(lang string, spec *grammars.Spec, p, text string, hs []hunk)
 			}
 		}
 		if code == nil {
-			code = codeLines(lang, lines)
+			if lang == "kotlin" || lang == "python" {
+				code = codeLines(lang, lines)
+			} else {
+				code = treeCodeLines(ps, spec, text, len(lines))
+			}
 		}
 		ok := code[e]
 		for i := s; i < e && ok; i++ {
@@ -1033,16 +1038,15 @@ func splitLines(text string) []string {
 
 // ---- the real-code filter ----
 
-var (
-	pyImport    = regexp.MustCompile(`^(import\s|from\s+\S+\s+import(\s|\(|\\|$))`)
-	pyDocstring = regexp.MustCompile(`^[rRuUbBfF]{0,2}("""|''')`)
-	ktSkip      = regexp.MustCompile(`^(//|/\*|\*|import\s|package\s)`)
-)
+// pyImport matches the start of a Python import statement (for import
+// statements continued over lines).
+var pyImport = regexp.MustCompile(`^(import\s|from\s+\S+\s+import(\s|\(|\\|$))`)
 
 // realCodeLine reports whether one added line is code worth completing:
 // not blank, not over maxMiddleLineBytes, at least minCodeChars non-space
-// characters, not only brackets and punctuation, not a comment, import,
-// package line or docstring start, and not only keywords of the language.
+// characters, not only brackets and punctuation, not a line the language's
+// grammars.Spec.SkipLine matches (comments, imports, package lines, Python
+// docstring starts), and not only keywords of the language.
 func realCodeLine(lang string, spec *grammars.Spec, line string) bool {
 	if len(line) > maxMiddleLineBytes {
 		return false
@@ -1062,15 +1066,8 @@ func realCodeLine(lang string, spec *grammars.Spec, line string) bool {
 	if n < minCodeChars || punct {
 		return false
 	}
-	switch lang {
-	case "python":
-		if t[0] == '#' || pyImport.MatchString(t) || pyDocstring.MatchString(t) {
-			return false
-		}
-	case "kotlin":
-		if ktSkip.MatchString(t) {
-			return false
-		}
+	if spec.SkipLine != nil && spec.SkipLine.MatchString(t) {
+		return false
 	}
 	return !keywordsOnly(spec, t)
 }
@@ -1183,6 +1180,45 @@ func codeLines(lang string, lines []string) []bool {
 		}
 	}
 	code[len(lines)] = str == 0 && depth == 0 && importCont == 0
+	return code
+}
+
+// treeCodeLines is codeLines from the syntax tree, for languages without a
+// lexical scanner: a line start (or the end of the text, the last of the
+// nLines+1 values) is code unless it lies inside a node of one of the spec's
+// Comments or Strings types that spans lines (a node ending at the very start
+// of a line, as a Rust line comment with its line break does, leaves that line
+// code). When the file cannot be parsed, no line is code.
+func treeCodeLines(ps *grammars.Parsers, spec *grammars.Spec, text string, nLines int) []bool {
+	code := make([]bool, nLines+1)
+	tree, _, err := ps.Parse(spec, []byte(text))
+	if err != nil {
+		return code
+	}
+	defer tree.Close()
+	for i := range code {
+		code[i] = true
+	}
+	stack := []*sitter.Node{tree.RootNode()}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		start, end := n.StartPoint(), n.EndPoint()
+		if start.Row == end.Row {
+			continue // a node on one line holds no line start
+		}
+		if t := spec.TypeOf(n); spec.Comments[t] || spec.Strings[t] {
+			last := int(end.Row)
+			if end.Column == 0 {
+				last--
+			}
+			for r := int(start.Row) + 1; r <= last && r < len(code); r++ {
+				code[r] = false
+			}
+			continue
+		}
+		stack = append(stack, grammars.Children(n)...)
+	}
 	return code
 }
 

@@ -649,7 +649,7 @@ func testFromGitErrors(t *testing.T, h *history) {
 		{"not a repository", func(o *Options) { o.Repos = []string{notRepo} }, []string{notRepo, "not a git repository"}},
 		{"missing folder", func(o *Options) { o.Repos = []string{notRepo + "/nope"} }, []string{"nope"}},
 		{"no repository", func(o *Options) { o.Repos = nil }, []string{"no repository"}},
-		{"language", func(o *Options) { o.Lang = "go" }, []string{`"go"`}},
+		{"language", func(o *Options) { o.Lang = "cobol" }, []string{`"cobol"`}},
 		{"stage", func(o *Options) { o.Stage = "a/b" }, []string{`"a/b"`}},
 		{"layout", func(o *Options) { o.Layout = "tar" }, []string{`"tar"`}},
 		{"name", func(o *Options) { o.Name = "no-slash" }, []string{`"no-slash"`}},

@@ -34,14 +34,26 @@ const TempPrefix = ".tmp-"
 // called again after the first, doing nothing.
 type File struct {
 	*os.File
-	path string
-	opts Options
-	done bool
+	path    string
+	opts    Options
+	done    bool
+	inPlace bool // the target is a device or a pipe, written directly
 }
 
 // Create starts an atomic write of path. The error (from creating the folder or
 // the temporary file) is returned as the os package gives it, naming the folder.
+//
+// A target that exists and is not a regular file or a folder (/dev/null, /dev/stdout,
+// a named pipe) is opened and written in place, not atomically: renaming a file over
+// it would replace the device for every program on the machine.
 func Create(path string, opts Options) (*File, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, path: path, opts: opts, inPlace: true}, nil
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -66,6 +78,9 @@ func (f *File) Commit() error {
 		return nil
 	}
 	f.done = true
+	if f.inPlace {
+		return f.Close()
+	}
 	perm := f.opts.Perm
 	if perm == 0 {
 		perm = 0o644
@@ -100,7 +115,9 @@ func (f *File) Abort() {
 	}
 	f.done = true
 	f.Close()
-	os.Remove(f.Name())
+	if !f.inPlace {
+		os.Remove(f.Name())
+	}
 }
 
 // Write writes path atomically with write, which fills the temporary file. The

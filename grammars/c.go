@@ -1,0 +1,625 @@
+package grammars
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/c"
+)
+
+// C is the spec for C (tree-sitter-c 0.21 as bundled by smacker), for .c files;
+// headers (.h) are C++ (see CPP), as universal-ctags has it: the C++ grammar reads
+// C headers too, the C grammar not C++ ones. Preprocessor conditionals are
+// flattened, so the definitions inside an include guard or an #ifdef are found;
+// `typedef struct {...} T;` finds its field list through BodyDepth. #include
+// names a path. The Rewrite blanks the `extern "C" {` idiom of headers.
+var C = &Spec{
+	Name:       "c",
+	Version:    "c-0.21.4/r2",
+	Extensions: []string{".c"},
+	Language:   c.GetLanguage,
+	Definitions: map[string]string{
+		"function_definition":  Function,
+		"struct_specifier":     Class,
+		"union_specifier":      Class,
+		"enum_specifier":       Class,
+		"type_definition":      Property,
+		"declaration":          Property,
+		"preproc_def":          Property,
+		"preproc_function_def": Property,
+	},
+	Bodies:             set("compound_statement", "field_declaration_list", "enumerator_list"),
+	BodyDepth:          2,
+	Flatten:            set("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"),
+	Comments:           set("comment"),
+	CommentBytes:       "/",
+	SignatureSkip:      set("comment"),
+	SignatureSkipBytes: "/",
+	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
+	DefName:            cName(&symbolNames{lang: c.GetLanguage}),
+	Imports:            cIncludes(&symbolNames{lang: c.GetLanguage}),
+	Family:             "c",
+	ImportsByPath:      true,
+	Strings:            set("string_literal", "char_literal", "concatenated_string"),
+	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|#\s*(include|pragma|if|ifdef|ifndef|endif|else|elif)\b)`),
+	Keywords:           cKeywords,
+	Rewrite:            func(src []byte) []byte { return cRewrite(src, true) },
+}
+
+func init() { MustRegister(C) }
+
+// cExternOpen and cBraceLine match the lines of the `extern "C" {` ... `}` idiom
+// that cRewrite blanks; cplusplusIf the #if or #ifdef guarding them.
+var (
+	cplusplusIf = regexp.MustCompile(`^[ \t]*#[ \t]*if(def[ \t]+__cplusplus\b|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\b)`)
+	cExternOpen = regexp.MustCompile(`^[ \t]*extern[ \t]+"C"[ \t]*\{[ \t]*(//.*|/\*.*\*/[ \t]*)?$`)
+	cBraceLine  = regexp.MustCompile(`^[ \t]*\}[ \t]*;?[ \t]*(//.*|/\*.*\*/[ \t]*)?$`)
+)
+
+// cRewrite returns src with two kinds of preprocessor use that neither grammar can
+// parse blanked (spaces, same length, line breaks kept), or src itself when there is
+// none:
+//
+//   - the `extern "C" {` and `}` lines between `#ifdef __cplusplus` and the next
+//     #endif: a C header opens the block in one conditional and closes it in another
+//     (the lone "}" is an error);
+//   - conditionals whose branches do not balance their braces, such as a function
+//     header that differs between an #if and its #else: the directive lines and
+//     every branch but the first are blanked, so the parser sees the first branch's
+//     code inline (what ctags and other tree-based tools do with such code);
+//   - `__has_include(<x.h>)` in #if conditions, which becomes `__has_include(_x_h_)`;
+//   - macros around declarations and loop macros (see declarationMacros).
+func cRewrite(src []byte, loopMacros bool) []byte {
+	out := src
+	copied := false
+	blank := func(start, end int) {
+		if !copied {
+			out, copied = append([]byte(nil), src...), true
+		}
+		for i := start; i < end; i++ {
+			if out[i] != '\n' && out[i] != '\r' {
+				out[i] = ' '
+			}
+		}
+	}
+	var lines [][2]int
+	if bytes.IndexByte(src, '#') >= 0 {
+		lines = cLines(src)
+	}
+	if bytes.Contains(src, []byte("__cplusplus")) {
+		inside := false
+		for _, l := range lines {
+			ln := src[l[0]:l[1]]
+			switch {
+			case cplusplusIf.Match(ln):
+				inside = true
+			case inside && bytes.HasPrefix(bytes.TrimLeft(ln, " \t"), []byte("#")):
+				inside = false // #endif, #else: the block's end
+			case inside && (cExternOpen.Match(ln) || cBraceLine.Match(ln)):
+				blank(l[0], l[1])
+			}
+		}
+	}
+	if bytes.IndexByte(src, '#') >= 0 {
+		for _, r := range unbalancedConditionals(out, lines) {
+			blank(r[0], r[1])
+		}
+		for _, l := range lines {
+			// `#if __has_include(<x/y.h>)`: the grammars read <x/y.h> in a
+			// condition as comparisons and fail; (_x_y_h_), an identifier, parses
+			// (only the condition's value is lost, which no chunk depends on).
+			ln := out[l[0]:l[1]]
+			if !isDirectiveLine(ln) || !bytes.Contains(ln, []byte("(<")) || !cDirective.Match(ln) {
+				continue
+			}
+			for i := 0; i+1 < len(ln); i++ {
+				if ln[i] != '(' || ln[i+1] != '<' {
+					continue
+				}
+				if j := bytes.IndexByte(ln[i+2:], '>'); j >= 0 && i+2+j+1 < len(ln) && ln[i+2+j+1] == ')' {
+					if !copied {
+						out, copied = append([]byte(nil), src...), true
+						ln = out[l[0]:l[1]]
+					}
+					for k := i + 1; k <= i+2+j; k++ {
+						if !isWordByte(ln[k]) {
+							ln[k] = '_'
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, e := range declarationMacros(out, loopMacros) {
+		blank(e.start, e.end)
+		if e.repl != "" {
+			copy(out[e.start:e.end], e.repl)
+		}
+	}
+	return out
+}
+
+// macroEdit is one change declarationMacros asks for: bytes [start, end) become
+// repl padded with spaces to the same length ("" blanks them).
+type macroEdit struct {
+	start, end int
+	repl       string
+}
+
+// knownUnderscored are double-underscore words the grammars know (GNU and
+// Microsoft extensions) or that are expressions; declarationMacros keeps them.
+var knownUnderscored = map[string]bool{
+	"__attribute__": true, "__attribute": true, "__declspec": true, "__cdecl": true, "__clrcall": true,
+	"__stdcall": true, "__fastcall": true, "__thiscall": true, "__vectorcall": true, "__restrict": true,
+	"__restrict__": true, "__inline": true, "__inline__": true, "__forceinline": true, "__extension__": true,
+	"__asm__": true, "__asm": true, "__volatile__": true, "__thread": true, "__based": true,
+	"__unaligned": true, "__ptr32": true, "__ptr64": true, "__sptr": true, "__uptr": true,
+	"__alignof__": true, "__alignof": true, "__typeof__": true, "__typeof": true, "__int64": true,
+	"__int128": true, "__complex__": true, "__real__": true, "__imag__": true, "__label__": true,
+	"__auto_type": true, "__func__": true, "__FUNCTION__": true, "__PRETTY_FUNCTION__": true,
+	"__LINE__": true, "__FILE__": true, "__builtin_va_list": true, "__signed__": true, "__const": true,
+	"__volatile": true, "__nonnull": true, "__nullable": true, "_Nonnull": true, "_Nullable": true,
+}
+
+// notBeforeMacro are words after which an all-caps word is a type or a name,
+// not a macro between a type and a declarator (`static FILE *f`, `struct FOO x`).
+var notBeforeMacro = map[string]bool{
+	"static": true, "extern": true, "const": true, "volatile": true, "inline": true, "register": true,
+	"struct": true, "union": true, "enum": true, "typedef": true, "return": true, "case": true,
+	"goto": true, "sizeof": true, "else": true, "do": true, "restrict": true, "auto": true,
+	"signed": true, "unsigned": true, "class": true, "typename": true, "using": true, "new": true,
+	"delete": true, "throw": true, "namespace": true, "friend": true, "virtual": true, "explicit": true,
+	"constexpr": true, "mutable": true, "public": true, "private": true, "protected": true, "operator": true,
+}
+
+// declarationMacros returns the byte ranges of macros that decorate declarations,
+// which the grammars cannot know are macros (tree-sitter does not expand them), in
+// code at brace depth 0 (declarations and parameter lists, outside comments, string
+// and character literals and preprocessor lines; the braces of namespaces and
+// extern "C" blocks do not count):
+//
+//   - an unknown double-underscore word followed by a word (`__unused int x`,
+//     BSD's attribute macros);
+//   - an all-caps word (2+ characters of A-Z, 0-9 and _, a letter first) between a
+//     type word and a declared name (`int CJSON_CDECL main(void)`,
+//     `void API_EXPORT f(void)`), or before a declaration keyword
+//     (`FMT_CONSTEXPR inline void f()`, `SQLITE_API int f()`);
+//   - a function-like all-caps macro wrapping a declaration's type at the start of
+//     a line (`CJSON_PUBLIC(cJSON *) cJSON_Parse(...)`): the name, "(" and ")";
+//   - a line holding only an all-caps word or function-like macro call, no ";"
+//     (`FMT_BEGIN_NAMESPACE`, `FMT_PRAGMA_GCC(push_options)`);
+//
+// and, with loopMacros (C, where no constructor can look the same), at any depth,
+// a function-like all-caps macro that starts a line and is followed by a block or
+// by nothing (its body on the next line), a loop macro
+// (`TAILQ_FOREACH(c, &clients, entry) {`): its
+// name becomes `while` (or `if` when shorter than 5 bytes), so the block parses as
+// a loop body. These are heuristics on the text; they err towards leaving text
+// alone.
+func declarationMacros(src []byte, loopMacros bool) []macroEdit {
+	var out []macroEdit
+	depth := 0         // braces open, not counting those of namespaces and extern "C" blocks
+	var opened []bool  // for each open brace, whether it counts in depth
+	container := false // a namespace or extern "C" head is open: its brace does not count
+	inComment := false
+	lineStart, lineCode := true, false // at the start of a line; the line has code before i
+	var prevWord []byte                // the previous word on the line, nil after other tokens
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case inComment:
+			if c == '*' && i+1 < len(src) && src[i+1] == '/' {
+				inComment = false
+				i++
+			}
+			continue
+		case c == '\n':
+			lineStart, lineCode, prevWord = true, false, nil
+			continue
+		case c == ' ' || c == '\t' || c == '\r':
+			continue
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			inComment = true
+			i++
+			continue
+		case c == '#' && !lineCode:
+			// A preprocessor line, with its continuations.
+			for i < len(src) && (src[i] != '\n' || i > 0 && src[i-1] == '\\') {
+				i++
+			}
+			i--
+			continue
+		case c == '"' || c == '\'':
+			for i++; i < len(src) && src[i] != c && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+			prevWord, lineCode = nil, true
+			continue
+		case c == '{':
+			opened = append(opened, !container)
+			if !container {
+				depth++
+			}
+			container = false
+		case c == '}':
+			if n := len(opened); n > 0 {
+				if opened[n-1] {
+					depth--
+				}
+				opened = opened[:n-1]
+			}
+		case c == ';':
+			container = false
+		}
+		first := lineStart
+		lineStart, lineCode = false, true
+		if !isWordByte(c) {
+			prevWord = nil
+			continue
+		}
+		j := i
+		for j < len(src) && isWordByte(src[j]) {
+			j++
+		}
+		w := src[i:j] // string(w) in comparisons and map keys does not allocate
+		if string(w) == "namespace" || string(w) == "extern" {
+			container = true // `extern int x;` ends at its ";"
+		}
+		if depth == 0 && (i == 0 || !isWordByte(src[i-1])) {
+			k := j
+			for k < len(src) && (src[k] == ' ' || src[k] == '\t') {
+				k++
+			}
+			nextWord := k > j && k < len(src) && (isWordByte(src[k]) && !('0' <= src[k] && src[k] <= '9'))
+			switch {
+			case bytes.HasPrefix(w, []byte("__")) && !knownUnderscored[string(w)] && nextWord:
+				out = append(out, macroEdit{i, j, ""})
+			case allCaps(w) && prevWord != nil && !notBeforeMacro[string(prevWord)] && nextWord:
+				out = append(out, macroEdit{i, j, ""})
+			case allCaps(w) && nextWord && declKeywords[string(src[k:wordEnd(src, k)])]:
+				out = append(out, macroEdit{i, j, ""})
+			case first && allCaps(w) && onlyOnLine(src, j):
+				out = append(out, macroEdit{i, j, ""})
+			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParen(src, k)+1):
+				out = append(out, macroEdit{i, closingParen(src, k) + 1, ""})
+			case first && allCaps(w) && k < len(src) && src[k] == '(':
+				if end := closingParen(src, k); end > 0 {
+					m := end + 1
+					for m < len(src) && (src[m] == ' ' || src[m] == '\t') {
+						m++
+					}
+					n := m
+					for n < len(src) && isWordByte(src[n]) {
+						n++
+					}
+					p := n
+					for p < len(src) && (src[p] == ' ' || src[p] == '\t') {
+						p++
+					}
+					if n > m && p < len(src) && src[p] == '(' {
+						out = append(out, macroEdit{i, k + 1, ""}, macroEdit{end, end + 1, ""})
+					}
+				}
+			}
+		} else if loopMacros && depth > 0 && first && allCaps(w) && j < len(src) && src[j] == '(' {
+			if end := closingParen(src, j); end > 0 {
+				m := end + 1
+				for m < len(src) && (src[m] == ' ' || src[m] == '\t') {
+					m++
+				}
+				if m < len(src) && src[m] == '{' || onlyOnLine(src, end+1) {
+					kw := "while"
+					if j-i < len(kw) {
+						kw = "if"
+					}
+					if j-i >= len(kw) {
+						out = append(out, macroEdit{i, j, kw})
+					}
+				}
+			}
+		}
+		prevWord = w
+		i = j - 1
+	}
+	return out
+}
+
+// declKeywords are the keywords that can start a declaration's specifiers: an
+// all-caps word right before one is a macro (`FMT_CONSTEXPR inline void f()`,
+// `SQLITE_API int f()`), never a type or a name.
+var declKeywords = map[string]bool{
+	"void": true, "char": true, "short": true, "int": true, "long": true, "float": true, "double": true,
+	"signed": true, "unsigned": true, "bool": true, "_Bool": true, "auto": true, "static": true,
+	"extern": true, "inline": true, "const": true, "volatile": true, "constexpr": true, "consteval": true,
+	"constinit": true, "virtual": true, "explicit": true, "friend": true, "template": true, "struct": true,
+	"class": true, "union": true, "enum": true, "typedef": true, "register": true, "_Noreturn": true,
+	"mutable": true, "thread_local": true, "typename": true,
+}
+
+// wordEnd returns the end of the word starting at i.
+func wordEnd(src []byte, i int) int {
+	for i < len(src) && isWordByte(src[i]) {
+		i++
+	}
+	return i
+}
+
+// onlyOnLine reports whether nothing but white space and a // comment follows
+// offset end (> 0) on its line.
+func onlyOnLine(src []byte, end int) bool {
+	if end <= 0 {
+		return false
+	}
+	for i := end; i < len(src) && src[i] != '\n'; i++ {
+		switch {
+		case src[i] == ' ' || src[i] == '\t' || src[i] == '\r':
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// allCaps reports whether w is an all-caps macro-like word: 2+ bytes of A-Z, 0-9
+// and _, starting with a letter, with at least one letter after it.
+func allCaps(w []byte) bool {
+	if len(w) < 2 || w[0] < 'A' || w[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if !('A' <= w[i] && w[i] <= 'Z' || '0' <= w[i] && w[i] <= '9' || w[i] == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// closingParen returns the offset of the ")" matching the "(" at open on the same
+// line, or -1.
+func closingParen(src []byte, open int) int {
+	d := 0
+	for i := open; i < len(src) && src[i] != '\n'; i++ {
+		switch src[i] {
+		case '(':
+			d++
+		case ')':
+			d--
+			if d == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// cLines returns the [start, end) byte ranges of src's lines, without their "\n".
+func cLines(src []byte) [][2]int {
+	var out [][2]int
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		out = append(out, [2]int{start, end})
+		start = end + 1
+	}
+	return out
+}
+
+// isDirectiveLine reports whether ln's first non-blank byte is "#" (a cheap test
+// before cDirective).
+func isDirectiveLine(ln []byte) bool {
+	t := bytes.TrimLeft(ln, " \t")
+	return len(t) > 0 && t[0] == '#'
+}
+
+// cDirective matches a conditional directive line and names it.
+var cDirective = regexp.MustCompile(`^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b`)
+
+// unbalancedConditionals returns the byte ranges cRewrite blanks for conditionals
+// whose branches do not each balance their braces: their directive lines (with
+// backslash continuations) and all lines of every branch but the first. Braces in
+// comments, string and character literals are not counted; an #if left open at the
+// end of the text is left alone.
+func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
+	type frame struct {
+		directives [][2]int // line ranges of #if, #elif, #else, #endif (with continuations)
+		branches   [][2]int // line index ranges [first, last) of each branch's content
+		nets       []int    // net braces of each branch
+		first      int      // content start of the current branch
+	}
+	var stack []*frame
+	var out [][2]int
+	inComment := false
+	for i := 0; i < len(lines); i++ {
+		ln := src[lines[i][0]:lines[i][1]]
+		if !inComment && isDirectiveLine(ln) {
+			if m := cDirective.FindSubmatch(ln); m != nil {
+				// The directive with its continuation lines.
+				j := i
+				for j+1 < len(lines) && bytes.HasSuffix(bytes.TrimRight(src[lines[j][0]:lines[j][1]], " \t\r"), []byte("\\")) {
+					j++
+				}
+				dir := [2]int{lines[i][0], lines[j][1]}
+				switch kw := string(m[1]); {
+				case strings.HasPrefix(kw, "if"):
+					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0}})
+				case len(stack) == 0:
+					// a stray #else or #endif: nothing to pair it with
+				case kw == "endif":
+					f := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					f.branches = append(f.branches, [2]int{f.first, i})
+					f.directives = append(f.directives, dir)
+					unbalanced := false
+					for _, n := range f.nets {
+						unbalanced = unbalanced || n != 0
+					}
+					if unbalanced {
+						out = append(out, f.directives...)
+						for _, b := range f.branches[1:] {
+							if b[0] < b[1] {
+								out = append(out, [2]int{lines[b[0]][0], lines[b[1]-1][1]})
+							}
+						}
+					}
+					if len(stack) > 0 { // the parser sees the first branch in the enclosing one
+						p := stack[len(stack)-1]
+						p.nets[len(p.nets)-1] += f.nets[0]
+					}
+				default: // elif, else
+					f := stack[len(stack)-1]
+					f.branches = append(f.branches, [2]int{f.first, i})
+					f.directives = append(f.directives, dir)
+					f.nets = append(f.nets, 0)
+					f.first = j + 1
+				}
+				i = j
+				continue
+			}
+		}
+		net, ic := braceBalance(ln, inComment)
+		inComment = ic
+		if len(stack) > 0 {
+			f := stack[len(stack)-1]
+			f.nets[len(f.nets)-1] += net
+		}
+	}
+	return out
+}
+
+// braceBalance returns the number of "{" minus "}" on a line of C, outside
+// comments and string and character literals, and whether a block comment is open
+// at its end (inComment: open at its start).
+func braceBalance(ln []byte, inComment bool) (int, bool) {
+	net := 0
+	for i := 0; i < len(ln); i++ {
+		c := ln[i]
+		switch {
+		case inComment:
+			if c == '*' && i+1 < len(ln) && ln[i+1] == '/' {
+				inComment = false
+				i++
+			}
+		case c == '/' && i+1 < len(ln) && ln[i+1] == '/':
+			return net, false
+		case c == '/' && i+1 < len(ln) && ln[i+1] == '*':
+			inComment = true
+			i++
+		case c == '"' || c == '\'':
+			for i++; i < len(ln) && ln[i] != c; i++ {
+				if ln[i] == '\\' {
+					i++
+				}
+			}
+		case c == '{':
+			net++
+		case c == '}':
+			net--
+		}
+	}
+	return net, inComment
+}
+
+// cKeywords are C's reserved words, with the common macros that read as syntax.
+var cKeywords = []string{
+	"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+	"enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+	"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+	"typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
+	"_Atomic", "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "bool", "true",
+	"false", "NULL", "define", "include", "ifdef", "ifndef", "endif", "elif", "pragma",
+}
+
+// cName returns the DefName of the C-like grammar whose symbol table is names: the
+// name of a struct, union, enum, class or namespace; for functions, declarations
+// and typedefs the identifier their declarator declares (through pointers, arrays,
+// parentheses, initialisers and function declarators; the last component of a
+// qualified name such as Box<T>::get).
+func cName(names *symbolNames) func(n *sitter.Node, src []byte) string {
+	return func(n *sitter.Node, src []byte) string {
+		switch names.typeOf(n) {
+		case "function_definition", "declaration", "type_definition", "field_declaration":
+			return declaratorName(names, n.ChildByFieldName("declarator"), src)
+		case "preproc_def", "preproc_function_def":
+			return text(n.ChildByFieldName("name"), src)
+		}
+		if c := n.ChildByFieldName("name"); c != nil {
+			return text(c, src)
+		}
+		return ""
+	}
+}
+
+// declaratorName follows a declarator to the name it declares.
+func declaratorName(names *symbolNames, d *sitter.Node, src []byte) string {
+	for depth := 0; d != nil && depth < 16; depth++ {
+		switch names.typeOf(d) {
+		case "identifier", "field_identifier", "type_identifier", "destructor_name", "operator_name", "primitive_type":
+			return text(d, src)
+		case "qualified_identifier":
+			if nm := d.ChildByFieldName("name"); nm != nil {
+				d = nm
+				continue
+			}
+			return text(d, src)
+		case "template_function", "template_type":
+			d = d.ChildByFieldName("name")
+			continue
+		}
+		next := d.ChildByFieldName("declarator")
+		if next == nil {
+			// parenthesized_declarator and others without the field: first named child.
+			for _, c := range Children(d) {
+				if c.IsNamed() {
+					next = c
+					break
+				}
+			}
+		}
+		d = next
+	}
+	return ""
+}
+
+// cIncludes returns the Imports of the C-like grammar whose symbol table is names:
+// every #include, at any depth of preprocessor conditionals, as a star import of its
+// path ("util/foo.h", "stdio.h").
+func cIncludes(names *symbolNames) func(root *sitter.Node, src []byte) (string, []Import) {
+	return func(root *sitter.Node, src []byte) (string, []Import) {
+		var out []Import
+		var walk func(n *sitter.Node, depth int)
+		walk = func(n *sitter.Node, depth int) {
+			for _, c := range Children(n) {
+				switch names.typeOf(c) {
+				case "preproc_include":
+					p := strings.Trim(text(c.ChildByFieldName("path"), src), `"<> `)
+					if p != "" {
+						out = append(out, Import{Module: p, Star: true, Line: line(c)})
+					}
+				case "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef",
+					"linkage_specification", "declaration_list":
+					if depth < 8 {
+						walk(c, depth+1)
+					}
+				}
+			}
+		}
+		walk(root, 0)
+		return "", out
+	}
+}

@@ -1,0 +1,59 @@
+package grammars
+
+import (
+	"regexp"
+
+	"github.com/smacker/go-tree-sitter/cpp"
+)
+
+// CPP is the spec for C++ (tree-sitter-cpp 0.22 as bundled by smacker), also used for
+// .h headers (see C). Templates are wrappers; namespaces, extern "C" blocks and
+// preprocessor conditionals are flattened (a namespace's classes and functions are
+// items of the file, and top-level names for #include resolution).
+var CPP = &Spec{
+	Name:       "cpp",
+	Version:    "cpp-0.22.3/r2",
+	Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".inl", ".h"},
+	Language:   cpp.GetLanguage,
+	Definitions: map[string]string{
+		"function_definition":  Function,
+		"class_specifier":      Class,
+		"struct_specifier":     Class,
+		"union_specifier":      Class,
+		"enum_specifier":       Class,
+		"type_definition":      Property,
+		"alias_declaration":    Property,
+		"concept_definition":   Property,
+		"declaration":          Property,
+		"field_declaration":    Property,
+		"preproc_def":          Property,
+		"preproc_function_def": Property,
+	},
+	Wrappers:           set("template_declaration"),
+	Bodies:             set("compound_statement", "field_declaration_list", "enumerator_list", "declaration_list"),
+	BodyDepth:          2,
+	Flatten:            set("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef", "linkage_specification", "namespace_definition", "declaration_list"),
+	Comments:           set("comment"),
+	CommentBytes:       "/",
+	SignatureSkip:      set("comment"),
+	SignatureSkipBytes: "/",
+	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
+	DefName:            cName(&symbolNames{lang: cpp.GetLanguage}),
+	Imports:            cIncludes(&symbolNames{lang: cpp.GetLanguage}),
+	Family:             "c",
+	ImportsByPath:      true,
+	Strings:            set("string_literal", "char_literal", "raw_string_literal", "concatenated_string"),
+	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|#\s*(include|pragma|if|ifdef|ifndef|endif|else|elif)\b|using\s+namespace\s)`),
+	Rewrite:            func(src []byte) []byte { return cRewrite(src, false) },
+	Keywords: append([]string{
+		"alignas", "alignof", "and", "asm", "catch", "class", "concept", "consteval",
+		"constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype",
+		"delete", "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new",
+		"noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public",
+		"reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",
+		"thread_local", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t",
+		"override", "final", "std",
+	}, cKeywords...),
+}
+
+func init() { MustRegister(CPP) }

@@ -1,0 +1,165 @@
+package grammars
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/kotlin"
+
+	"github.com/repoctx/repoctx/grammars/kotlin2"
+)
+
+// TestSpecNodeTypes: every node type a spec names exists in its grammar (a typo
+// would silently never match), and every spec has the fields the chunker, symbols
+// and `dataset from-git` rely on.
+func TestSpecNodeTypes(t *testing.T) {
+	for _, name := range Names() {
+		s := Lookup(name)
+		lang := s.Language()
+		known := map[string]bool{}
+		langs := []*sitter.Language{lang}
+		if name == "kotlin" {
+			// The Kotlin spec maps the node types of both Kotlin grammars (see
+			// kotlin_fwcd.go, kotlin_tsg.go): either may be the one compiled in.
+			langs = append(langs, kotlin.GetLanguage())
+			if kotlin2.Available {
+				langs = append(langs, kotlin2.GetLanguage())
+			} else {
+				for _, ty := range []string{"block", "block_comment"} { // the newer grammar's, named in the spec
+					known[ty] = true
+				}
+			}
+		}
+		for _, l := range langs {
+			for i := 0; i < int(l.SymbolCount()); i++ {
+				known[l.SymbolName(sitter.Symbol(i))] = true
+			}
+		}
+		check := func(field string, types []string) {
+			for _, ty := range types {
+				if !known[ty] {
+					t.Errorf("%s: %s names node type %q, which the grammar does not have", name, field, ty)
+				}
+			}
+		}
+		keys := func(m map[string]bool) []string {
+			var out []string
+			for k := range m {
+				out = append(out, k)
+			}
+			slices.Sort(out)
+			return out
+		}
+		var defs []string
+		for k := range s.Definitions {
+			defs = append(defs, k)
+		}
+		check("Definitions", defs)
+		check("Wrappers", keys(s.Wrappers))
+		check("Bodies", keys(s.Bodies))
+		check("Comments", keys(s.Comments))
+		check("SignatureSkip", keys(s.SignatureSkip))
+		check("Flatten", keys(s.Flatten))
+		check("Strings", keys(s.Strings))
+		if s.Version == "" || len(s.Definitions) == 0 || len(s.Bodies) == 0 || len(s.Comments) == 0 ||
+			s.DefName == nil || s.LeadingLine == nil || len(s.Keywords) == 0 || s.SkipLine == nil {
+			t.Errorf("%s: spec lacks a version, definitions, bodies, comments, DefName, LeadingLine, keywords or SkipLine", name)
+		}
+		for _, c := range s.CommentBytes + s.SignatureSkipBytes {
+			if c > 127 {
+				t.Errorf("%s: non-ASCII comment or skip byte %q", name, c)
+			}
+		}
+	}
+}
+
+// TestFamilies: Kotlin and Java, TypeScript, TSX and JavaScript, C and C++ are
+// families; Python and the others are alone.
+func TestFamilies(t *testing.T) {
+	for lang, want := range map[string]string{
+		"kotlin": "java,kotlin", "java": "java,kotlin",
+		"typescript": "javascript,tsx,typescript", "javascript": "javascript,tsx,typescript", "tsx": "javascript,tsx,typescript",
+		"c": "c,cpp", "cpp": "c,cpp",
+		"python": "python", "go": "go", "rust": "rust", "csharp": "csharp", "ruby": "ruby", "php": "php",
+		"swift": "swift", "scala": "scala", "nosuch": "nosuch",
+	} {
+		if got := strings.Join(Family(lang), ","); got != want {
+			t.Errorf("Family(%s) = %s, want %s", lang, got, want)
+		}
+	}
+}
+
+// TestCRewrite: the extern "C" idiom's lines are blanked between #ifdef __cplusplus
+// and #endif only; the length never changes.
+func TestCRewrite(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n",
+			"#ifdef __cplusplus\n            \n#endif\nint f(void);\n#ifdef __cplusplus\n \n#endif\n"},
+		{"#if defined(__cplusplus)\n} /* extern \"C\" */\n#endif\n", "#if defined(__cplusplus)\n                  \n#endif\n"},
+		{"int g(void) {\n}\n", "int g(void) {\n}\n"}, // no __cplusplus: untouched
+		{"#ifdef __cplusplus\nclass A {};\n#endif\n}\n", "#ifdef __cplusplus\nclass A {};\n#endif\n}\n"},
+		// A function header that differs between branches: directives and the second
+		// branch go, the first branch stays.
+		{"#if OLD || \\\n    NEWER\nstatic void f(int a, int b) {\n#else\nstatic void f(int a) {\n#endif\n    g(a);\n}\n",
+			"            \n         \nstatic void f(int a, int b) {\n     \n" + strings.Repeat(" ", len("static void f(int a) {")) + "\n      \n    g(a);\n}\n"},
+		// Balanced branches (an include guard, an #ifdef'd function) are kept.
+		{"#ifndef H\n#define H\n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n#endif\n",
+			"#ifndef H\n#define H\n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n#endif\n"},
+		{"#if FMT_HAS_INCLUDE(<sys/stat.h>) && X\n#endif\n", "#if FMT_HAS_INCLUDE(_sys_stat_h_) && X\n#endif\n"},
+		// Macros around declarations go; caps types and names stay.
+		{"FMT_CONSTEXPR inline void f();\nint CJSON_CDECL main(void);\nCJSON_PUBLIC(cJSON *) cJSON_Parse(const char *v);\nFILE *f;\nMYTYPE x;\nstatic DIR *d;\n",
+			"              inline void f();\nint             main(void);\n             cJSON *  cJSON_Parse(const char *v);\nFILE *f;\nMYTYPE x;\nstatic DIR *d;\n"},
+		{"static void f(__unused int a) {\n\tTAILQ_FOREACH(c, &clients, entry) {\n\t\tg(c);\n\t}\n}\nFMT_BEGIN_NAMESPACE\n",
+			"static void f(         int a) {\n\twhile        (c, &clients, entry) {\n\t\tg(c);\n\t}\n}\n                   \n"},
+		// Braces in comments and literals do not count.
+		{"#if A\nchar *s = \"{\"; /* { */ // {\n#endif\n", "#if A\nchar *s = \"{\"; /* { */ // {\n#endif\n"},
+	} {
+		got := string(cRewrite([]byte(c.in), true))
+		if got != c.want || len(got) != len(c.in) {
+			t.Errorf("cRewrite(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzCRewrite: the C and C++ rewrite keeps the length and every line break where
+// it was, and never panics.
+func FuzzCRewrite(f *testing.F) {
+	for _, s := range []string{
+		"#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n",
+		"#if A\nvoid f(int a) {\n#else\nvoid f(void) {\n#endif\n}\n",
+		"FMT_CONSTEXPR inline void f();\nTAILQ_FOREACH(a, b, c)\n\tg();\n#if X(<a/b.h>)\n#endif\n",
+		"namespace a { extern \"C\" { int CJSON_CDECL main(void) { __unused int x; } } }\n",
+		"/* { */ \"{\" '\\'' #if\n\\\n#endif",
+	} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, src string, loops bool) {
+		out := cRewrite([]byte(src), loops)
+		if len(out) != len(src) {
+			t.Fatalf("length %d, want %d", len(out), len(src))
+		}
+		for i := range out {
+			if (out[i] == '\n') != (src[i] == '\n') {
+				t.Fatalf("line break moved at %d: %q -> %q", i, src, out)
+			}
+		}
+	})
+}
+
+// TestSwiftRewrite: freestanding macros become calls and `sending` goes, same
+// length; directives and other text are kept.
+func TestSwiftRewrite(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"#expect(a == b)\n", " expect(a == b)\n"},
+		{"#if canImport(Darwin)\n#endif\nlet s = #selector(f)\n", "#if canImport(Darwin)\n#endif\nlet s = #selector(f)\n"},
+		{"func f(_ e: sending @escaping () -> Void) -> sending T\n", "func f(_ e:         @escaping () -> Void) ->         T\n"},
+		{"let sending = 1; sending(x)\n", "let sending = 1; sending(x)\n"},
+	} {
+		if got := string(swiftRewrite([]byte(c.in))); got != c.want {
+			t.Errorf("swiftRewrite(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

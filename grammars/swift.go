@@ -1,0 +1,143 @@
+package grammars
+
+import (
+	"bytes"
+	"regexp"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/swift"
+)
+
+// Swift is the spec for Swift (alex-pinkus tree-sitter-swift 0.5 as bundled by
+// smacker). That grammar parses class, struct, enum, actor and extension alike as
+// class_declaration. Attributes (@MainActor) sit in a declaration's modifiers and
+// are left out of headers. Imports name modules (build targets), which a file does
+// not declare: they are kept but do not resolve to files. The Rewrite makes two
+// newer constructs (freestanding macros, `sending`) parse.
+var Swift = &Spec{
+	Name:       "swift",
+	Version:    "swift-0.5.0/r2",
+	Extensions: []string{".swift"},
+	Language:   swift.GetLanguage,
+	Definitions: map[string]string{
+		"class_declaration":             Class,
+		"protocol_declaration":          Class,
+		"function_declaration":          Function,
+		"init_declaration":              Function,
+		"deinit_declaration":            Function,
+		"subscript_declaration":         Function,
+		"protocol_function_declaration": Function,
+		"property_declaration":          Property,
+		"typealias_declaration":         Property,
+	},
+	Bodies:             set("class_body", "enum_class_body", "protocol_body", "function_body", "statements", "computed_property"),
+	Comments:           set("comment", "multiline_comment"),
+	CommentBytes:       "/",
+	SignatureSkip:      set("attribute", "comment", "multiline_comment"),
+	SignatureSkipBytes: "@/",
+	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	DefName:            swiftName,
+	Imports:            swiftImports,
+	Strings:            set("line_string_literal", "multi_line_string_literal", "raw_string_literal"),
+	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|(@\w+\s+)?import\s)`),
+	Rewrite:            swiftRewrite,
+	Keywords: []string{
+		"associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import",
+		"init", "inout", "internal", "let", "open", "operator", "private", "precedencegroup",
+		"protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var",
+		"break", "case", "catch", "continue", "default", "defer", "do", "else", "fallthrough",
+		"for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where", "while",
+		"as", "Any", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try",
+		"async", "await", "actor", "some", "any", "override", "final", "mutating", "lazy",
+		"weak", "convenience", "required", "get", "set", "willSet", "didSet",
+	},
+}
+
+func init() { MustRegister(Swift) }
+
+// swiftDirectives are the #-words the bundled grammar knows (compiler directives and
+// literal expressions); swiftRewrite leaves them alone.
+var swiftDirectives = map[string]bool{
+	"if": true, "elseif": true, "else": true, "endif": true, "available": true, "unavailable": true,
+	"selector": true, "keyPath": true, "file": true, "fileID": true, "filePath": true, "line": true,
+	"column": true, "function": true, "dsohandle": true, "sourceLocation": true, "warning": true,
+	"error": true, "colorLiteral": true, "imageLiteral": true, "fileLiteral": true,
+}
+
+// swiftRewrite returns src with two Swift 5.9/6 constructs the bundled grammar (0.5,
+// older) cannot parse made into ones it can, same length, or src itself when there
+// is none: a freestanding macro `#expect(...)` becomes the call ` expect(...)`, and
+// the parameter modifier `sending` (`_ e: sending T`) is blanked.
+func swiftRewrite(src []byte) []byte {
+	out, copied := src, false
+	edit := func(i int, repl string) {
+		if !copied {
+			out, copied = append([]byte(nil), src...), true
+		}
+		copy(out[i:], repl)
+	}
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '#':
+			j := i + 1
+			for j < len(src) && isWordByte(src[j]) {
+				j++
+			}
+			if j > i+1 && !swiftDirectives[string(src[i+1:j])] && !('0' <= src[i+1] && src[i+1] <= '9') {
+				edit(i, " ")
+			}
+		case 's':
+			const kw = "sending "
+			if bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1])) {
+				k := i - 1
+				for k >= 0 && (src[k] == ' ' || src[k] == '\t') {
+					k--
+				}
+				if k >= 0 && (src[k] == ':' || src[k] == '>') { // a type annotation or `-> sending T`
+					edit(i, "       ")
+				}
+			}
+		}
+	}
+	return out
+}
+
+// swiftNames is the Swift symbol table for swiftName and swiftImports.
+var swiftNames = &symbolNames{lang: swift.GetLanguage}
+
+// swiftName returns the declared name (the extended type of an extension); init,
+// deinit and subscript are named so.
+func swiftName(n *sitter.Node, src []byte) string {
+	switch swiftNames.typeOf(n) {
+	case "init_declaration":
+		return "init"
+	case "deinit_declaration":
+		return "deinit"
+	case "subscript_declaration":
+		return "subscript"
+	case "property_declaration":
+		if p := n.ChildByFieldName("name"); p != nil {
+			if b := p.ChildByFieldName("bound_identifier"); b != nil {
+				return text(b, src)
+			}
+			return text(p, src)
+		}
+		return ""
+	}
+	return text(n.ChildByFieldName("name"), src)
+}
+
+// swiftImports reads `import Module` (and `import struct Module.Type`) as star
+// imports of the module.
+func swiftImports(root *sitter.Node, src []byte) (string, []Import) {
+	var out []Import
+	for _, c := range Children(root) {
+		if swiftNames.typeOf(c) != "import_declaration" {
+			continue
+		}
+		if id := firstChildOfType(swiftNames, c, src, "identifier"); id != "" {
+			out = append(out, Import{Module: id, Star: true, Line: line(c)})
+		}
+	}
+	return "", out
+}

@@ -1,0 +1,54 @@
+package atomicfile
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestDeviceWrittenInPlace: a target that is a named pipe (like /dev/null, not a
+// regular file) is written through, and stays a pipe; a regular target is replaced
+// atomically.
+func TestDeviceWrittenInPlace(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		r, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(r)
+		r.Close()
+		got <- string(b)
+	}()
+	if err := WriteFile(fifo, []byte("through"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through" {
+		t.Errorf("read %q from the pipe, want %q", s, "through")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v %v", fi.Mode(), err)
+	}
+	reg := filepath.Join(dir, "f")
+	if err := WriteFile(reg, []byte("a"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(reg, []byte("b"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(reg); string(b) != "b" {
+		t.Errorf("regular file holds %q", b)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "."+"*"))
+	if len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

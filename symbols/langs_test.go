@@ -1,0 +1,162 @@
+package symbols
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
+)
+
+// importString renders an import compactly: module|name|alias, "*" for a star import.
+func importString(im grammars.Import) string {
+	s := im.Module + "|" + im.Name + "|" + im.Alias
+	if im.Star {
+		s += "|*"
+	}
+	return s
+}
+
+// TestImportsPerLanguage: each language's import rules read its forms of import
+// (plain, aliased, grouped, wildcard) and its package where it declares one.
+func TestImportsPerLanguage(t *testing.T) {
+	for _, c := range []struct {
+		path, src, pkg string
+		want           []string
+	}{
+		{"A.java", "package com.acme.app;\nimport java.util.List;\nimport static java.util.Map.entry;\nimport com.acme.model.*;\nclass A {}\n",
+			"com.acme.app", []string{"java.util|List|", "java.util.Map|entry|", "com.acme.model|||*"}},
+		{"a.ts", "import def, { foo, bar as baz } from './util';\nimport * as path from 'path';\nimport './side';\nimport fs = require('fs');\nconst { a, b: c } = require('../lib/x');\n",
+			"", []string{"./util|default|def", "./util|foo|", "./util|bar|baz", "path||path", "./side||", "fs||fs", "../lib/x|a|", "../lib/x|b|c"}},
+		{"a.js", "const x = require('./x');\nimport y from \"./y.js\";\n", "", []string{"./x||x", "./y.js|default|y"}},
+		{"a.tsx", "import React, { useState } from 'react';\n", "", []string{"react|default|React", "react|useState|"}},
+		{"a.go", "package main\n\nimport (\n\t\"fmt\"\n\tstr \"strings\"\n\t. \"github.com/a/b/pkg\"\n\t_ \"embed\"\n)\nimport \"os\"\n",
+			"", []string{"fmt||", "strings||str", "github.com/a/b/pkg|||*", "embed||", "os||"}},
+		{"a.rs", "use std::collections::HashMap;\nuse crate::model::{Issue, Label as L, self};\nuse super::util::*;\nmod m { use crate::x::Y; }\n",
+			"", []string{"std/collections|HashMap|", "model|Issue|", "model|Label|L", "model||", "util|||*", "x|Y|"}},
+		{"a.c", "#include <stdio.h>\n#include \"util/foo.h\"\n#ifdef X\n#include \"bar.h\"\n#endif\n", "", []string{"stdio.h|||*", "util/foo.h|||*", "bar.h|||*"}},
+		{"a.cpp", "#include <vector>\nextern \"C\" {\n#include \"c.h\"\n}\n", "", []string{"vector|||*", "c.h|||*"}},
+		{"A.cs", "using System;\nusing Json = Newtonsoft.Json;\nusing static System.Math;\nnamespace Acme.App;\nclass A {}\n",
+			"Acme.App", []string{"System|||*", "Newtonsoft|Json|Json", "System.Math|||*"}},
+		{"B.cs", "namespace Acme.Other\n{\n    using Acme.Models;\n    class B {}\n}\n", "Acme.Other", []string{"Acme.Models|||*"}},
+		{"a.rb", "require 'json'\nrequire_relative '../lib/foo'\nrequire_relative 'bar'\n", "", []string{"json|||*", "../lib/foo|||*", "./bar|||*"}},
+		{"a.php", "<?php\nnamespace App\\Http;\nuse Illuminate\\Support\\Str;\nuse App\\Models\\{User, Team as T};\nuse App\\Models\\Post as P;\nuse function App\\helpers\\fmt;\n",
+			"App.Http", []string{"Illuminate.Support|Str|", "App.Models|User|", "App.Models|Team|T", "App.Models|Post|P", "App.helpers|fmt|"}},
+		{"a.swift", "import Foundation\n@testable import MyKit\n", "", []string{"Foundation|||*", "MyKit|||*"}},
+		{"a.scala", "package com.acme\npackage app\nimport scala.collection.mutable\nimport com.acme.util.{Foo, Bar => B}\nimport com.acme.other._\n",
+			"com.acme.app", []string{"scala.collection|mutable|", "com.acme.util|Foo|", "com.acme.util|Bar|B", "com.acme.other|||*"}},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			f, err := chunker.Decode(c.path, []byte(c.src), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := NewExtractor(0)
+			defer e.Close()
+			sf, err := e.Extract(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, im := range sf.Imports {
+				got = append(got, importString(im))
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") || sf.Package != c.pkg {
+				t.Errorf("%s: package %q, imports\n  %s\nwant package %q,\n  %s", f.Lang, sf.Package, strings.Join(got, "\n  "), c.pkg, strings.Join(c.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestResolvePerLanguage: a name used in one file resolves through that file's
+// imports to its definition in another file, for each language whose imports name
+// packages or paths (Kotlin through a Java file too: one family, one table).
+func TestResolvePerLanguage(t *testing.T) {
+	for _, c := range []struct {
+		files      map[string]string
+		from, name string
+		wantPath   string
+		wantVia    string
+	}{
+		{map[string]string{
+			"src/com/acme/model/Issue.java": "package com.acme.model;\n\npublic class Issue {\n    int id;\n}\n",
+			"src/com/acme/app/App.java":     "package com.acme.app;\n\nimport com.acme.model.Issue;\n\nclass App {}\n",
+			"other/Issue.java":              "package other;\nclass Issue {}\n",
+		}, "src/com/acme/app/App.java", "Issue", "src/com/acme/model/Issue.java", "import"},
+		{map[string]string{
+			"src/com/acme/Issue.java": "package com.acme;\n\npublic class Issue {}\n",
+			"src/App.kt":              "package app\n\nimport com.acme.Issue\n\nfun main() {}\n",
+			"z/Issue.kt":              "package z\nclass Issue\n",
+		}, "src/App.kt", "Issue", "src/com/acme/Issue.java", "import"},
+		{map[string]string{
+			"src/util.ts":         "export function foo(a: number): number {\n  return a;\n}\n",
+			"src/app/main.ts":     "import { foo } from '../util';\n\nfoo(1);\n",
+			"src/app/foo/util.ts": "export function foo() {}\n",
+		}, "src/app/main.ts", "foo", "src/util.ts", "import"},
+		{map[string]string{
+			"src/components/Button/index.tsx": "export function Button() { return null; }\n",
+			"src/pages/home.tsx":              "import { Button } from '@/components/Button';\n",
+		}, "src/pages/home.tsx", "Button", "src/components/Button/index.tsx", "import"},
+		{map[string]string{
+			"pkg/util/u.go": "package util\n\nfunc Helper() int { return 1 }\n",
+			"cmd/main.go":   "package main\n\nimport . \"github.com/x/y/pkg/util\"\n\nfunc main() { Helper() }\n",
+			"z/h.go":        "package z\n\nfunc Helper() {}\n",
+		}, "cmd/main.go", "Helper", "pkg/util/u.go", "star-import"},
+		{map[string]string{
+			"src/model.rs": "pub struct Issue {\n    id: u32,\n}\n",
+			"src/main.rs":  "use crate::model::Issue;\n\nfn main() {}\n",
+			"src/a.rs":     "struct Issue;\n",
+		}, "src/main.rs", "Issue", "src/model.rs", "import"},
+		{map[string]string{
+			"include/util.h": "#ifndef UTIL_H\n#define UTIL_H\nint sum(int a, int b);\n#endif\n",
+			"src/main.c":     "#include \"util.h\"\n\nint main(void) { return sum(1, 2); }\n",
+			"src/other.c":    "static int sum(int a, int b) { return 0; }\n",
+		}, "src/main.c", "sum", "include/util.h", "star-import"},
+		{map[string]string{
+			"Models/Issue.cs": "namespace Acme.Models;\n\npublic class Issue { }\n",
+			"App.cs":          "using Acme.Models;\n\nclass App { }\n",
+			"Z/Issue.cs":      "namespace Z { class Issue { } }\n",
+		}, "App.cs", "Issue", "Models/Issue.cs", "star-import"},
+		{map[string]string{
+			"src/Models/User.php": "<?php\nnamespace App\\Models;\n\nclass User {}\n",
+			"src/App.php":         "<?php\nnamespace App;\n\nuse App\\Models\\User;\n",
+			"src/Z/User.php":      "<?php\nnamespace Z;\nclass User {}\n",
+		}, "src/App.php", "User", "src/Models/User.php", "import"},
+		{map[string]string{
+			"lib/acme/foo.rb": "class Foo\n  def bar; end\nend\n",
+			"app.rb":          "require 'acme/foo'\n\nFoo.new\n",
+			"z/foo.rb":        "class Foo; end\n",
+		}, "app.rb", "Foo", "lib/acme/foo.rb", "star-import"},
+		{map[string]string{
+			"src/com/acme/Util.scala": "package com.acme\n\nobject Util {\n  def f = 1\n}\n",
+			"src/App.scala":           "package app\n\nimport com.acme.Util\n",
+			"z/Util.scala":            "package z\nobject Util\n",
+		}, "src/App.scala", "Util", "src/com/acme/Util.scala", "import"},
+	} {
+		t.Run(fmt.Sprintf("%s:%s", c.from, c.name), func(t *testing.T) {
+			tab := extractAll(t, c.files)
+			got := tab.Resolve(c.name, c.from, nil, 1)
+			if len(got) != 1 || got[0].Def.Path != c.wantPath || got[0].Via != c.wantVia {
+				var s []string
+				for _, g := range got {
+					s = append(s, g.Def.Path+" via "+g.Via)
+				}
+				t.Errorf("Resolve(%s) from %s = %v, want %s via %s", c.name, c.from, s, c.wantPath, c.wantVia)
+			}
+		})
+	}
+}
+
+// TestResolveFuncFilters: rejected candidates do not count toward max.
+func TestResolveFuncFilters(t *testing.T) {
+	tab := extractAll(t, map[string]string{
+		"a/A.java": "package a;\nclass Issue {}\n",
+		"b/B.kt":   "package b\nclass Issue\n",
+		"c/C.py":   "class Issue:\n    pass\n",
+	})
+	got := tab.ResolveFunc("Issue", "x/X.kt", nil, 1, func(d *Def) bool { return strings.HasSuffix(d.Path, ".py") })
+	if len(got) != 1 || got[0].Def.Path != "c/C.py" {
+		t.Errorf("ResolveFunc = %v, want c/C.py only", got)
+	}
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/workspace"
 )
 
@@ -50,14 +51,12 @@ type Config struct {
 }
 
 // DatasetLanguages returns the languages whose files a dataset run in language lang
-// indexes when the caller names none (workspace.Options.Languages): lang alone. Its
-// family (grammars.Family: Kotlin with Java, TypeScript with JavaScript, C with C++)
-// is the other choice, given explicitly (--langs kotlin,java): on ../shared/data/devb
-// the Kotlin family lowered idrec from 0.429 to 0.357 (14 datapoints; Java test files
-// took retrieval slots) and left dev unchanged, so the language alone stays the
-// default until a broader corpus says otherwise. Registering a language therefore
-// never changes what another language's snapshots index.
-func DatasetLanguages(lang string) []string { return []string{lang} }
+// indexes when the caller names none (workspace.Options.Languages): lang's family
+// (grammars.Family: Kotlin with Java, TypeScript and TSX with JavaScript, C with
+// C++), so a completion retrieves from the languages its code calls into; --langs
+// kotlin gives the language alone. Registering a language outside lang's family never
+// changes what its snapshots index.
+func DatasetLanguages(lang string) []string { return grammars.Family(lang) }
 
 // DefaultConfig returns the defaults: workspace.DefaultOptions,
 // assemble.DefaultOptions, one LSA model per repository, one worker per CPU.

@@ -29,7 +29,7 @@ type PredictOptions struct {
 	Resume bool
 	// Batch configures indexing, composition and the workers (batch.DefaultConfig).
 	// An empty Batch.Workspace.Languages means batch.DatasetLanguages(Lang): the
-	// language's files alone (--langs kotlin,java adds Kotlin's family).
+	// language's family (Kotlin snapshots index their Java files too).
 	Batch batch.Config
 	// Limits bound snapshot reading; zero fields mean workspace.DefaultLimits.
 	Limits workspace.Limits
@@ -104,7 +104,7 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		return sum, err
 	}
 	if len(cfg.Workspace.Languages) == 0 {
-		// The dataset language's files only (batch.DatasetLanguages). After the
+		// The dataset language's family (batch.DatasetLanguages). After the
 		// fingerprint: the default follows from Lang, which names the output already.
 		cfg.Workspace.Languages = batch.DatasetLanguages(opts.Lang)
 	}

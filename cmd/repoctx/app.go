@@ -270,7 +270,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "cross-snapshot", Usage: "competition option: also search the other snapshots of the datapoint's repository in the stage (a later revision may hold the finished code; an editor has no such revisions)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-		}, indexFlags()...), lsaSnapFlag), append(composeFlags(), verboseFlag)...),
+		}, indexFlags()...), lsaSnapFlag), append(append(composeFlags(), draftFlags()...), verboseFlag)...),
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")
 			if lang != "kotlin" && lang != "python" {
@@ -313,9 +313,17 @@ func predictCmd() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "cache writes failed: %d (they only cost later runs time; is the cache disk full or read-only?)\n", sum.CacheWriteFailures)
 				}
 			}
+			if sum.Drafts > 0 && (sum.DraftFailures > 0 || !c.Bool("quiet")) {
+				fmt.Fprintln(c.App.ErrWriter, draftSummary(sum.Drafts, sum.DraftFailures))
+			}
 			return err
 		},
 	}
+}
+
+// draftSummary is the line predict and eval print about --draft-endpoint's drafts.
+func draftSummary(drafts, failed int) string {
+	return fmt.Sprintf("drafts: %d asked of --draft-endpoint, %d failed (the built-in drafter's were used for those)", drafts, failed)
 }
 
 // mergeCmd is `repoctx merge`: the shards of a prediction back in input order.

@@ -55,6 +55,8 @@ var (
 	planSufFlag = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
 	tokFlag     = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5)"}
 
+	iterFlag = &cli.IntFlag{Name: "iterations", Value: defCompose.Iterations, Usage: fmt.Sprintf("iterative retrieval (RepoCoder): retrieval `rounds`; each round after the first drafts the middle from the last context (the built-in copy drafter, or --draft-endpoint's model), queries with the last %d prefix lines plus the draft, fuses the hits into the candidates by reciprocal rank and composes again; 1 = one pass", defCompose.DraftQueryLines)}
+
 	workersFlag = &cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: defBatch.Workers, Usage: "datapoints answered in parallel"}
 	verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
 )
@@ -68,7 +70,7 @@ func indexFlags() []cli.Flag {
 // composeFlags are the assembly and planner flags.
 func composeFlags() []cli.Flag {
 	return []cli.Flag{queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, noDenseFlag,
-		planWFlag, planSFlag, planSufFlag, tokFlag}
+		planWFlag, planSFlag, planSufFlag, tokFlag, iterFlag}
 }
 
 // chunkerOptions reads --max-chars, --window-lines and --overlap-lines for strategy
@@ -152,7 +154,7 @@ func composeOptions(c *cli.Context) (assemble.Options, error) {
 	o.QueryLines, o.TopK, o.BudgetChars = c.Int("query-lines"), c.Int("top-k"), c.Int("budget")
 	o.NoRelative, o.NoEditQuery, o.NoDefinitions = c.Bool("no-relative"), c.Bool("no-edit-query"), c.Bool("no-definitions")
 	o.MinScoreRatio, o.NoDense, o.RelativeWeight = c.Float64("min-score-ratio"), c.Bool("no-dense"), c.Float64("relative-weight")
-	o.NoOldFile = c.Bool("no-old-file")
+	o.NoOldFile, o.Iterations = c.Bool("no-old-file"), c.Int("iterations")
 	if defined(c, "plan-window") {
 		if (c.IsSet("plan-share") || c.IsSet("plan-suffix-share")) && c.Int("plan-window") == 0 {
 			return o, usagef("--plan-share and --plan-suffix-share need --plan-window")
@@ -217,6 +219,11 @@ func batchConfig(c *cli.Context) (batch.Config, error) {
 	}
 	if c.Command.Names()[0] == "predict" {
 		if err := plannerTokens(c, &cfg.Compose.Plan); err != nil {
+			return cfg, err
+		}
+	}
+	if defined(c, "draft-endpoint") {
+		if err := draftModel(c, &cfg.Compose); err != nil {
 			return cfg, err
 		}
 	}

@@ -7,13 +7,15 @@ package assemble
 // prefix lines plus the draft, and composes again.
 //
 // The draft query's prefix window is short (DraftQueryLines, 3 by default, the
-// copy completer's window; the first round's is QueryLines, 12): RepoCoder keeps
-// its query S_w lines long by giving the draft most of it, because each of its
-// rounds replaces the last one's retrieval; here the first round's candidates
-// stay, so the second query is there to find what the long window did not. On
-// dev+devb (README "Iterative retrieval") the whole 12-line window plus the draft
-// re-found the first round's chunks and changed no metric; 0 or 3 lines found one
-// more middle line.
+// copy completer's window; the first round's is QueryLines, 12). RepoCoder's query
+// is S_w lines centred on the cursor, the last S_w/2 prefix lines and the first
+// S_w/2 non-blank lines of the generated code (microsoft/CodeT,
+// RepoCoder/make_window.py, PredictionWindowMaker), because each of its rounds
+// replaces the last one's retrieval; here the first round's candidates stay, so
+// the second query is there to find what the long window did not. On dev+devb
+// (README "Iterative retrieval") the whole 12-line window plus the draft re-found
+// the first round's chunks and changed no metric; 0 or 3 lines found one more
+// middle line.
 //
 // How the rounds merge: the first round's candidates (every source: the prefix and
 // suffix queries with relative positioning, the old file, the replaced region,

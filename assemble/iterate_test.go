@@ -72,8 +72,8 @@ func iterOptions(it int, d Drafter) Options {
 }
 
 // TestIterationsDraftRetrieved: the draft's text is what the second round
-// retrieves, and its hit ends up in the context (last: fused with nothing, it
-// scores as a top-1 hit, after the first round's hits... or with them).
+// retrieves, its hit ends up in the context next to the first round's parts, and a
+// third round drafts from the second round's context.
 func TestIterationsDraftRetrieved(t *testing.T) {
 	r := iterRepo(t)
 	first, err := Compose(context.Background(), r, iterHole, iterOptions(1, nil))

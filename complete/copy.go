@@ -37,8 +37,8 @@ func CopyPredict(prefix, context string) string {
 // another non-blank line is a candidate; its score is the Jaccard similarity of
 // its token set and the query's token set (tokens are the matches of
 // [A-Za-z0-9_]+, case-sensitive). Ties go to the later window in the context.
-// This is RepoCoder's sparse retrieval (Zhang et al. 2023, §3.2: Jaccard over
-// windows, the lines after the best match) with 3-line windows.
+// RepoCoder's sparse retriever scores its windows by the same Jaccard similarity
+// (Zhang et al. 2023, §3.2).
 func CopyLines(prefix, context string, n int) []string {
 	if n < 1 {
 		return nil

@@ -20,11 +20,11 @@ func TestIterationsFlags(t *testing.T) {
 		msg  string
 	}{
 		{predict("--iterations", "-1"), "--iterations"},
-		{predict("--draft-endpoint", "http://127.0.0.1:1/v1"), "--draft-endpoint needs --iterations 2 or more"},
+		{predict("--iterations", "1", "--draft-endpoint", "http://127.0.0.1:1/v1"), "--draft-endpoint needs --iterations 2 or more"},
 		{predict("--iterations", "2", "--draft-model", "m"), "--draft-model needs --draft-endpoint"},
 		{predict("--iterations", "2", "--draft-endpoint", "localhost:1"), "--draft-endpoint must be the base URL"},
 		{predict("--iterations", "2", "--draft-endpoint", "http://127.0.0.1:1/v1", "--fim-template", "gpt4"), `unknown FIM template "gpt4"`},
-		{[]string{"eval", "--data", sample, "--lang", "python", "--stage", "sample", "--cache-dir", cache, "--draft-endpoint", "http://127.0.0.1:1/v1"}, "--draft-endpoint needs --iterations"},
+		{[]string{"eval", "--data", sample, "--lang", "python", "--stage", "sample", "--cache-dir", cache, "--iterations", "1", "--draft-endpoint", "http://127.0.0.1:1/v1"}, "--draft-endpoint needs --iterations"},
 	} {
 		code, _, stderr := run(t, tc.args...)
 		if code != exitUsage {

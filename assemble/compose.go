@@ -68,6 +68,12 @@ func QueryText(prefix, suffix string, n int) (string, string) {
 // tokens left. When the trimmed hole gets no context at all, trimming buys nothing
 // and the hole is given whole.
 //
+// With Options.Iterations > 1 (RepoCoder's iterative retrieval, Zhang et al. 2023
+// §3), each further round drafts the middle from the last context (Options.Drafter,
+// or the built-in [CopyDrafter]), queries with the last prefix lines plus the
+// draft, fuses the hits into the first round's candidates by reciprocal rank and
+// fits them again; a drafter's failure falls back on the built-in drafter.
+//
 // It returns a *repoctx.OptionError for invalid options, ctx's error when ctx is
 // done, and the index's errors; a panic while composing (a bug, or an index damaged
 // in a way its checks missed) is returned as an error naming the file.
@@ -82,37 +88,44 @@ func Compose(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Opt
 	}()
 	whole := Split{Prefix: h.Prefix, Suffix: h.Suffix, SuffixCut: len(h.Suffix)}
 	if !opts.Plan.On() {
-		parts, err := composeParts(ctx, repo, h, opts, whole)
+		fit := func(parts []repoctx.Part) []repoctx.Part { return fitBudget(parts, opts.BudgetChars) }
+		cp, err := newComposer(ctx, repo, h, opts, whole)
 		if err != nil {
 			return repoctx.Context{}, err
 		}
-		parts = fitBudget(parts, opts.BudgetChars)
-		return repoctx.Context{Text: render(parts), Parts: parts}, nil
+		return cp.iterate(cp.context(fit(cp.cands.parts(cp.files))), fit)
 	}
 	plan := opts.Plan.withDefaults()
 	split := plan.SplitHole(h.Prefix, h.Suffix)
-	parts, err := composeParts(ctx, repo, h, opts, split)
+	cp, err := newComposer(ctx, repo, h, opts, split)
 	if err != nil {
 		return repoctx.Context{}, err
 	}
-	parts = fitTokens(parts, split.Room, plan.Tokens)
+	parts := fitTokens(cp.cands.parts(cp.files), split.Room, plan.Tokens)
 	if len(parts) == 0 && (split.PrefixTrimmed || split.SuffixTrimmed) {
 		// Nothing to show in the room made: give the model its whole text back.
 		split = whole
 		split.Room = max(0, float64(plan.Window-repoctx.MaxNewTokens)-plan.Tokens.Count(h.Prefix)-plan.Tokens.Count(h.Suffix))
-		if parts, err = composeParts(ctx, repo, h, opts, split); err != nil {
+		if cp, err = newComposer(ctx, repo, h, opts, split); err != nil {
 			return repoctx.Context{}, err
 		}
-		parts = fitTokens(parts, split.Room, plan.Tokens)
+		parts = fitTokens(cp.cands.parts(cp.files), split.Room, plan.Tokens)
 	}
+	fit := func(parts []repoctx.Part) []repoctx.Part { return fitTokens(parts, split.Room, plan.Tokens) }
+	return cp.iterate(cp.context(parts), fit)
+}
+
+// context renders parts (fitted) as the composition's context, with the prefix and
+// suffix overrides of a trimmed split.
+func (c *composer) context(parts []repoctx.Part) repoctx.Context {
 	out := repoctx.Context{Text: render(parts), Parts: parts}
-	if split.PrefixTrimmed {
-		out.Prefix = &split.Prefix
+	if c.seen.PrefixTrimmed {
+		out.Prefix = &c.seen.Prefix
 	}
-	if split.SuffixTrimmed {
-		out.Suffix = &split.Suffix
+	if c.seen.SuffixTrimmed {
+		out.Suffix = &c.seen.Suffix
 	}
-	return out, nil
+	return out
 }
 
 // composer holds what the sources of one composition share.
@@ -154,9 +167,10 @@ func (c *composer) allowed(path, lang string) bool {
 	return c.langs == nil || c.langs[lang] || path == c.h.Path
 }
 
-// composeParts collects the candidate parts for hole in ascending relevance,
-// unbudgeted. seen is what the model is given of the hole's prefix and suffix.
-func composeParts(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Options, seen Split) ([]repoctx.Part, error) {
+// newComposer collects the candidate parts for hole h (c.cands: every source of one
+// retrieval round, unbudgeted). seen is what the model is given of the hole's
+// prefix and suffix.
+func newComposer(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Options, seen Split) (*composer, error) {
 	ix := repo.Index()
 	c := &composer{ctx: ctx, ix: ix, syms: repo.Symbols(), h: h, opts: opts, seen: seen,
 		visible: LineSet(seen.Prefix, seen.Suffix), modified: map[string]bool{},
@@ -178,7 +192,7 @@ func composeParts(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opt
 	if !opts.NoDefinitions && c.syms != nil && c.spec != nil {
 		c.definitions()
 	}
-	return c.cands.parts(c.files), nil
+	return c, nil
 }
 
 // redundant reports whether ch is a chunk of the completion file's old copy whose

@@ -18,8 +18,9 @@ import (
 // built-in drafter; it never fails a batch. Draft must honour ctx and be safe
 // for concurrent use (batch workers call it at once).
 //
-// complete.Model implements Drafter with a code model behind an
-// OpenAI-compatible endpoint.
+// [CopyDrafter] is the built-in drafter (no model); complete.Model implements
+// Drafter with a code model behind an OpenAI-compatible endpoint. Options.Drafter
+// picks one, Options.Iterations turns the loop on.
 type Drafter interface {
 	Draft(ctx context.Context, h repoctx.Hole, c repoctx.Context) (string, error)
 }

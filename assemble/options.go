@@ -68,14 +68,39 @@ type Options struct {
 	// the model is given and budgets the context in tokens for one model window
 	// instead of BudgetChars; see [Plan].
 	Plan Plan
+	// Iterations is the number of retrieval rounds of RepoCoder's iterative
+	// retrieval (Zhang et al. 2023, §3): 0 or 1 composes once; each further round
+	// drafts the middle from the last context (Drafter), queries again with the last
+	// DraftQueryLines prefix lines plus the draft, fuses that query's hits into the
+	// first round's candidates by reciprocal rank and composes again (see the design
+	// note in iterate.go).
+	Iterations int
+	// Drafter drafts the middle for iterative retrieval; nil means the built-in
+	// [CopyDrafter], which needs no model. A failed draft (an error, a blank draft,
+	// a panic) falls back on the built-in drafter for that round.
+	Drafter Drafter
+	// OnDraft, if not nil, is called after every draft Drafter (when not nil) made,
+	// with a nil error, or failed to make, with its error (the built-in drafter's
+	// draft is then used). It is called from the composing goroutine: batch workers
+	// call it at once, so it must be safe for concurrent use.
+	OnDraft func(h repoctx.Hole, err error)
+	// DraftQueryLines is how many complete prefix lines before the cursor's
+	// unfinished line join the draft in the draft query (lines; 0: the unfinished
+	// line and the draft only). See [Compose].
+	DraftQueryLines int
+	// DraftWeight scales the draft query's fused scores against the prefix query's
+	// (weight 1); its hits fuse with the first round's candidates by reciprocal
+	// rank (weight / (k + rank), k = retrieve.RRFK).
+	DraftWeight float64
 }
 
 // DefaultOptions returns the defaults: 12 query lines, top 8 per query, a budget of
 // 24,000 bytes, suffix weight 0.6, modified-file boost 1.5, relative weight 1.05,
 // 24 edit identifiers, definition weight 0.9, old-file weight 1.2, the seed's fusion
-// weights (dense 0.8, BM25 0.2, k = 60), every source on and the planner off (its
-// shares 0.5 and 0.25 when turned on). They were chosen on the dev datapoints (see
-// the README's results).
+// weights (dense 0.8, BM25 0.2, k = 60), every source on, the planner off (its
+// shares 0.5 and 0.25 when turned on) and one retrieval round (when Iterations is
+// raised: 3 prefix lines with the draft, draft weight 1). They were chosen on the dev datapoints (see the README's
+// results).
 func DefaultOptions() Options {
 	return Options{
 		QueryLines:       12,
@@ -89,6 +114,9 @@ func DefaultOptions() Options {
 		Fusion:           retrieve.DefaultWeights(),
 		OldFileWeight:    1.2,
 		Plan:             Plan{Share: DefaultPlanShare, SuffixShare: DefaultPlanSuffixShare},
+		Iterations:       1, // iterative retrieval off until tuned on a broad corpus (README "Iterative retrieval")
+		DraftQueryLines:  3,
+		DraftWeight:      1,
 	}
 }
 
@@ -96,7 +124,7 @@ func DefaultOptions() Options {
 // naming the command-line flag made from it: non-positive counts and budgets,
 // negative or non-finite weights, an unknown language, a score ratio outside [0, 1],
 // a planner window that leaves no room for the completion, planner shares outside
-// their ranges.
+// their ranges, a negative number of iterations or of draft query lines.
 func (o Options) Validate() error {
 	bad := func(option string, v any, want string) error {
 		return &repoctx.OptionError{Option: option, Value: fmt.Sprint(v), Want: want}
@@ -116,6 +144,12 @@ func (o Options) Validate() error {
 			return bad(c.name, c.v, c.want)
 		}
 	}
+	if o.Iterations < 0 {
+		return bad("iterations", o.Iterations, "a positive number of retrieval rounds (0 or 1: one)")
+	}
+	if o.DraftQueryLines < 0 {
+		return bad("draft-query-lines", o.DraftQueryLines, "a number of lines >= 0")
+	}
 	floats := []struct {
 		name string
 		v    float64
@@ -123,7 +157,7 @@ func (o Options) Validate() error {
 		{"suffix-weight", o.SuffixWeight}, {"modified-boost", o.ModifiedBoost},
 		{"relative-weight", o.RelativeWeight}, {"definition-weight", o.DefinitionWeight},
 		{"old-file-weight", o.OldFileWeight}, {"bm25-weight", o.Fusion.BM25},
-		{"dense-weight", o.Fusion.Dense}, {"rrf-k", o.Fusion.K},
+		{"dense-weight", o.Fusion.Dense}, {"rrf-k", o.Fusion.K}, {"draft-weight", o.DraftWeight},
 	}
 	for _, c := range floats {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) { // also NaN

@@ -494,3 +494,14 @@ func lineSpan(text string, from, to int) (int, int) {
 	}
 	return start, end
 }
+
+// clone returns a copy of cs that adds and scores independently of it.
+func (cs *candidates) clone() *candidates {
+	out := &candidates{byKey: make(map[spanKey]*candidate, len(cs.byKey)), order: append([]spanKey(nil), cs.order...)}
+	for k, c := range cs.byKey {
+		cc := *c
+		cc.why = append([]string(nil), c.why...)
+		out.byKey[k] = &cc
+	}
+	return out
+}

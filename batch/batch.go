@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
@@ -46,7 +47,8 @@ type Config struct {
 	// Skip, if not nil, reports datapoints (by 0-based index in the sequence) to leave
 	// out, such as those a resumed run already answered: no Result is emitted for them.
 	Skip func(i int) bool
-	// Log, if not nil, receives one line per failed datapoint and per skipped file.
+	// Log, if not nil, receives one line per failed datapoint and per skipped file,
+	// and a "warning:" line per failed draft (see Summary.DraftFailures).
 	Log io.Writer
 }
 
@@ -90,6 +92,12 @@ type Summary struct {
 	// that failed and were dropped, summed from workspace.Stats: each only costs a later
 	// run the work again, but many mean a full or unwritable cache disk.
 	CacheWriteFailures int
+	// Drafts counts the drafts the default method asked of Compose.Drafter (iterative
+	// retrieval with a model, assemble.Options.Drafter), failed ones included;
+	// DraftFailures those that failed (an endpoint down, a timeout, a blank
+	// completion), each replaced by the built-in drafter's draft: a datapoint is
+	// never failed for its draft. Both stay 0 without a Drafter.
+	Drafts, DraftFailures int
 	// Errors has one entry per failed datapoint, naming it, in input order.
 	Errors []error
 }
@@ -137,9 +145,13 @@ func Run(ctx context.Context, src workspace.Source, dps iter.Seq2[Datapoint, err
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
+	var drafts draftCount
 	if cfg.Method == nil {
 		if err := cfg.Compose.Validate(); err != nil {
 			return Summary{}, err
+		}
+		if cfg.Compose.Drafter != nil && cfg.Compose.Iterations > 1 {
+			cfg.Compose.OnDraft = drafts.hook(cfg.Compose.OnDraft, cfg.Log)
 		}
 		m := Repoctx(src, cfg.Workspace, cfg.Compose, cfg.LSAPerSnapshot)
 		m.(*repoctxMethod).cross = cfg.CrossSnapshot
@@ -193,7 +205,33 @@ func Run(ctx context.Context, src workspace.Source, dps iter.Seq2[Datapoint, err
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		err = parent.Err() // not the cancel of our own context
 	}
+	r.sum.Drafts, r.sum.DraftFailures = int(drafts.asked.Load()), int(drafts.failed.Load())
 	return r.sum, err
+}
+
+// draftCount counts the drafts of a Run's Compose.Drafter.
+type draftCount struct {
+	asked, failed atomic.Int64
+	mu            sync.Mutex // serialises log lines
+}
+
+// hook returns an assemble.Options.OnDraft that counts drafts, logs failed ones to
+// log (when not nil) and then calls next (when not nil).
+func (dc *draftCount) hook(next func(repoctx.Hole, error), log io.Writer) func(repoctx.Hole, error) {
+	return func(h repoctx.Hole, err error) {
+		dc.asked.Add(1)
+		if err != nil {
+			dc.failed.Add(1)
+			if log != nil {
+				dc.mu.Lock()
+				fmt.Fprintf(log, "warning: %s: draft failed, the built-in drafter's is used: %s\n", h.Path, strings.ReplaceAll(err.Error(), "\n", "; "))
+				dc.mu.Unlock()
+			}
+		}
+		if next != nil {
+			next(h, err)
+		}
+	}
 }
 
 // job is one datapoint on its way through a Run.

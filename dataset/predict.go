@@ -13,6 +13,7 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/workspace"
 )
@@ -203,13 +204,20 @@ func Fingerprint(cfg batch.Config) string {
 		tok = c.Plan.Tokens.Name()
 	}
 	c.Plan.Tokens = nil
+	drafter := "built-in"
+	if m, ok := c.Drafter.(*complete.Model); ok {
+		drafter = fmt.Sprintf("%s model=%q template=%s window=%d max-tokens=%d", m.Client.URL(), m.Name, m.Template.Name, m.Window, m.MaxTokens)
+	} else if c.Drafter != nil {
+		drafter = fmt.Sprintf("%T", c.Drafter)
+	}
+	c.Drafter, c.OnDraft = nil, nil // no pointers: the text must not change between runs
 	ws := cfg.Workspace
 	emb := ""
 	if ws.Embedder != nil {
 		emb = ws.Embedder.ID()
 	}
 	ws.Log, ws.Embedder, ws.EmbedderFunc, ws.CacheDir, ws.Progress = nil, nil, nil, "", nil
-	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v cross-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, cfg.CrossSnapshot, c, tok)
+	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v cross-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, cfg.CrossSnapshot, c, tok) + " drafter=" + drafter
 }
 
 // fingerprint is Fingerprint with the shard, for a prediction's journal.

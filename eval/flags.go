@@ -9,6 +9,7 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/complete"
 )
 
 // ConfigFlags returns the `repoctx predict` flags that make the configuration cfg
@@ -16,7 +17,9 @@ import (
 // --overlap-lines, with the chunker's defaults filled in), the dense retriever
 // (--dense, or --model with the model's ID), assembly (--query-lines, --top-k,
 // --budget, --relative-weight, --min-score-ratio and the --no-... switches that are
-// on) and the budget planner when it is on. Library options that have no flag are
+// on), --iterations (with the draft model's --draft-endpoint, --draft-model and
+// --fim-template) when it or its default is not 1, and the budget planner when it
+// is on. Library options that have no flag are
 // added as "(library options: name value, ...)", by the names Options.Validate
 // gives them, when they differ from assemble.DefaultOptions.
 func ConfigFlags(cfg batch.Config) string {
@@ -59,6 +62,14 @@ func ConfigFlags(cfg batch.Config) string {
 			args = append(args, sw.flag)
 		}
 	}
+	if it, def := max(1, c.Iterations), max(1, assemble.DefaultOptions().Iterations); it != 1 || def != 1 {
+		args = append(args, "--iterations", strconv.Itoa(it))
+		if m, ok := c.Drafter.(*complete.Model); ok && it > 1 {
+			args = append(args, "--draft-endpoint", strings.TrimSuffix(m.Client.URL(), "/completions"), "--draft-model", m.Name, "--fim-template", m.Template.Name)
+		} else if c.Drafter != nil && it > 1 {
+			args = append(args, fmt.Sprintf("(drafter %T)", c.Drafter))
+		}
+	}
 	if c.Plan.On() {
 		args = append(args, "--plan-window", strconv.Itoa(c.Plan.Window), "--plan-share", num(c.Plan.Share),
 			"--plan-suffix-share", num(c.Plan.SuffixShare))
@@ -77,6 +88,7 @@ func ConfigFlags(cfg batch.Config) string {
 		{"definition-weight", c.DefinitionWeight, d.DefinitionWeight}, {"old-file-weight", c.OldFileWeight, d.OldFileWeight},
 		{"bm25-weight", c.Fusion.BM25, d.Fusion.BM25}, {"dense-weight", c.Fusion.Dense, d.Fusion.Dense},
 		{"rrf-k", c.Fusion.K, d.Fusion.K}, {"fusion-depth", float64(c.Fusion.Depth), float64(d.Fusion.Depth)},
+		{"draft-weight", c.DraftWeight, d.DraftWeight}, {"draft-query-lines", float64(c.DraftQueryLines), float64(d.DraftQueryLines)},
 	} {
 		if o.v != o.def {
 			lib = append(lib, o.name+" "+num(o.v))

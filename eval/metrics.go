@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/complete"
 )
 
 // Identifiers returns the matches of the regular expression
@@ -149,80 +149,19 @@ func lineChrFs(middle string, lines []string, cache map[string]float64) []float6
 }
 
 // Copy completer parameters: CopyQueryLines prefix lines are matched against
-// windows of CopyWindowLines context lines.
+// windows of CopyWindowLines context lines (see complete.CopyLines).
 const (
-	CopyQueryLines  = 3
-	CopyWindowLines = 3
+	CopyQueryLines  = complete.CopyQueryLines
+	CopyWindowLines = complete.CopyWindowLines
 )
 
 // CopyPredict is a simple non-oracle completer that copies one line of the
-// context. Its query is the last [CopyQueryLines] non-blank lines of prefix
-// that end in "\n", plus the unfinished current line when prefix does not end
-// in "\n". The context is cut into parts at [repoctx.FileSep]; in each part the path
-// line (the part's first line) is left out, and text before the first
-// separator is a part without a path line. Within one part, every run of
-// [CopyWindowLines] consecutive non-blank lines (blank lines are skipped) that
-// is followed by another non-blank line is a candidate; its score is the
-// Jaccard similarity of its token set and the query's token set (tokens are
-// the matches of [A-Za-z0-9_]+, case-sensitive). The prediction is the
-// non-blank line after the best window, stripped; ties go to the later window
-// in the context. It returns "" when no window shares a token with the query.
-func CopyPredict(prefix, context string) string {
-	query := tokenSet(copyQuery(prefix)...)
-	if len(query) == 0 {
-		return ""
-	}
-	best, bestScore := "", 0.0
-	for _, part := range contextParts(context) {
-		var lines []string
-		var toks [][]string // distinct tokens of each line
-		for _, l := range part {
-			if strings.TrimSpace(l) != "" {
-				lines = append(lines, l)
-				set := tokenSet(l)
-				ts := make([]string, 0, len(set))
-				for w := range set {
-					ts = append(ts, w)
-				}
-				toks = append(toks, ts)
-			}
-		}
-		// Slide the window, keeping per-token counts, the union size and the
-		// intersection with the query.
-		count := map[string]int{}
-		union, inter := 0, 0
-		add := func(ts []string, d int) {
-			for _, w := range ts {
-				before := count[w]
-				count[w] = before + d
-				if (d > 0 && before == 0) || (d < 0 && before == 1) {
-					union += d
-					if _, ok := query[w]; ok {
-						inter += d
-					}
-				}
-			}
-		}
-		for i := 0; i < len(lines); i++ {
-			add(toks[i], 1)
-			if i >= CopyWindowLines {
-				add(toks[i-CopyWindowLines], -1)
-			}
-			// The window is lines [i-CopyWindowLines+1, i]; it needs a next line.
-			if i+1 < CopyWindowLines || i+1 >= len(lines) {
-				continue
-			}
-			s := 0.0
-			if union+len(query) > 0 {
-				s = float64(inter) / float64(len(query)+union-inter)
-			}
-			if s > 0 && s >= bestScore {
-				best, bestScore = lines[i+1], s
-			}
-		}
-	}
-	return strings.TrimSpace(best)
-}
+// context: the non-blank line after the window of [CopyWindowLines] context
+// lines that best matches (Jaccard of token sets) the last [CopyQueryLines]
+// prefix lines, stripped; "" when no window shares a token with the query. It
+// is complete.CopyPredict, which defines it exactly (it lives below assemble,
+// whose built-in drafter uses it too).
+func CopyPredict(prefix, context string) string { return complete.CopyPredict(prefix, context) }
 
 // CopyChrF returns the metric copy_chrf for one datapoint: [ChrF] of
 // [CopyPredict](prefix, context) against the first non-blank line of middle
@@ -239,45 +178,6 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// copyQuery returns the query lines of CopyPredict.
-func copyQuery(prefix string) []string {
-	lines := strings.Split(prefix, "\n")
-	cur := lines[len(lines)-1] // unfinished line; "" when prefix ends in "\n"
-	lines = lines[:len(lines)-1]
-	var q []string
-	for i := len(lines) - 1; i >= 0 && len(q) < CopyQueryLines; i-- {
-		if strings.TrimSpace(lines[i]) != "" {
-			q = append(q, lines[i])
-		}
-	}
-	if cur != "" {
-		q = append(q, cur)
-	}
-	return q
-}
-
-// contextParts cuts a context into parts at repoctx.FileSep and returns each part's
-// lines without their "\n", leaving out the path line of every part that
-// follows a separator.
-func contextParts(context string) [][]string {
-	chunks := strings.Split(context, repoctx.FileSep)
-	var parts [][]string
-	for i, c := range chunks {
-		if i > 0 {
-			j := strings.IndexByte(c, '\n')
-			if j < 0 {
-				continue // a path line only
-			}
-			c = c[j+1:]
-		}
-		if c == "" {
-			continue
-		}
-		parts = append(parts, strings.Split(c, "\n"))
-	}
-	return parts
 }
 
 // tokenSet returns the set of [A-Za-z0-9_]+ matches in the texts.

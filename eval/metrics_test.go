@@ -110,66 +110,8 @@ func TestMainLineAndLineChrF(t *testing.T) {
 	}
 }
 
-func TestCopyPredict(t *testing.T) {
-	prefix := "fun f() {\n    val a = load(x)\n\n    val b = parse(a)\n    "
-	// Query: "fun f() {", "val a = load(x)", "val b = parse(a)" and the unfinished "    "
-	// -> tokens {fun f val a load x b parse}.
-	for _, tc := range []struct {
-		name, prefix, context, want string
-	}{
-		{
-			name:   "the line after the best window",
-			prefix: prefix,
-			context: "<|file_sep|>other.kt\nclass Z\nfun g() {\n    val a = load(x)\n\n    val b = parse(a)\n    return check(b)\n}\n" +
-				"<|file_sep|>more.kt\nunrelated\ntext\nhere\nnothing\n",
-			want: "return check(b)",
-		},
-		{
-			name:   "path lines are not context lines",
-			prefix: "a\nb\nc\n",
-			// Without the path line, the part has a b c (window) + d: predict d. Were
-			// "<|file_sep|>a" a line, it could not form a better window.
-			context: "<|file_sep|>a\nb\nc\nd\n",
-			want:    "",
-		},
-		{
-			name:    "text before the first separator is a part without a path line",
-			prefix:  "a\nb\nc\n",
-			context: "a\nb\nc\nd\n<|file_sep|>x.kt\ne\n",
-			want:    "d",
-		},
-		{
-			name:    "windows do not cross parts",
-			prefix:  "a\nb\nc\n",
-			context: "<|file_sep|>p\na\nb\n<|file_sep|>q\nc\nd\n",
-			want:    "",
-		},
-		{
-			name:    "ties go to the later window",
-			prefix:  "a\nb\nc\n",
-			context: "<|file_sep|>p\na\nb\nc\nfirst\n<|file_sep|>q\na\nb\nc\nsecond\n",
-			want:    "second",
-		},
-		{
-			name:    "no shared token: no prediction",
-			prefix:  "a\nb\nc\n",
-			context: "<|file_sep|>p\nx\ny\nz\nw\n",
-			want:    "",
-		},
-		{
-			name:    "only the last 3 non-blank prefix lines count",
-			prefix:  "old\n\nb\n\nc\nd\n\n",
-			context: "<|file_sep|>p\nold\nq\nr\nX\nb\nc\nd\nY\n",
-			want:    "Y",
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := CopyPredict(tc.prefix, tc.context); got != tc.want {
-				t.Errorf("CopyPredict = %q, want %q", got, tc.want)
-			}
-		})
-	}
-	// copy_chrf compares with the middle's first non-blank line.
+func TestCopyChrF(t *testing.T) {
+	// copy_chrf compares complete.CopyPredict's line with the middle's first non-blank line.
 	ctx := "<|file_sep|>p\na\nb\nc\nfoo(x)\n"
 	if got := CopyChrF("a\nb\nc\n", "\n  foo(y)\n  bar\n", ctx); !near(got, 17.0/45) {
 		t.Errorf("CopyChrF = %v, want 17/45", got)
@@ -183,12 +125,6 @@ func TestJaccardAndQuery(t *testing.T) {
 	}
 	if got := jaccard(tokenSet(""), tokenSet("")); got != 0 {
 		t.Errorf("jaccard of empty sets = %v", got)
-	}
-	if got := copyQuery("l1\nl2\n\nl3\nl4\ncur"); !reflect.DeepEqual(got, []string{"l4", "l3", "l2", "cur"}) {
-		t.Errorf("copyQuery = %q", got)
-	}
-	if got := copyQuery("l1\nl2\n"); !reflect.DeepEqual(got, []string{"l2", "l1"}) {
-		t.Errorf("copyQuery = %q", got)
 	}
 }
 
@@ -212,46 +148,6 @@ func TestScannersMatchRegexps(t *testing.T) {
 		words(s, func(w string) { got = append(got, w) })
 		if want := wordRe.FindAllString(s, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("words(%q) = %q, regexp gives %q", s, got, want)
-		}
-	}
-}
-
-// TestCopyPredictMatchesNaive compares the sliding-window CopyPredict with a
-// direct implementation of its definition on random contexts.
-func TestCopyPredictMatchesNaive(t *testing.T) {
-	naive := func(prefix, context string) string {
-		query := tokenSet(copyQuery(prefix)...)
-		best, bestScore := "", 0.0
-		for _, part := range contextParts(context) {
-			var lines []string
-			for _, l := range part {
-				if strings.TrimSpace(l) != "" {
-					lines = append(lines, l)
-				}
-			}
-			for i := 0; i+CopyWindowLines < len(lines); i++ {
-				s := jaccard(query, tokenSet(lines[i:i+CopyWindowLines]...))
-				if s > 0 && s >= bestScore {
-					best, bestScore = lines[i+CopyWindowLines], s
-				}
-			}
-		}
-		return strings.TrimSpace(best)
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	vocab := []string{"a", "b", "c", "d", "e", "x y", "a b", "", " ", "<|file_sep|>p"}
-	text := func(n int) string {
-		var sb strings.Builder
-		for ; n > 0; n-- {
-			sb.WriteString(vocab[rng.IntN(len(vocab))])
-			sb.WriteString("\n")
-		}
-		return sb.String()
-	}
-	for i := 0; i < 3000; i++ {
-		prefix, ctx := text(rng.IntN(6)), text(rng.IntN(25))
-		if got, want := CopyPredict(prefix, ctx), naive(prefix, ctx); got != want {
-			t.Fatalf("CopyPredict(%q, %q) = %q, naive %q", prefix, ctx, got, want)
 		}
 	}
 }

@@ -130,6 +130,12 @@ type ConfigResult struct {
 	// ModelFailed counts model requests (datapoint × window setting) that
 	// failed after their retries (see Options.Model); they score 0.
 	ModelFailed int `json:"model_failed,omitempty"`
+	// Drafts and DraftFailed count the drafts ConfigCurrent asked of
+	// Batch.Compose.Drafter (iterative retrieval with a model) and those that
+	// failed, each replaced by the built-in drafter's (batch.Summary.Drafts,
+	// DraftFailures).
+	Drafts      int `json:"drafts,omitempty"`
+	DraftFailed int `json:"draft_failed,omitempty"`
 	// IDRecN counts datapoints whose middle has new identifiers: the
 	// datapoints idrec is averaged over.
 	IDRecN int `json:"idrec_n"`
@@ -245,6 +251,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	for _, r := range runs {
 		aggregate(r.res, rep.Settings)
 		rep.Configs = append(rep.Configs, r.res)
+		if r.res.Drafts > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %d drafts asked of the draft model, %d failed (the built-in drafter's were used for those)",
+				r.res.Name, r.res.Drafts, r.res.DraftFailed))
+		}
 	}
 	rep.WallSec = time.Since(start).Seconds()
 	return rep, nil
@@ -477,7 +487,7 @@ func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []
 			if c != ConfigCurrent {
 				cfg.Method = &baseline{config: c, spec: spec, seed: opts.Seed, ws: cfg.Workspace}
 			}
-			_, err := batch.Run(ctx, src, batch.FromSlice(dps), cfg, func(r batch.Result) {
+			sum, err := batch.Run(ctx, src, batch.FromSlice(dps), cfg, func(r batch.Result) {
 				if done++; opts.Progress != nil {
 					opts.Progress(done, total)
 				}
@@ -490,6 +500,7 @@ func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []
 			if err != nil {
 				return nil, fmt.Errorf("eval: %s configuration: %w", c, err)
 			}
+			res.Drafts, res.DraftFailed = sum.Drafts, sum.DraftFailures
 		}
 		out = append(out, sc)
 	}

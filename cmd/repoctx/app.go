@@ -15,8 +15,8 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/dataset"
-	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/workspace"
 )
 
@@ -271,7 +271,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "cross-snapshot", Usage: "competition option: also search the other snapshots of the datapoint's repository in the stage (a later revision may hold the finished code; an editor has no such revisions)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-		}, indexFlags()...), lsaSnapFlag, langsFlag), append(composeFlags(), verboseFlag)...),
+		}, indexFlags()...), lsaSnapFlag, langsFlag), append(append(composeFlags(), draftFlags()...), verboseFlag)...),
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")
 			if grammars.Lookup(lang) == nil {
@@ -314,9 +314,17 @@ func predictCmd() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "cache writes failed: %d (they only cost later runs time; is the cache disk full or read-only?)\n", sum.CacheWriteFailures)
 				}
 			}
+			if sum.Drafts > 0 && (sum.DraftFailures > 0 || !c.Bool("quiet")) {
+				fmt.Fprintln(c.App.ErrWriter, draftSummary(sum.Drafts, sum.DraftFailures))
+			}
 			return err
 		},
 	}
+}
+
+// draftSummary is the line predict and eval print about --draft-endpoint's drafts.
+func draftSummary(drafts, failed int) string {
+	return fmt.Sprintf("drafts: %d asked of --draft-endpoint, %d failed (the built-in drafter's were used for those)", drafts, failed)
 }
 
 // mergeCmd is `repoctx merge`: the shards of a prediction back in input order.

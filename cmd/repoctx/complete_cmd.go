@@ -18,8 +18,8 @@ import (
 	"github.com/repoctx/repoctx/tokens"
 )
 
-// The model endpoint flags, shared by complete and eval --complete-endpoint (and
-// meant for --draft-endpoint): defaults from the library.
+// The model endpoint flags, shared by complete, eval --complete-endpoint and
+// --draft-endpoint (predict, eval): defaults from the library.
 var (
 	defEndpoint = complete.DefaultOptions()
 
@@ -32,6 +32,31 @@ var (
 // endpointFlags are the model endpoint's client flags.
 func endpointFlags() []cli.Flag {
 	return []cli.Flag{endpointTimeoutFlag, endpointRetriesFlag, endpointConcFlag, maxNewTokensFlag}
+}
+
+// draftFlags are predict's (and eval's) flags for a model that drafts the middle in
+// iterative retrieval, with the endpoint client's flags and --fim-template.
+func draftFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "draft-endpoint", Usage: "iterative retrieval: draft the middle with a code model behind this OpenAI-compatible API's base `URL` (e.g. http://127.0.0.1:8080/v1; prompted with --fim-template, needs --iterations 2 or more); a failed draft falls back on the built-in drafter and is counted"},
+		&cli.StringFlag{Name: "draft-model", Usage: "the served model's `name` for --draft-endpoint (llama.cpp ignores it)"},
+		fimTemplateFlag(false),
+	}, endpointFlags()...)
+}
+
+// draftModel sets o.Drafter to --draft-endpoint's model, prompted with the planner's
+// token counter when it has one; a usage error when --iterations leaves no round
+// to draft for.
+func draftModel(c *cli.Context, o *assemble.Options) error {
+	m, err := endpointModel(c, "draft-endpoint", "draft-model", o.Plan.Tokens)
+	if err != nil || m == nil {
+		return err
+	}
+	if o.Iterations < 2 {
+		return usagef("--draft-endpoint needs --iterations 2 or more (the first round drafts nothing)")
+	}
+	o.Drafter = m
+	return nil
 }
 
 // fimTemplateFlag is --fim-template, the model's prompt format.

@@ -61,6 +61,8 @@ var (
 	// flag of that name (with the older alias --lang).
 	langsFlag = &cli.StringSliceFlag{Name: "langs", Usage: "index and retrieve from files of these `languages` only (comma-separated grammar names; default: predict and eval the family of --lang, e.g. kotlin,java; index and query every registered language, query then using the family of --file's language)"}
 
+	iterFlag = &cli.IntFlag{Name: "iterations", Value: defCompose.Iterations, Usage: fmt.Sprintf("iterative retrieval (RepoCoder): retrieval `rounds`; each round after the first drafts the middle from the last context (the built-in copy drafter, or --draft-endpoint's model), queries with the last %d prefix lines plus the draft, fuses the hits into the candidates by reciprocal rank and composes again; 1 = one pass", defCompose.DraftQueryLines)}
+
 	workersFlag = &cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: defBatch.Workers, Usage: "datapoints answered in parallel"}
 	verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
 )
@@ -74,7 +76,7 @@ func indexFlags() []cli.Flag {
 // composeFlags are the assembly and planner flags.
 func composeFlags() []cli.Flag {
 	return []cli.Flag{queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, noDenseFlag,
-		planWFlag, planSFlag, planSufFlag, tokFlag}
+		planWFlag, planSFlag, planSufFlag, tokFlag, iterFlag}
 }
 
 // languages reads --langs (comma-separated or repeated grammar names); an unknown
@@ -179,7 +181,7 @@ func composeOptions(c *cli.Context) (assemble.Options, error) {
 	o.QueryLines, o.TopK, o.BudgetChars = c.Int("query-lines"), c.Int("top-k"), c.Int("budget")
 	o.NoRelative, o.NoEditQuery, o.NoDefinitions = c.Bool("no-relative"), c.Bool("no-edit-query"), c.Bool("no-definitions")
 	o.MinScoreRatio, o.NoDense, o.RelativeWeight = c.Float64("min-score-ratio"), c.Bool("no-dense"), c.Float64("relative-weight")
-	o.NoOldFile = c.Bool("no-old-file")
+	o.NoOldFile, o.Iterations = c.Bool("no-old-file"), c.Int("iterations")
 	var err error
 	if o.Languages, err = languages(c); err != nil {
 		return o, err
@@ -248,6 +250,11 @@ func batchConfig(c *cli.Context) (batch.Config, error) {
 	}
 	if c.Command.Names()[0] == "predict" {
 		if err := plannerTokens(c, &cfg.Compose.Plan); err != nil {
+			return cfg, err
+		}
+	}
+	if defined(c, "draft-endpoint") {
+		if err := draftModel(c, &cfg.Compose); err != nil {
 			return cfg, err
 		}
 	}

@@ -1,0 +1,163 @@
+package complete
+
+import (
+	"strings"
+
+	"github.com/repoctx/repoctx"
+)
+
+// Copy completer parameters: CopyQueryLines prefix lines are matched against
+// windows of CopyWindowLines context lines.
+const (
+	CopyQueryLines  = 3
+	CopyWindowLines = 3
+)
+
+// CopyPredict is a simple non-oracle completer that copies one line of the
+// context: the first line of [CopyLines](prefix, context, 1), stripped of white
+// space at both ends, or "" when no window shares a token with the query. It is
+// eval's copy_chrf completer and the first line of assemble's built-in draft.
+func CopyPredict(prefix, context string) string {
+	if ls := CopyLines(prefix, context, 1); len(ls) > 0 {
+		return strings.TrimSpace(ls[0])
+	}
+	return ""
+}
+
+// CopyLines returns up to n non-blank lines (as in context, without their "\n")
+// that follow, in the same part, the window of context lines that best matches
+// the end of prefix; nil when no window shares a token with the query or n < 1.
+//
+// The query is the last [CopyQueryLines] non-blank lines of prefix that end in
+// "\n", plus the unfinished current line when prefix does not end in "\n". The
+// context is cut into parts at [repoctx.FileSep]; in each part the path line (the
+// part's first line) is left out, and text before the first separator is a part
+// without a path line. Within one part, every run of [CopyWindowLines]
+// consecutive non-blank lines (blank lines are skipped) that is followed by
+// another non-blank line is a candidate; its score is the Jaccard similarity of
+// its token set and the query's token set (tokens are the matches of
+// [A-Za-z0-9_]+, case-sensitive). Ties go to the later window in the context.
+// RepoCoder's sparse retriever scores its windows by the same Jaccard similarity
+// (Zhang et al. 2023, §3.2).
+func CopyLines(prefix, context string, n int) []string {
+	if n < 1 {
+		return nil
+	}
+	query := tokenSet(copyQuery(prefix)...)
+	if len(query) == 0 {
+		return nil
+	}
+	var best []string
+	bestScore := 0.0
+	for _, part := range contextParts(context) {
+		var lines []string
+		var toks [][]string // distinct tokens of each line
+		for _, l := range part {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+				set := tokenSet(l)
+				ts := make([]string, 0, len(set))
+				for w := range set {
+					ts = append(ts, w)
+				}
+				toks = append(toks, ts)
+			}
+		}
+		// Slide the window, keeping per-token counts, the union size and the
+		// intersection with the query.
+		count := map[string]int{}
+		union, inter := 0, 0
+		add := func(ts []string, d int) {
+			for _, w := range ts {
+				before := count[w]
+				count[w] = before + d
+				if (d > 0 && before == 0) || (d < 0 && before == 1) {
+					union += d
+					if _, ok := query[w]; ok {
+						inter += d
+					}
+				}
+			}
+		}
+		for i := 0; i < len(lines); i++ {
+			add(toks[i], 1)
+			if i >= CopyWindowLines {
+				add(toks[i-CopyWindowLines], -1)
+			}
+			// The window is lines [i-CopyWindowLines+1, i]; it needs a next line.
+			if i+1 < CopyWindowLines || i+1 >= len(lines) {
+				continue
+			}
+			s := 0.0
+			if union+len(query) > 0 {
+				s = float64(inter) / float64(len(query)+union-inter)
+			}
+			if s > 0 && s >= bestScore {
+				best, bestScore = lines[i+1:min(len(lines), i+1+n)], s
+			}
+		}
+	}
+	return best
+}
+
+// copyQuery returns the query lines of CopyLines.
+func copyQuery(prefix string) []string {
+	lines := strings.Split(prefix, "\n")
+	cur := lines[len(lines)-1] // unfinished line; "" when prefix ends in "\n"
+	lines = lines[:len(lines)-1]
+	var q []string
+	for i := len(lines) - 1; i >= 0 && len(q) < CopyQueryLines; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			q = append(q, lines[i])
+		}
+	}
+	if cur != "" {
+		q = append(q, cur)
+	}
+	return q
+}
+
+// contextParts cuts a context into parts at repoctx.FileSep and returns each part's
+// lines without their "\n", leaving out the path line of every part that
+// follows a separator.
+func contextParts(context string) [][]string {
+	chunks := strings.Split(context, repoctx.FileSep)
+	var parts [][]string
+	for i, c := range chunks {
+		if i > 0 {
+			j := strings.IndexByte(c, '\n')
+			if j < 0 {
+				continue // a path line only
+			}
+			c = c[j+1:]
+		}
+		if c == "" {
+			continue
+		}
+		parts = append(parts, strings.Split(c, "\n"))
+	}
+	return parts
+}
+
+// tokenSet returns the set of [A-Za-z0-9_]+ matches in the texts.
+func tokenSet(texts ...string) map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, t := range texts {
+		start := -1
+		for i := 0; i <= len(t); i++ {
+			word := false
+			if i < len(t) {
+				c := t[i]
+				word = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+			}
+			switch {
+			case word && start < 0:
+				start = i
+			case !word && start >= 0:
+				m[t[start:i]] = struct{}{}
+				start = -1
+			}
+		}
+	}
+	return m
+}

@@ -61,6 +61,7 @@ const (
 	kindVector   = 'v' // a chunk text's vector under one model
 	kindModel    = 'l' // a fitted LSA model
 	kindManifest = 'm' // a snapshot's files (paths, sizes, hashes) by the snapshot's content digest
+	kindWalk     = 'w' // what the walks of a folder learnt of its files (folderState)
 )
 
 // Segment file layout: segMagic; the records, each its kind, its 32-byte key, the

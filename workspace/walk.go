@@ -103,6 +103,11 @@ type File struct {
 	// Data is the file's raw content, at most WalkOptions.MaxFileBytes bytes. The walker
 	// does not keep or reuse it: fn may hold on to it.
 	Data []byte
+
+	info  fs.FileInfo // the entry's metadata, when the walker had it
+	known bool        // not read: the folder cache vouched for it (OpenFolderCached); sum holds its hash
+	sum   [32]byte
+	size  int64
 }
 
 // WalkOptions says which files Walk yields. The zero value applies every rule: ignore
@@ -136,6 +141,10 @@ type WalkOptions struct {
 	// relative to the root (a folder's path ends in "/") and the reason, from the
 	// goroutine that called Walk.
 	OnSkip func(path string, r SkipReason)
+
+	// known, if set (OpenFolderCached), vouches for files an earlier walk accepted and
+	// that did not change since: it returns their hash, and the walker does not read them.
+	known func(path string, fi fs.FileInfo) ([32]byte, bool)
 }
 
 // WalkStats counts what one Walk did.
@@ -394,9 +403,11 @@ func join(dir, name string) string {
 func (w *walker) file(p string, e fs.DirEntry) error {
 	t := e.Type()
 	var size int64
+	var info fs.FileInfo
 	switch {
 	case t&fs.ModeSymlink != 0:
 		fi, err := fs.Stat(w.fsys, p) // follows the link; os.Root refuses to leave the root
+		info = fi
 		if err != nil || !fi.Mode().IsRegular() {
 			if err == nil && !fi.IsDir() {
 				w.skip(p, false, SkipNotRegular)
@@ -412,7 +423,7 @@ func (w *walker) file(p string, e fs.DirEntry) error {
 			w.skip(p, false, SkipUnreadable)
 			return nil
 		}
-		size = fi.Size()
+		size, info = fi.Size(), fi
 	default:
 		w.skip(p, false, SkipNotRegular)
 		return nil
@@ -432,6 +443,15 @@ func (w *walker) file(p string, e fs.DirEntry) error {
 	if !w.opts.KeepGenerated && minifiedName(p) {
 		w.skip(p, false, SkipMinified)
 		return nil
+	}
+	if w.opts.known != nil && info != nil {
+		// Unchanged since a walk that accepted it (same size, times and inode): its
+		// content's verdicts and hash still hold, so it is not read.
+		if sum, ok := w.opts.known(p, info); ok {
+			w.st.Files++
+			w.st.Bytes += size
+			return w.fn(File{Path: p, Lang: lang, info: info, known: true, sum: sum, size: size})
+		}
 	}
 	data, err := readLimited(w.fsys, p, w.opts.MaxFileBytes)
 	switch {
@@ -458,7 +478,7 @@ func (w *walker) file(p string, e fs.DirEntry) error {
 	}
 	w.st.Files++
 	w.st.Bytes += int64(len(data))
-	return w.fn(File{Path: p, Lang: lang, Data: data})
+	return w.fn(File{Path: p, Lang: lang, Data: data, info: info, size: int64(len(data))})
 }
 
 var errTooLarge = errors.New("grew over the size limit")
@@ -639,29 +659,59 @@ func IsMinified(p string, data []byte) bool {
 // only the files whose chunks are not stored. It returns the walk's statistics with it,
 // and the walker's errors (a bad option as a *repoctx.OptionError, ctx's error).
 func OpenFolder(ctx context.Context, dir string, opts WalkOptions) (Snapshot, WalkStats, error) {
+	return OpenFolderCached(ctx, dir, opts, FolderCache{})
+}
+
+// FolderCache says where [OpenFolderCached] keeps what a walk learnt of a folder's
+// files: the store of CacheDir (the cache directory of [Options.CacheDir]), under the
+// repository Repo ([Options.Repo]). The zero value keeps nothing.
+type FolderCache struct {
+	CacheDir, Repo string
+}
+
+// OpenFolderCached is [OpenFolder] that remembers, in the store, each accepted file's
+// size, modification and change times, inode and SHA-256, so that a later walk of the
+// same folder with the same options reads only the files that changed (an `index`
+// after one saved edit reads one file, not every file): a file whose metadata all
+// match is taken as unchanged, as git's index does, unless it was modified within
+// two seconds before the state was recorded (a write in the same clock tick could
+// leave the times as they were). The state is written with the store's next segment
+// (workspace.Update or Open writes it).
+func OpenFolderCached(ctx context.Context, dir string, opts WalkOptions, fc FolderCache) (Snapshot, WalkStats, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, WalkStats{}, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
 	}
 	lim := Limits{MaxFileBytes: opts.MaxFileBytes}.withDefaults()
 	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}, sums: map[string][32]byte{}}
+	var state *folderState
+	if fc.CacheDir != "" && fc.Repo != "" {
+		state = loadFolderState(OpenStore(fc.CacheDir).repo(fc.Repo), abs, opts)
+		opts.known = state.known
+	}
 	st, err := Walk(ctx, abs, opts, func(f File) error {
-		// The walker read the file whole: keep its size and hash, not its bytes (a
-		// view reads only the files whose chunks are not stored, and checks that they
-		// still hash the same).
+		// The walker read the file whole (or vouched for it): keep its size and hash,
+		// not its bytes (a view reads only the files whose chunks are not stored, and
+		// checks that they still hash the same).
 		if len(s.files) >= lim.MaxFiles {
 			if len(s.files) == lim.MaxFiles {
 				s.skip(f.Path, fmt.Sprintf("over the limit of %d files: this and later files left out", lim.MaxFiles))
 			}
 			return nil
 		}
-		s.files[f.Path] = fileEntry{size: int64(len(f.Data))}
-		s.sums[f.Path] = sha256.Sum256(f.Data)
+		sum := f.sum
+		if !f.known {
+			sum = sha256.Sum256(f.Data)
+		}
+		s.files[f.Path] = fileEntry{size: f.size}
+		s.sums[f.Path] = sum
+		state.add(f.Path, f.info, sum)
 		return nil
 	})
 	if err != nil {
 		return nil, st, err
 	}
+	state.save()
 	s.finish()
 	return s, st, nil
 }

@@ -166,13 +166,14 @@ func folderSnapshot(c *cli.Context, dir string, withSymbols, showProgress bool) 
 	if c.Bool("verbose") {
 		opts.Log = c.App.ErrWriter
 	}
-	snap, ws, err := walkSnapshot(c, dir)
-	if err != nil {
-		return opts, nil, ws, err
-	}
 	opts.Repo = c.String("repo")
 	if opts.Repo == "" {
 		opts.Repo = folderRepo(dir)
+	}
+	// The store remembers the folder's files, so a later run reads only changed ones.
+	snap, ws, err := walkSnapshot(c, dir, workspace.FolderCache{CacheDir: opts.CacheDir, Repo: opts.Repo})
+	if err != nil {
+		return opts, nil, ws, err
 	}
 	return opts, snap, ws, nil
 }

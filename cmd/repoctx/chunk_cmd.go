@@ -129,13 +129,14 @@ func walkOptions(c *cli.Context) workspace.WalkOptions {
 }
 
 // walkSnapshot opens the repository folder dir as a snapshot of the files the
-// walker lets through (registered languages only, the walker flags applied).
-func walkSnapshot(c *cli.Context, dir string) (workspace.Snapshot, workspace.WalkStats, error) {
+// walker lets through (registered languages only, the walker flags applied), with
+// the folder cache fc (see workspace.OpenFolderCached).
+func walkSnapshot(c *cli.Context, dir string, fc workspace.FolderCache) (workspace.Snapshot, workspace.WalkStats, error) {
 	opts := walkOptions(c)
 	if c.Bool("verbose") {
 		opts.OnSkip = func(p string, r workspace.SkipReason) { fmt.Fprintf(c.App.ErrWriter, "skip %s: %s\n", p, r) }
 	}
-	snap, st, err := workspace.OpenFolder(c.Context, dir, opts)
+	snap, st, err := workspace.OpenFolderCached(c.Context, dir, opts, fc)
 	if err != nil {
 		return nil, st, walkError(err)
 	}

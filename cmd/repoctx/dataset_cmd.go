@@ -28,9 +28,10 @@ func fromGitCmd() *cli.Command {
 		Description: "Each datapoint is a commit that adds real code to a file of the language: the snapshot is\n" +
 			"the parent revision, prefix + middle + suffix the file after the commit, as in the competition's\n" +
 			"own data. --style small (the default): a hunk that adds 1-3 lines of real code, the middle.\n" +
-			"--style block: a hunk that adds at least 6 non-blank lines; the middle is 1-3 real-code lines\n" +
-			"inside it with at least 2 of its non-blank lines before it, so the prefix ends in code the\n" +
-			"snapshot has never seen (like ../shared/data/devb and the competition's example).\n" +
+			"--style block: a hunk that adds at least 6 non-blank lines; the middle is 1-3 code lines (the\n" +
+			"first real code; a closing bracket may end them) inside it with at least 2 of its non-blank\n" +
+			"lines before it, so the prefix ends in code the snapshot has never seen (like\n" +
+			"../shared/data/devb and the competition's example).\n" +
 			"A repository may be a work tree, its .git folder or a bare mirror.",
 		ArgsUsage: "REPO...",
 		Flags: []cli.Flag{

@@ -157,6 +157,7 @@ func TestNumericFlags(t *testing.T) {
 		{[]string{"compare", "--max-chars", "0", repo}, "--max-chars"},
 		{[]string{"dataset", "from-git", "--lang", "kotlin", "--stage", "s", "--out", cache, "--per-repo", "0", repo}, "--per-repo"},
 		{[]string{"dataset", "from-git", "--lang", "kotlin", "--stage", "s", "--out", cache, "--max-file-bytes", "-1", repo}, "--max-file-bytes"},
+		{[]string{"dataset", "from-git", "--lang", "kotlin", "--stage", "s", "--out", cache, "--style", "big", repo}, "--style"},
 	} {
 		code, _, stderr := run(t, tc.args...)
 		if code != exitUsage {

@@ -26,9 +26,14 @@ func fromGitCmd() *cli.Command {
 	return &cli.Command{
 		Name:  "from-git",
 		Usage: "build {lang}-{stage}.jsonl, .truth.jsonl and snapshots from real commits of git repositories",
-		Description: "Each datapoint is a commit that adds 1-3 lines of real code to a file of the language: the\n" +
-			"snapshot is the parent revision, prefix + middle + suffix the file after the commit, as in\n" +
-			"the competition's own data. A repository may be a work tree, its .git folder or a bare mirror.",
+		Description: "Each datapoint is a commit that adds real code to a file of the language: the snapshot is\n" +
+			"the parent revision, prefix + middle + suffix the file after the commit, as in the competition's\n" +
+			"own data. --style small (the default): a hunk that adds 1-3 lines of real code, the middle.\n" +
+			"--style block: a hunk that adds at least 6 non-blank lines; the middle is 1-3 code lines (the\n" +
+			"first real code; a closing bracket may end them) inside it with at least 2 of its non-blank\n" +
+			"lines before it, so the prefix ends in code the snapshot has never seen (like\n" +
+			"../shared/data/devb and the competition's example).\n" +
+			"A repository may be a work tree, its .git folder or a bare mirror.",
 		ArgsUsage: "REPO...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "lang", Required: true, Usage: "`language` of the completion files: a registered grammar name (kotlin, python, java, ...)"},
@@ -37,6 +42,7 @@ func fromGitCmd() *cli.Command {
 			&cli.IntFlag{Name: "per-repo", Value: fromgit.DefaultPerRepo, Usage: "most datapoints per repository"},
 			&cli.IntFlag{Name: "max-commits", Value: fromgit.DefaultMaxCommits, Usage: "non-merge commits listed per repository, newest first"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "random seed for the commit order and hunk choice"},
+			&cli.StringFlag{Name: "style", Value: fromgit.StyleSmall, Usage: "datapoint `style`: small (a hunk of 1-3 new lines is the middle) or block (1-3 lines inside a hunk of >= 6 new lines, >= 2 before them)"},
 			&cli.StringFlag{Name: "layout", Value: fromgit.LayoutZip, Usage: "snapshot `layout`: zip ({lang}-{stage}.zip) or folders (repositories-{lang}-{stage}/)"},
 			&cli.StringFlag{Name: "name", Usage: "`owner/repo` of the repository (one REPO only; default from its path)"},
 			&cli.IntFlag{Name: "max-commit-files", Value: fromgit.DefaultMaxCommitFiles, Usage: "skip commits touching more files"},
@@ -57,6 +63,10 @@ func fromGitCmd() *cli.Command {
 			if layout != fromgit.LayoutZip && layout != fromgit.LayoutFolders {
 				return usagef("--layout must be zip or folders, not %q", layout)
 			}
+			style := c.String("style")
+			if style != fromgit.StyleSmall && style != fromgit.StyleBlock {
+				return usagef("--style must be small or block, not %q", style)
+			}
 			if c.String("name") != "" && c.NArg() > 1 {
 				return usagef("--name names one repository, but %d are given", c.NArg())
 			}
@@ -71,7 +81,7 @@ func fromGitCmd() *cli.Command {
 			opts := fromgit.Options{
 				Repos: c.Args().Slice(), Name: c.String("name"), Lang: lang, Stage: c.String("stage"),
 				OutDir: c.String("out"), PerRepo: c.Int("per-repo"), MaxCommits: c.Int("max-commits"),
-				Seed: c.Int64("seed"), Layout: layout, MaxCommitFiles: c.Int("max-commit-files"),
+				Seed: c.Int64("seed"), Layout: layout, Style: style, MaxCommitFiles: c.Int("max-commit-files"),
 				MaxFileBytes: c.Int64("max-file-bytes"), Since: c.String("since"), Until: c.String("until"),
 			}
 			if c.Bool("verbose") {

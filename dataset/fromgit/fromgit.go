@@ -1,6 +1,7 @@
 // Package fromgit builds datasets in the competition layout from git history: a
-// commit's 1-3 added lines of real code become the middle of a datapoint, the snapshot
-// is the parent commit (see [Run]).
+// commit's 1-3 added lines of real code become the middle of a datapoint (alone, or
+// inside a larger block the commit added: see [Style]), the snapshot is the parent
+// commit (see [Run]).
 package fromgit
 
 import (
@@ -46,6 +47,29 @@ const (
 	LayoutFolders = "folders" // repositories-{lang}-{stage}/{snapshot}/
 )
 
+// Styles of datapoint, the values of [Options].Style.
+const (
+	// StyleSmall takes a hunk that adds 1-3 lines of real code and nothing
+	// else: the whole hunk is the middle, and the prefix and suffix are
+	// text the snapshot's version of the file mostly has (the default).
+	StyleSmall = "small"
+	// StyleBlock takes a hunk that adds at least [BlockMinLines] non-blank
+	// lines; the middle is 1-3 consecutive code lines inside it, the first
+	// real code, with at least [BlockMinBefore] of the hunk's non-blank
+	// lines before it, so
+	// the prefix ends in new code the snapshot has never seen, like the
+	// competition's example datapoint (whose snapshot file is a prefix of
+	// its prefix) and ../shared/data/devb.
+	StyleBlock = "block"
+)
+
+// Thresholds of [StyleBlock], in lines.
+const (
+	BlockMinLines  = 6 // fewest non-blank added lines of the hunk
+	BlockMinBefore = 2 // fewest non-blank added lines of the hunk before the middle
+	blockMaxMiddle = 3 // most lines of the middle
+)
+
 // maxMiddleLineBytes is the longest line, in bytes, that FromGit accepts in
 // a middle: longer added lines are generated or minified data, not code
 // someone types.
@@ -86,6 +110,9 @@ type Options struct {
 	Seed int64
 	// Layout is LayoutZip (the default) or LayoutFolders.
 	Layout string
+	// Style is StyleSmall (the default, also when empty) or StyleBlock: what
+	// hunk a middle comes from and where in it the middle sits.
+	Style string
 	// MaxCommitFiles skips commits that touch more files (default 30):
 	// mass renames, formatting sweeps and vendored drops are not edits.
 	MaxCommitFiles int
@@ -115,7 +142,8 @@ type Summary struct {
 //
 // SkippedCommits counts commits tried and not used, by reason: "root
 // commit", "too many files" (over MaxCommitFiles), "no file of the language"
-// (no modified file of Lang that can be used), "no real-code hunk", "snapshot
+// (no modified file of Lang that can be used), "no real-code hunk" (no hunk of
+// the Style with a middle that passes the real-code filter), "snapshot
 // too large" (over the workspace.DefaultMaxFiles or workspace.DefaultMaxSnapshotBytes that
 // readers accept), "duplicate id". SkippedFiles counts files of the language
 // not used, by reason: "added" (not in the snapshot), "deleted", "not a
@@ -143,13 +171,26 @@ type RepoSummary struct {
 // takes at most one datapoint, until PerRepo are found. A commit is used
 // when it has a parent, touches at most MaxCommitFiles files, and modifies a
 // file of the language (regular file on both sides, valid UTF-8, no NUL
-// byte, at most MaxFileBytes after the commit) with a hunk that adds 1-3
-// consecutive lines of real code: no blank line, comment, import, package
-// line, docstring or text inside a multi-line string or comment, no line
-// with fewer than 6 non-space characters, made only of brackets and
-// punctuation, or only of keywords (`else:`, `pass`, `} else {`), and none
-// over 400 bytes. Among the candidate hunks of a commit, one is chosen by a
-// random draw seeded by Seed and the commit id.
+// byte, at most MaxFileBytes after the commit) with a hunk of the Style.
+// A real-code line is no blank line, comment, import, package line,
+// docstring or text inside a multi-line string or comment, no line with
+// fewer than 6 non-space characters, made only of brackets and punctuation,
+// or only of keywords (`else:`, `pass`, `} else {`), and none over 400
+// bytes; the line after a middle does not start inside a multi-line string
+// or comment either.
+//
+// With StyleSmall (the default) the hunk adds 1-3 lines, all real code, and
+// they are the middle. With StyleBlock the hunk adds at least BlockMinLines
+// (6) non-blank lines; a middle may start at any real-code line of the hunk
+// that has at least BlockMinBefore (2) of the hunk's non-blank lines before
+// it, and runs on over the code lines that follow (real code, or short and
+// bracket lines such as "}" or "),": no blank line, comment, import or
+// docstring), up to 3 lines and not past the hunk's end: the longest such
+// run whose next line starts in plain code. This is how
+// ../shared/data/devb was built (3-line middles are the most common; a
+// closing bracket may end one). Among the candidate hunks of a commit, one is chosen by a random
+// draw seeded by Seed and the commit id; with StyleBlock a second draw of
+// the same generator chooses the middle's start among the hunk's.
 //
 // The datapoint's snapshot is the parent revision, which holds the old
 // version of the completion file; prefix + middle + suffix is the file after
@@ -158,7 +199,7 @@ type RepoSummary struct {
 // "{owner}__{repo}-{commit[:10]}-L{line}", line being the 1-based line of the
 // middle's first line in the new file. The truth line holds the middle, the
 // commit and the kind: "replace" when the hunk also removed lines, else
-// "insert". Hunks are those of git's zero-context Myers diff of the parent
+// "insert" (for StyleBlock this too is about the whole hunk). Hunks are those of git's zero-context Myers diff of the parent
 // and the commit, without rename detection. dataset.Datapoint lines carry the
 // competition's keys in its order, "archived": false included; they come
 // repository by repository, in the order given, newest commit first.
@@ -341,6 +382,13 @@ func (o Options) normalize() (Options, *grammars.Spec, error) {
 		if !pathsafe.ValidRepo(o.Name) {
 			return o, nil, fmt.Errorf("fromgit: name %q is not of the form owner/name (letters, digits, '.', '_', '-')", o.Name)
 		}
+	}
+	switch o.Style {
+	case "":
+		o.Style = StyleSmall
+	case StyleSmall, StyleBlock:
+	default:
+		return o, nil, fmt.Errorf("fromgit: style %q: want %s or %s", o.Style, StyleSmall, StyleBlock)
 	}
 	switch o.Layout {
 	case "":
@@ -800,7 +848,13 @@ type candidate struct {
 	text         string // new file
 	start, count int    // 0-based first line and number of lines
 	replace      bool
+	// starts are the middles a StyleBlock hunk offers, one drawn when the
+	// hunk is chosen; nil for StyleSmall, whose middle is start, count.
+	starts []middleSpan
 }
+
+// middleSpan is one possible middle: 0-based first line, number of lines.
+type middleSpan struct{ start, count int }
 
 // collect chooses the datapoints of one repository.
 func (g *gitRepo) collect(o Options, spec *grammars.Spec) (RepoSummary, []pick, error) {
@@ -894,7 +948,7 @@ func (g *gitRepo) collect(o Options, spec *grammars.Spec) (RepoSummary, []pick, 
 				skipFile(c, e.path, "binary")
 				continue
 			}
-			fc, ok := fileCandidates(o.Lang, spec, ps, e.path, string(data), hs)
+			fc, ok := fileCandidates(o.Lang, o.Style, spec, ps, e.path, string(data), hs)
 			if !ok {
 				skipFile(c, e.path, "diff mismatch")
 				continue
@@ -909,7 +963,12 @@ func (g *gitRepo) collect(o Options, spec *grammars.Spec) (RepoSummary, []pick, 
 			}
 			continue
 		}
-		cand := cands[newSplitMix(uint64(o.Seed)^hashString("commit:"+c.sha)).intn(len(cands))]
+		rng := newSplitMix(uint64(o.Seed) ^ hashString("commit:"+c.sha))
+		cand := cands[rng.intn(len(cands))]
+		if len(cand.starts) > 0 {
+			st := cand.starts[rng.intn(len(cand.starts))]
+			cand.start, cand.count = st.start, st.count
+		}
 		tree, seen := trees[c.parent]
 		if !seen {
 			tree, err = g.listTree(c.parent)
@@ -984,16 +1043,27 @@ func shortSHA(sha string) string {
 	return sha
 }
 
-// fileCandidates returns the hunks of one file that can be middles. ok is
-// false when the diff does not match the file's text. ps parses the file for the
-// languages whose multi-line strings and comments are found in the syntax tree.
-func fileCandidates(lang string, spec *grammars.Spec, ps *grammars.Parsers, p, text string, hs []hunk) ([]candidate, bool) {
+// fileCandidates returns the hunks of one file that can give middles of
+// the style. ok is false when the diff does not match the file's text. ps parses
+// the file for the languages whose multi-line strings and comments are found in the
+// syntax tree.
+func fileCandidates(lang, style string, spec *grammars.Spec, ps *grammars.Parsers, p, text string, hs []hunk) ([]candidate, bool) {
 	lines := splitLines(text)
 	var code []bool
 	var out []candidate
 	for _, h := range hs {
 		if h.newCount != len(h.added) {
 			return nil, false
+		}
+		if style == StyleBlock {
+			c, ok := blockCandidate(lang, spec, p, text, lines, h, &code)
+			if !ok {
+				return nil, false
+			}
+			if c != nil {
+				out = append(out, *c)
+			}
+			continue
 		}
 		if h.newCount < 1 || h.newCount > 3 {
 			continue
@@ -1024,6 +1094,60 @@ func fileCandidates(lang string, spec *grammars.Spec, ps *grammars.Parsers, p, t
 		}
 	}
 	return out, true
+}
+
+// blockCandidate returns the StyleBlock candidate of hunk h, or nil when
+// it adds fewer than BlockMinLines non-blank lines or holds no middle. ok is
+// false when the hunk does not match lines. *code caches codeLines(lines).
+func blockCandidate(lang string, spec *grammars.Spec, p, text string, lines []string, h hunk, code *[]bool) (*candidate, bool) {
+	nonBlank := 0
+	for _, a := range h.added {
+		if strings.TrimSpace(a) != "" {
+			nonBlank++
+		}
+	}
+	if nonBlank < BlockMinLines {
+		return nil, true
+	}
+	s := h.newStart - 1
+	e := s + h.newCount
+	if s < 0 || e > len(lines) {
+		return nil, false
+	}
+	for k, a := range h.added {
+		if strings.TrimSuffix(lines[s+k], "\n") != a {
+			return nil, false
+		}
+	}
+	if *code == nil {
+		*code = codeLines(lang, lines)
+	}
+	cl := *code
+	var starts []middleSpan
+	before := 0 // non-blank hunk lines before line i
+	for i := s; i < e; i++ {
+		if before >= BlockMinBefore && cl[i] && realCodeLine(lang, spec, lines[i]) {
+			n := 1
+			for n < blockMaxMiddle && i+n < e && cl[i+n] && plainCodeLine(spec, lines[i+n]) {
+				n++
+			}
+			// The longest run whose next line starts in plain code.
+			for n > 0 && !cl[i+n] {
+				n--
+			}
+			if n > 0 {
+				starts = append(starts, middleSpan{i, n})
+			}
+		}
+		if strings.TrimSpace(lines[i]) != "" {
+			before++
+		}
+	}
+	if len(starts) == 0 {
+		return nil, true
+	}
+	return &candidate{path: p, text: text, start: starts[0].start, count: starts[0].count,
+		replace: h.oldCount > 0, starts: starts}, true
 }
 
 // splitLines splits text into lines that keep their "\n"; joined, they
@@ -1066,10 +1190,26 @@ func realCodeLine(lang string, spec *grammars.Spec, line string) bool {
 	if n < minCodeChars || punct {
 		return false
 	}
+	return plainCodeLine(spec, line) && !keywordsOnly(spec, t)
+}
+
+// plainCodeLine reports whether one added line may continue a StyleBlock
+// middle: not blank, not over maxMiddleLineBytes, and not a line the language's
+// Spec.SkipLine matches (a comment, import, package line, docstring start). Unlike
+// [realCodeLine] it takes short lines and lines of brackets ("}", "),"), which end
+// statements in a block.
+func plainCodeLine(spec *grammars.Spec, line string) bool {
+	if len(line) > maxMiddleLineBytes {
+		return false
+	}
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return false
+	}
 	if spec.SkipLine != nil && spec.SkipLine.MatchString(t) {
 		return false
 	}
-	return !keywordsOnly(spec, t)
+	return true
 }
 
 // keywordsOnly reports whether t has no literal and no word that is not a

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,6 +92,22 @@ func evalCmd() *cli.Command {
 			}
 			if c.Bool("baselines") {
 				configs = append(configs, eval.Baselines()...)
+			}
+			if ref := c.String("compare-to"); ref != "" {
+				var rows []string
+				for _, p := range preds {
+					n, _ := eval.PredictionArg(p)
+					rows = append(rows, n)
+				}
+				for _, r := range configs {
+					if r == eval.ConfigSeed {
+						r = eval.SeedOptions{}.Name()
+					}
+					rows = append(rows, r)
+				}
+				if !slices.Contains(rows, ref) {
+					return usagef("--compare-to: %q is not a row of this run (rows: %s)", ref, strings.Join(rows, ", "))
+				}
 			}
 			// The planner's tokens: --tokenizer's, set by eval.Run.
 			opts := eval.Options{

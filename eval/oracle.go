@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"io"
@@ -168,7 +167,8 @@ type oracleRef struct {
 	stamp [utf8.RuneSelf]int32 // scratch: the line (gen) used[c] belongs to
 	gen   int32
 	left  map[rune]int32 // scratch
-	heap  candHeap       // scratch
+	cands []oracleCand   // scratch
+	seeds []oracleCand   // scratch
 }
 
 func newOracleRef(main string) *oracleRef {
@@ -275,17 +275,19 @@ func (r *oracleRef) bound2(hyp, m1, m2 int) float64 {
 type oracleStats struct{ lines, classed, bounded, scored int }
 
 // best returns the highest ChrF of the lines against the main line, at least
-// floor: a best-first search over upper bounds that are refined lazily. Every
-// line's bound from its length alone and then from the matches of its
-// character classes (sig; at least its character matches) is computed; the
-// lines whose bound exceeds floor go into a max-heap. The top line's bound is
-// then refined to the bound from its character matches and, when that is
-// still the top, to its exact score, until the top bound falls to the best
-// exact score found. Most lines are never refined. The result equals the
-// maximum of ChrF over the lines (and floor).
+// floor. Every line gets two cheap upper bounds of its score: from its length
+// alone, then from the matches of its character classes (sig; at least its
+// character matches). The oracleSeeds lines of highest class bound are scored
+// first, which makes the best score so far high; then each other line whose
+// class bound exceeds it gets a tighter bound from its character and bigram
+// matches and, when that still exceeds it, its exact score. Every skipped line's
+// bound is at most a score found, so the result is the maximum of ChrF over the
+// lines (and floor).
 func (r *oracleRef) best(lines []oracleLine, floor float64, st *oracleStats) float64 {
 	best := floor
-	h := r.heap[:0]
+	cands := r.cands[:0]
+	seeds := r.seeds[:0]
+	low := 0 // index in seeds of the lowest bound, once seeds is full
 	for i, l := range lines {
 		st.lines++
 		if r.bound(l.runes, min(l.runes, r.runes)) <= best {
@@ -296,36 +298,72 @@ func (r *oracleRef) best(lines []oracleLine, floor float64, st *oracleStats) flo
 		for k, v := range l.sig {
 			m += min(int(v), r.sig[k])
 		}
-		if b := r.bound(l.runes, m); b > best {
-			h = append(h, oracleCand{i: int32(i), b: b})
+		b := r.bound(l.runes, m)
+		if b <= best {
+			continue
+		}
+		c := oracleCand{i: int32(i), b: b}
+		cands = append(cands, c)
+		switch {
+		case len(seeds) < oracleSeeds:
+			seeds = append(seeds, c)
+			if len(seeds) == oracleSeeds {
+				low = lowest(seeds)
+			}
+		case b > seeds[low].b:
+			seeds[low] = c
+			low = lowest(seeds)
 		}
 	}
-	heap.Init(&h)
-	for h.Len() > 0 && h[0].b > best {
-		c := &h[0]
+	score := func(l *oracleLine) float64 {
+		st.scored++
+		if r.fast != nil && l.ascii {
+			return r.fast.score(l.text)
+		}
+		return r.ref.score(l.text)
+	}
+	for _, c := range seeds {
+		best = max(best, score(&lines[c.i]))
+	}
+	for _, c := range cands {
+		if c.b <= best {
+			continue
+		}
 		l := &lines[c.i]
-		switch c.level {
-		case 0:
-			st.bounded++
-			if r.fast != nil && l.ascii {
-				c.b = r.bound2(l.runes, r.fast.matches(l.text, 1), r.fast.matches(l.text, 2))
-			} else {
-				c.b = r.bound(l.runes, r.unigramMatches(l.text))
-			}
-			c.level = 1
-		default:
-			st.scored++
-			if r.fast != nil && l.ascii {
-				best = max(best, r.fast.score(l.text))
-			} else {
-				best = max(best, r.ref.score(l.text))
-			}
-			c.b, c.level = -1, 2 // done
+		st.bounded++
+		var b float64
+		if r.fast != nil && l.ascii {
+			b = r.bound2(l.runes, r.fast.matches(l.text, 1), r.fast.matches(l.text, 2))
+		} else {
+			b = r.bound(l.runes, r.unigramMatches(l.text))
 		}
-		heap.Fix(&h, 0)
+		if b > best {
+			best = max(best, score(l)) // a seed scored twice scores the same
+		}
 	}
-	r.heap = h[:0]
+	r.cands, r.seeds = cands[:0], seeds[:0]
 	return best
+}
+
+// oracleSeeds is the number of lines of highest class bound that best scores
+// first.
+const oracleSeeds = 32
+
+// lowest returns the index of the candidate of lowest bound.
+func lowest(cs []oracleCand) int {
+	j := 0
+	for i := range cs {
+		if cs[i].b < cs[j].b {
+			j = i
+		}
+	}
+	return j
+}
+
+// oracleCand is a line (by index) with a bound of its score.
+type oracleCand struct {
+	i int32
+	b float64
 }
 
 // asciiRef scores ASCII hypotheses (white space removed) against an ASCII
@@ -443,33 +481,6 @@ func (a *asciiRef) score(s string) float64 {
 	}
 	const b2 = Beta * Beta
 	return (1 + b2) * p * rec / (b2*p + rec)
-}
-
-// oracleCand is a line (by index) with its bound: from its classes (level
-// 0), from its characters (1), or -1 once scored (2).
-type oracleCand struct {
-	i     int32
-	level int8
-	b     float64
-}
-
-// candHeap is a max-heap of candidates by bound, ties by index (container/heap).
-type candHeap []oracleCand
-
-func (h candHeap) Len() int { return len(h) }
-func (h candHeap) Less(i, j int) bool {
-	if h[i].b != h[j].b {
-		return h[i].b > h[j].b
-	}
-	return h[i].i < h[j].i
-}
-func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)   { *h = append(*h, x.(oracleCand)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // visibleLines returns OracleVisible's lines as oracleLines (distinct, white

@@ -65,9 +65,10 @@
 // setting. copy_chrf and ctx_chars do not apply (the copy completer needs a
 // context; a "best line" copy is what line_chrf already bounds), so the tables
 // print "-". A snapshot's distinct lines are read once; each datapoint's main
-// line is matched against them by a best-first search over exact upper bounds
-// of ChrF (from lengths, character classes, characters and bigrams), so only a
-// few lines are scored in full. With both the bm25file and the oracle rows,
+// line is matched against them with upper bounds of ChrF (from lengths,
+// character classes, characters and bigrams): the most promising lines are
+// scored first and every line whose bound is at most the best score so far is
+// skipped, so only a few are scored in full and the result is exact. With both the bm25file and the oracle rows,
 // [Headroom] gives each row's headroom captured, (row − bm25file) / (oracle −
 // bm25file) for idrec and line_chrf, blank where oracle − bm25file <
 // [MinHeadroom].

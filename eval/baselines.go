@@ -34,15 +34,23 @@ const (
 	ConfigBM25File = "bm25file"
 	// ConfigWindows is RepoCoder's sliding-window Jaccard retrieval.
 	ConfigWindows = "windows"
+	// ConfigWindowsOld is RepoCoder's retrieval over every file of the
+	// language, the old completion file included, less the old file's windows
+	// that the prefix and suffix already show. [ConfigWindows] has always
+	// searched those files with that rule too, so the two give the same
+	// contexts: windows-old names the rule for the users of RepoCoder-style
+	// retrieval (the reference script's repocoder_old) without changing what
+	// earlier windows rows meant.
+	ConfigWindowsOld = "windows-old"
 	// ConfigSeed is the seed's submitted configuration; its name in reports is
 	// [SeedOptions.Name] ("seed-bm25" while only BM25 is available).
 	ConfigSeed = "seed"
 )
 
 // Baselines returns the names of the built-in baselines in report order:
-// empty, recent, bm25file, windows, seed.
+// empty, recent, bm25file, windows, windows-old, seed, oracle.
 func Baselines() []string {
-	return []string{ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows, ConfigSeed}
+	return []string{ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows, ConfigWindowsOld, ConfigSeed, ConfigOracle}
 }
 
 // Parameters of the built-in baselines.
@@ -425,7 +433,7 @@ func (a *baselineAnswerer) Answer(ctx context.Context, d *batch.Datapoint) (repo
 		text = a.sd.recentContext(d)
 	case ConfigBM25File:
 		text = a.sd.bm25FileContext(d)
-	case ConfigWindows:
+	case ConfigWindows, ConfigWindowsOld:
 		text = a.sd.windowsContext(d)
 	case ConfigSeed:
 		var err error

@@ -277,3 +277,48 @@ func TestSeedPluggableRanker(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestWindowsOld checks that windows-old searches the old completion file,
+// leaves out its windows that the prefix and suffix show, and gives the
+// windows baseline's context (which has always followed the same rule).
+func TestWindowsOld(t *testing.T) {
+	snap, sd := testSnapshot(t)
+	answer := func(config string, d *batch.Datapoint) string {
+		a, err := (&baseline{config: config, spec: grammars.Lookup("python")}).Open(context.Background(), snap, "acme/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		c, err := a.Answer(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Text
+	}
+	// The completion file is other.py; the prefix shows its lines 0..9 only.
+	d := &batch.Datapoint{ID: "o", Path: "src/other.py", Prefix: numbered("print('other')", 10) + "print('other') 4"}
+	got := answer(ConfigWindowsOld, d)
+	if got != answer(ConfigWindows, d) || got != sd.windowsContext(d) {
+		t.Errorf("windows-old differs from windows")
+	}
+	var starts []string
+	for _, p := range strings.Split(got, repoctx.FileSep)[1:] {
+		if !strings.HasPrefix(p, "src/other.py\n") {
+			continue
+		}
+		starts = append(starts, strings.SplitN(p, "\n", 3)[1])
+	}
+	// other.py's windows start at lines 0, 10, 20, 30; the first (lines 0..19)
+	// is not all shown (10..19 are not in the prefix), so all four are kept.
+	if len(starts) != 4 {
+		t.Errorf("old-file windows starting with %q, want 4", starts)
+	}
+	// With the whole file in the prefix, none of its windows is kept.
+	d.Prefix = sd.files[2].text
+	if sd.files[2].path != "src/other.py" {
+		t.Fatalf("files[2] is %s", sd.files[2].path)
+	}
+	if strings.Contains(answer(ConfigWindowsOld, d), "src/other.py\n") {
+		t.Error("a window the prefix shows was kept")
+	}
+}

@@ -42,14 +42,47 @@
 // # Configurations
 //
 // A prediction file ([ReadPredictions]; lines may override the prefix and
-// suffix the model sees) or a built-in configuration: [ConfigCurrent], what
-// `repoctx predict` writes; [ConfigEmpty]; the competition starter kit's
-// baselines [ConfigRecent] and [ConfigBM25File]; RepoCoder's sliding windows
-// [ConfigWindows] (Zhang et al., EMNLP 2023); and the seed's submitted method
-// [ConfigSeed], whose rankers are pluggable ([SeedOptions], [Ranker]); with
-// BM25 only it is reported as "seed-bm25". Built-in baselines are
-// deterministic: the recent baseline's random choice is seeded by the
-// datapoint id.
+// suffix the model sees; "NAME=FILE" names its row, see [PredictionArg]) or a
+// built-in configuration: [ConfigCurrent], what `repoctx predict` writes;
+// [ConfigEmpty]; the competition starter kit's baselines [ConfigRecent] and
+// [ConfigBM25File]; RepoCoder's sliding windows [ConfigWindows] (Zhang et al.,
+// EMNLP 2023) and [ConfigWindowsOld], the same windows over every file of the
+// language including the old completion file, less the old file's windows that
+// the prefix or suffix already show (a window all of whose lines they hold):
+// the rule windows has always followed, so the two rows agree; the seed's
+// submitted method [ConfigSeed], whose rankers are pluggable ([SeedOptions],
+// [Ranker]); with BM25 only it is reported as "seed-bm25"; and the ceiling
+// [ConfigOracle]. Built-in baselines are deterministic: the recent baseline's
+// random choice is seeded by the datapoint id.
+//
+// # Oracle and headroom
+//
+// The oracle row has no context. Its line_chrf is the best [ChrF] of any
+// single line of the snapshot's files of the language or of the prefix and
+// suffix given ([OracleLineChrF], the same ChrF line_chrf uses), its idrec the
+// share of the middle's new identifiers found anywhere in those files
+// ([OracleIDRecall]). Neither depends on trimming: the row is the same in every
+// setting. copy_chrf and ctx_chars do not apply (the copy completer needs a
+// context; a "best line" copy is what line_chrf already bounds), so the tables
+// print "-". A snapshot's distinct lines are read once; each datapoint's main
+// line is matched against them with upper bounds of ChrF (from lengths,
+// character classes, characters and bigrams): the most promising lines are
+// scored first and every line whose bound is at most the best score so far is
+// skipped, so only a few are scored in full and the result is exact. With both the bm25file and the oracle rows,
+// [Headroom] gives each row's headroom captured, (row − bm25file) / (oracle −
+// bm25file) for idrec and line_chrf, blank where oracle − bm25file <
+// [MinHeadroom].
+//
+// # Paired comparisons
+//
+// With two rows or more, [PairedComparison] compares every row with a
+// reference (Options.CompareTo; default current, else the first row),
+// datapoint by datapoint: the mean difference per metric and setting with a
+// 95% paired percentile bootstrap interval ([BootstrapMean]: 2000 resamples of
+// the datapoints, a fixed seed; Efron & Tibshirani 1993) and a [Verdict]: a
+// win is a positive mean, a loss a negative mean whose interval excludes 0,
+// anything else a tie. Datapoints without a value on both sides (idrec without
+// new identifiers) are left out of that pair.
 //
 // [Run] does it all and returns a [Report], printed by [Report.WriteTable] or
 // [Report.WriteJSON]. Errors start with "eval: " and name the file, line or

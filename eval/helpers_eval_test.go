@@ -24,7 +24,7 @@ func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, c
 	if _, _, err := checkOptions(&opts); err != nil && len(configs) == 0 {
 		return nil, nil, err
 	}
-	runs, err := buildConfigs(context.Background(), opts, spec, dps, configs)
+	runs, err := buildConfigs(context.Background(), opts, spec, dps, make([]string, len(dps)), configs) // blank middles: the oracle scores 0
 	if err != nil {
 		return nil, nil, err
 	}

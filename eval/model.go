@@ -28,6 +28,9 @@ func modelRuns(ctx context.Context, runs []scoredConfig, dps []dataset.Datapoint
 	var asks []*ask
 	byPrompt := map[string]*ask{}
 	for ri, r := range runs {
+		if r.scored {
+			continue // the oracle has no context to ask with
+		}
 		for i := range dps {
 			d, p := &dps[i], r.preds[i]
 			prefix, suffix := d.Prefix, d.Suffix

@@ -42,9 +42,17 @@ func (r *Report) WriteTable(w io.Writer) error {
 		{"line_chrf: best chrF of one context line against the middle's main line (upper bound of copying a line)", false,
 			func(c *ConfigResult, s SettingScores) string { return f3(s.LineChrF) }},
 		{"copy_chrf: chrF of a copy completer's line (matches the last 3 prefix lines) against the middle's first line", false,
-			func(c *ConfigResult, s SettingScores) string { return f3(s.CopyChrF) }},
+			func(c *ConfigResult, s SettingScores) string {
+				if c.Oracle {
+					return "-"
+				}
+				return f3(s.CopyChrF)
+			}},
 		{"ctx_chars: context length in bytes, mean / p95", false,
 			func(c *ConfigResult, s SettingScores) string {
+				if c.Oracle {
+					return "-"
+				}
 				return fmt.Sprintf("%.0f / %.0f", s.CtxCharsMean, s.CtxCharsP95)
 			}},
 	}
@@ -76,6 +84,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		writeRows(ew, rows)
 	}
+	r.writeHeadroom(ew)
+	r.writePaired(ew)
 	fmt.Fprintf(ew, "\nconfigurations:\n")
 	for _, c := range r.Configs {
 		failed := ""
@@ -94,6 +104,87 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 	}
 	return ew.err
+}
+
+// writeHeadroom prints the headroom captured, idrec / line_chrf per setting, when
+// the report has it (see Headroom).
+func (r *Report) writeHeadroom(w io.Writer) {
+	has := false
+	for _, c := range r.Configs {
+		for _, s := range c.Scores {
+			has = has || s.IDRecHeadroom != nil || s.LineChrFHeadroom != nil
+		}
+	}
+	if !has {
+		return
+	}
+	fmt.Fprintf(w, "\nheadroom captured, idrec / line_chrf: (config - %s) / (%s - %s); - where %s - %s < %.2f\n",
+		ConfigBM25File, ConfigOracle, ConfigBM25File, ConfigOracle, ConfigBM25File, MinHeadroom)
+	cell := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", *v)
+	}
+	rows := [][]string{{"config"}}
+	for _, s := range r.Settings {
+		rows[0] = append(rows[0], s.Name)
+	}
+	for _, c := range r.Configs {
+		row := []string{c.Name}
+		for _, s := range c.Scores {
+			row = append(row, cell(s.IDRecHeadroom)+" / "+cell(s.LineChrFHeadroom))
+		}
+		rows = append(rows, row)
+	}
+	writeRows(w, rows)
+}
+
+// writePaired prints the paired comparisons, one table per metric that has any.
+func (r *Report) writePaired(w io.Writer) {
+	p := r.Paired
+	if p == nil || len(p.Configs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\npaired differences against %s: mean [%.0f%% paired bootstrap interval, %d resamples of the datapoints] verdict (win: mean > 0; loss: mean < 0 and the interval excludes 0; else tie); n = datapoints with both values\n",
+		p.Reference, 100*p.Level, p.Resamples)
+	first := true
+	for _, m := range []struct {
+		name string
+		get  func(PairedSetting) *PairedDiff
+	}{
+		{"idrec", func(s PairedSetting) *PairedDiff { return s.IDRec }},
+		{"line_chrf", func(s PairedSetting) *PairedDiff { return s.LineChrF }},
+		{"copy_chrf", func(s PairedSetting) *PairedDiff { return s.CopyChrF }},
+		{"model_chrf", func(s PairedSetting) *PairedDiff { return s.ModelChrF }},
+	} {
+		rows := [][]string{{m.name, "n"}}
+		for _, s := range r.Settings {
+			rows[0] = append(rows[0], s.Name)
+		}
+		any := false
+		for _, c := range p.Configs {
+			row := []string{c.Name, "-"}
+			for _, s := range c.Settings {
+				d := m.get(s)
+				if d == nil {
+					row = append(row, "-")
+					continue
+				}
+				any = true
+				row[1] = fmt.Sprint(d.N)
+				row = append(row, fmt.Sprintf("%+.3f [%+.3f, %+.3f] %s", d.Mean, d.Lo, d.Hi, d.Verdict))
+			}
+			rows = append(rows, row)
+		}
+		if any {
+			if !first {
+				fmt.Fprintln(w)
+			}
+			first = false
+			writeRows(w, rows)
+		}
+	}
 }
 
 // hasModel reports whether any configuration has model_chrf scores.

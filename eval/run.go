@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,14 +29,20 @@ type Options struct {
 	// for the built-in configurations, the snapshots (folder or zip).
 	DataDir, Lang, Stage string
 	// Configs lists built-in configurations to run, by name (ConfigCurrent,
-	// ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows, ConfigSeed or
-	// its report name such as "seed-bm25"), in report order after the
-	// prediction files. Repeats are ignored.
+	// ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows,
+	// ConfigWindowsOld, ConfigSeed or its report name such as "seed-bm25",
+	// ConfigOracle), in report order after the prediction files. Repeats are
+	// ignored.
 	Configs []string
-	// Predictions lists prediction files to score, each a configuration
-	// named after its file name without ".jsonl". Each must have one line per
-	// datapoint of the whole datapoint file (before Limit).
+	// Predictions lists prediction files to score, each "FILE" or
+	// "NAME=FILE" (see [PredictionArg]): a configuration named NAME, or after
+	// the file's name without ".jsonl". Each must have one line per datapoint
+	// of the whole datapoint file (before Limit).
 	Predictions []string
+	// CompareTo names the reference row of the paired comparisons
+	// ([Report.Paired]); "" means ConfigCurrent when it runs, else the first
+	// row. A name that is not a row of the run is refused.
+	CompareTo string
 	// Windows are the model windows in tokens of the trimmed settings;
 	// nil means DefaultWindows(). Non-positive values are refused.
 	Windows []int
@@ -114,7 +121,10 @@ type Report struct {
 	Settings   []Setting       `json:"settings"`        // the settings, in column order
 	Configs    []*ConfigResult `json:"configs"`         // the configurations, in row order
 	Notes      []string        `json:"notes,omitempty"` // caveats to print with the tables
-	WallSec    float64         `json:"wall_seconds"`    // wall time of Run, in seconds
+	// Paired compares every row with a reference row, datapoint by datapoint;
+	// nil with fewer than two rows. See [PairedComparison].
+	Paired  *Paired `json:"paired,omitempty"`
+	WallSec float64 `json:"wall_seconds"` // wall time of Run, in seconds
 }
 
 // ConfigResult holds one configuration's scores.
@@ -124,6 +134,9 @@ type ConfigResult struct {
 	Name string `json:"name"`
 	// About says what the configuration is.
 	About string `json:"about"`
+	// Oracle is true for the ConfigOracle row, which has no context: its
+	// copy_chrf and ctx_chars are 0 and mean nothing (the tables print "-").
+	Oracle bool `json:"oracle,omitempty"`
 	// Failed counts datapoints whose context could not be built; they are
 	// scored with an empty context.
 	Failed int `json:"failed"`
@@ -164,6 +177,12 @@ type SettingScores struct {
 	CtxCharsMean float64 `json:"ctx_chars_mean"`
 	// CtxCharsP95 is its 95th percentile (nearest rank), in bytes.
 	CtxCharsP95 float64 `json:"ctx_chars_p95"`
+	// IDRecHeadroom and LineChrFHeadroom are the headroom captured (see
+	// [Headroom]): (this − bm25file) / (oracle − bm25file) under this setting;
+	// nil when the run lacks the bm25file or the oracle row, when a value is
+	// missing, or when oracle − bm25file < MinHeadroom.
+	IDRecHeadroom    *float64 `json:"idrec_headroom,omitempty"`
+	LineChrFHeadroom *float64 `json:"line_chrf_headroom,omitempty"`
 }
 
 // DatapointScores are one datapoint's metrics under every setting.
@@ -220,16 +239,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{Data: opts.DataDir, Lang: opts.Lang, Stage: opts.Stage, Datapoints: len(dps),
 		Tokens: opts.Tokens.Name(), Settings: Settings(opts.Windows, opts.BudgetChars)}
 	var runs []scoredConfig
-	for _, p := range opts.Predictions {
+	for _, arg := range opts.Predictions {
+		name, p := PredictionArg(arg)
 		preds, err := ReadPredictions(p, in.all)
 		if err != nil {
 			return nil, err
 		}
-		name := strings.TrimSuffix(filepath.Base(p), ".jsonl")
 		runs = append(runs, scoredConfig{res: &ConfigResult{Name: name, About: "predictions file " + p}, preds: preds[:len(dps)]})
 	}
 	if len(configs) > 0 {
-		built, err := buildConfigs(ctx, opts, spec, dps, configs)
+		built, err := buildConfigs(ctx, opts, spec, dps, in.middles, configs)
 		if err != nil {
 			return nil, err
 		}
@@ -240,6 +259,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if hasSeedWithoutDense(configs, opts.Seed) {
 		rep.Notes = append(rep.Notes, opts.Seed.Name()+" is the seed's configuration with BM25 only: dense retrieval (its RRF weight 0.8) is not available yet")
+	}
+	if slices.Contains(configs, ConfigOracle) {
+		rep.Notes = append(rep.Notes, oracleNote(opts.Lang))
 	}
 	scoreRuns(runs, dps, in.middles, rep.Settings, opts, spec)
 	if opts.Model != nil {
@@ -256,15 +278,21 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				r.res.Name, r.res.Drafts, r.res.DraftFailed))
 		}
 	}
+	if Headroom(rep) {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("headroom captured = (config - %s) / (%s - %s), blank where %s - %s < %.2f", ConfigBM25File, ConfigOracle, ConfigBM25File, ConfigOracle, ConfigBM25File, MinHeadroom))
+	}
+	rep.Paired = PairedComparison(rep, compareTo(rep, opts.CompareTo))
 	rep.WallSec = time.Since(start).Seconds()
 	return rep, nil
 }
 
 // scoredConfig is one configuration's predictions and errors, to be scored.
+// The oracle's is scored already (res.PerDatapoint is filled; preds are empty).
 type scoredConfig struct {
-	res   *ConfigResult
-	preds []Prediction
-	errs  []error
+	res    *ConfigResult
+	preds  []Prediction
+	errs   []error
+	scored bool
 }
 
 // checkOptions validates opts, fills its defaults and returns the language's spec
@@ -317,7 +345,7 @@ func checkOptions(opts *Options) (*grammars.Spec, []string, error) {
 		}
 		seen[c] = true
 		switch c {
-		case ConfigCurrent, ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows, ConfigSeed:
+		case ConfigCurrent, ConfigEmpty, ConfigRecent, ConfigBM25File, ConfigWindows, ConfigWindowsOld, ConfigSeed, ConfigOracle:
 			configs = append(configs, c)
 		default:
 			return nil, nil, fmt.Errorf("eval: unknown configuration %q (known: %s, %s)", c, ConfigCurrent, strings.Join(Baselines(), ", "))
@@ -325,6 +353,26 @@ func checkOptions(opts *Options) (*grammars.Spec, []string, error) {
 	}
 	if len(configs) == 0 && len(opts.Predictions) == 0 {
 		return nil, nil, errors.New("eval: nothing to score: give prediction files or configurations")
+	}
+	// Row names: prediction files first, then the built-in configurations.
+	var names []string
+	for _, p := range opts.Predictions {
+		n, _ := PredictionArg(p)
+		names = append(names, n)
+	}
+	for _, c := range configs {
+		if c == ConfigSeed {
+			c = opts.Seed.Name()
+		}
+		names = append(names, c)
+	}
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return nil, nil, fmt.Errorf("eval: two rows named %q: name a predictions file with NAME=FILE", n)
+		}
+	}
+	if opts.CompareTo != "" && !slices.Contains(names, opts.CompareTo) {
+		return nil, nil, fmt.Errorf("eval: compare to %q: not a row of this run (rows: %s)", opts.CompareTo, strings.Join(names, ", "))
 	}
 	return spec, configs, nil
 }
@@ -383,9 +431,14 @@ func readInputs(opts Options) (inputs, error) {
 // scoreRuns scores every configuration's predictions on every datapoint, datapoints
 // in parallel; caches are per datapoint, shared by configurations.
 func scoreRuns(runs []scoredConfig, dps []dataset.Datapoint, middles []string, settings []Setting, opts Options, spec *grammars.Spec) {
+	var todo []scoredConfig
 	for _, r := range runs {
-		r.res.PerDatapoint = make([]DatapointScores, len(dps))
+		if !r.scored {
+			r.res.PerDatapoint = make([]DatapointScores, len(dps))
+			todo = append(todo, r)
+		}
 	}
+	runs = todo
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < opts.Batch.Workers; w++ {
@@ -445,6 +498,11 @@ func about(c string, opts Options) string {
 	case ConfigWindows:
 		return fmt.Sprintf("RepoCoder: %d-line windows, stride %d, Jaccard to the last %d prefix lines, top %d, best last",
 			WindowsLines, WindowsStride, WindowsLines, WindowsTopK)
+	case ConfigWindowsOld:
+		return fmt.Sprintf("RepoCoder over every %s file including the old completion file, less the old file's windows the prefix/suffix show: %d-line windows, stride %d, Jaccard to the last %d prefix lines, top %d, best last (the rule windows has always used)",
+			grammars.Lookup(opts.Lang).Name, WindowsLines, WindowsStride, WindowsLines, WindowsTopK)
+	case ConfigOracle:
+		return fmt.Sprintf("ceiling, no context: the best line of any %s file of the snapshot or of the given prefix/suffix (line_chrf), every identifier of those files (idrec); the same in every setting", grammars.Lookup(opts.Lang).Name)
 	case ConfigSeed:
 		o := opts.Seed.withDefaults()
 		var rs []string
@@ -460,8 +518,9 @@ func about(c string, opts Options) string {
 // buildConfigs runs the built-in configurations on the datapoints through the batch
 // engine, one run per configuration (the empty one needs none), and returns their
 // predictions with a parallel slice of errors (nil where the context was built). Only
-// ConfigCurrent may override prefix and suffix.
-func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []dataset.Datapoint, configs []string) ([]scoredConfig, error) {
+// ConfigCurrent may override prefix and suffix. The oracle is scored here against
+// middles (one per datapoint) and has empty predictions.
+func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []dataset.Datapoint, middles []string, configs []string) ([]scoredConfig, error) {
 	src, err := dataset.OpenSource(opts.DataDir, opts.Lang, opts.Stage, opts.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
@@ -480,6 +539,20 @@ func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []
 			res.Name = opts.Seed.Name()
 		}
 		sc := scoredConfig{res: res, preds: make([]Prediction, len(dps)), errs: make([]error, len(dps))}
+		if c == ConfigOracle {
+			res.Oracle, sc.scored = true, true
+			pd, err := oracleRun(ctx, src, spec, dps, middles, Settings(opts.Windows, opts.BudgetChars), opts.Batch.Workers, opts.Log, func() {
+				if done++; opts.Progress != nil {
+					opts.Progress(done, total)
+				}
+			})
+			if err != nil {
+				return nil, fmt.Errorf("eval: %s configuration: %w", c, err)
+			}
+			res.PerDatapoint = pd
+			out = append(out, sc)
+			continue
+		}
 		if c != ConfigEmpty {
 			cfg := opts.Batch
 			cfg.Skip, cfg.Log, cfg.Method = nil, opts.Log, nil

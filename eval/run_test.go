@@ -124,7 +124,7 @@ func TestRunSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkReport(t, rep, 4, []string{"current", "empty", "recent", "bm25file", "windows", "seed-bm25"})
+			checkReport(t, rep, 4, []string{"current", "empty", "recent", "bm25file", "windows", "windows-old", "seed-bm25", "oracle"})
 			if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "BM25 only") {
 				t.Errorf("notes %q should say that seed-bm25 lacks dense retrieval", rep.Notes)
 			}
@@ -434,7 +434,7 @@ func TestRunDev(t *testing.T) {
 			if n == 0 {
 				n = 20
 			}
-			checkReport(t, rep, n, []string{"current", "empty", "recent", "bm25file", "windows", "seed-bm25"})
+			checkReport(t, rep, n, []string{"current", "empty", "recent", "bm25file", "windows", "windows-old", "seed-bm25", "oracle"})
 			t.Logf("%s: %d datapoints in %.1fs", tc.lang, n, time.Since(start).Seconds())
 		})
 	}

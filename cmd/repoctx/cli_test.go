@@ -203,6 +203,7 @@ func TestBadInputMessages(t *testing.T) {
 		{[]string{"eval", "--data", filepath.Join(dir, "nodata"), "--lang", "python", "--stage", "dev"}, exitError, "python-dev.jsonl"},
 		{[]string{"eval", "--data", sample, "--lang", "python", "--stage", "sample", "--predictions", short}, exitError, "1 lines, want 4"},
 		{[]string{"eval", "--data", sample, "--lang", "python", "--stage", "sample", "--config", "best"}, exitUsage, `"best"`},
+		{[]string{"eval", "--data", sample, "--lang", "python", "--stage", "sample", "--config", "empty", "--compare-to", "current"}, exitUsage, `--compare-to: "current"`},
 		{[]string{"dataset", "from-git", "--lang", "kotlin", "--stage", "s", "--out", dir, dir}, exitError, dir},
 		{[]string{"model", "info", dir}, exitError, dir},
 		{[]string{"model", "info", badModel}, exitError, "malformed"},

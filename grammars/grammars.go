@@ -93,6 +93,11 @@ type Spec struct {
 	Imports func(root *sitter.Node, src []byte) (pkg string, imports []Import)
 	// Keywords are the language's reserved words (used to tell identifiers from syntax).
 	Keywords []string
+	// Family names the group of languages whose files a completion in this language
+	// retrieves from and resolves names in (see [Family]): Kotlin and Java share
+	// "jvm", TypeScript, TSX and JavaScript "javascript", C and C++ "c". Empty means
+	// the language alone.
+	Family string
 	// Recover, if not nil, tells the chunker how to chunk a file with parse errors
 	// along its text outline (see Recovery); nil keeps the chunker on the tree alone.
 	Recover *Recovery
@@ -162,6 +167,26 @@ func Names() []string {
 	out := make([]string, 0, len(byName))
 	for n := range byName {
 		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Family returns the registered languages that a completion in language name
+// retrieves from: those with name's [Spec.Family], sorted, or just name when it has
+// no family (or is not registered).
+func Family(name string) []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	s := byName[name]
+	if s == nil || s.Family == "" {
+		return []string{name}
+	}
+	var out []string
+	for n, o := range byName {
+		if o.Family == s.Family {
+			out = append(out, n)
+		}
 	}
 	sort.Strings(out)
 	return out

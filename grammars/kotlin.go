@@ -42,6 +42,7 @@ var Kotlin = &Spec{
 	DefName:            kotlinName,
 	Rewrite:            kotlinRewrite,
 	Imports:            kotlinImports,
+	Family:             "jvm",
 	Recover: &Recovery{
 		Outline:      ktOutline,
 		MemberPrefix: "class Q{", MemberSuffix: "\n}",

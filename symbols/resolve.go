@@ -270,13 +270,15 @@ func (r *resolver) importTargets(im grammars.Import, from string, keep func(*Def
 		}
 	}
 	if len(out) == 0 && r.lang != "python" {
-		// `import a.b.Outer.Inner`, `import a.b.Obj.member`: the module's last component
-		// is a class or object of the package before it.
-		if i := strings.LastIndexByte(im.Module, '.'); i >= 0 {
-			outer := im.Module[i+1:]
-			for _, f := range r.t.byPkg[im.Module[:i]] {
+		// `import a.b.Outer.Inner`, `import a.b.Obj.member`, `import a.b.C.Companion.f`:
+		// the module's last components are classes or objects of the package before
+		// them.
+		comps := strings.Split(im.Module, ".")
+		for k := len(comps) - 1; k >= 1 && len(out) == 0; k-- {
+			classes := comps[k:]
+			for _, f := range r.t.byPkg[strings.Join(comps[:k], ".")] {
 				for j := range f.Defs {
-					if d := &f.Defs[j]; ok(d) && (d.Container == outer || r.inCompanionOf(f, d, outer)) {
+					if d := &f.Defs[j]; ok(d) && d.Container == classes[len(classes)-1] && nestedIn(f, d, classes) {
 						out = append(out, d)
 					}
 				}
@@ -294,16 +296,27 @@ func (r *resolver) importTargets(im grammars.Import, from string, keep func(*Def
 	return out
 }
 
-// inCompanionOf reports whether d is a member of the companion object of the class
-// named outer in f.
-func (r *resolver) inCompanionOf(f *File, d *Def, outer string) bool {
-	for i := range f.Defs {
-		c := &f.Defs[i]
-		if c.Kind == grammars.Class && c.Name == d.Container && c.Container == outer && strings.Contains(c.Signature, "companion object") {
-			return true
+// nestedIn reports whether d sits in the classes named by classes, outermost first,
+// the last one holding it directly (`ByteString.Companion` for a companion object's
+// member), in f.
+func nestedIn(f *File, d *Def, classes []string) bool {
+	inner := d
+	for k := len(classes) - 1; k >= 0; k-- {
+		var holder *Def
+		for i := range f.Defs {
+			c := &f.Defs[i]
+			if c.Kind == grammars.Class && c.Name == classes[k] && c.Name == inner.Container && c != inner &&
+				c.StartByte <= inner.StartByte && c.EndByte >= inner.EndByte {
+				holder = c
+				break
+			}
 		}
+		if holder == nil {
+			return false
+		}
+		inner = holder
 	}
-	return false
+	return true
 }
 
 // imported adds the targets of the explicit imports of name in effect in the
@@ -716,10 +729,15 @@ func (r *resolver) lookupMember(cs []*Def, typ, name string) bool {
 	return found
 }
 
-// memberType returns the declared type of a member (a property's type, a function's
-// return type), or "".
+// memberType returns the declared type of the member name of the classes cs or their
+// supertypes, or of a Kotlin extension on one of them (a property's type, a
+// function's return type), with the file that declares it; "" when unknown.
 func (r *resolver) memberType(cs []*Def, name string) (string, *File) {
 	level := cs
+	var types []string
+	for _, c := range cs {
+		types = append(types, c.Name)
+	}
 	visited := map[*Def]bool{}
 	for depth := 0; depth <= maxSupers && len(level) > 0; depth++ {
 		var next []*Def
@@ -735,10 +753,20 @@ func (r *resolver) memberType(cs []*Def, name string) (string, *File) {
 				}
 			}
 			for _, s := range supertypes(r.lang, c.Signature) {
+				types = append(types, s)
 				next = append(next, r.classes(s, f)...)
 			}
 		}
 		level = next
+	}
+	if r.lang == "kotlin" {
+		for _, d := range r.t.byName[name] {
+			if recv := extReceiver(d); recv != "" && containsString(types, recv) && r.inFamily(d) {
+				if t := declaredType(r.lang, d); t != "" {
+					return t, r.t.files[d.Path]
+				}
+			}
+		}
 	}
 	return "", nil
 }
@@ -749,11 +777,11 @@ func declaredType(lang string, d *Def) string {
 	sig := d.Signature
 	if lang == "python" {
 		if i := strings.LastIndex(sig, "->"); i >= 0 {
-			return typeName(lang, strings.TrimSuffix(strings.TrimSpace(sig[i+2:]), ":"))
+			return typeChain(lang, strings.TrimSuffix(strings.TrimSpace(sig[i+2:]), ":"))
 		}
 		return ""
 	}
-	i := strings.Index(sig, d.Name)
+	i := wordIndex(sig, d.Name)
 	if i < 0 {
 		return ""
 	}
@@ -770,15 +798,30 @@ func declaredType(lang string, d *Def) string {
 	if !strings.HasPrefix(rest, ":") {
 		return ""
 	}
-	return typeName(lang, rest[1:])
+	return typeChain(lang, rest[1:])
+}
+
+// wordIndex returns the index of the first occurrence of the identifier w in s that
+// is not part of a longer identifier, or -1.
+func wordIndex(s, w string) int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(w)
+		if (i == 0 || !isIdentByte(s[i-1])) && (end == len(s) || !isIdentByte(s[end])) {
+			return i
+		}
+		from = i + 1
+	}
 }
 
 // extReceiver returns the receiver type name of a Kotlin extension function or
-// property (`fun Foo.name(`, `val <T> List<T>.name`), or "".
+// property (`fun Foo.name(`, `val <T> List<T>.name`), top-level or declared in an
+// object, or "".
 func extReceiver(d *Def) string {
-	if d.Container != "" {
-		return ""
-	}
 	sig := d.Signature
 	for _, kw := range []string{"fun ", "val ", "var "} {
 		i := strings.Index(sig, kw)
@@ -822,24 +865,64 @@ func (r *resolver) qualified(name, q string) bool {
 	if q == ExprReceiver {
 		return false
 	}
-	scope := r.site.Scope
 	parts := strings.Split(q, ".")
-	var cs []*Def
-	typ := ""
+	if r.lang == "python" && !strings.Contains(q, "()") && r.site.Scope.TypeOf(parts[0]) == "" && r.moduleQualified(name, parts) {
+		return true
+	}
+	typ, cs, known := r.chainType(parts, 0)
+	if !known {
+		return false
+	}
+	if typ == "" || len(cs) == 0 && r.lang != "kotlin" {
+		return true // a type outside the repository (Kotlin may extend it)
+	}
+	r.lookupMember(cs, typ, name)
+	return true
+}
+
+// maxChain bounds the nesting of declarations evaluated to type a receiver
+// (`val a = b.c()` where b is `val b = d.e()` ...).
+const maxChain = 4
+
+// chainType returns the type of a receiver chain (parts of a Use qualifier: `self`,
+// `x`, `Foo()`, `repo.find()`, ...) with the class definitions of that type. known is
+// false when the chain's head means nothing the text or the imports explain; typ is
+// "" (and known true) when the chain leads out of the repository or to a member
+// without a declared type.
+func (r *resolver) chainType(parts []string, depth int) (typ string, cs []*Def, known bool) {
+	if depth > maxChain || len(parts) == 0 {
+		return "", nil, false
+	}
+	scope := r.site.Scope
 	rest := parts[1:]
-	head, call := strings.CutSuffix(parts[0], "()")
+	head, call := parts[0], false
+	if head != ExprReceiver {
+		head, call = strings.CutSuffix(head, "()")
+	}
+	var ctx *File // the file the type name is written in (nil: the completion file)
 	switch {
+	case head == ExprReceiver:
+		// `"x".encodeUtf8().name`: the first call's declared return type (a function
+		// or an extension the file imports).
+		if len(rest) == 0 || !strings.HasSuffix(rest[0], "()") {
+			return "", nil, false
+		}
+		t, f := r.functionType(strings.TrimSuffix(rest[0], "()"))
+		if t == "" {
+			return "", nil, false
+		}
+		typ, ctx, rest = t, f, rest[1:]
 	case call && !startsUpper(head):
 		// `make().name`: the declared return type of a function the file sees.
 		t, f := r.functionType(head)
 		if t == "" {
-			return false
+			return "", nil, false
 		}
-		typ, cs = t, r.classes(t, f)
+		typ, ctx = t, f
 	case head == "super":
 		cls := r.classes(scope.Class(), nil)
 		if len(cls) == 0 {
-			return scope.Class() != ""
+			return "", nil, scope.Class() != ""
 		}
 		f := r.fileOf(cls[0])
 		for _, s := range supertypes(r.lang, cls[0].Signature) {
@@ -849,42 +932,70 @@ func (r *resolver) qualified(name, q string) bool {
 			}
 		}
 		if typ == "" {
-			return true
+			return "", nil, true
 		}
 	case (head == "self" || head == "cls") && r.lang == "python" || head == "this" && r.lang == "kotlin":
 		// `self.a.b`: the declared type of the longest chain the text declares.
+		typ = scope.Class()
 		if len(rest) > 0 {
-			if t := scope.TypeOf(head + "." + rest[0]); t != "" {
+			if t := scope.TypeOf(head + "." + strings.TrimSuffix(rest[0], "()")); t != "" {
 				typ, rest = t, rest[1:]
-				break
 			}
 		}
-		typ = scope.Class()
 		if typ == "" {
-			return false
+			return "", nil, false
 		}
 	default:
-		if t := scope.TypeOf(head); t != "" {
+		if t := scope.TypeOf(head); t != "" && !call {
 			typ = t
 			break
 		}
-		if r.lang == "python" {
-			if ok := r.moduleQualified(name, parts); ok {
-				return true
-			}
-		}
 		if r.isImportedName(head) || startsUpper(head) {
-			typ = head // a class or object (companion, static or class members)
+			typ = head // a class or object (companion, static or class members); a call constructs it
 			break
 		}
-		return false
+		if r.lang == "kotlin" && !call && !scope.Local(head) {
+			if t, f := r.propertyType(head); t != "" {
+				typ, ctx = t, f
+				break
+			}
+		}
+		return "", nil, false
+	}
+	if expr, ok := strings.CutPrefix(typ, "="); ok {
+		// The receiver was assigned an expression: its type is the expression's.
+		t, c, k := r.chainType(strings.Split(expr, "."), depth+1)
+		if !k || t == "" {
+			return "", nil, k
+		}
+		typ, cs = t, c
+	}
+	if cs == nil && r.lang == "python" && len(rest) > 0 {
+		// `mod.Foo()`: a class of an imported module.
+		if files, ok := r.importedModule(head); ok {
+			name := strings.TrimSuffix(rest[0], "()")
+			for _, f := range files {
+				for i := range f.Defs {
+					if d := &f.Defs[i]; d.Name == name && d.Container == "" && d.Kind == grammars.Class {
+						cs = append(cs, d)
+					}
+				}
+			}
+			if len(cs) == 0 {
+				return "", nil, true
+			}
+			typ, rest = name, rest[1:]
+		}
 	}
 	if cs == nil {
-		cs = r.classes(typ, nil)
+		if r.externalType(typ, ctx) {
+			return "", nil, true
+		}
+		cs = r.classes(typ, ctx)
 	}
 	for _, p := range rest {
 		if len(cs) == 0 {
-			return true
+			return "", nil, true
 		}
 		p = strings.TrimSuffix(p, "()") // a method's return type is its declared type too
 		t, f := r.memberType(cs, p)
@@ -899,18 +1010,72 @@ func (r *resolver) qualified(name, q string) bool {
 				}
 			}
 			if len(nested) == 0 {
-				return true
+				return "", nil, true
 			}
 			cs, typ = nested, p
 			continue
 		}
+		if r.externalType(t, f) {
+			return "", nil, true
+		}
 		cs, typ = r.classes(t, f), t
 	}
-	if len(cs) == 0 && r.lang != "kotlin" {
-		return true // a type outside the repository
+	if i := strings.LastIndexByte(typ, '.'); i >= 0 {
+		typ = typ[i+1:]
 	}
-	r.lookupMember(cs, typ, name)
-	return true
+	return typ, cs, true
+}
+
+// importedModule returns the files of the Python module that an import of the
+// completion file binds to name (`import a.b as name`, `import name`, `from a import
+// name` when a.name is a module), and whether one does (in the repository or not).
+func (r *resolver) importedModule(name string) ([]*File, bool) {
+	for _, im := range r.imports {
+		if im.Star || im.Local() != name {
+			continue
+		}
+		if im.Name == "" {
+			if im.Alias == "" && im.Module != name {
+				continue // `import a.b` binds a, the package
+			}
+			return r.t.pyModule(im.Module, im.Level, r.site.From), true
+		}
+		mod := strings.Trim(im.Module+"."+im.Name, ".")
+		if fs := r.t.pyModule(mod, im.Level, r.site.From); len(fs) > 0 {
+			return fs, true
+		}
+	}
+	return nil, false
+}
+
+// externalType reports whether a qualified type name (`httpx.Response`) written in
+// the file ctx (nil: the completion file) names a module that file imports from
+// outside the repository: its last component must then not be matched by name.
+func (r *resolver) externalType(typ string, ctx *File) bool {
+	i := strings.IndexByte(typ, '.')
+	if i < 0 {
+		return false
+	}
+	head := typ[:i]
+	imports := r.imports
+	from := r.site.From
+	if ctx != nil && ctx.Path != r.site.From {
+		imports, from = ctx.Imports, ctx.Path
+	}
+	for _, im := range imports {
+		if im.Star || im.Local() != head {
+			continue
+		}
+		if r.lang == "python" {
+			mod := im.Module
+			if im.Name != "" {
+				mod = strings.Trim(im.Module+"."+im.Name, ".")
+			}
+			return len(r.t.pyModule(mod, im.Level, from)) == 0
+		}
+		return false
+	}
+	return false
 }
 
 // bindsImport reports whether an explicit import of the completion file binds name
@@ -944,6 +1109,64 @@ func (r *resolver) functionType(name string) (string, *File) {
 	for _, d := range defs {
 		if t := declaredType(r.lang, d); t != "" {
 			return t, r.fileOf(d)
+		}
+	}
+	return "", nil
+}
+
+// propertyType returns the type of a Kotlin property the text uses without declaring
+// it: a member of the class around the cursor or its supertypes (implicit this), an
+// imported property, a top-level property of the same package. The type is the
+// declared one, else the initializer's receiver chain ("=Foo.SYSTEM", see
+// Scope.TypeOf) when the initializer is one; "" when unknown.
+func (r *resolver) propertyType(name string) (string, *File) {
+	var defs []*Def
+	if cls := r.site.Scope.Class(); cls != "" {
+		level := r.classes(cls, nil)
+		seen := map[*Def]bool{}
+		for depth := 0; depth <= maxSupers && len(level) > 0 && len(defs) == 0; depth++ {
+			var next []*Def
+			for _, c := range level {
+				if seen[c] {
+					continue
+				}
+				seen[c] = true
+				f := r.fileOf(c)
+				defs = append(defs, members(f, c, name)...)
+				for _, st := range supertypes(r.lang, c.Signature) {
+					next = append(next, r.classes(st, f)...)
+				}
+			}
+			level = next
+		}
+	}
+	for _, im := range r.imports {
+		if !im.Star && im.Local() == name {
+			defs = append(defs, r.importTargets(im, r.site.From, nil)...)
+		}
+	}
+	pkg := ""
+	if c := r.site.Current; c != nil {
+		pkg = c.Package
+	}
+	if pkg != "" {
+		for _, d := range r.t.byName[name] {
+			if f := r.t.files[d.Path]; d.Container == "" && f != nil && f.Package == pkg && r.inFamily(d) && (r.test || !IsTestPath(d.Path)) {
+				defs = append(defs, d)
+			}
+		}
+	}
+	for _, d := range defs {
+		if d.Kind != grammars.Property {
+			continue
+		}
+		if t := declaredType(r.lang, d); t != "" {
+			return t, r.fileOf(d)
+		}
+		if i := strings.IndexByte(d.Signature, '='); i >= 0 {
+			if expr, n := leadingChain(d.Signature[i+1:]); expr != "" && strings.TrimSpace(d.Signature[i+1+n:]) == "" {
+				return "=" + expr, r.fileOf(d)
+			}
 		}
 	}
 	return "", nil

@@ -363,7 +363,7 @@ func TestUses(t *testing.T) {
 func TestScope(t *testing.T) {
 	py := "class Shop:\n    def run(self, req: Request, n=3, *args, **kw):\n        cart = Cart()\n        for item, qty in cart:\n            total = item\n        "
 	s := NewScope("python", py+"\n    def other(self):\n        pass\n", len(py))
-	if s.Class() != "Shop" || s.TypeOf("req") != "Request" || s.TypeOf("cart") != "Cart" || s.TypeOf("self") != "Shop" {
+	if s.Class() != "Shop" || s.TypeOf("req") != "Request" || s.TypeOf("cart") != "=Cart()" || s.TypeOf("self") != "Shop" {
 		t.Errorf("python scope: class %q req %q cart %q", s.Class(), s.TypeOf("req"), s.TypeOf("cart"))
 	}
 	for _, n := range []string{"req", "n", "args", "kw", "cart", "item", "qty", "total"} {
@@ -376,7 +376,7 @@ func TestScope(t *testing.T) {
 	}
 	kt := "class Svc(private val repo: Repo) : Base() {\n    fun run(id: Long) {\n        val x = Thing(1)\n        list.forEach { item ->\n            "
 	s = NewScope("kotlin", kt+"\n        }\n    }\n}\n", len(kt))
-	if s.Class() != "Svc" || s.TypeOf("repo") != "Repo" || s.TypeOf("x") != "Thing" || s.TypeOf("Svc") != "" || s.TypeOf("this") != "Svc" {
+	if s.Class() != "Svc" || s.TypeOf("repo") != "Repo" || s.TypeOf("x") != "=Thing()" || s.TypeOf("Svc") != "" || s.TypeOf("this") != "Svc" {
 		t.Errorf("kotlin scope: class %q repo %q x %q Svc %q", s.Class(), s.TypeOf("repo"), s.TypeOf("x"), s.TypeOf("Svc"))
 	}
 	for _, n := range []string{"id", "x", "item"} {
@@ -396,5 +396,86 @@ func TestIsTestPath(t *testing.T) {
 		if IsTestPath(p) != want {
 			t.Errorf("IsTestPath(%s) = %v", p, !want)
 		}
+	}
+}
+
+var ktOkio = map[string]string{
+	"okio/ByteString.kt": `package okio
+
+open class ByteString(val data: ByteArray) {
+    fun hex(): String = ""
+
+    companion object {
+        fun String.encodeUtf8(): ByteString = ByteString(toByteArray())
+    }
+}
+`,
+	"okio/Path.kt": `package okio
+
+class Path(val name: String) {
+    companion object {
+        fun String.toPath(normalize: Boolean = false): Path = Path(this)
+    }
+}
+`,
+	"okio/FileSystem.kt": `package okio
+
+abstract class FileSystem {
+    abstract fun list(dir: Path): List<Path>
+}
+`,
+	"okio/zip/ZipOkio.kt": `package okio.zip
+
+import okio.FileSystem
+import okio.Path
+
+fun FileSystem.openZip(zipPath: Path): FileSystem = TODO()
+`,
+	"okio/other/Other.kt": "package okio.other\n\nclass Lister {\n    fun list(dir: String): List<String> = emptyList()\n}\n",
+}
+
+// TestKotlinNestedImportsAndChains: an import of a companion object's member
+// (`import okio.ByteString.Companion.encodeUtf8`) resolves to it, also for a member
+// use on a literal; a variable assigned a call chain gets the chain's type
+// (`val z = fs.openZip(p)` is a FileSystem, so z.list is FileSystem.list).
+func TestKotlinNestedImportsAndChains(t *testing.T) {
+	tab := extractAll(t, ktOkio)
+	pre := "package okio.test\n\nimport okio.ByteString.Companion.encodeUtf8\nimport okio.Path.Companion.toPath\nimport okio.FileSystem\nimport okio.zip.openZip\n\n" +
+		"class ZipTest {\n    private val fileSystem: FileSystem = system()\n\n    fun t() {\n        val z = fileSystem.openZip(\"a.zip\".toPath())\n        z.list(\"/\".toPath())\n        \"x\".encodeUtf8().hex()\n"
+	for _, c := range []struct{ name, want string }{
+		{"encodeUtf8", "okio/ByteString.kt:7(import)"},
+		{"toPath", "okio/Path.kt:5(import)"},
+		{"openZip", "okio/zip/ZipOkio.kt:6(receiver)"}, // an extension on fileSystem's type
+		{"list", "okio/FileSystem.kt:4(receiver)"},
+		{"hex", "okio/ByteString.kt:4(receiver)"},
+	} {
+		if got := resolveIn(t, tab, "okio/test/ZipTest.kt", pre, "    }\n}\n", c.name); where(got) != c.want {
+			t.Errorf("%s: %s, want %s", c.name, where(got), c.want)
+		}
+	}
+}
+
+// TestPythonQualifiedExternalType: a return type written with an external module
+// (`-> httpx.Response`) is not the repository's class of the same last name.
+func TestPythonQualifiedExternalType(t *testing.T) {
+	tab := extractAll(t, map[string]string{
+		"web/__init__.py":  "",
+		"web/responses.py": "class Response:\n    def render(self):\n        return b''\n",
+		"web/testclient.py": "import httpx\n\n\nclass TestClient:\n    def get(self, url) -> httpx.Response:\n        pass\n\n" +
+			"    def page(self, url) -> \"Page\":\n        pass\n\n\nclass Page:\n    def render(self):\n        return ''\n",
+	})
+	pre := "from web.testclient import TestClient\n\n\ndef test_x(client: TestClient):\n    r = client.get('/')\n    r.render()\n    p = client.page('/')\n    p.render()\n"
+	u := Use{Name: "render", Qualifiers: []string{"r"}}
+	e := NewExtractor(0)
+	defer e.Close()
+	f, _ := chunker.Decode("tests/test_x.py", []byte(pre), 0)
+	cur, _ := e.Extract(f)
+	site := Site{From: "tests/test_x.py", Imports: cur.Imports, Current: cur, Scope: NewScope("python", pre, len(pre))}
+	if got := tab.ResolveUse(u, site, 3); len(got) != 0 {
+		t.Errorf("r.render (r: httpx.Response) resolved to %s", where(got))
+	}
+	u.Qualifiers = []string{"p"}
+	if got := tab.ResolveUse(u, site, 3); where(got) != "web/testclient.py:13(receiver)" {
+		t.Errorf("p.render (p: Page): %s", where(got))
 	}
 }

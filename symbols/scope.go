@@ -21,7 +21,8 @@ type Use struct {
 	// cursor first: a dotted chain of identifiers whose parts may be calls, their
 	// arguments dropped (`a.b` in `a.b.name`, `self`, `Foo`, `Foo()`, `repo.find()`),
 	// "super" for Kotlin's `super.name` and Python's `super().name`, or ExprReceiver
-	// when the receiver is some other expression (an index, a literal, parentheses).
+	// when the receiver is some other expression (an index, a literal, parentheses);
+	// calls on such an expression follow it (`"s".f()` gives "().f()").
 	Qualifiers []string
 	// Dist is the distance in lines from the cursor line to the nearest use.
 	Dist int
@@ -194,6 +195,10 @@ func qualifier(head string) string {
 			i--
 		}
 		if i == len(h) || h[i] >= '0' && h[i] <= '9' {
+			if len(parts) > 0 && strings.HasSuffix(parts[0], "()") {
+				// `"s".f().name`: a call on an expression, typed by f's return type.
+				return ExprReceiver + "." + strings.Join(parts, ".")
+			}
 			return ExprReceiver // `(a + b).name`, `"s".name`, `xs[0].name`, `1.name`
 		}
 		p := h[i:]
@@ -262,8 +267,8 @@ type declared struct {
 
 var (
 	ktTyped     = regexp.MustCompile(`([\p{L}_][\p{L}\p{N}_]*)\s*:\s*([\p{L}_][\p{L}\p{N}_.]*)`)
-	ktCtor      = regexp.MustCompile(`\b(?:val|var)\s+([\p{L}_][\p{L}\p{N}_]*)\s*=\s*(?:[a-z_][\w]*\.)*([A-Z][\p{L}\p{N}_]*)\s*[(<]`)
-	ktAssign    = regexp.MustCompile(`(?m)^\s*((?:this\.)?[\p{L}_][\p{L}\p{N}_]*)\s*=\s*(?:[a-z_][\w]*\.)*([A-Z][\p{L}\p{N}_]*)\s*[(<]`)
+	ktInit      = regexp.MustCompile(`\b(?:val|var)\s+([\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
+	ktAssign    = regexp.MustCompile(`(?m)^[ \t]*((?:this\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
 	ktIs        = regexp.MustCompile(`([\p{L}_][\p{L}\p{N}_]*)\s+is\s+([\p{L}_][\p{L}\p{N}_.]*)`)
 	ktLocal     = regexp.MustCompile(`\b(?:val|var)\s+([\p{L}_][\p{L}\p{N}_]*)`)
 	ktDestruct  = regexp.MustCompile(`\b(?:val|var)\s*\(([^)]*)\)`)
@@ -273,7 +278,7 @@ var (
 	ktClass     = regexp.MustCompile(`\b(?:class|object|interface)\s+([\p{L}_][\p{L}\p{N}_]*)`)
 	ktNotTyped  = regexp.MustCompile(`\b(?:class|object|interface|fun)\s+$|\)\s*$`)
 	pyTyped     = regexp.MustCompile(`(?:^|[(,]|\n)[ \t]*\*{0,2}((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*:[ \t]*([^,=)\n]+)`)
-	pyAssign    = regexp.MustCompile(`(?m)^[ \t]*((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:[\p{L}_][\p{L}\p{N}_]*\.)*([A-Z][\p{L}\p{N}_]*)\(`)
+	pyAssign    = regexp.MustCompile(`(?m)^[ \t]*((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
 	pyWith      = regexp.MustCompile(`\bwith\s+(?:[\p{L}_][\p{L}\p{N}_]*\.)*([A-Z][\p{L}\p{N}_]*)\(.*\)\s+as\s+([\p{L}_][\p{L}\p{N}_]*)`)
 	pyIsinst    = regexp.MustCompile(`isinstance\(\s*((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*)\s*\)`)
 	pyLocal     = regexp.MustCompile(`(?m)^[ \t]*([\p{L}_][\p{L}\p{N}_]*(?:[ \t]*,[ \t]*[\p{L}_][\p{L}\p{N}_]*)*)[ \t]*(?::[^=\n]*)?=[^=]`)
@@ -422,11 +427,83 @@ func window(text string, starts []int, from, to int) (string, int) {
 }
 
 func (s *Scope) declare(chain, typ string, at int) {
-	typ = typeName(s.lang, typ)
+	typ = typeChain(s.lang, typ)
 	if chain == "" || typ == "" {
 		return
 	}
 	s.types[chain] = append(s.types[chain], declared{at, typ})
+}
+
+// declareExpr notes that chain is assigned the expression at the start of rhs (the
+// text after the '='), when that expression is a receiver chain ending its line
+// (`repo.find(id)`, `Foo()`, `a.b`), or a Kotlin cast (`x as Foo`).
+func (s *Scope) declareExpr(chain, rhs string, at int) {
+	line := rhs
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	expr, n := leadingChain(line)
+	if expr == "" || chain == "" {
+		return
+	}
+	rest := strings.TrimSpace(line[n:])
+	switch {
+	case s.lang == "kotlin" && strings.HasPrefix(rest, "as "):
+		s.declare(chain, strings.TrimPrefix(strings.TrimPrefix(rest, "as "), "?"), at)
+	case rest == "", strings.HasPrefix(rest, "//"), strings.HasPrefix(rest, "#"):
+		s.types[chain] = append(s.types[chain], declared{at, "=" + expr})
+	}
+}
+
+// leadingChain reads the receiver chain that line starts with (identifiers joined by
+// '.', '?.' or '!!.', each optionally called: `a.b(x).c` gives "a.b().c"; a Kotlin
+// trailing lambda counts as a call; a call left open at the line's end too) and
+// returns it with the bytes it spans.
+func leadingChain(line string) (string, int) {
+	i := len(line) - len(strings.TrimLeft(line, " \t"))
+	var parts []string
+	for {
+		loc := identRe.FindStringIndex(line[i:])
+		if loc == nil || loc[0] != 0 {
+			break
+		}
+		p := line[i : i+loc[1]]
+		i += loc[1]
+		if i < len(line) && line[i] == '<' { // Kotlin type arguments of a call: listOf<T>()
+			if j := closingAngle(line[i:]); j > 0 && i+j+1 < len(line) && line[i+j+1] == '(' {
+				i += j + 1
+			}
+		}
+		if i < len(line) && line[i] == '(' {
+			j := closing(line[i+1:])
+			p += "()"
+			if j < 0 {
+				parts = append(parts, p)
+				return strings.Join(parts, "."), len(line)
+			}
+			i += j + 2
+		}
+		if t := strings.TrimLeft(line[i:], " "); strings.HasPrefix(t, "{") && !strings.HasSuffix(p, "()") {
+			p += "()" // a trailing lambda: the rest is its body
+			parts = append(parts, p)
+			return strings.Join(parts, "."), len(line)
+		}
+		parts = append(parts, p)
+		switch {
+		case strings.HasPrefix(line[i:], "?."):
+			i += 2
+		case strings.HasPrefix(line[i:], "!!."):
+			i += 3
+		case i < len(line) && line[i] == '.':
+			i++
+		default:
+			if strings.HasPrefix(line[i:], "!!") {
+				i += 2
+			}
+			return strings.Join(parts, "."), i
+		}
+	}
+	return strings.Join(parts, "."), i
 }
 
 func (s *Scope) kotlin(text string, lines []string, starts []int, fns []fnSpan) {
@@ -437,9 +514,12 @@ func (s *Scope) kotlin(text string, lines []string, starts []int, fns []fnSpan) 
 		}
 		s.declare(text[m[2]:m[3]], text[m[4]:m[5]], m[0])
 	}
-	for _, re := range []*regexp.Regexp{ktCtor, ktAssign, ktIs} {
+	for _, m := range ktIs.FindAllStringSubmatchIndex(text, -1) {
+		s.declare(text[m[2]:m[3]], text[m[4]:m[5]], m[0])
+	}
+	for _, re := range []*regexp.Regexp{ktInit, ktAssign} {
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
-			s.declare(strings.TrimPrefix(text[m[2]:m[3]], "this."), text[m[4]:m[5]], m[0])
+			s.declareExpr(strings.TrimPrefix(text[m[2]:m[3]], "this."), text[m[1]:], m[0])
 		}
 	}
 	// Class or file level declarations are definitions the parse finds; those of the
@@ -493,7 +573,7 @@ func (s *Scope) python(text string, lines []string, starts []int, fns []fnSpan) 
 		s.declare(text[m[2]:m[3]], text[m[4]:m[5]], m[2])
 	}
 	for _, m := range pyAssign.FindAllStringSubmatchIndex(text, -1) {
-		s.declare(text[m[2]:m[3]], text[m[4]:m[5]], m[2])
+		s.declareExpr(text[m[2]:m[3]], text[m[1]:], m[2])
 	}
 	for _, m := range pyWith.FindAllStringSubmatchIndex(text, -1) {
 		s.declare(text[m[4]:m[5]], text[m[2]:m[3]], m[4])
@@ -566,6 +646,15 @@ func (s *Scope) python(text string, lines []string, starts []int, fns []fnSpan) 
 // component of a qualified name, without type arguments, nullability or quotes;
 // Python's Optional[X], Annotated[X, ...], X | None give X. "" when there is none.
 func typeName(lang, t string) string {
+	c := typeChain(lang, t)
+	if i := strings.LastIndexByte(c, '.'); i >= 0 {
+		return c[i+1:]
+	}
+	return c
+}
+
+// typeChain is typeName keeping the qualification (`httpx.Response`).
+func typeChain(lang, t string) string {
 	t = strings.TrimSpace(t)
 	for {
 		t = strings.Trim(t, `"' `)
@@ -586,7 +675,7 @@ func typeName(lang, t string) string {
 			t = rest[1:]
 			continue
 		}
-		return last
+		return m
 	}
 }
 
@@ -608,8 +697,10 @@ func identChain(t string) string {
 	return t[:end]
 }
 
-// TypeOf returns the declared type (a class name) of a receiver chain (`x`,
-// `self.x`, `this.x`), the declaration nearest before the cursor first, else the
+// TypeOf returns the declared type of a receiver chain (`x`, `self.x`, `this.x`): a
+// class name, possibly qualified (`httpx.Response`), or "=" followed by the receiver
+// chain of the expression assigned to it (`=repo.find()`: see Use.Qualifiers), which
+// [Table.ResolveUse] types. The declaration nearest before the cursor wins, else the
 // first after it; "" when the text declares none. `self` and `this` themselves are
 // the class around the cursor.
 func (s *Scope) TypeOf(chain string) string {

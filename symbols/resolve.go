@@ -502,6 +502,13 @@ func (r *resolver) classes(name string, ctx *File) []*Def {
 			take(&r.site.Current.Defs[i])
 		}
 		if len(out) > 0 {
+			// The indexed copy's class too: the text around a hole often does not
+			// parse, and a class broken by it shows no members.
+			if f := r.t.files[from]; f != nil {
+				for i := range f.Defs {
+					take(&f.Defs[i])
+				}
+			}
 			return out
 		}
 	}
@@ -951,6 +958,12 @@ func (r *resolver) chainType(parts []string, depth int) (typ string, cs []*Def, 
 			break
 		}
 		if r.isImportedName(head) || startsUpper(head) {
+			if r.lang == "kotlin" && !call && isConstantName(head) {
+				if t, f := r.propertyType(head); t != "" {
+					typ, ctx = t, f // `SYSTEM_FILE_SYSTEM.name`: a constant's type
+					break
+				}
+			}
 			typ = head // a class or object (companion, static or class members); a call constructs it
 			break
 		}
@@ -1089,9 +1102,10 @@ func (r *resolver) bindsImport(name string) bool {
 	return false
 }
 
-// functionType returns the declared return type of the top-level function name as
-// the completion file sees it (its current text, its imports, the same file), with
-// the file that declares it; "" when unknown.
+// functionType returns the declared return type of the function name as the
+// completion file sees it (a top-level one of its current text, an imported one, for
+// Kotlin a member of the class around the cursor or its supertypes), with the file
+// that declares it; "" when unknown.
 func (r *resolver) functionType(name string) (string, *File) {
 	var defs []*Def
 	if c := r.site.Current; c != nil {
@@ -1106,12 +1120,39 @@ func (r *resolver) functionType(name string) (string, *File) {
 			defs = append(defs, r.importTargets(im, r.site.From, nil)...)
 		}
 	}
+	if cls := r.site.Scope.Class(); cls != "" && r.lang == "kotlin" {
+		defs = append(defs, r.classMembers(cls, name)...) // implicit this
+	}
 	for _, d := range defs {
 		if t := declaredType(r.lang, d); t != "" {
 			return t, r.fileOf(d)
 		}
 	}
 	return "", nil
+}
+
+// classMembers returns the members named name of the class cls around the cursor or
+// of its supertypes, nearest first (up to maxSupers levels).
+func (r *resolver) classMembers(cls, name string) []*Def {
+	var defs []*Def
+	level := r.classes(cls, nil)
+	seen := map[*Def]bool{}
+	for depth := 0; depth <= maxSupers && len(level) > 0 && len(defs) == 0; depth++ {
+		var next []*Def
+		for _, c := range level {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			f := r.fileOf(c)
+			defs = append(defs, members(f, c, name)...)
+			for _, st := range supertypes(r.lang, c.Signature) {
+				next = append(next, r.classes(st, f)...)
+			}
+		}
+		level = next
+	}
+	return defs
 }
 
 // propertyType returns the type of a Kotlin property the text uses without declaring
@@ -1122,23 +1163,7 @@ func (r *resolver) functionType(name string) (string, *File) {
 func (r *resolver) propertyType(name string) (string, *File) {
 	var defs []*Def
 	if cls := r.site.Scope.Class(); cls != "" {
-		level := r.classes(cls, nil)
-		seen := map[*Def]bool{}
-		for depth := 0; depth <= maxSupers && len(level) > 0 && len(defs) == 0; depth++ {
-			var next []*Def
-			for _, c := range level {
-				if seen[c] {
-					continue
-				}
-				seen[c] = true
-				f := r.fileOf(c)
-				defs = append(defs, members(f, c, name)...)
-				for _, st := range supertypes(r.lang, c.Signature) {
-					next = append(next, r.classes(st, f)...)
-				}
-			}
-			level = next
-		}
+		defs = r.classMembers(cls, name)
 	}
 	for _, im := range r.imports {
 		if !im.Star && im.Local() == name {
@@ -1222,3 +1247,17 @@ func (r *resolver) moduleQualified(name string, parts []string) bool {
 }
 
 func startsUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+
+// isConstantName reports whether s is written like a constant (SYSTEM, MAX_SIZE):
+// upper-case letters, digits and underscores, two or more.
+func isConstantName(s string) bool {
+	if len(s) < 2 || !startsUpper(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

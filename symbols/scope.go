@@ -253,8 +253,11 @@ func isIdentByte(b byte) bool {
 // can mistake one function's variable for another's of the same name.
 type Scope struct {
 	lang   string
+	text   string
 	cursor int
 	types  map[string][]declared
+	memo   map[string]string // TypeOf's answers
+	lines  map[int]bool      // offsets of the lines read for declarations
 	locals map[string]bool
 	params map[string]bool
 	class  string
@@ -295,9 +298,11 @@ var (
 
 // NewScope reads the scope of the cursor at byte offset cursor of text (the current
 // text of a file in language lang, "kotlin" or "python"; other languages get an
-// empty scope).
+// empty scope). Declared types are read lazily, on the lines where a receiver
+// [Scope.TypeOf] is asked about occurs; a Scope is not safe for concurrent use.
 func NewScope(lang, text string, cursor int) *Scope {
-	s := &Scope{lang: lang, cursor: cursor, types: map[string][]declared{}, locals: map[string]bool{}, params: map[string]bool{}}
+	s := &Scope{lang: lang, text: text, cursor: cursor, types: map[string][]declared{}, memo: map[string]string{},
+		lines: map[int]bool{}, locals: map[string]bool{}, params: map[string]bool{}}
 	cursor = max(0, min(cursor, len(text)))
 	lines := strings.Split(text, "\n")
 	starts := make([]int, len(lines))
@@ -426,6 +431,128 @@ func window(text string, starts []int, from, to int) (string, int) {
 	return text[a:b], a
 }
 
+// scanLine notes the type declarations of the text line starting at byte offset at.
+func (s *Scope) scanLine(line string, at int) {
+	switch s.lang {
+	case "kotlin":
+		for _, m := range ktTyped.FindAllStringSubmatchIndex(line, -1) {
+			if head := line[:m[0]]; ktNotTyped.MatchString(head) || strings.HasSuffix(strings.TrimSpace(head), "@") {
+				continue // `class A : B` (a supertype), `fun f(): T` (a return type), annotations
+			}
+			s.declare(line[m[2]:m[3]], line[m[4]:m[5]], at+m[0])
+		}
+		for _, m := range ktIs.FindAllStringSubmatchIndex(line, -1) {
+			s.declare(line[m[2]:m[3]], line[m[4]:m[5]], at+m[0])
+		}
+		for _, re := range []*regexp.Regexp{ktInit, ktAssign} {
+			for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
+				s.declareExpr(strings.TrimPrefix(line[m[2]:m[3]], "this."), line[m[1]:], at+m[0])
+			}
+		}
+	case "python":
+		for _, m := range pyTyped.FindAllStringSubmatchIndex(line, -1) {
+			if !strings.Contains(line[max(0, m[0]-8):m[2]], "lambda") {
+				s.declare(line[m[2]:m[3]], line[m[4]:m[5]], at+m[2])
+			}
+		}
+		for _, m := range pyAssign.FindAllStringSubmatchIndex(line, -1) {
+			s.declareExpr(line[m[2]:m[3]], line[m[1]:], at+m[2])
+		}
+		for _, m := range pyWith.FindAllStringSubmatchIndex(line, -1) {
+			s.declare(line[m[4]:m[5]], line[m[2]:m[3]], at+m[4])
+		}
+		for _, m := range pyIsinst.FindAllStringSubmatchIndex(line, -1) {
+			s.declare(line[m[2]:m[3]], line[m[4]:m[5]], at+m[2])
+		}
+	}
+}
+
+// maxScanLines bounds the lines read for the declarations of one receiver.
+const maxScanLines = 512
+
+// lineAt returns the bounds of the line holding byte offset i of the text.
+func (s *Scope) lineAt(i int) (int, int) {
+	ls := strings.LastIndexByte(s.text[:i], '\n') + 1
+	le := strings.IndexByte(s.text[i:], '\n')
+	if le < 0 {
+		return ls, len(s.text)
+	}
+	return ls, i + le
+}
+
+// isWord reports whether the occurrence of a name of n bytes at byte offset i of the
+// text is a whole identifier.
+func (s *Scope) isWord(i, n int) bool {
+	return (i == 0 || !isIdentByte(s.text[i-1])) && (i+n == len(s.text) || !isIdentByte(s.text[i+n]))
+}
+
+// typeOf finds the declaration of chain nearest before the cursor, else the first
+// after it, reading (lazily, nearest first, at most maxScanLines lines each way) the
+// lines where the chain's last identifier occurs: reading every line of a large file
+// would cost more than the rest of a composition.
+func (s *Scope) typeOf(chain string) string {
+	name := chain
+	if i := strings.LastIndexByte(chain, '.'); i >= 0 {
+		name = chain[i+1:]
+	}
+	if name == "" {
+		return ""
+	}
+	scan := func(i int) (int, int) {
+		ls, le := s.lineAt(i)
+		if !s.lines[ls] {
+			s.lines[ls] = true
+			s.scanLine(s.text[ls:le], ls)
+		}
+		return ls, le
+	}
+	found := func(before bool) string {
+		best, bestAt := "", -1
+		for _, d := range s.types[chain] {
+			switch {
+			case before && d.at < s.cursor && d.at > bestAt:
+				best, bestAt = d.typ, d.at
+			case !before && d.at >= s.cursor && (bestAt < 0 || d.at < bestAt):
+				best, bestAt = d.typ, d.at
+			}
+		}
+		return best
+	}
+	cursor := min(s.cursor, len(s.text))
+	for pos, n := cursor, 0; pos > 0 && n < maxScanLines; {
+		i := strings.LastIndex(s.text[:pos], name)
+		if i < 0 {
+			break
+		}
+		pos = i
+		if !s.isWord(i, len(name)) {
+			continue
+		}
+		n++
+		pos, _ = scan(i)
+		if t := found(true); t != "" {
+			return t
+		}
+	}
+	for pos, n := cursor, 0; pos < len(s.text) && n < maxScanLines; {
+		i := strings.Index(s.text[pos:], name)
+		if i < 0 {
+			break
+		}
+		i += pos
+		pos = i + len(name)
+		if !s.isWord(i, len(name)) {
+			continue
+		}
+		n++
+		_, pos = scan(i)
+		if t := found(false); t != "" {
+			return t
+		}
+	}
+	return found(true) // a declaration before the cursor on a line read going forward
+}
+
 func (s *Scope) declare(chain, typ string, at int) {
 	typ = typeChain(s.lang, typ)
 	if chain == "" || typ == "" {
@@ -507,21 +634,6 @@ func leadingChain(line string) (string, int) {
 }
 
 func (s *Scope) kotlin(text string, lines []string, starts []int, fns []fnSpan) {
-	for _, m := range ktTyped.FindAllStringSubmatchIndex(text, -1) {
-		head := text[strings.LastIndexByte(text[:m[0]], '\n')+1 : m[0]]
-		if ktNotTyped.MatchString(head) || strings.HasSuffix(strings.TrimSpace(head), "@") {
-			continue // `class A : B` (a supertype), `fun f(): T` (a return type), annotations
-		}
-		s.declare(text[m[2]:m[3]], text[m[4]:m[5]], m[0])
-	}
-	for _, m := range ktIs.FindAllStringSubmatchIndex(text, -1) {
-		s.declare(text[m[2]:m[3]], text[m[4]:m[5]], m[0])
-	}
-	for _, re := range []*regexp.Regexp{ktInit, ktAssign} {
-		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
-			s.declareExpr(strings.TrimPrefix(text[m[2]:m[3]], "this."), text[m[1]:], m[0])
-		}
-	}
 	// Class or file level declarations are definitions the parse finds; those of the
 	// functions around the cursor are not.
 	for _, fn := range fns {
@@ -566,21 +678,6 @@ func (s *Scope) kotlinLocals(text string, lines []string, starts []int, fn fnSpa
 }
 
 func (s *Scope) python(text string, lines []string, starts []int, fns []fnSpan) {
-	for _, m := range pyTyped.FindAllStringSubmatchIndex(text, -1) {
-		if strings.Contains(text[max(0, m[0]-8):m[2]], "lambda") {
-			continue
-		}
-		s.declare(text[m[2]:m[3]], text[m[4]:m[5]], m[2])
-	}
-	for _, m := range pyAssign.FindAllStringSubmatchIndex(text, -1) {
-		s.declareExpr(text[m[2]:m[3]], text[m[1]:], m[2])
-	}
-	for _, m := range pyWith.FindAllStringSubmatchIndex(text, -1) {
-		s.declare(text[m[4]:m[5]], text[m[2]:m[3]], m[4])
-	}
-	for _, m := range pyIsinst.FindAllStringSubmatchIndex(text, -1) {
-		s.declare(text[m[2]:m[3]], text[m[4]:m[5]], m[2])
-	}
 	var ws []string
 	for _, fn := range fns {
 		w, _ := window(text, starts, fn.start, fn.end)
@@ -713,24 +810,15 @@ func (s *Scope) TypeOf(chain string) string {
 	if s.lang == "kotlin" {
 		chain = strings.TrimPrefix(chain, "this.")
 	}
-	ds := s.types[chain]
-	if len(ds) == 0 && s.lang == "python" && strings.HasPrefix(chain, "self.") {
-		ds = s.types[strings.TrimPrefix(chain, "self.")] // a class-level annotation
+	if t, ok := s.memo[chain]; ok {
+		return t
 	}
-	best, bestAt := "", -1
-	for _, d := range ds {
-		if d.at < s.cursor && d.at > bestAt {
-			best, bestAt = d.typ, d.at
-		}
+	t := s.typeOf(chain)
+	if t == "" && s.lang == "python" && strings.HasPrefix(chain, "self.") {
+		t = s.typeOf(strings.TrimPrefix(chain, "self.")) // a class-level annotation
 	}
-	if best == "" {
-		for _, d := range ds {
-			if d.at >= s.cursor {
-				return d.typ
-			}
-		}
-	}
-	return best
+	s.memo[chain] = t
+	return t
 }
 
 // Local reports whether one of the functions around the cursor declares name (a

@@ -301,9 +301,9 @@ var (
 // empty scope). Declared types are read lazily, on the lines where a receiver
 // [Scope.TypeOf] is asked about occurs; a Scope is not safe for concurrent use.
 func NewScope(lang, text string, cursor int) *Scope {
+	cursor = max(0, min(cursor, len(text)))
 	s := &Scope{lang: lang, text: text, cursor: cursor, types: map[string][]declared{}, memo: map[string]string{},
 		lines: map[int]bool{}, locals: map[string]bool{}, params: map[string]bool{}}
-	cursor = max(0, min(cursor, len(text)))
 	lines := strings.Split(text, "\n")
 	starts := make([]int, len(lines))
 	for i, off := 1, 0; i < len(lines); i++ {

@@ -728,12 +728,37 @@ func (r *resolver) lookupMember(cs []*Def, typ, name string) bool {
 	}
 	if !found && r.lang == "kotlin" {
 		for _, d := range r.t.byName[name] {
-			if recv := extReceiver(d); recv != "" && containsString(types, recv) {
+			if recv := extReceiver(d); recv != "" && containsString(types, recv) && r.extensionInScope(d) {
 				found = r.add(d, ViaReceiver) || found
 			}
 		}
 	}
 	return found
+}
+
+// extensionInScope reports whether the completion file can call the Kotlin extension
+// d without qualification: it is declared in the file's package, or the file imports
+// it by name or imports its package with a wildcard.
+func (r *resolver) extensionInScope(d *Def) bool {
+	f := r.t.files[d.Path]
+	if f == nil {
+		return false
+	}
+	pkg := ""
+	if c := r.site.Current; c != nil {
+		pkg = c.Package
+	} else if cf := r.t.files[r.site.From]; cf != nil {
+		pkg = cf.Package
+	}
+	if f.Package == pkg {
+		return true
+	}
+	for _, im := range r.imports {
+		if im.Star && im.Module == f.Package || !im.Star && im.Name == d.Name && strings.HasPrefix(im.Module, f.Package) {
+			return true
+		}
+	}
+	return false
 }
 
 // memberType returns the declared type of the member name of the classes cs or their
@@ -768,7 +793,7 @@ func (r *resolver) memberType(cs []*Def, name string) (string, *File) {
 	}
 	if r.lang == "kotlin" {
 		for _, d := range r.t.byName[name] {
-			if recv := extReceiver(d); recv != "" && containsString(types, recv) && r.inFamily(d) {
+			if recv := extReceiver(d); recv != "" && containsString(types, recv) && r.inFamily(d) && r.extensionInScope(d) {
 				if t := declaredType(r.lang, d); t != "" {
 					return t, r.t.files[d.Path]
 				}

@@ -170,7 +170,7 @@ fun Other.purge() {}
 // member types; a receiver of a type outside the repository resolves to nothing.
 func TestReceiverTypeKotlin(t *testing.T) {
 	tab := extractAll(t, ktRepoTypes)
-	head := "package com.acme.app\n\nimport com.acme.model.Repo\nimport com.acme.model.Other\n\n"
+	head := "package com.acme.app\n\nimport com.acme.model.Repo\nimport com.acme.model.Other\nimport com.acme.model.purge\n\n"
 	for _, c := range []struct{ body, name, want string }{
 		{"class A {\n    private val repo: Repo = Repo.create()\n\n    fun f() {\n        repo.find(1)\n", "find", "src/model/Repo.kt:8(receiver)"},
 		{"fun f() {\n    val o = Other()\n    o.find(1)\n", "find", "src/model/Repo.kt:17(receiver)"},
@@ -188,6 +188,11 @@ func TestReceiverTypeKotlin(t *testing.T) {
 		if where(got) != c.want {
 			t.Errorf("%q: %s, want %q", c.body, where(got), c.want)
 		}
+	}
+	// An extension is in scope only when imported (or declared in the same package).
+	noImport := strings.Replace(head, "import com.acme.model.purge\n", "", 1)
+	if got := resolveIn(t, tab, "src/model/app/A.kt", noImport+"fun f(r: Repo) {\n    r.purge()\n", "    }\n}\n", "purge"); len(got) != 0 {
+		t.Errorf("an extension not imported: %s", where(got))
 	}
 	// Implicit this: a bare call inside a subclass is a member of its supertypes.
 	sub := head + "import com.acme.model.Base\n\nclass Mine : Base() {\n    fun g() {\n        audit()\n"

@@ -233,44 +233,6 @@ func editIdentifiers(old, prefix, suffix string, spec *grammars.Spec, max int) s
 	return strings.Join(out, " ")
 }
 
-// cursorIdentifiers returns the distinct identifiers of the last n prefix lines and
-// the first n suffix lines with their distance in lines to the cursor, nearest first.
-func cursorIdentifiers(prefix, suffix string, n int, spec *grammars.Spec) ([]string, []int) {
-	pq, sq := QueryText(prefix, suffix, n)
-	best := map[string]int{}
-	note := func(text string, distOf func(i, count int) int) {
-		ls := strings.Split(text, "\n")
-		for i, l := range ls {
-			for _, id := range identRe.FindAllString(l, -1) {
-				if len(id) < 2 || spec.IsKeyword(id) {
-					continue
-				}
-				d := distOf(i, len(ls))
-				if old, ok := best[id]; !ok || d < old {
-					best[id] = d
-				}
-			}
-		}
-	}
-	note(pq, func(i, count int) int { return count - 1 - i })
-	note(sq, func(i, _ int) int { return i })
-	names := make([]string, 0, len(best))
-	for n := range best {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if best[names[i]] != best[names[j]] {
-			return best[names[i]] < best[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	dists := make([]int, len(names))
-	for i, n := range names {
-		dists[i] = best[n]
-	}
-	return names, dists
-}
-
 // maxDefBytes is the largest definition shown whole (longer ones show their head);
 // maxDefs caps the definitions added per completion point.
 const (
@@ -279,41 +241,58 @@ const (
 )
 
 // definitions adds, for the identifiers nearest the cursor that the current text of
-// the completion file does not define, the definitions they resolve to. When the
-// planner trimmed the hole, a name defined only in the trimmed part counts as
-// undefined, and its definition in the old completion file (outside the text given)
-// may be added.
+// the completion file does not define, the definitions they resolve to
+// (symbols.Table.ResolveUse: by import or by the receiver's type before the bare
+// name, within the language family). When the planner trimmed the hole, a name
+// defined only in the trimmed part counts as undefined, and its definition in the old
+// completion file (outside the text given) may be added. A definition is shown from
+// the start of its first line, so that its indentation is kept.
 func (c *composer) definitions() {
 	h, spec := c.h, c.spec
-	names, dists := cursorIdentifiers(h.Prefix, h.Suffix, c.opts.QueryLines, spec)
+	pq, sq := QueryText(h.Prefix, h.Suffix, c.opts.QueryLines)
+	uses := symbols.Uses(pq, sq, spec)
 	trimmed := c.seen.PrefixTrimmed || c.seen.SuffixTrimmed
-	imports, defined := c.fileSymbols(trimmed)
+	cur, defined := c.fileSymbols(trimmed)
+	site := symbols.Site{From: h.Path, Current: cur, Keep: c.defAllowed}
+	if cur != nil {
+		site.Imports = cur.Imports // nil (none): those of the indexed copy
+	}
+	if len(h.Prefix)+len(h.Suffix) <= chunker.DefaultMaxFileBytes {
+		site.Scope = symbols.NewScope(spec.Name, h.Prefix+h.Suffix, len(h.Prefix))
+	}
 	var old string
 	if trimmed {
 		old = c.files.text(h.Path)
 	}
 	added := 0
-	for i, name := range names {
+	for i, u := range uses {
 		if added >= maxDefs {
 			break
 		}
-		if defined[name] {
+		if defined[u.Name] {
 			continue
 		}
-		for rank, cand := range c.syms.ResolveFunc(name, h.Path, imports, 2, c.defAllowed) {
+		for rank, cand := range c.syms.ResolveUse(u, site, 2) {
 			d := cand.Def
-			end := d.EndByte
-			if end-d.StartByte > maxDefBytes {
-				end = d.StartByte + headBytes(d)
+			text := c.files.text(d.Path)
+			start, end := d.StartByte, d.EndByte
+			if end-start > maxDefBytes {
+				end = start + headBytes(d)
 			}
-			if d.Path == h.Path && (!trimmed || end > len(old) || AllLinesIn(old[d.StartByte:end], c.visible)) {
+			if start > len(text) || end > len(text) {
+				continue // the index and the symbol table disagree about the file
+			}
+			if ls := strings.LastIndexByte(text[:start], '\n') + 1; strings.TrimLeft(text[ls:start], " \t") == "" {
+				start = ls // the first line's indentation
+			}
+			if d.Path == h.Path && (!trimmed || end > len(old) || AllLinesIn(old[start:end], c.visible)) {
 				continue // the old completion file is its own source, unless trimmed off
 			}
-			s := c.opts.DefinitionWeight / float64(retrieve.RRFK+1+i+rank) / (1 + float64(dists[i])/10)
-			if cand.Via == "global" {
+			s := c.opts.DefinitionWeight / float64(retrieve.RRFK+1+i+rank) / (1 + float64(u.Dist)/10)
+			if cand.Via == symbols.ViaGlobal {
 				s *= 0.5 // a name found by chance elsewhere is weaker evidence
 			}
-			c.cands.add(d.Path, d.StartByte, end, s, "def:"+name+"("+cand.Via+")")
+			c.cands.add(d.Path, start, end, s, "def:"+u.Name+"("+cand.Via+")")
 			added++
 		}
 	}
@@ -332,12 +311,13 @@ func (c *composer) defAllowed(d *symbols.Def) bool {
 // goroutine at a time; a dropped one is freed by the parsers' finalizers).
 var extractors = sync.Pool{New: func() any { return symbols.NewExtractor(0) }}
 
-// fileSymbols parses the completion file's current text and returns its imports and
-// the names it defines; with trimmed, the names defined in the text the model is given
-// (the imports stay those of the whole file: the trimmed top may hold them). The file
-// is parsed only when it is not larger than the snapshot files repoctx parses at all
-// (a pathological prefix would otherwise cost seconds and gigabytes of tree).
-func (c *composer) fileSymbols(trimmed bool) ([]grammars.Import, map[string]bool) {
+// fileSymbols parses the completion file's current text and returns its symbols (nil
+// when it is not parsed) and the names it defines; with trimmed, the names defined in
+// the text the model is given (the imports stay those of the whole file: the trimmed
+// top may hold them). The file is parsed only when it is not larger than the
+// snapshot files repoctx parses at all (a pathological prefix would otherwise cost
+// seconds and gigabytes of tree).
+func (c *composer) fileSymbols(trimmed bool) (*symbols.File, map[string]bool) {
 	h := c.h
 	defined := map[string]bool{}
 	if len(h.Prefix)+len(h.Suffix) > chunker.DefaultMaxFileBytes {
@@ -345,10 +325,11 @@ func (c *composer) fileSymbols(trimmed bool) ([]grammars.Import, map[string]bool
 	}
 	ex := extractors.Get().(*symbols.Extractor)
 	defer extractors.Put(ex)
-	var imports []grammars.Import
 	cur := &chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(h.Prefix + h.Suffix)}
-	if sf, err := ex.Extract(cur); err == nil {
-		imports = sf.Imports
+	sf, err := ex.Extract(cur)
+	if err != nil {
+		sf = nil
+	} else {
 		for _, d := range sf.Defs {
 			defined[d.Name] = true
 		}
@@ -356,13 +337,13 @@ func (c *composer) fileSymbols(trimmed bool) ([]grammars.Import, map[string]bool
 	if trimmed {
 		defined = map[string]bool{}
 		cur := &chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(c.seen.Prefix + c.seen.Suffix)}
-		if sf, err := ex.Extract(cur); err == nil {
-			for _, d := range sf.Defs {
+		if tf, err := ex.Extract(cur); err == nil {
+			for _, d := range tf.Defs {
 				defined[d.Name] = true
 			}
 		}
 	}
-	return imports, defined
+	return sf, defined
 }
 
 // headBytes estimates the bytes of a definition's head (annotations, doc comment,

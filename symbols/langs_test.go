@@ -148,15 +148,20 @@ func TestResolvePerLanguage(t *testing.T) {
 	}
 }
 
-// TestResolveFuncFilters: rejected candidates do not count toward max.
-func TestResolveFuncFilters(t *testing.T) {
+// TestResolveKeepFilters: definitions Site.Keep rejects do not count toward max.
+func TestResolveKeepFilters(t *testing.T) {
 	tab := extractAll(t, map[string]string{
-		"a/A.java": "package a;\nclass Issue {}\n",
 		"b/B.kt":   "package b\nclass Issue\n",
+		"b/C.java": "package b;\nclass Issue {}\n",
+		"b/X.kt":   "package b\nfun use() = Issue()\n",
 		"c/C.py":   "class Issue:\n    pass\n",
 	})
-	got := tab.ResolveFunc("Issue", "x/X.kt", nil, 1, func(d *Def) bool { return strings.HasSuffix(d.Path, ".py") })
-	if len(got) != 1 || got[0].Def.Path != "c/C.py" {
-		t.Errorf("ResolveFunc = %v, want c/C.py only", got)
+	keep := func(d *Def) bool { return strings.HasSuffix(d.Path, ".java") }
+	got := tab.ResolveUse(Use{Name: "Issue", Bare: true}, Site{From: "b/X.kt", Keep: keep}, 1)
+	if len(got) != 1 || got[0].Def.Path != "b/C.java" {
+		t.Errorf("ResolveUse = %v, want b/C.java only (b/B.kt comes first without Keep)", got)
+	}
+	if got := tab.ResolveUse(Use{Name: "Issue", Bare: true}, Site{From: "b/X.kt"}, 1); len(got) != 1 || got[0].Def.Path != "b/B.kt" {
+		t.Errorf("ResolveUse without Keep = %v, want b/B.kt (same folder, first by path)", got)
 	}
 }

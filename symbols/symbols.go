@@ -254,115 +254,16 @@ func (t *Table) File(p string) *File { return t.files[p] }
 // Candidate is a resolved definition with the reason it was chosen.
 type Candidate struct {
 	Def *Def
-	// Via is "import", "star-import", "same-file", "same-dir", "same-package" or "global";
-	// earlier is more certain.
+	// Via is one of the Via constants (ViaImport, ViaReceiver, ...), most certain
+	// first in their declaration order.
 	Via string
 }
 
-// Resolve returns the definitions that name, used in the file at from, most likely
-// refers to, most certain first, at most max (0 means 5). imports are the importing
-// file's imports (pass the current text's imports: the file being edited may differ
-// from its indexed copy); nil means those of the indexed file at from.
-func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) []Candidate {
-	return t.ResolveFunc(name, from, imports, max, nil)
-}
-
-// ResolveFunc is Resolve that only returns the definitions keep accepts (nil: all),
-// such as those in files of the completion's language family; rejected ones do not
-// count toward max.
-func (t *Table) ResolveFunc(name, from string, imports []grammars.Import, max int, keep func(*Def) bool) []Candidate {
-	if max <= 0 {
-		max = 5
-	}
-	defs := t.byName[name]
-	if imports == nil {
-		if f := t.files[from]; f != nil {
-			imports = f.Imports
-		}
-	}
-	var out []Candidate
-	seen := map[*Def]bool{}
-	add := func(d *Def, via string) {
-		if !seen[d] && len(out) < max && (keep == nil || keep(d)) {
-			seen[d] = true
-			out = append(out, Candidate{d, via})
-		}
-	}
-	// 1. Explicit imports of name (or an alias of it).
-	for _, im := range imports {
-		if im.Star || im.Local() != name {
-			continue
-		}
-		target := im.Name
-		if target == "" { // `import a.b as name`: the module itself
-			continue
-		}
-		for _, f := range t.moduleFiles(im, from) {
-			for i := range f.Defs {
-				if f.Defs[i].Name == target && f.Defs[i].Container == "" {
-					add(&f.Defs[i], "import")
-				}
-			}
-		}
-		// Kotlin nested or Python re-exported names: same name anywhere below.
-		if len(out) == 0 {
-			for _, d := range t.byName[target] {
-				if strings.HasPrefix(t.files[d.Path].Package, im.Module) {
-					add(d, "import")
-				}
-			}
-		}
-	}
-	// 2. Star imports.
-	for _, im := range imports {
-		if !im.Star {
-			continue
-		}
-		for _, f := range t.moduleFiles(im, from) {
-			for i := range f.Defs {
-				if f.Defs[i].Name == name && f.Defs[i].Container == "" {
-					add(&f.Defs[i], "star-import")
-				}
-			}
-		}
-	}
-	if len(defs) == 0 {
-		return out
-	}
-	// 3-6: same file, same directory, same package, anywhere; stable by path.
-	ranked := append([]*Def(nil), defs...)
-	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Path < ranked[j].Path })
-	dir := path.Dir(from)
-	var pkg string
-	if f := t.files[from]; f != nil {
-		pkg = f.Package
-	}
-	for _, via := range []string{"same-file", "same-dir", "same-package", "global"} {
-		for _, d := range ranked {
-			ok := false
-			switch via {
-			case "same-file":
-				ok = d.Path == from
-			case "same-dir":
-				ok = path.Dir(d.Path) == dir
-			case "same-package":
-				ok = pkg != "" && t.files[d.Path].Lang != "python" && t.files[d.Path].Package == pkg
-			default:
-				ok = true
-			}
-			if ok {
-				add(d, via)
-			}
-		}
-	}
-	return out
-}
-
-// moduleFiles returns the files an import's module refers to.
+// moduleFiles returns the files an import's module refers to (for Python's
+// `from pkg import mod`, also pkg.mod's).
 func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
-	fromFile := t.files[from]
 	lang := ""
-	if fromFile != nil {
+	if fromFile := t.files[from]; fromFile != nil {
 		lang = fromFile.Lang
 	} else if s := grammars.ForPath(from); s != nil {
 		lang = s.Name
@@ -373,13 +274,27 @@ func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
 	if lang != "python" {
 		return t.byPkg[im.Module]
 	}
-	mod := im.Module
-	if im.Level > 0 {
+	out := t.pyModule(im.Module, im.Level, from)
+	if im.Name != "" && !im.Star {
+		mod := im.Name
+		if im.Module != "" {
+			mod = im.Module + "." + im.Name
+		}
+		out = append(out, t.pyModule(mod, im.Level, from)...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// pyModule returns the files of the Python module mod imported with level leading
+// dots from the file at from, matched by suffix so that "src/" layouts resolve.
+func (t *Table) pyModule(mod string, level int, from string) []*File {
+	if level > 0 {
 		base := pythonModule(from)
 		if !strings.HasSuffix(from, "__init__.py") {
 			base = parentModule(base)
 		}
-		for i := 1; i < im.Level; i++ {
+		for i := 1; i < level; i++ {
 			base = parentModule(base)
 		}
 		switch {
@@ -390,21 +305,16 @@ func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
 			mod = base + "." + mod
 		}
 	}
+	if mod == "" || strings.HasSuffix(mod, ".") {
+		return nil
+	}
+	if fs := t.byPkg[mod]; len(fs) > 0 {
+		return append([]*File(nil), fs...)
+	}
 	var out []*File
-	// The module itself, matched by suffix so "src/" layouts resolve; for
-	// `from pkg import mod`, also pkg.mod.
-	for _, m := range []string{mod, mod + "." + im.Name} {
-		if m == "" || strings.HasSuffix(m, ".") {
-			continue
-		}
-		if fs := t.byPkg[m]; len(fs) > 0 {
+	for p, fs := range t.byPkg {
+		if strings.HasSuffix(p, "."+mod) {
 			out = append(out, fs...)
-			continue
-		}
-		for p, fs := range t.byPkg {
-			if strings.HasSuffix(p, "."+m) {
-				out = append(out, fs...)
-			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

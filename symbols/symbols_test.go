@@ -95,7 +95,6 @@ func TestPythonResolve(t *testing.T) {
 		{"pp", "shop/util/fmt.py", "shop/models.py", "import"},      // alias of parse_price
 		{"round_money", "shop/util/fmt.py", "shop/util/money.py", "star-import"},
 		{"show", "shop/util/fmt.py", "shop/util/fmt.py", "same-file"},
-		{"Invoice", "other/x.py", "other/models.py", "same-dir"},
 	}
 	for _, tt := range tests {
 		got := tab.Resolve(tt.name, tt.from, nil, 3)
@@ -111,8 +110,14 @@ func TestPythonResolve(t *testing.T) {
 	if pp.Doc != "# Parse a price string." {
 		t.Errorf("comment doc %q", pp.Doc)
 	}
-	if m := tab.Resolve("total", "shop/util/fmt.py", nil, 1); len(m) == 0 || m[0].Def.Container != "Invoice" {
+	// A member use whose receiver is unknown: a method of an imported module's class.
+	if m := tab.ResolveUse(Use{Name: "total", Qualifiers: []string{ExprReceiver}}, Site{From: "shop/util/fmt.py"}, 1); len(m) == 0 || m[0].Def.Container != "Invoice" || m[0].Via != ViaImportedMd {
 		t.Errorf("method container: %+v", m)
+	}
+	// Python binds a bare name only by definition, assignment or import: Invoice used
+	// bare in a file that does not import it is not other/models.py's.
+	if m := tab.Resolve("Invoice", "other/x.py", nil, 3); len(m) != 0 {
+		t.Errorf("bare Invoice without an import resolved to %+v", m)
 	}
 }
 

@@ -16,7 +16,7 @@ func TestOpenLanguages(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"a/App.kt": "package a\n\nfun app() = 1\n", "a/Lib.java": "package a;\nclass Lib {}\n",
-		"s/tool.py": "def tool():\n    pass\n", "w/site.js": "function site() {}\n",
+		"s/tool.py": "def tool():\n    pass\n", "s/use.py": "from s.tool import tool\n", "w/site.js": "function site() {}\n",
 	})
 	snap, err := OpenDir(dir, Limits{})
 	if err != nil {
@@ -28,7 +28,7 @@ func TestOpenLanguages(t *testing.T) {
 	for _, c := range []struct {
 		langs []string
 		files int
-	}{{nil, 4}, {[]string{"java", "kotlin"}, 2}, {[]string{"python"}, 1}} {
+	}{{nil, 5}, {[]string{"java", "kotlin"}, 2}, {[]string{"python"}, 2}} {
 		r, err := open(c.langs...)
 		if err != nil {
 			t.Fatal(err)
@@ -40,7 +40,7 @@ func TestOpenLanguages(t *testing.T) {
 		if r.Stats().Files != c.files || len(paths) != c.files {
 			t.Errorf("Languages %v: %d files, chunks of %d, want %d", c.langs, r.Stats().Files, len(paths), c.files)
 		}
-		if got := len(r.Symbols().Resolve("tool", "x.py", nil, 1)); (c.langs == nil || c.langs[0] == "python") != (got == 1) {
+		if got := len(r.Symbols().Resolve("tool", "s/use.py", nil, 1)); (c.langs == nil || c.langs[0] == "python") != (got == 1) {
 			t.Errorf("Languages %v: the Python definition resolved %d times", c.langs, got)
 		}
 		r.Close()

@@ -39,8 +39,8 @@ func TestCachedSymbols(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ra := a.Symbols().Resolve("parse_amount", "invoicing/cli.py", nil, 1)
-	rb := b.Symbols().Resolve("parse_amount", "invoicing/cli.py", nil, 1)
+	ra := a.Symbols().Resolve("parse_amount", "invoicing/importers.py", nil, 1)
+	rb := b.Symbols().Resolve("parse_amount", "invoicing/importers.py", nil, 1)
 	if len(ra) != 1 || len(rb) != 1 || *ra[0].Def != *rb[0].Def {
 		t.Errorf("cached table differs: %+v vs %+v", ra, rb)
 	}

@@ -219,16 +219,16 @@ func TestOracleBestIsExact(t *testing.T) {
 	}
 }
 
-// TestOracleSpeed times the oracle on a large folder when REPOCTX_ORACLE_DIR
+// BenchmarkOracle measures the oracle on a large folder when REPOCTX_ORACLE_DIR
 // names one (e.g. a Python installation's lib folder; REPOCTX_ORACLE_LANG, default
-// python, picks the files): the snapshot's table once, then one datapoint per
-// middle of ../shared/data/{dev,devb}'s truth of that language (real main lines
-// that the folder does not hold) with a blank prefix and suffix (no floor: the
-// slowest case).
-func TestOracleSpeed(t *testing.T) {
+// python, picks the files): the snapshot's table is built once outside the timer,
+// then each iteration scores one datapoint per middle of ../shared/data/{dev,devb}'s
+// truth of that language (real main lines that the folder does not hold) with a
+// blank prefix and suffix (no floor: the slowest case). ns/op is per datapoint.
+func BenchmarkOracle(b *testing.B) {
 	dir, lang := os.Getenv("REPOCTX_ORACLE_DIR"), os.Getenv("REPOCTX_ORACLE_LANG")
 	if dir == "" {
-		t.Skip("REPOCTX_ORACLE_DIR not set")
+		b.Skip("REPOCTX_ORACLE_DIR not set")
 	}
 	if lang == "" {
 		lang = "python"
@@ -237,37 +237,39 @@ func TestOracleSpeed(t *testing.T) {
 	for _, st := range []string{"dev", "devb"} {
 		truth, err := dataset.ReadTruth(filepath.Join("..", "..", "shared", "data", st, lang+"-"+st+".truth.jsonl"))
 		if err != nil {
-			t.Skipf("no truth: %v", err)
+			b.Skipf("no truth: %v", err)
 		}
 		for _, v := range truth {
 			middles = append(middles, v.Middle)
 		}
 	}
 	sort.Strings(middles)
-	start := time.Now()
 	snap, err := workspace.OpenDir(dir, workspace.Limits{})
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	files := newSnapData(snap, grammars.Lookup(lang)).files
-	read := time.Since(start)
-	start = time.Now()
+	start := time.Now()
 	sd := newOracleSnap(files)
 	build := time.Since(start)
 	var st oracleStats
 	var sum float64
-	start = time.Now()
-	for _, m := range middles {
+	n := 0
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		m := middles[i%len(middles)]
 		sum += sd.score(m, "", "", Settings(nil, nil), nil, &st).Settings[0].LineChrF
+		n++
 	}
-	per := time.Since(start) / time.Duration(len(middles))
-	bytes, n := 0, len(middles)
+	b.StopTimer()
+	bytes := 0
 	for _, f := range files {
 		bytes += len(f.text)
 	}
-	t.Logf("%s: %d %s files, %d MB, %d distinct lines, %d identifiers: read %v, table %v; %d datapoints, mean line_chrf %.3f, %v a datapoint (per datapoint: %d lines bounded by classes, %d by characters, %d scored exactly)",
-		dir, len(files), lang, bytes>>20, len(sd.lines), len(sd.ids), read.Round(time.Millisecond), build.Round(time.Millisecond),
-		n, sum/float64(n), per.Round(time.Microsecond), st.classed/n, st.bounded/n, st.scored/n)
+	b.ReportMetric(float64(st.scored)/float64(n), "exact/op")
+	b.Logf("%s: %d %s files, %d MB, %d distinct lines, %d identifiers, table %v; mean line_chrf %.3f over %d scores (per datapoint: %d lines bounded by classes, %d by characters, %d scored exactly)",
+		dir, len(files), lang, bytes>>20, len(sd.lines), len(sd.ids), build.Round(time.Millisecond),
+		sum/float64(n), n, st.classed/n, st.bounded/n, st.scored/n)
 }
 
 // TestOracleMissingSnapshot checks that a datapoint without a snapshot fails

@@ -113,6 +113,18 @@ func TestCRewrite(t *testing.T) {
 			"              inline void f();\nint             main(void);\n             cJSON *  cJSON_Parse(const char *v);\nFILE *f;\nMYTYPE x;\nstatic DIR *d;\n"},
 		{"static void f(__unused int a) {\n\tTAILQ_FOREACH(c, &clients, entry) {\n\t\tg(c);\n\t}\n}\nFMT_BEGIN_NAMESPACE\n",
 			"static void f(         int a) {\n\twhile        (c, &clients, entry) {\n\t\tg(c);\n\t}\n}\n                   \n"},
+		// BSD queue and tree macros used as types become one identifier each.
+		{"static TAILQ_HEAD(, window) alerts = TAILQ_HEAD_INITIALIZER(alerts);\nstruct s {\n\tRB_HEAD(tree, node) t;\n\tTAILQ_ENTRY(ibuf)\t entry;\n};\n",
+			"static TAILQ_HEAD___window_ alerts = TAILQ_HEAD_INITIALIZER(alerts);\nstruct s {\n\tRB_HEAD_tree__node_ t;\n\tTAILQ_ENTRY_ibuf_\t entry;\n};\n"},
+		// An attribute macro with integer arguments before a function's name goes.
+		{"static void printflike(3, 4)\nf(const char *fmt, ...)\n{\n}\nstatic char * printflike(1, 2)\ng(const char *fmt, ...);\n",
+			"static void                 \nf(const char *fmt, ...)\n{\n}\nstatic char *                 \ng(const char *fmt, ...);\n"},
+		// An operator or an empty macro argument becomes "_"; a loop macro may have a
+		// blank before its "(".
+		{"int f(void)\n{\n\tif (timercmp(&a, &b, >))\n\t\treturn (RB_NEXT(t, , e));\n\tTAILQ_FOREACH (c, &l, entry) {\n\t}\n}\n",
+			"int f(void)\n{\n\tif (timercmp(&a, &b, _))\n\t\treturn (RB_NEXT(t,_, e));\n\twhile         (c, &l, entry) {\n\t}\n}\n"},
+		// A block comment on a directive line goes; a declaration `Foo bar(3, 4);` stays.
+		{"#define X (7 /* o+rwx */)\nstatic Foo bar(3, 4);\n", "#define X (7            )\nstatic Foo bar(3, 4);\n"},
 		// Braces in comments and literals do not count.
 		{"#if A\nchar *s = \"{\"; /* { */ // {\n#endif\n", "#if A\nchar *s = \"{\"; /* { */ // {\n#endif\n"},
 	} {
@@ -132,6 +144,7 @@ func FuzzCRewrite(f *testing.F) {
 		"FMT_CONSTEXPR inline void f();\nTAILQ_FOREACH(a, b, c)\n\tg();\n#if X(<a/b.h>)\n#endif\n",
 		"namespace a { extern \"C\" { int CJSON_CDECL main(void) { __unused int x; } } }\n",
 		"/* { */ \"{\" '\\'' #if\n\\\n#endif",
+		"static TAILQ_HEAD(, w) a;\nstatic void printflike(3, 4)\nf(int a)\n{ if (timercmp(a, b, >=)) g(x, , y); TAILQ_FOREACH (a, b, c) {} }\n#define X /* c */ 1\n",
 	} {
 		f.Add(s, true)
 		f.Add(s, false)

@@ -17,7 +17,7 @@ import (
 // names a path. The Rewrite blanks the `extern "C" {` idiom of headers.
 var C = &Spec{
 	Name:       "c",
-	Version:    "c-0.21.4/r2",
+	Version:    "c-0.21.4/r3",
 	Extensions: []string{".c"},
 	Language:   c.GetLanguage,
 	Definitions: map[string]string{
@@ -191,10 +191,16 @@ var notBeforeMacro = map[string]bool{
 //   - a line holding only an all-caps word or function-like macro call, no ";"
 //     (`FMT_BEGIN_NAMESPACE`, `FMT_PRAGMA_GCC(push_options)`);
 //
+// also, at any depth, an all-caps function-like macro used as a type at the start of
+// a declaration (`static TAILQ_HEAD(, w) list;`, see typeMacro), which becomes one
+// identifier; an attribute macro with integer arguments ending a line after a type
+// (`static void printflike(3, 4)`); a lone comparison operator or an empty macro
+// argument (`timercmp(a, b, >)`, `RB_NEXT(t, , e)`), which becomes "_"; block
+// comments on directive lines (`#define X (7 /* o+rwx */)`);
 // and, with loopMacros (C, where no constructor can look the same), at any depth,
 // a function-like all-caps macro that starts a line and is followed by a block or
 // by nothing (its body on the next line), a loop macro
-// (`TAILQ_FOREACH(c, &clients, entry) {`): its
+// (`TAILQ_FOREACH(c, &clients, entry) {`, a blank before "(" allowed): its
 // name becomes `while` (or `if` when shorter than 5 bytes), so the block parses as
 // a loop body. These are heuristics on the text; they err towards leaving text
 // alone.
@@ -206,6 +212,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	inComment := false
 	lineStart, lineCode := true, false // at the start of a line; the line has code before i
 	var prevWord []byte                // the previous word on the line, nil after other tokens
+	prevFirst := false                 // prevWord is the line's first token
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
@@ -231,8 +238,15 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			i++
 			continue
 		case c == '#' && !lineCode:
-			// A preprocessor line, with its continuations.
+			// A preprocessor line, with its continuations. Its block comments are
+			// blanked: the grammars fail on `#define X (7 /* o+rwx */)`.
 			for i < len(src) && (src[i] != '\n' || i > 0 && src[i-1] == '\\') {
+				if src[i] == '/' && i+1 < len(src) && src[i+1] == '*' {
+					if e := bytes.Index(src[i+2:], []byte("*/")); e >= 0 && bytes.IndexByte(src[i:i+2+e], '\n') < 0 {
+						out = append(out, macroEdit{i, i + 2 + e + 2, ""})
+						i += 2 + e + 1
+					}
+				}
 				i++
 			}
 			i--
@@ -260,6 +274,10 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			}
 		case c == ';':
 			container = false
+		case c == ',' || c == '(':
+			if e, ok := emptyOrOperatorArgument(src, i); ok {
+				out = append(out, e)
+			}
 		}
 		first := lineStart
 		lineStart, lineCode = false, true
@@ -274,6 +292,22 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		w := src[i:j] // string(w) in comparisons and map keys does not allocate
 		if string(w) == "namespace" || string(w) == "extern" {
 			container = true // `extern int x;` ends at its ";"
+		}
+		if (first || storageWords[string(prevWord)] && prevFirst) && allCaps(w) && j < len(src) && src[j] == '(' {
+			if e, ok := typeMacro(src, i, j); ok {
+				out = append(out, e)
+				prevWord, prevFirst = nil, false
+				i = e.end - 1
+				continue
+			}
+		}
+		if depth == 0 && (prevWord != nil || i > 0 && src[skipBack(src, i)] == '*') && j < len(src) && src[j] == '(' && !declKeywords[string(w)] {
+			if end := closingParen(src, j); end > 0 && integerArguments(src[j+1:end]) && onlyOnLine(src, end+1) {
+				out = append(out, macroEdit{i, end + 1, ""}) // `static void printflike(3, 4)`
+				prevWord, prevFirst = nil, false
+				i = end
+				continue
+			}
 		}
 		if depth == 0 && (i == 0 || !isWordByte(src[i-1])) {
 			k := j
@@ -311,8 +345,8 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 					}
 				}
 			}
-		} else if loopMacros && depth > 0 && first && allCaps(w) && j < len(src) && src[j] == '(' {
-			if end := closingParen(src, j); end > 0 {
+		} else if k := skipBlanks(src, j); loopMacros && depth > 0 && first && allCaps(w) && k < len(src) && src[k] == '(' {
+			if end := closingParen(src, k); end > 0 {
 				m := end + 1
 				for m < len(src) && (src[m] == ' ' || src[m] == '\t') {
 					m++
@@ -328,10 +362,120 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				}
 			}
 		}
-		prevWord = w
+		prevWord, prevFirst = w, first
 		i = j - 1
 	}
 	return out
+}
+
+// skipBack returns the offset of the last byte before i that is not a space or tab
+// (0 when there is none).
+func skipBack(src []byte, i int) int {
+	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+		i--
+	}
+	return max(i-1, 0)
+}
+
+// skipBlanks returns the offset of the first byte at or after i that is not a
+// space or tab.
+func skipBlanks(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// storageWords may come before a type macro at the start of a declaration.
+var storageWords = map[string]bool{"static": true, "extern": true, "const": true, "volatile": true, "register": true}
+
+// typeMacro returns the edit for an all-caps function-like macro used as a type
+// (BSD's `TAILQ_HEAD(, window) list;`, `RB_HEAD(tree, node) t = RB_INITIALIZER();`,
+// `TAILQ_ENTRY(ibuf) entry;`): the call whose name starts at i and whose "(" is at
+// j, followed by a declarator (pointers and a name) and one of ";", "=", "[" or ",",
+// becomes one identifier of the same length (the call's other bytes become "_"),
+// which the grammars read as a type name. The grammars' macro_type_specifier takes
+// one type argument only, and no empty one.
+func typeMacro(src []byte, i, j int) (macroEdit, bool) {
+	end := closingParen(src, j)
+	if end < 0 || bytes.IndexByte(src[j:end], '\n') >= 0 {
+		return macroEdit{}, false
+	}
+	k := skipBlanks(src, end+1)
+	for k < len(src) && src[k] == '*' {
+		k = skipBlanks(src, k+1)
+	}
+	n := k
+	for n < len(src) && isWordByte(src[n]) {
+		n++
+	}
+	if n == k || '0' <= src[k] && src[k] <= '9' {
+		return macroEdit{}, false
+	}
+	if p := skipBlanks(src, n); p >= len(src) || bytes.IndexByte([]byte(";=[,"), src[p]) < 0 {
+		return macroEdit{}, false
+	}
+	repl := []byte(string(src[i : end+1]))
+	for x := range repl {
+		if !isWordByte(repl[x]) {
+			repl[x] = '_'
+		}
+	}
+	return macroEdit{i, end + 1, string(repl)}, true
+}
+
+// integerArguments reports whether args (the text between a call's parentheses)
+// is a non-empty list of integer literals: the arguments of an attribute macro such
+// as `printflike(3, 4)`, never those of a declarator.
+func integerArguments(args []byte) bool {
+	digits := 0
+	for _, a := range bytes.Split(args, []byte(",")) {
+		a = bytes.TrimSpace(a)
+		if len(a) == 0 {
+			return false
+		}
+		for _, b := range a {
+			if b < '0' || b > '9' {
+				return false
+			}
+		}
+		digits++
+	}
+	return digits > 0
+}
+
+// emptyOrOperatorArgument returns the edit for a macro argument the grammars cannot
+// read, after the "," or "(" at i: an empty one (`RB_NEXT(t, , e)`, `F(, x)`, with
+// white space to put a "_" in) or a lone comparison operator (`timercmp(a, b, >)`),
+// which become the identifier "_" (padded).
+func emptyOrOperatorArgument(src []byte, i int) (macroEdit, bool) {
+	k := skipBlanks(src, i+1)
+	if k >= len(src) {
+		return macroEdit{}, false
+	}
+	if src[k] == ',' && (src[i] == ',' && k > i+1 || src[i] == '(') {
+		if src[i] == '(' { // "(, x" -> "(_,x": needs a blank after the comma
+			if k+1 < len(src) && (src[k+1] == ' ' || src[k+1] == '\t') && k == i+1 {
+				return macroEdit{i + 1, k + 2, "_,"}, true
+			}
+			return macroEdit{}, false
+		}
+		return macroEdit{i + 1, i + 2, "_"}, true
+	}
+	if src[i] != ',' {
+		return macroEdit{}, false
+	}
+	o := k
+	for o < len(src) && o-k < 2 && bytes.IndexByte([]byte("<>=!"), src[o]) >= 0 {
+		o++
+	}
+	if o == k || string(src[k:o]) == "=" || string(src[k:o]) == "!" {
+		return macroEdit{}, false
+	}
+	if p := skipBlanks(src, o); p < len(src) && (src[p] == ')' || src[p] == ',') {
+		return macroEdit{k, o, "_"}, true
+	}
+	return macroEdit{}, false
 }
 
 // declKeywords are the keywords that can start a declaration's specifiers: an

@@ -11,10 +11,12 @@ import (
 // Attributes ([Serializable]) sit inside a declaration and are left out of headers;
 // namespaces are flattened (a block namespace's types are items of the file, as
 // after a file-scoped `namespace X;`), and the file's namespace is its package for
-// `using` resolution.
+// `using` resolution. The Rewrite (csRewrite) makes C# 12-14 constructs the grammar
+// predates parse: empty collection expressions, file-based program directives, and
+// conditionals around attributes or inside an expression.
 var CSharp = &Spec{
 	Name:       "csharp",
-	Version:    "csharp-0.21.3/r1",
+	Version:    "csharp-0.21.3/r2",
 	Extensions: []string{".cs"},
 	Language:   csharp.GetLanguage,
 	Definitions: map[string]string{
@@ -45,6 +47,7 @@ var CSharp = &Spec{
 	DefName:            csName,
 	Imports:            csImports,
 	Strings:            set("string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression", "character_literal"),
+	Rewrite:            csRewrite,
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|using\s+[\w.=\s]+;|namespace\s|#(region|endregion|pragma|if|endif|else)\b)`),
 	Keywords: []string{
 		"abstract", "as", "base", "bool", "break", "byte", "case", "catch", "char", "checked",

@@ -113,6 +113,18 @@ func TestCRewrite(t *testing.T) {
 			"              inline void f();\nint             main(void);\n             cJSON *  cJSON_Parse(const char *v);\nFILE *f;\nMYTYPE x;\nstatic DIR *d;\n"},
 		{"static void f(__unused int a) {\n\tTAILQ_FOREACH(c, &clients, entry) {\n\t\tg(c);\n\t}\n}\nFMT_BEGIN_NAMESPACE\n",
 			"static void f(         int a) {\n\twhile        (c, &clients, entry) {\n\t\tg(c);\n\t}\n}\n                   \n"},
+		// BSD queue and tree macros used as types become one identifier each.
+		{"static TAILQ_HEAD(, window) alerts = TAILQ_HEAD_INITIALIZER(alerts);\nstruct s {\n\tRB_HEAD(tree, node) t;\n\tTAILQ_ENTRY(ibuf)\t entry;\n};\n",
+			"static TAILQ_HEAD___window_ alerts = TAILQ_HEAD_INITIALIZER(alerts);\nstruct s {\n\tRB_HEAD_tree__node_ t;\n\tTAILQ_ENTRY_ibuf_\t entry;\n};\n"},
+		// An attribute macro with integer arguments before a function's name goes.
+		{"static void printflike(3, 4)\nf(const char *fmt, ...)\n{\n}\nstatic char * printflike(1, 2)\ng(const char *fmt, ...);\n",
+			"static void                 \nf(const char *fmt, ...)\n{\n}\nstatic char *                 \ng(const char *fmt, ...);\n"},
+		// An operator or an empty macro argument becomes "_"; a loop macro may have a
+		// blank before its "(".
+		{"int f(void)\n{\n\tif (timercmp(&a, &b, >))\n\t\treturn (RB_NEXT(t, , e));\n\tTAILQ_FOREACH (c, &l, entry) {\n\t}\n}\n",
+			"int f(void)\n{\n\tif (timercmp(&a, &b, _))\n\t\treturn (RB_NEXT(t,_, e));\n\twhile         (c, &l, entry) {\n\t}\n}\n"},
+		// A block comment on a directive line goes; a declaration `Foo bar(3, 4);` stays.
+		{"#define X (7 /* o+rwx */)\nstatic Foo bar(3, 4);\n", "#define X (7            )\nstatic Foo bar(3, 4);\n"},
 		// Braces in comments and literals do not count.
 		{"#if A\nchar *s = \"{\"; /* { */ // {\n#endif\n", "#if A\nchar *s = \"{\"; /* { */ // {\n#endif\n"},
 	} {
@@ -132,6 +144,7 @@ func FuzzCRewrite(f *testing.F) {
 		"FMT_CONSTEXPR inline void f();\nTAILQ_FOREACH(a, b, c)\n\tg();\n#if X(<a/b.h>)\n#endif\n",
 		"namespace a { extern \"C\" { int CJSON_CDECL main(void) { __unused int x; } } }\n",
 		"/* { */ \"{\" '\\'' #if\n\\\n#endif",
+		"static TAILQ_HEAD(, w) a;\nstatic void printflike(3, 4)\nf(int a)\n{ if (timercmp(a, b, >=)) g(x, , y); TAILQ_FOREACH (a, b, c) {} }\n#define X /* c */ 1\n",
 	} {
 		f.Add(s, true)
 		f.Add(s, false)
@@ -162,4 +175,70 @@ func TestSwiftRewrite(t *testing.T) {
 			t.Errorf("swiftRewrite(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// TestCSharpRewrite: C# 12-14 constructs the bundled grammar lacks become ones it
+// parses, same length; types, attributes and literals are kept. Each input then
+// parses without errors.
+func TestCSharpRewrite(t *testing.T) {
+	cond := "#if !NETCOREAPP\nusing System.Runtime.Serialization;\n#endif\n\nnamespace P;\n\n"
+	for _, c := range []struct{ in, want string }{
+		// Empty collection expressions.
+		{"class A\n{\n    private readonly List<int> _a = [];\n    int[] B(int?[] x) => [];\n    void C() { F([], x); _a ??= []; var y = c ? [] : _a; }\n}\n",
+			"class A\n{\n    private readonly List<int> _a = __;\n    int[] B(int?[] x) => __;\n    void C() { F(__, x); _a ??= __; var y = c ? __ : _a; }\n}\n"},
+		{"class A { string s = \"[]\"; /* = [] */ object[] o = new object[] { }; List<int>[] l; }\n",
+			"class A { string s = \"[]\"; /* = [] */ object[] o = new object[] { }; List<int>[] l; }\n"},
+		{"class A { int[] M() { return []; } }\n", "class A { int[] M() { return __; } }\n"},
+		// File-based program directives.
+		{"#!/usr/bin/env dotnet\n#:sdk Cake.Sdk\n#:package X@1.0\nvar x = 1;\n", "///usr/bin/env dotnet\n//sdk Cake.Sdk\n//package X@1.0\nvar x = 1;\n"},
+		// A conditional holding only an attribute: its directives go.
+		{cond + "#if !NETCOREAPP\n[Serializable]\n#endif\npublic class B : E\n{\n}\n",
+			cond + "               \n[Serializable]\n      \npublic class B : E\n{\n}\n"},
+		// A conditional in the middle of an expression: the first branch stays.
+		{"class A\n{\n    static string M() =>\n#if NET\n        a[..n];\n#else\n        a.Substring(0, n);\n#endif\n}\n",
+			"class A\n{\n    static string M() =>\n       \n        a[..n];\n     \n                          \n      \n}\n"},
+		// Conditionals between declarations and statements are kept.
+		{"class A\n{\n#if NET\n    void M() { }\n#else\n    void N() { }\n#endif\n}\n", "class A\n{\n#if NET\n    void M() { }\n#else\n    void N() { }\n#endif\n}\n"},
+		// A directive-like line inside a verbatim string is not a directive.
+		{"class A { string s = @\"\n#:sdk x\n[]\"; }\n", "class A { string s = @\"\n#:sdk x\n[]\"; }\n"},
+	} {
+		got := string(csRewrite([]byte(c.in)))
+		if got != c.want || len(got) != len(c.in) {
+			t.Errorf("csRewrite(%q) =\n%q, want\n%q", c.in, got, c.want)
+		}
+		ps := NewParsers(0)
+		tree, _, err := ps.Parse(CSharp, []byte(c.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.RootNode().HasError() {
+			t.Errorf("%q: parse errors after the rewrite: %s", c.in, tree.RootNode())
+		}
+		tree.Close()
+		ps.Close()
+	}
+}
+
+// FuzzCSharpRewrite: the C# rewrite keeps the length and every line break where it
+// was, and never panics.
+func FuzzCSharpRewrite(f *testing.F) {
+	for _, s := range []string{
+		"class A { List<int> a = []; int[] b; }\n",
+		"#:sdk X\n#if A\n[Obsolete]\n#elif B\n[X]\n#else\nvoid f();\n#endif\n",
+		"x = $@\"{a}\"\"[]\" + \"\"\"\n[]\n\"\"\" + '\\'' + @\"\n#if\";\n#endif\n",
+		"return\n#if X\n a;\n#else\n b;\n#endif\n/* [] */ // []",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		out := csRewrite([]byte(src))
+		if len(out) != len(src) {
+			t.Fatalf("length %d, want %d", len(out), len(src))
+		}
+		for i := range out {
+			if (out[i] == '\n') != (src[i] == '\n') {
+				t.Fatalf("line break moved at %d: %q -> %q", i, src, out)
+			}
+		}
+	})
 }

@@ -77,6 +77,17 @@ func TestCompareCommand(t *testing.T) {
 					t.Errorf("chart: %v", err)
 				}
 			}},
+		{"--data scores both strategies", []string{"compare", filepath.Join("..", "..", "testdata", "sample", "repositories-python-sample", sampleSnapshot(t, "python")),
+			"--data", filepath.Join("..", "..", "testdata", "sample"), "--lang", "python", "--stage", "sample", "--cache-dir", t.TempDir(), "--json", "-q"},
+			func(t *testing.T, stdout string) {
+				var cmp eval.Comparison
+				if err := json.Unmarshal([]byte(stdout), &cmp); err != nil {
+					t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
+				}
+				if len(cmp.Strategies) != 2 || cmp.Stage != "sample" || len(cmp.Settings) == 0 {
+					t.Errorf("no eval scores of both strategies: %s", stdout)
+				}
+			}},
 		{"--chart png", []string{"compare", repo, "--out", out + "-png", "--chart", "png", "-q"},
 			func(t *testing.T, stdout string) {
 				if fi, err := os.Stat(out + "-png.png"); err != nil || fi.Size() == 0 {
@@ -92,6 +103,16 @@ func TestCompareCommand(t *testing.T) {
 			tc.check(t, stdout)
 		})
 	}
+}
+
+// sampleSnapshot names one snapshot folder of the bundled sample's lang datapoints.
+func sampleSnapshot(t *testing.T, lang string) string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join("..", "..", "testdata", "sample", "repositories-"+lang+"-sample"))
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("sample snapshots: %v", err)
+	}
+	return ents[0].Name()
 }
 
 func TestCompareCommandErrors(t *testing.T) {

@@ -130,7 +130,11 @@ type closers []func() error
 // opened once here (with --model-backend) and closed when the command ends.
 func workspaceOptions(c *cli.Context) (workspace.Options, error) {
 	o := workspace.DefaultOptions()
-	s, err := chunker.ParseStrategy(c.String("strategy"))
+	name := c.String("strategy")
+	if name == "" && !c.IsSet("strategy") {
+		name = string(o.Strategy) // a command without --strategy (compare runs both itself)
+	}
+	s, err := chunker.ParseStrategy(name)
 	if err != nil {
 		return o, usagef("--strategy must be structural or fixed, not %q", c.String("strategy"))
 	}

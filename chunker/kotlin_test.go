@@ -271,7 +271,10 @@ func TestKotlinRecoveryAtSmallCaps(t *testing.T) {
 // 22 (when guards) against their expected.md (skipped when absent).
 func TestSharedKotlinCases(t *testing.T) {
 	dir := filepath.Join("..", "..", "shared", "cases", "chunker")
-	read := func(name string) string {
+	// read skips the subtest t (not the parent: Skipf must be called from the
+	// goroutine of the test it skips) when ../shared does not hold the case.
+	read := func(t *testing.T, name string) string {
+		t.Helper()
 		raw, err := os.ReadFile(filepath.Join(dir, name, "input.kt"))
 		if err != nil {
 			t.Skipf("no shared case %s: %v", name, err)
@@ -279,7 +282,7 @@ func TestSharedKotlinCases(t *testing.T) {
 		return string(raw)
 	}
 	t.Run("21-kt-context-parameters", func(t *testing.T) {
-		_, cs := chunkString(t, "input.kt", read("21-kt-context-parameters"), Options{})
+		_, cs := chunkString(t, "input.kt", read(t, "21-kt-context-parameters"), Options{})
 		hdr := "class LedgerService(private val name: String)"
 		check(t, cs, []want{
 			{name: "announce", header: "-"},
@@ -307,7 +310,7 @@ func TestSharedKotlinCases(t *testing.T) {
 		noParseErrors(t, cs)
 	})
 	t.Run("22-kt-when-guard", func(t *testing.T) {
-		_, cs := chunkString(t, "input.kt", read("22-kt-when-guard"), Options{})
+		_, cs := chunkString(t, "input.kt", read(t, "22-kt-when-guard"), Options{})
 		hdr := "class Tariff(private val base: Int)"
 		check(t, cs, []want{
 			{name: "price", start: 11, end: 18, header: hdr},

@@ -62,6 +62,7 @@ const (
 	kindModel    = 'l' // a fitted LSA model
 	kindManifest = 'm' // a snapshot's files (paths, sizes, hashes) by the snapshot's content digest
 	kindWalk     = 'w' // what the walks of a folder learnt of its files (folderState)
+	kindEmbedded = 'e' // a file version's chunk texts all have vectors under one model (empty payload)
 )
 
 // Segment file layout: segMagic; the records, each its kind, its 32-byte key, the

@@ -70,8 +70,19 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 		return us, err
 	}
 	defer ch.Close()
-	var newChunks []chunker.Chunk
-	var newSums [][32]byte
+	var emb retrieve.Embedder
+	switch {
+	case opts.Embedder != nil:
+		emb = opts.Embedder
+	case model != nil:
+		emb = model
+	}
+	if emb != nil && emb.Dim() <= 0 {
+		emb = nil
+	}
+	var newChunks, unembedded []chunker.Chunk
+	var newSums, unembeddedSums [][32]byte
+	var embeddedKeys []recKey // files whose chunk texts all have vectors once the new ones are stored
 	for i := range files {
 		if err := ctx.Err(); err != nil {
 			return us, err
@@ -80,6 +91,16 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 		skey := chunkKey(opts, *sf)
 		if rs.has(recKey{kindChunks, skey}) && (!opts.Symbols || rs.has(recKey{kindSymbols, symbolKey(sf.path, sf.sum)})) {
 			us.Reused++
+			if emb != nil {
+				// Chunked before, perhaps under another dense model (`index` with LSA,
+				// then with --model): its texts may have no vectors under this one.
+				if ek := embeddedKey(emb.ID(), skey); !rs.has(ek) {
+					if cs, sums, ok := storedChunks(rs, skey); ok {
+						unembedded, unembeddedSums = append(unembedded, cs...), append(unembeddedSums, sums...)
+						embeddedKeys = append(embeddedKeys, ek)
+					}
+				}
+			}
 			continue
 		}
 		raw, err := sf.content()
@@ -95,25 +116,50 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 			continue
 		}
 		us.Chunked++
+		if emb != nil {
+			embeddedKeys = append(embeddedKeys, embeddedKey(emb.ID(), skey))
+		}
 	}
 	us.NewChunks = len(newChunks)
-	var emb retrieve.Embedder
-	switch {
-	case opts.Embedder != nil:
-		emb = opts.Embedder
-	case model != nil:
-		emb = model
-	}
-	if emb != nil && emb.Dim() > 0 {
+	if emb != nil {
 		us.Model = emb.ID()
-		if err := storeVectors(ctx, rs, emb, newChunks, newSums, &us); err != nil {
+		if err := storeVectors(ctx, rs, emb, append(newChunks, unembedded...), append(newSums, unembeddedSums...), &us); err != nil {
 			return us, err
+		}
+		for _, k := range embeddedKeys {
+			rs.put(k, []byte{})
 		}
 	}
 	us.Built = us.Chunked > 0 || us.Embedded > 0
 	n, err := rs.flush()
 	us.CacheWriteFailures += n
 	return us, err
+}
+
+// embeddedKey is the key of the marker that every chunk text of the file version
+// whose chunk record is skey has a vector under model id.
+func embeddedKey(id string, skey [32]byte) recKey {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00embedded\x00%s\x00%d\x00", storeVersion, id, retrieve.KeepHead)
+	h.Write(skey[:])
+	k := recKey{kind: kindEmbedded}
+	h.Sum(k.key[:0])
+	return k
+}
+
+// storedChunks returns the chunks and their text sums of the stored chunk record
+// skey (storeVectors then embeds those whose vectors are missing); ok is false when
+// the record is missing or damaged.
+func storedChunks(rs *repoStore, skey [32]byte) (cs []chunker.Chunk, sums [][32]byte, ok bool) {
+	b, ok := rs.get(recKey{kindChunks, skey})
+	if !ok {
+		return nil, nil, false
+	}
+	rec, err := decodeChunkRecord(b)
+	if err != nil {
+		return nil, nil, false
+	}
+	return rec.Chunks, rec.Sums, true
 }
 
 // storeFile chunks f (with its symbols when asked) and stores both records, appending

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -240,5 +242,37 @@ func TestIndexUsesWalker(t *testing.T) {
 	code, stdout, _ = run(t, "index", "--cache-dir", cache, "--dense", "none", "--exclude", "tests/", repo)
 	if code != 0 || !strings.Contains(stdout, "files 5:") || !strings.Contains(stdout, "1 excluded by --exclude") {
 		t.Errorf("index --exclude: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestIndexModelAfterLSA: `index --model` on a repository indexed before with the
+// default LSA embeds every chunk text under the model (its files are not chunked
+// again, but they have no vectors of that model yet), and a second run embeds none.
+func TestIndexModelAfterLSA(t *testing.T) {
+	repo := chunkRepo(t)
+	cache := t.TempDir()
+	if code, _, stderr := run(t, "index", "--cache-dir", cache, repo); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, stderr)
+	}
+	embedded := regexp.MustCompile(`: (\d+) chunk texts embedded`)
+	count := func(out string) int {
+		m := embedded.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no embedded count in:\n%s", out)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	model := "../../testdata/models/tiny-bert"
+	code, stdout, stderr := run(t, "index", "--cache-dir", cache, "--model", model, repo)
+	if code != 0 {
+		t.Fatalf("index --model: exit %d: %s", code, stderr)
+	}
+	if n := count(stdout + stderr); n == 0 {
+		t.Errorf("index --model after LSA embedded nothing:\n%s%s", stdout, stderr)
+	}
+	code, stdout, stderr = run(t, "index", "--cache-dir", cache, "--model", model, repo)
+	if n := count(stdout + stderr); code != 0 || n != 0 {
+		t.Errorf("second index --model: exit %d, %d embedded, want 0:\n%s%s", code, n, stdout, stderr)
 	}
 }

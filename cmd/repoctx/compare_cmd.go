@@ -36,7 +36,7 @@ func compareCmd() *cli.Command {
 		Name:      "compare",
 		Usage:     "compare fixed and structural chunking of repositories side by side (and their eval scores on a dataset)",
 		ArgsUsage: "REPO_DIR...",
-		Description: "Chunks the Kotlin and Python files of the folders with both strategies and prints a Markdown table:\n" +
+		Description: "Chunks the source files of the folders (every registered language, or --lang's) with both strategies and prints a Markdown table:\n" +
 			"chunk count, size distribution (non-space characters and lines: p50 / p90 / max), share of chunks cutting a\n" +
 			"definition in two, share of fallback chunks, files with parse errors and chunking throughput (one run).\n" +
 			"With --data, --lang and --stage it also runs the current configuration with --strategy structural and with\n" +

@@ -90,10 +90,18 @@ func runServe(c *cli.Context) error {
 		}
 		folders = append(folders, serve.Folder{Dir: dir, Repo: repo})
 	}
+	// The address first: a busy port fails at once, not after indexing (connections
+	// made while the workspaces are indexed wait in the listen queue).
+	ln, err := net.Listen("tcp", c.String("addr"))
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer ln.Close()
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	t := time.Now()
-	srv, err := serve.New(ctx, folders, cfg)
+	var srv *serve.Server
+	srv, err = serve.New(ctx, folders, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // interrupted while indexing
@@ -104,10 +112,6 @@ func runServe(c *cli.Context) error {
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", c.String("addr"))
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
 	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
 		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 			fmt.Fprintf(c.App.ErrWriter, "repoctx serve: warning: listening on %s, not a loopback address: other machines can reach the server (requests must still name a loopback or --allow-host Host)\n", ln.Addr())

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -250,5 +251,23 @@ func TestServeCommand(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "serve", "--watch", "sometimes", dir); code != exitUsage || !strings.Contains(stderr, "--watch must be auto or poll") {
 		t.Errorf("bad --watch: %d %s", code, stderr)
+	}
+}
+
+// TestServeBusyPort: a busy --addr fails before any indexing (exit 1, the address
+// named), not after the workspace is indexed.
+func TestServeBusyPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	dir := filepath.Join(t.TempDir(), "tracker")
+	copyTree(t, kotlinSample, dir)
+	cache := t.TempDir()
+	code, _, stderr := run(t, "serve", "--addr", ln.Addr().String(), "--cache-dir", cache, dir)
+	if code != exitError || !strings.Contains(stderr, ln.Addr().String()) {
+		t.Errorf("busy port: exit %d, stderr %q; want exit 1 naming %s", code, stderr, ln.Addr())
+	}
+	if ents, _ := os.ReadDir(cache); len(ents) != 0 {
+		t.Errorf("busy port: the workspace was indexed first (cache holds %d entries)", len(ents))
 	}
 }

@@ -161,7 +161,7 @@ func resolveModel(dir string, opts Options) (modelFiles, error) {
 	case len(onnxFiles) == 0:
 		return mf, fmt.Errorf("hugot: model folder %s has no .onnx file", dir)
 	default:
-		return mf, fmt.Errorf("hugot: model folder %s has %d .onnx files; choose one (Options.OnnxFile)", dir, len(onnxFiles))
+		return mf, fmt.Errorf("hugot: model folder %s has %d .onnx files; keep one in the folder (repoctx model download --onnx PATH fetches only that one) or, in the library, name it in Options.OnnxFile", dir, len(onnxFiles))
 	}
 	mf.tokenizer = filepath.Join(dir, "tokenizer.json")
 	if _, err := os.Stat(mf.tokenizer); err != nil {

@@ -307,6 +307,13 @@ func predictCmd() *cli.Command {
 			if prog != nil {
 				prog.finish()
 			}
+			if err == nil && sum.Datapoints+sum.Resumed == 0 && !c.Bool("quiet") {
+				why := "the dataset is empty"
+				if s := c.String("shard"); s != "" {
+					why = "shard " + s + " holds none of the dataset's repositories"
+				}
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s: no datapoints (%s)\n", sum.Out, why)
+			}
 			if sum.Datapoints+sum.Resumed > 0 && !c.Bool("quiet") {
 				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache), %d chunks, files chunked %d / from store %d, %d indexes with a shared LSA model, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
 					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.Chunks, sum.Chunked, sum.Reused, sum.SharedLSA,

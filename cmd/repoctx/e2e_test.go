@@ -321,3 +321,16 @@ func TestQueryFlagsAfterRepo(t *testing.T) {
 		t.Errorf("definition of parse_amount (imported from .money) not in the parts: %+v", v.Parts)
 	}
 }
+
+// TestPredictEmptyShard: a shard that holds none of the dataset's repositories (the
+// sample has one per language) writes an empty file and says so, exit 0.
+func TestPredictEmptyShard(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "shard-2.jsonl")
+	code, _, stderr := run(t, "predict", "--data", sample, "--lang", "python", "--stage", "sample", "--shard", "2/2", "-o", out, "--cache-dir", t.TempDir())
+	if code != exitOK || !strings.Contains(stderr, "no datapoints (shard 2/2 holds none") {
+		t.Errorf("empty shard: exit %d, stderr %q", code, stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || len(b) != 0 {
+		t.Errorf("empty shard's output: %q, %v; want an empty file", b, err)
+	}
+}

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -22,7 +24,7 @@ import (
 //
 // While the run goes on it keeps a journal, OUT.partial next to OUT: a header
 // line {"n": N} and then, for each finished datapoint, the line
-// {"i": index, "line": "<the exact output line as a JSON string>"}, appended
+// {"i": index, "line": "<the exact output line as a JSON string>", "sum": CRC-32C}, appended
 // with one write per datapoint (no fsync per line). Finish writes all lines in
 // index order, read back from the journal, to a temporary file in OUT's folder,
 // fsyncs it, renames it to OUT and removes the journal. An interrupted run leaves
@@ -59,6 +61,38 @@ type journalRecord struct {
 	Config string  `json:"config,omitempty"`
 	I      *int    `json:"i,omitempty"`
 	Line   *string `json:"line,omitempty"`
+	Sum    string  `json:"sum,omitempty"` // CRC-32C of Line, 8 hex digits (lineSum)
+}
+
+// lineSum is a journal record's checksum of its line: a record whose line does not
+// match it (a flipped byte) is redone on resume, never replayed.
+func lineSum(line string) string {
+	return fmt.Sprintf("%08x", crc32.Checksum([]byte(line), crc32.MakeTable(crc32.Castagnoli)))
+}
+
+// configDiff names what differs between two option descriptions (their
+// space-separated fields present in one and not the other), at most 4 each way.
+func configDiff(journal, now string) string {
+	count := func(s string) map[string]int {
+		m := map[string]int{}
+		for _, f := range strings.Fields(s) {
+			m[f]++
+		}
+		return m
+	}
+	a, b := count(journal), count(now)
+	only := func(x, y map[string]int, s string) []string {
+		var out []string
+		for _, f := range strings.Fields(s) {
+			if x[f] > y[f] && len(out) < 4 {
+				out = append(out, f)
+				x[f]--
+			}
+		}
+		return out
+	}
+	ja, nb := only(a, b, journal), only(count(now), count(journal), now)
+	return fmt.Sprintf("the journal has %s where this run has %s", strings.Join(ja, " "), strings.Join(nb, " "))
 }
 
 // CreateOutput prepares to write n lines (one per datapoint) to path, or to
@@ -212,18 +246,18 @@ func (o *Output) copyJournal(w io.Writer) error {
 				return fmt.Errorf("dataset: resume: journal %s was written for %d datapoints, not %d: remove it or run without resume", o.journalPath, *rec.N, o.n)
 			}
 			if rec.Config != "" && rec.Config != o.config {
-				return fmt.Errorf("dataset: resume: journal %s was written with other options (%s), not (%s): use the same options, or run without resume", o.journalPath, rec.Config, o.config)
+				return fmt.Errorf("dataset: resume: journal %s was written for other datapoints or with other options (%s): use the same data and options, or run without resume", o.journalPath, configDiff(rec.Config, o.config))
 			}
 			continue
 		}
-		if rec.I == nil || rec.Line == nil {
-			continue
+		if rec.I == nil || rec.Line == nil || (rec.Sum != "" && rec.Sum != lineSum(*rec.Line)) {
+			continue // a damaged line: redo it
 		}
 		i := *rec.I
 		if i < 0 || i >= o.n || o.size[i] != 0 || checkLine([]byte(*rec.Line)) != nil {
 			continue
 		}
-		if err := o.append(w, journalRecord{I: &i, Line: rec.Line}, i); err != nil {
+		if err := o.append(w, journalRecord{I: &i, Line: rec.Line, Sum: rec.Sum}, i); err != nil {
 			return journalFault("write journal "+o.journalPath, err)
 		}
 	}
@@ -275,7 +309,7 @@ func (o *Output) Put(i int, line []byte) error {
 		return fmt.Errorf("dataset: output %s: index %d already has a line", o.path, i)
 	}
 	s := string(line)
-	if err := o.append(o.journal, journalRecord{I: &i, Line: &s}, i); err != nil {
+	if err := o.append(o.journal, journalRecord{I: &i, Line: &s, Sum: lineSum(s)}, i); err != nil {
 		return journalFault("write journal "+o.journalPath, err)
 	}
 	return nil

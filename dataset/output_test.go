@@ -289,6 +289,10 @@ func TestOutputResumeDamagedJournal(t *testing.T) {
 		return string(b) + "\n"
 	}
 	good := func(i int) string { return rec(i, string(lineFor(i))) }
+	summed := func(i int, line string) string { // a record as Put writes it
+		b, _ := json.Marshal(journalRecord{I: &i, Line: &line, Sum: lineSum(line)})
+		return string(b) + "\n"
+	}
 	for _, tc := range []struct {
 		name    string
 		journal string
@@ -301,6 +305,7 @@ func TestOutputResumeDamagedJournal(t *testing.T) {
 		{"out of range and negative", good(0) + rec(6, `{}`) + rec(-1, `{}`), []int{0}},
 		{"duplicate index: first kept", good(1) + rec(1, `{"context":"other"}`), []int{1}},
 		{"invalid line inside", good(0) + rec(1, "{\n}") + rec(2, `not json`) + `{"i":3}` + "\n" + `{"line":"{}"}` + "\n", []int{0}},
+		{"checksums: a flipped byte is redone", `{"n":6}` + "\n" + summed(0, string(lineFor(0))) + strings.Replace(summed(1, string(lineFor(1))), `\"`, `\"X`, 1), []int{0}},
 		{"empty journal", "", nil},
 		{"only a torn header", `{"n":`, nil},
 	} {

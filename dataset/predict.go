@@ -3,6 +3,8 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -100,7 +102,11 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		return sum, err
 	}
 	defer src.Close()
-	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, fingerprint(opts.Shard, cfg))
+	jc, err := journalConfig(opts.Shard, cfg, dpFile)
+	if err != nil {
+		return sum, err
+	}
+	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, jc)
 	if err != nil {
 		return sum, err
 	}
@@ -222,6 +228,32 @@ func Fingerprint(cfg batch.Config) string {
 
 // fingerprint is Fingerprint with the shard, for a prediction's journal.
 func fingerprint(s Shard, cfg batch.Config) string { return Fingerprint(cfg) + " shard=" + s.String() }
+
+// journalConfig is what a prediction journal's header records: the options, the
+// shard and the datapoint file's digest.
+func journalConfig(s Shard, cfg batch.Config, dpFile string) (string, error) {
+	digest, err := fileDigest(dpFile)
+	if err != nil {
+		return "", err
+	}
+	return fingerprint(s, cfg) + " datapoints=" + digest, nil
+}
+
+// fileDigest returns the first 16 hex digits of the SHA-256 of the file at path: a
+// journal records it, so that a resume with another datapoint file (regenerated,
+// reordered, another language's) is refused instead of mixing in other contexts.
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("dataset: open datapoints: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("dataset: read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
 
 // CountDatapoints returns the number of non-blank lines of the datapoint file path
 // (the datapoints [Datapoints] yields, bad ones included), reading it once without

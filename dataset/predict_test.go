@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,7 +260,11 @@ func TestPredictResumeOtherOptions(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	planned := PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Batch: cfg(t, 0)}
 	planned.Batch.Compose.Plan.Window = 1000
-	o, err := CreateOutputConfig(out, 4, false, fingerprint(Shard{}, planned.Batch))
+	jc, err := journalConfig(Shard{}, planned.Batch, filepath.Join(sampleDir, "kotlin-sample.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := CreateOutputConfig(out, 4, false, jc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,5 +279,51 @@ func TestPredictResumeOtherOptions(t *testing.T) {
 	planned.Resume = true
 	if _, err := Predict(context.Background(), planned); err != nil {
 		t.Fatalf("resume with the same options: %v", err)
+	}
+}
+
+// TestPredictResumeOtherDatapoints: a journal written for another datapoint file
+// (here the same datapoints in another order, as after regenerating a dataset) is
+// refused, so its lines never land at the wrong datapoints.
+func TestPredictResumeOtherDatapoints(t *testing.T) {
+	data := t.TempDir()
+	ents, err := os.ReadDir(sampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() == "kotlin-sample.jsonl" {
+			continue
+		}
+		abs, _ := filepath.Abs(filepath.Join(sampleDir, e.Name()))
+		if err := os.Symlink(abs, filepath.Join(data, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(sampleDir, "kotlin-sample.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
+	slices.Reverse(lines)
+	if err := os.WriteFile(filepath.Join(data, "kotlin-sample.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	c := cfg(t, 0)
+	jc, err := journalConfig(Shard{}, c, filepath.Join(sampleDir, "kotlin-sample.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := CreateOutputConfig(out, 4, false, jc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Put(0, PredictionLine("x", nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Predict(context.Background(), PredictOptions{DataDir: data, Lang: "kotlin", Stage: "sample", Out: out, Resume: true, Batch: c})
+	if err == nil || !strings.Contains(err.Error(), "other datapoints") || !strings.Contains(err.Error(), "datapoints=") {
+		t.Fatalf("resume on a reordered datapoint file: %v, want an error naming the datapoints' digest", err)
 	}
 }

@@ -93,6 +93,9 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		return sum, repoctx.WriteFault("", err)
 	}
 	dpFile := filepath.Join(opts.DataDir, set+".jsonl")
+	if err := notAnInput(opts.Out, opts.DataDir, set); err != nil {
+		return sum, err
+	}
 	n, err := opts.Shard.count(dpFile)
 	if err != nil {
 		return sum, err
@@ -228,6 +231,26 @@ func Fingerprint(cfg batch.Config) string {
 
 // fingerprint is Fingerprint with the shard, for a prediction's journal.
 func fingerprint(s Shard, cfg batch.Config) string { return Fingerprint(cfg) + " shard=" + s.String() }
+
+// notAnInput refuses an output path that is one of the dataset's own files (the
+// datapoints, the truth or a snapshot archive of dataDir), which predict would
+// otherwise replace with its predictions.
+func notAnInput(out, dataDir, set string) error {
+	fo, err := os.Stat(out)
+	if err != nil {
+		return nil // a new file (or "-")
+	}
+	inputs := []string{filepath.Join(dataDir, set+".jsonl"), filepath.Join(dataDir, set+".truth.jsonl")}
+	if zips, _ := filepath.Glob(filepath.Join(dataDir, "*.zip")); len(zips) > 0 {
+		inputs = append(inputs, zips...)
+	}
+	for _, in := range inputs {
+		if fi, err := os.Stat(in); err == nil && os.SameFile(fo, fi) {
+			return &repoctx.OptionError{Option: "output", Value: strconv.Quote(out), Want: "a file that is not one of the dataset's inputs (" + in + ")"}
+		}
+	}
+	return nil
+}
 
 // journalConfig is what a prediction journal's header records: the options, the
 // shard and the datapoint file's digest.

@@ -327,3 +327,39 @@ func TestPredictResumeOtherDatapoints(t *testing.T) {
 		t.Fatalf("resume on a reordered datapoint file: %v, want an error naming the datapoints' digest", err)
 	}
 }
+
+// TestPredictRefusesInputAsOutput: -o naming the datapoint or truth file is an
+// option error, and the file is left as it was.
+func TestPredictRefusesInputAsOutput(t *testing.T) {
+	data := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := os.ReadDir(sampleDir)
+	must(err)
+	for _, e := range ents {
+		abs, _ := filepath.Abs(filepath.Join(sampleDir, e.Name()))
+		if strings.HasSuffix(e.Name(), ".jsonl") {
+			raw, err := os.ReadFile(abs)
+			must(err)
+			must(os.WriteFile(filepath.Join(data, e.Name()), raw, 0o644))
+			continue
+		}
+		must(os.Symlink(abs, filepath.Join(data, e.Name())))
+	}
+	for _, name := range []string{"kotlin-sample.jsonl", "kotlin-sample.truth.jsonl"} {
+		p := filepath.Join(data, name)
+		before, _ := os.ReadFile(p)
+		_, err := Predict(context.Background(), PredictOptions{DataDir: data, Lang: "kotlin", Stage: "sample", Out: p, Batch: cfg(t, 0)})
+		var oe *repoctx.OptionError
+		if !errors.As(err, &oe) || oe.Option != "output" {
+			t.Errorf("-o %s: %v, want an OptionError for output", name, err)
+		}
+		if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+			t.Errorf("-o %s: the input changed", name)
+		}
+	}
+}

@@ -105,10 +105,11 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 		return sum, err
 	}
 	defer src.Close()
-	jc, err := journalConfig(opts.Shard, cfg, dpFile)
+	digest, err := fileDigest(dpFile)
 	if err != nil {
 		return sum, err
 	}
+	jc := journalHeader(opts.Shard, cfg, digest)
 	out, err := CreateOutputConfig(opts.Out, n, opts.Resume, jc)
 	if err != nil {
 		return sum, err
@@ -145,7 +146,7 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 			line = PredictionLine("", nil, nil)
 		}
 		if opts.Shard.On() {
-			line = shardLine(r.Line, line)
+			line = shardLine(r.Line, digest, line)
 		}
 		if err := out.Put(r.Index, line); err != nil {
 			putErr = err
@@ -252,14 +253,10 @@ func notAnInput(out, dataDir, set string) error {
 	return nil
 }
 
-// journalConfig is what a prediction journal's header records: the options, the
-// shard and the datapoint file's digest.
-func journalConfig(s Shard, cfg batch.Config, dpFile string) (string, error) {
-	digest, err := fileDigest(dpFile)
-	if err != nil {
-		return "", err
-	}
-	return fingerprint(s, cfg) + " datapoints=" + digest, nil
+// journalHeader is what a prediction journal's header records: the options, the
+// shard and the digest of the datapoint file (fileDigest).
+func journalHeader(s Shard, cfg batch.Config, digest string) string {
+	return fingerprint(s, cfg) + " datapoints=" + digest
 }
 
 // fileDigest returns the first 16 hex digits of the SHA-256 of the file at path: a

@@ -260,7 +260,8 @@ func TestPredictResumeOtherOptions(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	planned := PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Batch: cfg(t, 0)}
 	planned.Batch.Compose.Plan.Window = 1000
-	jc, err := journalConfig(Shard{}, planned.Batch, filepath.Join(sampleDir, "kotlin-sample.jsonl"))
+	digest, err := fileDigest(filepath.Join(sampleDir, "kotlin-sample.jsonl"))
+	jc := journalHeader(Shard{}, planned.Batch, digest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,8 @@ func TestPredictResumeOtherDatapoints(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	c := cfg(t, 0)
-	jc, err := journalConfig(Shard{}, c, filepath.Join(sampleDir, "kotlin-sample.jsonl"))
+	digest, err := fileDigest(filepath.Join(sampleDir, "kotlin-sample.jsonl"))
+	jc := journalHeader(Shard{}, c, digest)
 	if err != nil {
 		t.Fatal(err)
 	}

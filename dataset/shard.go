@@ -91,10 +91,15 @@ func (s Shard) count(path string) (int, error) {
 // in the datapoint file, then the prediction line's own keys.
 const shardLinePrefix = `{"datapoint":`
 
-// shardLine returns the prediction line of the datapoint on line n, as a shard writes
-// it: {"datapoint":n, and the prediction line's keys.
-func shardLine(n int, line []byte) []byte {
-	return append([]byte(shardLinePrefix+strconv.Itoa(n)+","), line[1:]...)
+// shardDataKey follows the datapoint key: the digest of the datapoint file the shard
+// was made from (fileDigest), which merge checks.
+const shardDataKey = `"data":"`
+
+// shardLine returns the prediction line of the datapoint on line n of the datapoint
+// file of digest data, as a shard writes it: {"datapoint":n,"data":"<digest>", and
+// the prediction line's keys.
+func shardLine(n int, data string, line []byte) []byte {
+	return append([]byte(shardLinePrefix+strconv.Itoa(n)+","+shardDataKey+data+`",`), line[1:]...)
 }
 
 // Merge puts the outputs of the shards of a prediction back together: it reads the
@@ -112,10 +117,14 @@ func Merge(dataDir, lang, stage, out string, shardFiles []string) (int, error) {
 		}
 		lines = append(lines, d.Line)
 	}
+	digest, err := fileDigest(dpFile)
+	if err != nil {
+		return 0, err
+	}
 	byLine := make(map[int][]byte, len(lines))
 	from := map[int]string{}
 	for _, f := range shardFiles {
-		if err := readShardFile(f, byLine, from); err != nil {
+		if err := readShardFile(f, digest, dpFile, byLine, from); err != nil {
 			return 0, err
 		}
 	}
@@ -154,7 +163,7 @@ func Merge(dataDir, lang, stage, out string, shardFiles []string) (int, error) {
 
 // readShardFile adds the lines of one shard file to byLine (datapoint line -> the
 // prediction line without the shard key), refusing duplicates.
-func readShardFile(path string, byLine map[int][]byte, from map[int]string) error {
+func readShardFile(path, digest, dpFile string, byLine map[int][]byte, from map[int]string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("dataset: merge: %w", err)
@@ -185,7 +194,18 @@ func readShardFile(path string, byLine map[int][]byte, from map[int]string) erro
 		if comma < 0 || err != nil || n < 1 {
 			return bad("bad datapoint key")
 		}
-		line := append([]byte("{"), rest[comma+1:]...)
+		rest = rest[comma+1:]
+		if d, ok := bytes.CutPrefix(rest, []byte(shardDataKey)); ok { // absent in shards of older versions
+			end := bytes.Index(d, []byte(`",`))
+			if end < 0 {
+				return bad("bad data key")
+			}
+			if string(d[:end]) != digest {
+				return fmt.Errorf("dataset: merge: %s:%d was written for another datapoint file than %s (digest %s, not %s)", path, lr.line, dpFile, d[:end], digest)
+			}
+			rest = d[end+2:]
+		}
+		line := append([]byte("{"), rest...)
 		if err := checkLine(line); err != nil {
 			return bad(err.Error())
 		}

@@ -87,6 +87,24 @@ func TestShardsMerge(t *testing.T) {
 	if _, err := Merge(dir, "python", "mix", merged, []string{whole}); err == nil || !strings.Contains(err.Error(), "not the output of predict --shard") {
 		t.Errorf("an unsharded output: %v", err)
 	}
+	// Shards of another datapoint file (here: the same one reordered) are refused.
+	other := t.TempDir()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "python-mix.jsonl" {
+			abs, _ := filepath.Abs(filepath.Join(dir, e.Name()))
+			if err := os.Symlink(abs, filepath.Join(other, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "python-mix.jsonl"))
+	if err := os.WriteFile(filepath.Join(other, "python-mix.jsonl"), append(raw, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(other, "python", "mix", merged, shards); err == nil || !strings.Contains(err.Error(), "another datapoint file") {
+		t.Errorf("shards of another datapoint file: %v", err)
+	}
 	if _, err := ParseShard("4/3"); err == nil {
 		t.Error("shard 4/3 accepted")
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -42,6 +44,13 @@ func usagef(format string, a ...any) error { return usageError{msg: fmt.Sprintf(
 // Main runs the CLI with args (args[0] is the program name) and returns the exit code
 // (see exitCode; describe, in cli.go, turns errors into messages).
 func Main(args []string, stdout, stderr io.Writer) int {
+	return MainContext(context.Background(), args, stdout, stderr)
+}
+
+// MainContext is Main under ctx: when ctx ends (main's: on SIGINT or SIGTERM) a
+// running command stops as soon as it can, keeping what it finished (predict its
+// journal, for --resume), and exits 1 with a message.
+func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	var cl closers
 	app.Metadata = map[string]any{"closers": &cl}
@@ -55,7 +64,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		notFound = usageError{msg: fmt.Sprintf("%s: unknown command %q; see %s --help", where, name, where), whole: true}
 	}
-	err := app.Run(interspersed(app, args))
+	err := app.RunContext(ctx, interspersed(app, args))
 	for _, f := range cl {
 		f()
 	}
@@ -314,7 +323,7 @@ func predictCmd() *cli.Command {
 				}
 				fmt.Fprintf(c.App.ErrWriter, "wrote %s: no datapoints (%s)\n", sum.Out, why)
 			}
-			if sum.Datapoints+sum.Resumed > 0 && !c.Bool("quiet") {
+			if (err == nil || errors.Is(err, repoctx.ErrSomeFailed)) && sum.Datapoints+sum.Resumed > 0 && !c.Bool("quiet") {
 				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache), %d chunks, files chunked %d / from store %d, %d indexes with a shared LSA model, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
 					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.Chunks, sum.Chunked, sum.Reused, sum.SharedLSA,
 					sum.Wall.Seconds(), float64(sum.Wall.Milliseconds())/float64(max(1, sum.Datapoints-sum.Resumed)), peakRSSMB())

@@ -261,9 +261,14 @@ func describe(err error) string {
 	}
 	var se *dataset.StoppedError
 	if errors.As(err, &se) && se.Journal != "" && !errors.Is(err, context.Canceled) {
+		if !repoctx.IsEnvironment(err) {
+			msg = stripPrefixes(se.Err.Error())
+		}
 		msg += fmt.Sprintf("; stopped: the journal %s keeps %d of %d datapoints: fix the cause and rerun the same command with --resume", se.Journal, se.Done, se.Total)
 	} else if errors.As(err, &se) && se.Journal != "" {
-		msg += fmt.Sprintf("; the journal %s keeps %d of %d datapoints: rerun the same command with --resume", se.Journal, se.Done, se.Total)
+		msg = fmt.Sprintf("interrupted; the journal %s keeps %d of %d datapoints: rerun the same command with --resume", se.Journal, se.Done, se.Total)
+	} else if errors.Is(err, context.Canceled) {
+		msg = "interrupted"
 	}
 	return "repoctx: " + msg
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -332,5 +333,22 @@ func TestPredictEmptyShard(t *testing.T) {
 	}
 	if b, err := os.ReadFile(out); err != nil || len(b) != 0 {
 		t.Errorf("empty shard's output: %q, %v; want an empty file", b, err)
+	}
+}
+
+// TestPredictInterrupted: a cancelled context (main's, on SIGINT or SIGTERM) stops
+// predict with exit 1 and a message naming the journal to resume, without the
+// summary line of a finished run.
+func TestPredictInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	var stdout, stderr bytes.Buffer
+	code := MainContext(ctx, []string{"repoctx", "predict", "--data", sample, "--lang", "python", "--stage", "sample", "-o", out, "--cache-dir", t.TempDir()}, &stdout, &stderr)
+	if code != exitError || !strings.Contains(stderr.String(), "repoctx: interrupted") || strings.Contains(stderr.String(), "wrote ") {
+		t.Errorf("interrupted predict: exit %d, stderr %q; want exit 1 and an interrupted message", code, stderr.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("an interrupted run wrote %s", out)
 	}
 }

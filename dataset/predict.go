@@ -235,11 +235,15 @@ func fingerprint(s Shard, cfg batch.Config) string { return Fingerprint(cfg) + "
 
 // notAnInput refuses an output path that is one of the dataset's own files (the
 // datapoints, the truth or a snapshot archive of dataDir), which predict would
-// otherwise replace with its predictions.
+// otherwise replace with its predictions, and one that exists but is not a regular
+// file (a folder failed only after all the work; a device got a journal beside it).
 func notAnInput(out, dataDir, set string) error {
 	fo, err := os.Stat(out)
-	if err != nil {
-		return nil // a new file (or "-")
+	if err != nil || out == "-" {
+		return nil // a new file, or standard output
+	}
+	if !fo.Mode().IsRegular() {
+		return &repoctx.OptionError{Option: "output", Value: strconv.Quote(out), Want: "a regular file (it is written through a journal beside it and renamed into place; use - for standard output)"}
 	}
 	inputs := []string{filepath.Join(dataDir, set+".jsonl"), filepath.Join(dataDir, set+".truth.jsonl")}
 	if zips, _ := filepath.Glob(filepath.Join(dataDir, "*.zip")); len(zips) > 0 {

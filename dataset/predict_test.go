@@ -352,6 +352,9 @@ func TestPredictRefusesInputAsOutput(t *testing.T) {
 		}
 		must(os.Symlink(abs, filepath.Join(data, e.Name())))
 	}
+	if _, err := Predict(context.Background(), PredictOptions{DataDir: data, Lang: "kotlin", Stage: "sample", Out: t.TempDir(), Batch: cfg(t, 0)}); !errors.As(err, new(*repoctx.OptionError)) {
+		t.Errorf("-o a folder: %v, want an OptionError", err)
+	}
 	for _, name := range []string{"kotlin-sample.jsonl", "kotlin-sample.truth.jsonl"} {
 		p := filepath.Join(data, name)
 		before, _ := os.ReadFile(p)

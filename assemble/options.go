@@ -17,7 +17,7 @@ type Options struct {
 	// QueryLines is how many lines before the cursor form the prefix query and how many
 	// after it form the suffix query (lines).
 	QueryLines int
-	// TopK is how many chunks each query retrieves (chunks).
+	// TopK is how many chunks each query retrieves (chunks), at most [MaxTopK].
 	TopK int
 	// BudgetChars caps the context length in bytes of UTF-8 text, separators included.
 	// Parts are dropped, least relevant first, until the context fits. The budget
@@ -94,6 +94,11 @@ type Options struct {
 	DraftWeight float64
 }
 
+// MaxTopK is the largest TopK Validate accepts (chunks): far more than a context
+// budget holds (the default budget holds about 30 chunks), small enough that one
+// request cannot make a search hold an absurd number of hits.
+const MaxTopK = 10_000
+
 // DefaultOptions returns the defaults: 12 query lines, top 8 per query, a budget of
 // 24,000 bytes, suffix weight 0.6, modified-file boost 1.5, relative weight 1.05,
 // 24 edit identifiers, definition weight 0.9, old-file weight 1.2, the seed's fusion
@@ -121,10 +126,11 @@ func DefaultOptions() Options {
 }
 
 // Validate reports the first option that makes no sense as a *repoctx.OptionError
-// naming the command-line flag made from it: non-positive counts and budgets,
-// negative or non-finite weights, an unknown language, a score ratio outside [0, 1],
-// a planner window that leaves no room for the completion, planner shares outside
-// their ranges, a negative number of iterations or of draft query lines.
+// naming the command-line flag made from it: non-positive counts and budgets, a TopK
+// over [MaxTopK], negative or non-finite weights, an unknown language, a score ratio
+// outside [0, 1], a planner window that leaves no room for the completion, planner
+// shares outside their ranges, a negative number of iterations or of draft query
+// lines.
 func (o Options) Validate() error {
 	bad := func(option string, v any, want string) error {
 		return &repoctx.OptionError{Option: option, Value: fmt.Sprint(v), Want: want}
@@ -143,6 +149,9 @@ func (o Options) Validate() error {
 		if c.v <= 0 {
 			return bad(c.name, c.v, c.want)
 		}
+	}
+	if o.TopK > MaxTopK {
+		return bad("top-k", o.TopK, fmt.Sprintf("a positive number of chunks up to %d", MaxTopK))
 	}
 	if o.Iterations < 0 {
 		return bad("iterations", o.Iterations, "a positive number of retrieval rounds (0 or 1: one)")

@@ -37,6 +37,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 	"github.com/repoctx/repoctx/workspace"
@@ -237,8 +238,8 @@ func runChunk(c *cli.Context) error {
 		return usagef("chunk: --format parquet needs -o FILE (Parquet is not written to a stream)")
 	}
 	workers := c.Int("workers")
-	if workers < 1 {
-		return usagef("chunk: --workers must be at least 1, not %d", workers)
+	if workers < 1 || workers > batch.MaxWorkers {
+		return usagef("chunk: --workers must be between 1 and %d, not %d", batch.MaxWorkers, workers)
 	}
 	maxFile := c.Int64("max-file-bytes")
 	if maxFile < 1 {

@@ -141,6 +141,9 @@ func TestNumericFlags(t *testing.T) {
 		{predict("--budget", "0"), "--budget"},
 		{predict("--budget", "-1"), "--budget"},
 		{predict("--top-k", "0"), "--top-k"},
+		{predict("--top-k", "10001"), "--top-k"}, // a huge k once reserved memory by k (adversarial F1)
+		{predict("--top-k", "1000000000"), "--top-k"},
+		{predict("--workers", "1025"), "--workers"},
 		{predict("--query-lines", "0"), "--query-lines"},
 		{predict("--relative-weight", "NaN"), "--relative-weight"},
 		{predict("--min-score-ratio", "-0.5"), "--min-score-ratio"},
@@ -149,6 +152,8 @@ func TestNumericFlags(t *testing.T) {
 		{evalArgs("--window", "0"), "--window"},
 		{evalArgs("--workers", "0"), "--workers"},
 		{[]string{"chunk", "--workers", "0", repo}, "--workers"},
+		{[]string{"chunk", "--workers", "100000000", repo}, "--workers"},
+		{[]string{"query", "--top-k", "100000", "--cache-dir", cache, repo, "--file", "a.py"}, "--top-k"},
 		{[]string{"chunk", "--max-chars", "0", repo}, "--max-chars"},
 		{[]string{"chunk", "--strategy", "fixed", "--window-lines", "-3", repo}, "--window-lines"},
 		{[]string{"chunk", "--max-file-bytes", "0", repo}, "--max-file-bytes"},

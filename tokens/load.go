@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"os"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/repoctx/repoctx/internal/inputfile"
 )
 
 // Load reads a Hugging Face tokenizer.json file and builds its counter.
@@ -21,7 +22,7 @@ import (
 // post-processor and decoder are ignored (counts are of the whole text, without
 // special tokens around it).
 func Load(path string) (*Tokenizer, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.ReadFile(path, inputfile.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}

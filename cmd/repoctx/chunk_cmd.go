@@ -40,6 +40,7 @@ import (
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/internal/atomicfile"
+	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/workspace"
 )
 
@@ -460,9 +461,10 @@ func runChunk(c *cli.Context) error {
 
 // readNamed reads a file named on the command line, at most max+1 bytes (one more
 // than the limit, so that chunker.Decode refuses it as too large without the whole
-// file being read).
+// file being read). A FIFO, a device or a folder is refused before it is opened
+// (inputfile.Open), standard input (/dev/stdin) is not.
 func readNamed(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := inputfile.Open(name)
 	if err != nil {
 		return nil, err
 	}

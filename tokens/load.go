@@ -287,6 +287,9 @@ func buildModel(f *file, byteLevel bool) (model, error) {
 		if err := json.Unmarshal(mf.Vocab, &vocab); err != nil {
 			return nil, fmt.Errorf("model %s: vocab: %w", mf.Type, err)
 		}
+		if len(vocab) == 0 { // it would count every text as 0 tokens
+			return nil, fmt.Errorf("model %s: the vocabulary is empty", mf.Type)
+		}
 	}
 	switch mf.Type {
 	case "BPE":

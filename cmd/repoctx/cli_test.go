@@ -150,6 +150,10 @@ func TestNumericFlags(t *testing.T) {
 		{predict("--plan-window", "100"), "--plan-window"},
 		{evalArgs("--limit", "-1"), "--limit"},
 		{evalArgs("--window", "0"), "--window"},
+		{evalArgs("--window", "384"), "--window"}, // as --plan-window 384: no room for context
+		{evalArgs("--window", "8000,8000"), "--window"},
+		{evalArgs("--budget-chars", "100,100"), "--budget-chars"},
+		{predict("--plan-window", "384"), "--plan-window"},
 		{evalArgs("--workers", "0"), "--workers"},
 		{[]string{"chunk", "--workers", "0", repo}, "--workers"},
 		{[]string{"chunk", "--workers", "100000000", repo}, "--workers"},

@@ -286,3 +286,13 @@ func TestTopKBound(t *testing.T) {
 		t.Errorf("TopK %d: %v", MaxTopK+1, err)
 	}
 }
+
+func TestIterationsBound(t *testing.T) {
+	var oe *repoctx.OptionError
+	if err := with(func(o *Options) { o.Iterations = MaxIterations }).Validate(); err != nil {
+		t.Errorf("Iterations %d: %v", MaxIterations, err)
+	}
+	if err := with(func(o *Options) { o.Iterations = MaxIterations + 1 }).Validate(); !errors.As(err, &oe) || oe.Option != "iterations" {
+		t.Errorf("Iterations %d: %v", MaxIterations+1, err)
+	}
+}

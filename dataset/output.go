@@ -212,6 +212,9 @@ func (o *Output) copyJournal(w io.Writer) error {
 				return fmt.Errorf("dataset: resume: journal %s was written for %d datapoints, not %d: remove it or run without resume", o.journalPath, *rec.N, o.n)
 			}
 			if rec.Config != "" && rec.Config != o.config {
+				if d := optionDiff(rec.Config, o.config); d != "" {
+					return fmt.Errorf("dataset: resume: journal %s was written with other options: %s; use the same options, or run without resume", o.journalPath, d)
+				}
 				return fmt.Errorf("dataset: resume: journal %s was written with other options (%s), not (%s): use the same options, or run without resume", o.journalPath, rec.Config, o.config)
 			}
 			continue

@@ -271,6 +271,9 @@ func TestPredictResumeOtherOptions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "other options") {
 		t.Fatalf("resume with the planner off after a planned run: %v, want an error about other options", err)
 	}
+	if msg := err.Error(); !strings.Contains(msg, "compose.Plan window 1000 tokens, share 0.5, suffix share 0.25 (journal) vs off (this run)") || len(msg) > 400 {
+		t.Errorf("the mismatch should name the differing option, not print the structs: %s", msg)
+	}
 	planned.Resume = true
 	if _, err := Predict(context.Background(), planned); err != nil {
 		t.Fatalf("resume with the same options: %v", err)

@@ -276,3 +276,23 @@ func TestIterationsValidate(t *testing.T) {
 		t.Errorf("DraftWeight -1: %v", err)
 	}
 }
+
+func TestTopKBound(t *testing.T) {
+	var oe *repoctx.OptionError
+	if err := with(func(o *Options) { o.TopK = MaxTopK }).Validate(); err != nil {
+		t.Errorf("TopK %d: %v", MaxTopK, err)
+	}
+	if err := with(func(o *Options) { o.TopK = MaxTopK + 1 }).Validate(); !errors.As(err, &oe) || oe.Option != "top-k" || !strings.Contains(oe.Want, "10000") {
+		t.Errorf("TopK %d: %v", MaxTopK+1, err)
+	}
+}
+
+func TestIterationsBound(t *testing.T) {
+	var oe *repoctx.OptionError
+	if err := with(func(o *Options) { o.Iterations = MaxIterations }).Validate(); err != nil {
+		t.Errorf("Iterations %d: %v", MaxIterations, err)
+	}
+	if err := with(func(o *Options) { o.Iterations = MaxIterations + 1 }).Validate(); !errors.As(err, &oe) || oe.Option != "iterations" {
+		t.Errorf("Iterations %d: %v", MaxIterations+1, err)
+	}
+}

@@ -17,7 +17,7 @@ type Options struct {
 	// QueryLines is how many lines before the cursor form the prefix query and how many
 	// after it form the suffix query (lines).
 	QueryLines int
-	// TopK is how many chunks each query retrieves (chunks).
+	// TopK is how many chunks each query retrieves (chunks), at most [MaxTopK].
 	TopK int
 	// BudgetChars caps the context length in bytes of UTF-8 text, separators included.
 	// Parts are dropped, least relevant first, until the context fits. The budget
@@ -69,11 +69,11 @@ type Options struct {
 	// instead of BudgetChars; see [Plan].
 	Plan Plan
 	// Iterations is the number of retrieval rounds of RepoCoder's iterative
-	// retrieval (Zhang et al. 2023, §3): 0 or 1 composes once; each further round
-	// drafts the middle from the last context (Drafter), queries again with the last
-	// DraftQueryLines prefix lines plus the draft, fuses that query's hits into the
-	// first round's candidates by reciprocal rank and composes again (see the design
-	// note in iterate.go).
+	// retrieval (Zhang et al. 2023, §3), at most [MaxIterations]: 0 or 1 composes
+	// once; each further round drafts the middle from the last context (Drafter),
+	// queries again with the last DraftQueryLines prefix lines plus the draft, fuses
+	// that query's hits into the first round's candidates by reciprocal rank and
+	// composes again (see the design note in iterate.go).
 	Iterations int
 	// Drafter drafts the middle for iterative retrieval; nil means the built-in
 	// [CopyDrafter], which needs no model. A failed draft (an error, a blank draft,
@@ -93,6 +93,15 @@ type Options struct {
 	// rank (weight / (k + rank), k = retrieve.RRFK).
 	DraftWeight float64
 }
+
+// MaxTopK is the largest TopK Validate accepts (chunks): far more than a context
+// budget holds (the default budget holds about 30 chunks), small enough that one
+// request cannot make a search hold an absurd number of hits.
+const MaxTopK = 10_000
+
+// MaxIterations is the most retrieval rounds Validate accepts: RepoCoder measured 2
+// to 4; every round drafts (possibly asking a model) and searches again.
+const MaxIterations = 10
 
 // DefaultOptions returns the defaults: 12 query lines, top 8 per query, a budget of
 // 24,000 bytes, suffix weight 0.6, modified-file boost 1.5, relative weight 1.05,
@@ -121,10 +130,11 @@ func DefaultOptions() Options {
 }
 
 // Validate reports the first option that makes no sense as a *repoctx.OptionError
-// naming the command-line flag made from it: non-positive counts and budgets,
-// negative or non-finite weights, an unknown language, a score ratio outside [0, 1],
-// a planner window that leaves no room for the completion, planner shares outside
-// their ranges, a negative number of iterations or of draft query lines.
+// naming the command-line flag made from it: non-positive counts and budgets, a TopK
+// over [MaxTopK], negative or non-finite weights, an unknown language, a score ratio
+// outside [0, 1], a planner window that leaves no room for the completion, planner
+// shares outside their ranges, a number of iterations outside [0, MaxIterations], a
+// negative number of draft query lines.
 func (o Options) Validate() error {
 	bad := func(option string, v any, want string) error {
 		return &repoctx.OptionError{Option: option, Value: fmt.Sprint(v), Want: want}
@@ -144,8 +154,11 @@ func (o Options) Validate() error {
 			return bad(c.name, c.v, c.want)
 		}
 	}
-	if o.Iterations < 0 {
-		return bad("iterations", o.Iterations, "a positive number of retrieval rounds (0 or 1: one)")
+	if o.TopK > MaxTopK {
+		return bad("top-k", o.TopK, fmt.Sprintf("a positive number of chunks up to %d", MaxTopK))
+	}
+	if o.Iterations < 0 || o.Iterations > MaxIterations {
+		return bad("iterations", o.Iterations, fmt.Sprintf("a positive number of retrieval rounds up to %d (0 or 1: one)", MaxIterations))
 	}
 	if o.DraftQueryLines < 0 {
 		return bad("draft-query-lines", o.DraftQueryLines, "a number of lines >= 0")

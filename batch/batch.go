@@ -41,8 +41,8 @@ type Config struct {
 	// Method answers datapoints; nil means [Repoctx](Workspace, Compose,
 	// LSAPerSnapshot).
 	Method Method
-	// Workers is the number of datapoints answered at once (goroutines); 0 means the
-	// number of CPUs.
+	// Workers is the number of datapoints answered at once (goroutines), at most
+	// [MaxWorkers]; 0 means the number of CPUs.
 	Workers int
 	// Skip, if not nil, reports datapoints (by 0-based index in the sequence) to leave
 	// out, such as those a resumed run already answered: no Result is emitted for them.
@@ -51,6 +51,10 @@ type Config struct {
 	// and a "warning:" line per failed draft (see Summary.DraftFailures).
 	Log io.Writer
 }
+
+// MaxWorkers is the most workers Run accepts: every worker holds a parser and a
+// composition in flight, so more workers than this only costs memory.
+const MaxWorkers = 1024
 
 // DatasetLanguages returns the languages whose files a dataset run in language lang
 // indexes when the caller names none (workspace.Options.Languages): lang's family
@@ -144,6 +148,9 @@ type statser interface{ stats() workspace.Stats }
 func Run(ctx context.Context, src workspace.Source, dps iter.Seq2[Datapoint, error], cfg Config, emit func(Result)) (Summary, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.Workers > MaxWorkers {
+		return Summary{}, &repoctx.OptionError{Option: "workers", Value: fmt.Sprint(cfg.Workers), Want: fmt.Sprintf("a positive number up to %d", MaxWorkers)}
 	}
 	var drafts draftCount
 	if cfg.Method == nil {

@@ -169,6 +169,18 @@ func TestRunReadError(t *testing.T) {
 	}
 }
 
+// TestRunWorkersBound: more than MaxWorkers workers is an option error, before any
+// datapoint is read (each worker's channel slots and goroutine cost memory).
+func TestRunWorkersBound(t *testing.T) {
+	read := false
+	seq := func(yield func(Datapoint, error) bool) { read = true }
+	_, err := Run(context.Background(), testSource(t, 1), seq, Config{Method: &fakeMethod{}, Workers: MaxWorkers + 1}, func(Result) {})
+	var oe *repoctx.OptionError
+	if !errors.As(err, &oe) || oe.Option != "workers" || read {
+		t.Errorf("Workers %d: err %v, read %v; want a workers option error and nothing read", MaxWorkers+1, err, read)
+	}
+}
+
 // TestRunCancel cancels a run of the real method while it indexes: Run returns
 // context.Canceled within a second and leaves no temporary file in the cache.
 func TestRunCancel(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/internal/pathsafe"
 )
 
@@ -59,7 +59,7 @@ var maxLineBytes = 256 << 20
 // name in errors is path. Its last error reports a failure to open or read
 // the file.
 func ReadDatapointsFile(path string) ([]Datapoint, []error, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dataset: open datapoints: %w", err)
 	}
@@ -142,7 +142,7 @@ func Datapoints(r io.Reader, file string) iter.Seq2[Datapoint, error] {
 // closed when the sequence ends. A file that cannot be opened gives one error.
 func DatapointsFile(path string) iter.Seq2[Datapoint, error] {
 	return func(yield func(Datapoint, error) bool) {
-		f, err := os.Open(path)
+		f, err := inputfile.Open(path)
 		if err != nil {
 			yield(Datapoint{}, fmt.Errorf("dataset: open datapoints: %w", err))
 			return

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +69,15 @@ type journalRecord struct {
 // match it (a flipped byte) is redone on resume, never replayed.
 func lineSum(line string) string {
 	return fmt.Sprintf("%08x", crc32.Checksum([]byte(line), crc32.MakeTable(crc32.Castagnoli)))
+}
+
+// splitDigest splits a journal header's config into the options and the datapoint
+// file's digest (Predict's " datapoints=" suffix; "" when absent).
+func splitDigest(config string) (opts, digest string) {
+	if i := strings.LastIndex(config, " datapoints="); i >= 0 {
+		return config[:i], config[i+len(" datapoints="):]
+	}
+	return config, ""
 }
 
 // configDiff names what differs between two option descriptions (their
@@ -246,7 +256,16 @@ func (o *Output) copyJournal(w io.Writer) error {
 				return fmt.Errorf("dataset: resume: journal %s was written for %d datapoints, not %d: remove it or run without resume", o.journalPath, *rec.N, o.n)
 			}
 			if rec.Config != "" && rec.Config != o.config {
-				return fmt.Errorf("dataset: resume: journal %s was written for other datapoints or with other options (%s): use the same data and options, or run without resume", o.journalPath, configDiff(rec.Config, o.config))
+				jc, jd := splitDigest(rec.Config)
+				nc, nd := splitDigest(o.config)
+				if jc == nc {
+					return fmt.Errorf("dataset: resume: journal %s was written for another datapoint file (digest %s, not %s: regenerated, reordered or another one): remove it or run without resume", o.journalPath, cmp.Or(jd, "none"), nd)
+				}
+				d := optionDiff(jc, nc)
+				if d == "" {
+					d = configDiff(jc, nc)
+				}
+				return fmt.Errorf("dataset: resume: journal %s was written with other options: %s; use the same options, or run without resume", o.journalPath, d)
 			}
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/workspace"
 )
 
@@ -283,7 +284,7 @@ func fileDigest(path string) (string, error) {
 // (the datapoints [Datapoints] yields, bad ones included), reading it once without
 // parsing.
 func CountDatapoints(path string) (int, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("dataset: open datapoints: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/repoctx/repoctx/internal/atomicfile"
+	"github.com/repoctx/repoctx/internal/inputfile"
 )
 
 // Shard is one part of a dataset split by repository, for running a prediction on
@@ -164,7 +165,7 @@ func Merge(dataDir, lang, stage, out string, shardFiles []string) (int, error) {
 // readShardFile adds the lines of one shard file to byLine (datapoint line -> the
 // prediction line without the shard key), refusing duplicates.
 func readShardFile(path, digest, dpFile string, byLine map[int][]byte, from map[int]string) error {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return fmt.Errorf("dataset: merge: %w", err)
 	}

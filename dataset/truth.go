@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/repoctx/repoctx/internal/inputfile"
 )
 
 // Truth is one line of a dev set's {lang}-{stage}.truth.jsonl: the code
@@ -21,7 +22,7 @@ type Truth struct {
 // the file and the 1-based line when the file cannot be read, when a line is
 // not a JSON object, has no id, or repeats an earlier id.
 func ReadTruth(path string) (map[string]Truth, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: open truth: %w", err)
 	}

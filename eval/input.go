@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/repoctx/repoctx/internal/inputfile"
 )
 
 // Prediction is one line of a predictions file: the context and the optional
@@ -27,6 +29,9 @@ type Prediction struct {
 // blank, is not a JSON object, lacks "context" or has a key of the wrong type,
 // or when the number of lines differs from want.
 func ReadPredictions(path string, want int) ([]Prediction, error) {
+	if err := inputfile.Check(path); err != nil { // a FIFO would block, a device never end
+		return nil, fmt.Errorf("eval: predictions: %w", err)
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("eval: predictions: %w", err)

@@ -310,8 +310,8 @@ func checkOptions(opts *Options) (*grammars.Spec, []string, error) {
 		opts.Windows = DefaultWindows()
 	}
 	for _, w := range opts.Windows {
-		if w <= 0 {
-			return nil, nil, fmt.Errorf("eval: window %d: must be a positive number of tokens", w)
+		if w <= repoctx.MaxNewTokens {
+			return nil, nil, fmt.Errorf("eval: window %d: must be more than %d tokens (the completion's room)", w, repoctx.MaxNewTokens)
 		}
 	}
 	for _, c := range opts.BudgetChars {

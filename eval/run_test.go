@@ -337,6 +337,7 @@ func TestRunErrors(t *testing.T) {
 	expect("unknown configuration", run(func(o *Options) { o.Configs = []string{"bm25"} }), `unknown configuration "bm25"`)
 	expect("nothing to score", run(func(o *Options) { o.Configs = nil }), "nothing to score")
 	expect("bad window", run(func(o *Options) { o.Windows = []int{0} }), "window 0")
+	expect("window without room", run(func(o *Options) { o.Windows = []int{repoctx.MaxNewTokens} }), "must be more than 384 tokens")
 	expect("bad budget", run(func(o *Options) { o.BudgetChars = []int{-5} }), "budget -5")
 	expect("missing datapoints", run(func(o *Options) { o.Stage = "nope" }), "python-nope.jsonl")
 

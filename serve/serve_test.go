@@ -21,6 +21,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/assemble"
 )
 
 // sampleRepo is a small Kotlin repository of the test data.
@@ -689,4 +690,23 @@ func TestCompaction(t *testing.T) {
 	waitFor(t, "the edit after the compaction", func() bool {
 		return strings.Contains(ts.context(t, caller("compactRound")).Context, "fun compactRound() = 12345")
 	})
+}
+
+// TestRequestIterations: options.iterations sets the retrieval rounds (the README
+// lists --iterations among the options a request may set), up to
+// assemble.MaxIterations (adversarial F12).
+func TestRequestIterations(t *testing.T) {
+	base := assemble.DefaultOptions()
+	two, many := 2, assemble.MaxIterations+1
+	got, err := (&RequestOptions{Iterations: &two}).apply(base)
+	if err != nil || got.Iterations != 2 {
+		t.Errorf("iterations 2: %d, %v", got.Iterations, err)
+	}
+	if _, err := (&RequestOptions{Iterations: &many}).apply(base); err == nil || !strings.Contains(err.Error(), "options.iterations must be a positive number of retrieval rounds up to 10") {
+		t.Errorf("iterations %d: %v", many, err)
+	}
+	var req ContextRequest
+	if err := decodeRequest(strings.NewReader(`{"path": "a.kt", "prefix": "x", "options": {"iterations": 3}}`), &req); err != nil || *req.Options.Iterations != 3 {
+		t.Errorf("decode options.iterations: %v", err)
+	}
 }

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"os"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/repoctx/repoctx/internal/inputfile"
 )
 
 // Load reads a Hugging Face tokenizer.json file and builds its counter.
@@ -21,7 +22,7 @@ import (
 // post-processor and decoder are ignored (counts are of the whole text, without
 // special tokens around it).
 func Load(path string) (*Tokenizer, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.ReadFile(path, inputfile.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
@@ -285,6 +286,9 @@ func buildModel(f *file, byteLevel bool) (model, error) {
 		}
 		if err := json.Unmarshal(mf.Vocab, &vocab); err != nil {
 			return nil, fmt.Errorf("model %s: vocab: %w", mf.Type, err)
+		}
+		if len(vocab) == 0 { // it would count every text as 0 tokens
+			return nil, fmt.Errorf("model %s: the vocabulary is empty", mf.Type)
 		}
 	}
 	switch mf.Type {

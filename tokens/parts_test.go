@@ -353,6 +353,8 @@ func TestLoadErrors(t *testing.T) {
 		{write("metaspace.json", `{"pre_tokenizer":{"type":"Metaspace","replacement":"▁"},"model":{"type":"BPE","vocab":{"a":0},"merges":[]}}`), "pre_tokenizer Metaspace is not supported"},
 		{write("precompiled.json", `{"normalizer":{"type":"Precompiled","precompiled_charsmap":""},"model":{"type":"BPE","vocab":{"a":0},"merges":[]}}`), "normalizer Precompiled is not supported"},
 		{write("dropout.json", `{"model":{"type":"BPE","dropout":0.1,"vocab":{"a":0},"merges":[]}}`), "dropout"},
+		{write("emptyvocab.json", `{"model":{"type":"BPE","vocab":{},"merges":[]}}`), "the vocabulary is empty"}, // counted 0 tokens for any text
+		{write("emptywp.json", `{"model":{"type":"WordPiece","vocab":{},"unk_token":"[UNK]"}}`), "the vocabulary is empty"},
 		{write("badmerge.json", `{"model":{"type":"BPE","vocab":{"a":0},"merges":["a b"]}}`), "merge 1"},
 		{write("badregex.json", `{"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(unclosed"},"behavior":"Isolated","invert":false},"model":{"type":"BPE","vocab":{"a":0},"merges":[]}}`), "pattern"},
 	} {

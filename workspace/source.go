@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/internal/pathsafe"
 )
 
@@ -48,7 +49,7 @@ type Source interface {
 // file, or is corrupt or truncated.
 func OpenZipSource(zipPath string, lim Limits) (Source, error) {
 	lim = lim.withDefaults()
-	f, err := os.Open(zipPath)
+	f, err := inputfile.Open(zipPath) // a FIFO would block in os.Open
 	if err != nil {
 		return nil, fmt.Errorf("workspace: open snapshots: %w", err)
 	}

@@ -227,11 +227,11 @@ func queryCmd() *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("query: give one repository folder")
 			}
-			hole, err := queryHole(c, c.Args().First())
+			copts, err := composeOptions(c) // flag errors first: nothing is read
 			if err != nil {
 				return err
 			}
-			copts, err := composeOptions(c)
+			hole, err := queryHole(c, c.Args().First())
 			if err != nil {
 				return err
 			}

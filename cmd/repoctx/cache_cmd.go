@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,9 @@ var cacheSizeFlag = &cli.StringFlag{Name: "cache-max-size", Value: formatSize(wo
 	Usage: "`size` cap of the cache directory (e.g. 5GB, 500MB; 0 = no cap): least recently used repositories are evicted when a command ends, never one another process has open"}
 
 // parseSize reads a size such as "5GB", "500MB", "64KiB" or "1048576" (bytes). Decimal
-// (KB, MB, GB, TB) and binary (KiB, MiB, GiB, TiB) units are accepted.
+// (KB, MB, GB, TB) and binary (KiB, MiB, GiB, TiB) units are accepted. Infinity, a
+// size of 2^63 bytes or more and a positive size under one byte are errors (they
+// would otherwise become 0, no cap).
 func parseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	units := []struct {
@@ -33,10 +36,17 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || v != v {
+	if err != nil || v < 0 || v != v || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("not a size: %q (e.g. 5GB, 500MB, 0)", s)
 	}
-	return int64(v * mult), nil
+	n := v * mult
+	switch {
+	case n >= 1<<63: // int64(n) would overflow (to a negative size: no cap)
+		return 0, fmt.Errorf("size %q is too large (at most 8EiB; 0 means no cap)", s)
+	case n > 0 && n < 1: // would round to 0, which means no cap
+		return 0, fmt.Errorf("size %q is less than one byte (0 means no cap)", s)
+	}
+	return int64(n), nil
 }
 
 // formatSize writes bytes with a binary unit, as parseSize reads it.

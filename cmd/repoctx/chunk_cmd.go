@@ -37,8 +37,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/internal/atomicfile"
+	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/workspace"
 )
 
@@ -237,8 +239,8 @@ func runChunk(c *cli.Context) error {
 		return usagef("chunk: --format parquet needs -o FILE (Parquet is not written to a stream)")
 	}
 	workers := c.Int("workers")
-	if workers < 1 {
-		return usagef("chunk: --workers must be at least 1, not %d", workers)
+	if workers < 1 || workers > batch.MaxWorkers {
+		return usagef("chunk: --workers must be between 1 and %d, not %d", batch.MaxWorkers, workers)
 	}
 	maxFile := c.Int64("max-file-bytes")
 	if maxFile < 1 {
@@ -459,9 +461,10 @@ func runChunk(c *cli.Context) error {
 
 // readNamed reads a file named on the command line, at most max+1 bytes (one more
 // than the limit, so that chunker.Decode refuses it as too large without the whole
-// file being read).
+// file being read). A FIFO, a device or a folder is refused before it is opened
+// (inputfile.Open), standard input (/dev/stdin) is not.
 func readNamed(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := inputfile.Open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -253,9 +253,9 @@ func cursorText(c *cli.Context) (prefix, suffix string, err error) {
 		if !c.IsSet("line") || !c.IsSet("column") {
 			return "", "", usagef("complete: --line and --column go together")
 		}
-		raw, err := io.ReadAll(c.App.Reader)
+		raw, err := readInput(c, "-")
 		if err != nil {
-			return "", "", fmt.Errorf("complete: standard input: %w", err)
+			return "", "", fmt.Errorf("complete: %w", err)
 		}
 		at, err := cursorOffset(string(raw), c.Int("line"), c.Int("column"))
 		if err != nil {
@@ -266,7 +266,7 @@ func cursorText(c *cli.Context) (prefix, suffix string, err error) {
 		var parts [2][]byte
 		for i, name := range []string{"prefix-file", "suffix-file"} {
 			if p := c.String(name); p != "" {
-				if parts[i], err = os.ReadFile(p); err != nil {
+				if parts[i], err = readInput(c, p); err != nil {
 					return "", "", err
 				}
 			}

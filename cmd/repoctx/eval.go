@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/tokens"
@@ -67,6 +68,11 @@ func evalCmd() *cli.Command {
 			windows, err := intList(c, "window")
 			if err != nil {
 				return err
+			}
+			for _, w := range windows { // as --plan-window: the scorer keeps 384 tokens for the completion
+				if w <= repoctx.MaxNewTokens {
+					return usagef("--window: %d leaves no room for context: a window must be more than %d tokens (the completion's room)", w, repoctx.MaxNewTokens)
+				}
 			}
 			budgets, err := intList(c, "budget-chars")
 			if err != nil {
@@ -210,6 +216,9 @@ func intList(c *cli.Context, name string) ([]int, error) {
 		n, err := strconv.Atoi(s)
 		if err != nil || n <= 0 {
 			return nil, usagef("--%s: %q is not a positive integer", name, s)
+		}
+		if slices.Contains(out, n) { // it would print the same column twice
+			return nil, usagef("--%s: %d is given twice", name, n)
 		}
 		out = append(out, n)
 	}

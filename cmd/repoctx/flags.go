@@ -267,8 +267,8 @@ func batchConfig(c *cli.Context) (batch.Config, error) {
 	if c.IsSet("workers") || c.Int("workers") != 0 {
 		cfg.Workers = c.Int("workers")
 	}
-	if cfg.Workers <= 0 {
-		return cfg, usagef("--workers must be a positive number, not %d", cfg.Workers)
+	if cfg.Workers <= 0 || cfg.Workers > batch.MaxWorkers {
+		return cfg, usagef("--workers must be a positive number up to %d, not %d", batch.MaxWorkers, cfg.Workers)
 	}
 	return cfg, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -13,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/serve"
 	"github.com/repoctx/repoctx/workspace"
 )
@@ -139,6 +139,23 @@ var (
 // cursorFlags are query's cursor flags.
 func cursorFlags() []cli.Flag { return []cli.Flag{lineFlag, columnFlag, offsetFlag, textFileFlag} }
 
+// maxInputBytes bounds what readInput reads (bytes); a variable for tests.
+var maxInputBytes int64 = inputfile.MaxBytes
+
+// readInput reads the input file name whole, "-" being standard input, at most
+// maxInputBytes (64 MiB); more, or a FIFO, a device or a folder, is an error naming
+// it (exit 1). Errors of standard input say "standard input".
+func readInput(c *cli.Context, name string) ([]byte, error) {
+	if name == "-" {
+		b, err := inputfile.ReadAll(c.App.Reader, "standard input", maxInputBytes)
+		if err != nil && !errors.As(err, new(*inputfile.TooLargeError)) {
+			err = fmt.Errorf("standard input: %w", err)
+		}
+		return b, err
+	}
+	return inputfile.ReadFile(name, maxInputBytes)
+}
+
 // queryHole reads query's completion point: --file resolved against repoDir (relative
 // to it, or absolute inside it), and the text around the cursor from --prefix-file and
 // --suffix-file, or the whole text (standard input or --text-file) with --line and
@@ -157,12 +174,12 @@ func queryHole(c *cli.Context, repoDir string) (repoctx.Hole, error) {
 		}
 		var prefix, suffix []byte
 		if p := c.String("prefix-file"); p != "" {
-			if prefix, err = os.ReadFile(p); err != nil {
+			if prefix, err = readInput(c, p); err != nil {
 				return h, err
 			}
 		}
 		if p := c.String("suffix-file"); p != "" {
-			if suffix, err = os.ReadFile(p); err != nil {
+			if suffix, err = readInput(c, p); err != nil {
 				return h, err
 			}
 		}
@@ -180,12 +197,7 @@ func queryHole(c *cli.Context, repoDir string) (repoctx.Hole, error) {
 	case c.IsSet("line") != c.IsSet("column") && !c.IsSet("offset"):
 		return h, usagef("query: --line and --column go together")
 	}
-	var raw []byte
-	if p := c.String("text-file"); p == "-" {
-		raw, err = io.ReadAll(c.App.Reader)
-	} else {
-		raw, err = os.ReadFile(p)
-	}
+	raw, err := readInput(c, c.String("text-file"))
 	if err != nil {
 		return h, err
 	}

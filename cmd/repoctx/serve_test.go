@@ -231,6 +231,9 @@ func TestServeCommand(t *testing.T) {
 	if code, body := post(`{"path": "src/Use.kt", "prefix": "x", "options": {"top_k": -1}}`); code != 400 || !strings.Contains(body, "options.top_k") {
 		t.Fatalf("bad option: %d %s", code, body)
 	}
+	if code, body := post(`{"path": "src/Use.kt", "prefix": "x", "options": {"top_k": 100000000}}`); code != 400 || !strings.Contains(body, "options.top_k must be a positive number of chunks up to 10000") {
+		t.Fatalf("huge top_k: %d %s", code, body)
+	}
 	must(t, cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
@@ -37,16 +35,8 @@ func tokensCmd() *cli.Command {
 			}
 			var errs []error
 			for _, p := range paths {
-				var b []byte
-				if p == "-" {
-					b, err = io.ReadAll(c.App.Reader)
-				} else {
-					b, err = os.ReadFile(p)
-				}
+				b, err := readInput(c, p)
 				if err != nil {
-					if p == "-" {
-						err = fmt.Errorf("standard input: %w", err)
-					}
 					errs = append(errs, err)
 					continue
 				}
@@ -56,7 +46,7 @@ func tokensCmd() *cli.Command {
 				}
 			}
 			if len(errs) > 0 {
-				// Each error names its file (os.ReadFile's do).
+				// Each error names its file (readInput's do).
 				return fmt.Errorf("tokens: %w", errors.Join(errs...))
 			}
 			return nil

@@ -16,11 +16,20 @@ type Heap[T any] struct {
 // New returns a heap that keeps the k best values under cmp, which returns a
 // negative number when a ranks before b, positive when after, 0 for ties (a total
 // order gives deterministic results). k <= 0 keeps nothing.
+//
+// The heap reserves room for at most [InitialCap] values up front and grows as
+// values are kept, so its storage is bounded by the number of values pushed, not by
+// k: a huge k over a few values costs no more than a small one.
 func New[T any](k int, cmp func(a, b T) int) *Heap[T] {
-	return &Heap[T]{k: max(k, 0), cmp: cmp, h: make([]T, 0, max(k, 0))}
+	k = max(k, 0)
+	return &Heap[T]{k: k, cmp: cmp, h: make([]T, 0, min(k, InitialCap))}
 }
 
-// Reset empties the heap and sets its bound to k, keeping its storage.
+// InitialCap is the most values New reserves room for before any is pushed.
+const InitialCap = 64
+
+// Reset empties the heap and sets its bound to k, keeping its storage (which, as in
+// New, grows only as values are kept).
 func (t *Heap[T]) Reset(k int) {
 	t.k = max(k, 0)
 	t.h = t.h[:0]

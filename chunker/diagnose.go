@@ -21,8 +21,9 @@ import (
 // towards not counting.
 //
 // It parses f again (only when cs holds a Fallback chunk without ParseError) and
-// returns 0 for a language without a spec, string or comment types, or when that
-// parse fails. The error is reserved for future use and is always nil.
+// returns 0 for a language without a spec, string or comment types, for a file
+// nesting deeper than MaxNesting (not parsed), or when that parse fails. The error is
+// reserved for future use and is always nil.
 func (s *Structural) TokenWindows(f *File, cs []Chunk) (int, error) {
 	candidates := 0
 	for _, c := range cs {
@@ -34,7 +35,7 @@ func (s *Structural) TokenWindows(f *File, cs []Chunk) (int, error) {
 		return 0, nil
 	}
 	spec := grammars.Lookup(f.Lang)
-	if spec == nil || len(spec.Strings)+len(spec.Comments) == 0 {
+	if spec == nil || len(spec.Strings)+len(spec.Comments) == 0 || tooDeep(f.Text) {
 		return 0, nil
 	}
 	tree, _, err := s.parsers.Parse(spec, f.Text)

@@ -102,8 +102,9 @@ func (s *Structural) Close() {
 	s.parsers.Close()
 }
 
-// Chunk implements Chunker. Files in a language without a grammar, and files whose
-// parse fails or times out, are cut into line windows flagged Fallback.
+// Chunk implements Chunker. Files in a language without a grammar, files whose
+// brackets nest deeper than MaxNesting, and files whose parse fails or times out, are
+// cut into line windows flagged Fallback.
 func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	return s.ChunkTree(f, nil)
 }
@@ -112,15 +113,16 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 // before chunking, so that a caller needing the same parse (e.g. symbol extraction)
 // does not parse the file again. visit gets the root node and the text the tree was
 // parsed from (the language's Rewrite of f.Text, same length); it is not called
-// when the file is windowed without a parse (unknown language, parse failure or
-// time-out). The tree is closed when ChunkTree returns: visit must not keep nodes.
+// when the file is windowed without a parse (unknown language, nesting deeper than
+// MaxNesting, parse failure or time-out). The tree is closed when ChunkTree returns:
+// visit must not keep nodes.
 func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []byte)) ([]Chunk, error) {
 	li := newLineIndex(f.Text)
 	if li.size(0, li.lines()) == 0 {
 		return nil, nil
 	}
 	spec := grammars.Lookup(f.Lang)
-	if spec == nil {
+	if spec == nil || tooDeep(f.Text) {
 		return s.windowFile(f, li), nil
 	}
 	tree, parsed, err := s.parsers.Parse(spec, f.Text)
@@ -158,6 +160,39 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 	}
 	b.level(its, 0, li.lines(), nil, nil, false)
 	return b.emit(f), nil
+}
+
+// MaxNesting is the deepest bracket nesting, in brackets ("(", "[" and "{" not yet
+// closed, counted on the raw text, strings and comments included), of a file the
+// structural chunker parses; a deeper file is windowed without a parse. It bounds the
+// depth of the trees the chunker walks, and spares the parse of files whose structure
+// would be windows of a few long lines anyway: tree-sitter's error recovery on the
+// adversarial review's "fun a() {" * 20000 (180 KB) costs 2-4 s for Python, Java,
+// JavaScript, Go, Rust and TypeScript. Real code, generated tables included, nests
+// tens deep. It is a defence for one shape only: a file dense with syntax errors at
+// any depth costs tree-sitter seconds too (200 KB of "fun a() {" 30 deep: 1-4 s),
+// bounded by ParseTimeout alone.
+const MaxNesting = 1000
+
+// tooDeep reports whether text's brackets nest deeper than MaxNesting. A closing
+// bracket never takes the depth below 0, and the three kinds are not matched against
+// each other: the count is an upper bound of the syntactic nesting, cheap and
+// independent of the language.
+func tooDeep(text []byte) bool {
+	d := 0
+	for _, c := range text {
+		switch c {
+		case '(', '[', '{':
+			if d++; d > MaxNesting {
+				return true
+			}
+		case ')', ']', '}':
+			if d > 0 {
+				d--
+			}
+		}
+	}
+	return false
 }
 
 func (s *Structural) windowFile(f *File, li *lineIndex) []Chunk {
@@ -215,6 +250,9 @@ type builder struct {
 	errs   [][2]int // line ranges [first, last] of ERROR/MISSING nodes
 	pieces []*piece
 	base   []string // the header of the definition level being cut (see add)
+	// visited counts the nodes items looked at (children listed or examined), a
+	// measure of its work that tests bound.
+	visited int
 }
 
 // add appends a finished piece, recording the header of the definition level it
@@ -334,27 +372,43 @@ const maxWide = 4096
 // items lists the named children of n as items, descending into ERROR nodes and into
 // non-definition nodes that contain errors, so definitions inside them are found.
 func (b *builder) items(n *sitter.Node, inErr bool) []item {
+	return b.appendItems(nil, n, inErr, 0)
+}
+
+// maxItemDepth is the most nested ERROR, error-holding or Flatten nodes items descends
+// through; a node deeper than that is one item (windowed when over the cap). Real code
+// stays far below it; deeper nesting is a syntax error repeated thousands of times
+// (the adversarial review's "fun a() {" * 20000), whose recovery tree nests that deep.
+const maxItemDepth = 256
+
+// appendItems appends the items of n (see items) to out and returns it. The items of
+// the nodes it descends into are appended to the same slice, so that the work is
+// linear in the number of nodes visited whatever their nesting (copying each nested
+// level's items into its parent made deeply nested syntax errors quadratic). depth is
+// the number of nodes descended through so far.
+func (b *builder) appendItems(out []item, n *sitter.Node, inErr bool, depth int) []item {
 	if n.ChildCount() > maxWide && n.Parent() != nil {
-		return nil // a huge flat literal or statement list: windows serve it as well
+		return out // a huge flat literal or statement list: windows serve it as well
 	}
-	kids := grammars.Children(n)
-	out := make([]item, 0, len(kids))
-	for _, c := range kids {
+	b.visited++
+	base := len(out) // the items of n start here: out[:base] belong to enclosing levels
+	for _, c := range grammars.Children(n) {
 		isErr := c.IsError()
 		if !isErr && !c.IsNamed() {
 			continue
 		}
-		if len(b.spec.Flatten) > 0 && b.spec.Flatten[b.spec.TypeOf(c)] && c.ChildCount() > 0 {
+		b.visited++
+		deeper := depth < maxItemDepth
+		if deeper && len(b.spec.Flatten) > 0 && b.spec.Flatten[b.spec.TypeOf(c)] && c.ChildCount() > 0 {
 			// A container such as #ifdef: its children are items of this level.
-			if sub := b.items(c, inErr); len(sub) > 0 {
-				out = append(out, sub...)
+			k := len(out)
+			if out = b.appendItems(out, c, inErr, depth+1); len(out) > k {
 				continue
 			}
 		}
-		if isErr || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[b.spec.TypeOf(c)]) {
-			sub := b.items(c, true)
-			if len(sub) > 0 {
-				out = append(out, sub...)
+		if deeper && (isErr || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[b.spec.TypeOf(c)])) {
+			k := len(out)
+			if out = b.appendItems(out, c, true, depth+1); len(out) > k {
 				continue
 			}
 		}
@@ -364,8 +418,8 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 		if it.last < it.first {
 			it.last = it.first
 		}
-		if n := len(out); n > 0 && out[n-1].def != nil && it.def == nil && b.spec.Trailers[b.spec.TypeOf(c)] {
-			out[n-1].last = max(out[n-1].last, it.last) // a property's accessor beside it
+		if k := len(out); k > base && out[k-1].def != nil && it.def == nil && b.spec.Trailers[b.spec.TypeOf(c)] {
+			out[k-1].last = max(out[k-1].last, it.last) // a property's accessor beside it
 			continue
 		}
 		out = append(out, it)
@@ -596,7 +650,8 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		return
 	}
 	// Oversized glue: cut it at its items; when that gives a single piece, descend into
-	// the biggest item's children (each step goes one level down the tree, so this ends).
+	// the biggest item's children (each step goes one level down the tree, so this ends;
+	// at most maxItemDepth steps, past which the piece is windowed).
 	var inside []item
 	for k := range its {
 		if its[k].first < hi && its[k].last >= lo {
@@ -607,7 +662,7 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 	// literal, a long if block) carry its opening as a header ("HELP =", "if x:"), like
 	// the members of a split definition carry its signature.
 	sub, named := header, false
-	for len(inside) > 0 {
+	for depth := 0; len(inside) > 0 && depth < maxItemDepth; depth++ {
 		if b.level(inside, lo, hi, sub, parent, true) {
 			return
 		}

@@ -11,14 +11,18 @@ type Limits struct {
 	MaxFileBytes int64
 	// MaxSnapshotBytes bounds one zipped snapshot, in bytes: both the inner
 	// zip itself (which is read into memory) and the sum of the declared
-	// uncompressed sizes of the files it lists. Folders are not bounded.
+	// uncompressed sizes of the files it lists that can be read (those over
+	// MaxFileBytes are left out; files other than source and ignore files count
+	// when first read, see Snapshot.ReadFile). Folders are not bounded.
 	MaxSnapshotBytes int64
 	// MaxFiles is the most regular files listed for one snapshot; further
 	// files are left out and recorded in Snapshot.Skipped.
 	MaxFiles int
 	// MaxRatio is the highest compression ratio (uncompressed bytes per
 	// compressed byte) accepted for an inner zip, both for the inner zip as
-	// an entry of the outer zip and for the files it holds as a whole.
+	// an entry of the outer zip and for the files it holds as a whole (counted
+	// as for MaxSnapshotBytes: a file over MaxFileBytes, which is never read,
+	// does not fail the snapshot).
 	MaxRatio float64
 }
 

@@ -9,11 +9,14 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/pathsafe"
 )
 
@@ -69,11 +72,18 @@ type snapshot struct {
 	paths     []string
 	skipped   []Skip
 	sums      map[string][32]byte // SHA-256 of files hashed when listed (OpenFolder), else nil
+
+	// Inner zip only: what reading the files not counted when it was opened (see
+	// newZipSnapshot) may still decompress, in bytes, and which of them were charged.
+	mu      sync.Mutex
+	budget  int64
+	charged map[string]bool
 }
 
 type fileEntry struct {
-	size int64     // bytes: declared (zip) or found when opening (folder)
-	zf   *zip.File // nil for a folder snapshot
+	size  int64     // bytes: declared (zip) or found when opening (folder)
+	zf    *zip.File // nil for a folder snapshot
+	later bool      // a zip entry not counted when opened: charged to budget when first read
 }
 
 // SHA256 implements [Hasher] for the files whose bytes were hashed when the snapshot
@@ -119,8 +129,12 @@ func (s *snapshot) skip(path, reason string) {
 // the snapshot and path when the file is not listed (wrapping
 // fs.ErrNotExist), when it is over Limits.MaxFileBytes by its size or by the
 // bytes actually read (wrapping [ErrTooLarge]; at most MaxFileBytes+1 bytes are
-// ever read), when its zip entry is corrupt, or when the file cannot be read
-// (for example permission denied). It is safe for concurrent use.
+// ever read), when it is a file of an inner zip that was not counted when the zip
+// was opened (not a source or ignore file) and the snapshot's remaining
+// uncompressed budget (MaxRatio times the zip's size, and MaxSnapshotBytes, less
+// what was counted or read before) does not hold it (wrapping [ErrTooLarge]),
+// when its zip entry is corrupt, or when the file cannot be read (for example
+// permission denied). It is safe for concurrent use.
 func (s *snapshot) ReadFile(path string) ([]byte, error) {
 	e, ok := s.lookup(path)
 	if !ok {
@@ -131,9 +145,52 @@ func (s *snapshot) ReadFile(path string) ([]byte, error) {
 		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, e.size, max)
 	}
 	if e.zf != nil {
+		if e.later {
+			if err := s.charge(path, e.size); err != nil {
+				return nil, err
+			}
+		}
 		return s.readZip(path, e)
 	}
 	return s.readDir(path)
+}
+
+// charge takes size bytes from the snapshot's budget the first time path is read
+// (a file not counted when its inner zip was opened), or returns an error wrapping
+// [ErrTooLarge] when the budget does not hold them: the files a snapshot's readers
+// read then decompress, all together, to at most the limits of newZipSnapshot.
+func (s *snapshot) charge(path string, size int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.charged[path] {
+		return nil
+	}
+	if size > s.budget {
+		return wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: its %d bytes would take what the snapshot's files decompress to over the limit (%d bytes left: at most %g times the zip's size and %d bytes in all)",
+			s.name, path, size, s.budget, s.lim.MaxRatio, s.lim.MaxSnapshotBytes)
+	}
+	s.budget -= size
+	if s.charged == nil {
+		s.charged = map[string]bool{}
+	}
+	s.charged[path] = true
+	return nil
+}
+
+// countedWhenOpened reports whether a zip entry of path and size counts toward an
+// inner zip's uncompressed total when the zip is opened: a file the walker (Walk)
+// reads, i.e. a source file of a registered language or an ignore file, no larger
+// than MaxFileBytes. Files over MaxFileBytes are never read (ReadFile refuses
+// them); other files are charged when first read (see charge).
+func countedWhenOpened(path string, size uint64, lim Limits) bool {
+	if size > uint64(lim.MaxFileBytes) {
+		return false
+	}
+	switch pathpkg.Base(path) {
+	case ".gitignore", ".ignore":
+		return true
+	}
+	return grammars.ForPath(path) != nil
 }
 
 func (s *snapshot) readZip(path string, e fileEntry) ([]byte, error) {
@@ -346,6 +403,14 @@ func errText(err error) string {
 
 // newZipSnapshot lists the files of an inner zip. zipBytes is the inner
 // zip's own size, used for the compression ratio check.
+//
+// The checks of the uncompressed size (the sum of the declared sizes over
+// MaxSnapshotBytes, or over MaxRatio times zipBytes: a zip bomb) count only the
+// files the walker reads (countedWhenOpened): one large, very compressible file
+// that would be skipped anyway (a fixture of zeros over MaxFileBytes, a data
+// file) no longer fails the whole snapshot. The other files the checks leave out
+// that ReadFile may return are charged to what the limits leave when first read,
+// so that reading every listed file still decompresses no more than the limits.
 func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*snapshot, error) {
 	s := &snapshot{name: name, lim: lim, files: map[string]fileEntry{}}
 	gitSeen := map[string]bool{}
@@ -401,11 +466,14 @@ func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*s
 			dropped++
 			continue
 		}
-		total += zf.UncompressedSize64
-		if total > math.MaxInt64 {
-			total = math.MaxInt64
+		later := !countedWhenOpened(clean, zf.UncompressedSize64, lim)
+		if !later {
+			total += zf.UncompressedSize64
+			if total > math.MaxInt64 {
+				total = math.MaxInt64
+			}
 		}
-		s.files[clean] = fileEntry{size: int64(zf.UncompressedSize64), zf: zf}
+		s.files[clean] = fileEntry{size: int64(zf.UncompressedSize64), zf: zf, later: later}
 	}
 	if dropped > 0 {
 		s.skip(firstDropped, fmt.Sprintf("over the limit of %d files: %d files left out from here on", lim.MaxFiles, dropped))
@@ -416,6 +484,11 @@ func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*s
 	if zipBytes > 0 && float64(total) > lim.MaxRatio*float64(zipBytes) {
 		return nil, fmt.Errorf("workspace: snapshot %s: compression ratio %.0f (%d bytes from a %d-byte zip) is over the limit of %g", name, float64(total)/float64(zipBytes), total, zipBytes, lim.MaxRatio)
 	}
+	limit := float64(lim.MaxSnapshotBytes)
+	if zipBytes > 0 {
+		limit = min(limit, lim.MaxRatio*float64(zipBytes))
+	}
+	s.budget = int64(limit - float64(total)) // >= 0: both checks passed
 	s.finish()
 	return s, nil
 }

@@ -253,13 +253,19 @@ func TestZipBombs(t *testing.T) {
 		},
 		{
 			name:    "ratio of the files over MaxRatio",
-			snap:    buildZip(t, zent{name: "a", body: zeros}, zent{name: "b", body: zeros}, zent{name: "c", body: zeros}),
+			snap:    buildZip(t, zent{name: "a.py", body: zeros}, zent{name: "b.kt", body: zeros}, zent{name: "c.py", body: zeros}),
+			lim:     Limits{MaxFileBytes: 2 << 20, MaxRatio: 200},
+			openErr: "compression ratio",
+		},
+		{
+			name:    "ratio of the ignore files over MaxRatio",
+			snap:    buildZip(t, zent{name: ".gitignore", body: zeros}, zent{name: "x/.ignore", body: zeros}, zent{name: "y/.gitignore", body: zeros}),
 			lim:     Limits{MaxFileBytes: 2 << 20, MaxRatio: 200},
 			openErr: "compression ratio",
 		},
 		{
 			name:    "declared total over MaxSnapshotBytes",
-			snap:    buildZip(t, zent{name: "a", body: zeros[:3000]}, zent{name: "b", body: zeros[:3000]}),
+			snap:    buildZip(t, zent{name: "a.py", body: zeros[:3000]}, zent{name: "b.py", body: zeros[:3000]}),
 			lim:     Limits{MaxSnapshotBytes: 5000, MaxRatio: 1000},
 			openErr: "declare 6000 bytes uncompressed, over the limit of 5000",
 		},
@@ -311,6 +317,86 @@ func TestZipBombs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestZipRatioCountsReadableFiles: the compression ratio and total size checks of an
+// inner zip count only the files the walker reads (adversarial review F6: one large,
+// very compressible file that is skipped anyway failed its whole snapshot). A file
+// over MaxFileBytes is never read; a file that is not source is charged when first
+// read, so that reading every file still decompresses no more than the limits.
+func TestZipRatioCountsReadableFiles(t *testing.T) {
+	zeros := make([]byte, 1<<20)
+	src := []byte("def f():\n    return 1\n")
+	lim := Limits{MaxFileBytes: 64 << 10, MaxRatio: 200}
+	open := func(t *testing.T, ents ...zent) Snapshot {
+		t.Helper()
+		zs, _ := openZipData(t, buildOuter(t, inner{"o__r-1", buildZip(t, ents...)}), lim)
+		s, err := zs.Open("o__r-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	read := func(t *testing.T, s Snapshot, path string, tooLarge bool) {
+		t.Helper()
+		b, err := s.ReadFile(path)
+		if tooLarge {
+			if !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("ReadFile(%s) = %d bytes, %v; want an error wrapping ErrTooLarge", path, len(b), err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("ReadFile(%s): %v", path, err)
+		}
+	}
+
+	t.Run("source file over MaxFileBytes", func(t *testing.T) {
+		s := open(t, zent{name: "a.py", body: src}, zent{name: "fixture.py", body: zeros})
+		read(t, s, "a.py", false)
+		read(t, s, "fixture.py", true) // over MaxFileBytes, as before
+	})
+	t.Run("data file over MaxFileBytes", func(t *testing.T) {
+		s := open(t, zent{name: "a.py", body: src}, zent{name: "zeros.bin", body: zeros})
+		read(t, s, "a.py", false)
+	})
+	t.Run("data files under MaxFileBytes are charged when read", func(t *testing.T) {
+		// 20 files of 64 KiB zeros: 1.3 MB from a zip of about 3 KB, over the ratio,
+		// but not read by the walker. Reading them stops once 200 times the zip's size
+		// is used up; the source file stays readable, and a file read once reads again.
+		ents := []zent{{name: "a.py", body: src}}
+		for i := range 20 {
+			ents = append(ents, zent{name: fmt.Sprintf("data/%02d.bin", i), body: zeros[:64<<10]})
+		}
+		s := open(t, ents...)
+		read(t, s, "a.py", false)
+		read(t, s, "data/00.bin", false)
+		read(t, s, "data/00.bin", false)
+		refused := 0
+		for i := range 20 {
+			if _, err := s.ReadFile(fmt.Sprintf("data/%02d.bin", i)); errors.Is(err, ErrTooLarge) {
+				refused++
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if refused == 0 || refused == 20 {
+			t.Errorf("%d of 20 data files refused, want some but not all", refused)
+		}
+		read(t, s, "data/00.bin", false)
+		read(t, s, "a.py", false)
+	})
+	t.Run("source files under MaxFileBytes still fail the snapshot", func(t *testing.T) {
+		// 40 source files of 60 KiB zeros (each about 150 bytes zipped, headers
+		// included: a ratio near 400), beside a file over MaxFileBytes.
+		ents := []zent{{name: "big.py", body: zeros}}
+		for i := range 40 {
+			ents = append(ents, zent{name: fmt.Sprintf("s%02d.kt", i), body: zeros[:60<<10]})
+		}
+		zs, _ := openZipData(t, buildOuter(t, inner{"o__r-1", buildZip(t, ents...)}), lim)
+		_, err := zs.Open("o__r-1")
+		mustContain(t, err, "snapshot o__r-1", "compression ratio")
+	})
 }
 
 func TestZipMaxFiles(t *testing.T) {

@@ -55,7 +55,7 @@ var (
 	planWFlag   = &cli.IntFlag{Name: "plan-window", Value: defCompose.Plan.Window, Usage: "budget planner: plan for a model window of `N` tokens (e.g. 8000): trim the far prefix/suffix when they take more than --plan-share of it (written as \"prefix\"/\"suffix\" overrides) and budget the context in tokens to the room left instead of --budget; 0 = off"}
 	planSFlag   = &cli.Float64Flag{Name: "plan-share", Value: defCompose.Plan.Share, Usage: fmt.Sprintf("budget planner: largest `fraction` of the window (minus %d tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims", repoctx.MaxNewTokens)}
 	planSufFlag = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
-	tokFlag     = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5)"}
+	tokFlag     = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 4)"}
 
 	// langsFlag restricts indexing and retrieval to some languages; chunk has its own
 	// flag of that name (with the older alias --lang).

@@ -58,6 +58,9 @@ type Options struct {
 	NoOldFile bool
 	// OldFileWeight weighs those chunks against a top-1 retrieval hit (weight 1).
 	OldFileWeight float64
+	// OldFileDecay is the distance from the hole (lines) at which an old-file chunk's
+	// weight halves: OldFileWeight / (1 + distance/OldFileDecay).
+	OldFileDecay float64
 	// Languages are the grammar names whose files' chunks and definitions the context
 	// may hold (the completion file's own old copy always may). Empty means the
 	// family of the completion file's language (grammars.Family: Kotlin with Java,
@@ -113,6 +116,7 @@ func DefaultOptions() Options {
 		DefinitionWeight: 0.9,
 		Fusion:           retrieve.DefaultWeights(),
 		OldFileWeight:    1.2,
+		OldFileDecay:     40,
 		Plan:             Plan{Share: DefaultPlanShare, SuffixShare: DefaultPlanSuffixShare},
 		Iterations:       1, // iterative retrieval off until tuned on a broad corpus (README "Iterative retrieval")
 		DraftQueryLines:  3,
@@ -156,13 +160,16 @@ func (o Options) Validate() error {
 	}{
 		{"suffix-weight", o.SuffixWeight}, {"modified-boost", o.ModifiedBoost},
 		{"relative-weight", o.RelativeWeight}, {"definition-weight", o.DefinitionWeight},
-		{"old-file-weight", o.OldFileWeight}, {"bm25-weight", o.Fusion.BM25},
+		{"old-file-weight", o.OldFileWeight}, {"old-file-decay", o.OldFileDecay}, {"bm25-weight", o.Fusion.BM25},
 		{"dense-weight", o.Fusion.Dense}, {"rrf-k", o.Fusion.K}, {"draft-weight", o.DraftWeight},
 	}
 	for _, c := range floats {
 		if !(c.v >= 0) || math.IsInf(c.v, 0) { // also NaN
 			return bad(c.name, c.v, "a finite number >= 0")
 		}
+	}
+	if !(o.OldFileDecay > 0) {
+		return bad("old-file-decay", o.OldFileDecay, "a positive number of lines")
 	}
 	for _, l := range o.Languages {
 		if grammars.Lookup(l) == nil {

@@ -67,7 +67,8 @@ type Options struct {
 	// TypeScript with TSX and JavaScript, C with C++), or every language when the
 	// completion file has none.
 	Languages []string
-	// Plan is the budget planner (off by default): it may trim the prefix and suffix
+	// Plan is the budget planner (off in DefaultOptions, an editor's single context;
+	// batch.DefaultConfig turns it on for batch.DefaultPlanWindow): it may trim the prefix and suffix
 	// the model is given and budgets the context in tokens for one model window
 	// instead of BudgetChars; see [Plan].
 	Plan Plan

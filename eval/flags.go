@@ -76,6 +76,8 @@ func ConfigFlags(cfg batch.Config) string {
 		if t := c.Plan.Tokens; t != nil && t.Name() != (repoctx.CharEstimate{}).Name() {
 			args = append(args, "--tokenizer", t.Name())
 		}
+	} else {
+		args = append(args, "--plan-window", "0") // predict's default plans for batch.DefaultPlanWindow
 	}
 	d := assemble.DefaultOptions()
 	var lib []string

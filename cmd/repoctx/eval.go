@@ -24,7 +24,7 @@ func evalCmd() *cli.Command {
 			"and ctx_chars (context bytes, mean and p95), for the untrimmed context and for each model window (--window) and byte budget\n" +
 			"(--budget-chars), trimmed from the left by whole lines as the competition's scorer did.\n\n" +
 			"Without --predictions or --config the current configuration runs (what `repoctx predict` does with the same flags).\n" +
-			"--plan-window N runs it with the budget planner for an N-token window, counting tokens with --tokenizer; its prefix/suffix\n" +
+			"It runs with the budget planner for an N-token window (--plan-window N, default 8000; 0: off), counting tokens with --tokenizer; its prefix/suffix\n" +
 			"overrides are scored as what the model is given (idrec's new identifiers and the copy completer's query use them).\n" +
 			"--baselines adds every baseline (--config picks some):\n" + baselineHelp() +
 			"\nWith the bm25file and oracle rows, a headroom table shows (config - bm25file) / (oracle - bm25file) for idrec and line_chrf\n" +

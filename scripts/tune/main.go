@@ -111,7 +111,7 @@ func run() error {
 	cache := flag.String("cache", "", "index cache directory (reuse one across runs)")
 	out := flag.String("out", "", "output directory (prediction files, round tables)")
 	grid := flag.String("grid", "", "semicolon-separated NAME=V1,V2,... grids (names: see params in main.go)")
-	baseF := flag.String("base", "", "semicolon-separated NAME=V settings of the starting point (default: assemble.DefaultOptions)")
+	baseF := flag.String("base", "", "semicolon-separated NAME=V settings of the starting point (default: batch.DefaultConfig().Compose, what predict runs)")
 	configsF := flag.String("configs", "", "instead of a search: semicolon-separated configurations, each LABEL:NAME=V,NAME=V (LABEL: alone is the base)")
 	rounds := flag.Int("rounds", 1, "search rounds")
 	minGain := flag.Float64("min-gain", 0.001, "a grid value replaces the base only if the objective gains more than this")
@@ -291,7 +291,7 @@ func (t *tuner) pass(round int, cfgs []config) ([]float64, error) {
 	start := time.Now()
 	opts := make([]assemble.Options, len(cfgs))
 	for i, c := range cfgs {
-		opts[i] = c.options(assemble.DefaultOptions())
+		opts[i] = c.options(batch.DefaultConfig().Compose) // what predict runs
 		if err := opts[i].Validate(); err != nil {
 			return nil, fmt.Errorf("configuration %s: %w", c.label, err)
 		}

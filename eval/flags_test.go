@@ -13,7 +13,7 @@ import (
 // not a Go struct dump.
 func TestConfigFlags(t *testing.T) {
 	cfg := batch.DefaultConfig()
-	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 12 --top-k 8 --budget 24000 --relative-weight 1.05 --min-score-ratio 0 --iterations 3 --plan-window 8000 --plan-share 0.5 --plan-suffix-share 0.25"
+	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 12 --top-k 12 --budget 24000 --relative-weight 1.05 --min-score-ratio 0 --iterations 3 --plan-window 8000 --plan-share 0.5 --plan-suffix-share 0.25"
 	if got := ConfigFlags(cfg); got != want {
 		t.Errorf("defaults:\n got  %s\n want %s", got, want)
 	}

@@ -16,7 +16,7 @@ import (
 //
 //	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens ← chunker, complete ← symbols, retrieve ←
 //	retrieve/hugot ← workspace ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ←
-//	cmd/repoctx
+//	cmd/repoctx, scripts/tune
 var layers = map[string]int{
 	".":                        0,
 	"internal/atomicfile":      1,
@@ -42,6 +42,7 @@ var layers = map[string]int{
 	"dataset/fromgit":          10,
 	"eval":                     10,
 	"cmd/repoctx":              11,
+	"scripts/tune":             11, // tuning harness (a command): batch, dataset and eval
 }
 
 const module = "github.com/repoctx/repoctx"

@@ -330,7 +330,7 @@ func (c *composer) oldFile() {
 		} else if hole > ch.EndLine {
 			dist = hole - ch.EndLine
 		}
-		c.add(ch, c.opts.OldFileWeight/float64(retrieve.RRFK+1)/(1+float64(dist)/40), "old-file")
+		c.add(ch, c.opts.OldFileWeight/float64(retrieve.RRFK+1)/(1+float64(dist)/c.opts.OldFileDecay), "old-file")
 	}
 }
 

@@ -37,7 +37,7 @@ type Plan struct {
 	// Window is the model window in tokens the context is planned for
 	// (e.g. 8000); 0 turns the planner off.
 	Window int
-	// Tokens counts tokens; nil means repoctx.CharEstimate (characters / 3.5).
+	// Tokens counts tokens; nil means repoctx.CharEstimate (characters / 4).
 	Tokens repoctx.TokenCounter
 	// Share is the fraction of the usable window (Window - MaxNewTokens
 	// tokens) that prefix and suffix together may take before they are

@@ -190,7 +190,9 @@ func TestComposePlanned(t *testing.T) {
 		t.Errorf("planner off gave overrides")
 	}
 	plan := Plan{Window: 800, Tokens: repoctx.CharEstimate{}, Share: DefaultPlanShare, SuffixShare: DefaultPlanSuffixShare}
-	on, err := Compose(context.Background(), ix, hole, with(func(o *Options) { o.Plan, o.NoDense = plan, true }))
+	// Top 8 per query: in an 800-token window, 12 filler hits would crowd out the
+	// helper's chunk, and this test is about the planner, not the ranking.
+	on, err := Compose(context.Background(), ix, hole, with(func(o *Options) { o.Plan, o.NoDense, o.TopK = plan, true, 8 }))
 	if err != nil {
 		t.Fatal(err)
 	}

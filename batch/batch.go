@@ -64,10 +64,20 @@ const MaxWorkers = 1024
 // changes what its snapshots index.
 func DatasetLanguages(lang string) []string { return grammars.Family(lang) }
 
+// DefaultPlanWindow is the model window in tokens a batch plans for by default
+// (Config.Compose.Plan.Window): 8000, the smallest window the competition scored
+// with. A dataset's contexts are for a model whose window is known; an editor's
+// single context (assemble.DefaultOptions) has the planner off.
+const DefaultPlanWindow = 8000
+
 // DefaultConfig returns the defaults: workspace.DefaultOptions,
-// assemble.DefaultOptions, one LSA model per repository, one worker per CPU.
+// assemble.DefaultOptions with the budget planner on for DefaultPlanWindow tokens
+// (counting with repoctx.CharEstimate unless Compose.Plan.Tokens is set), one LSA
+// model per repository, one worker per CPU.
 func DefaultConfig() Config {
-	return Config{Workspace: workspace.DefaultOptions(), Compose: assemble.DefaultOptions(), Workers: runtime.NumCPU()}
+	c := Config{Workspace: workspace.DefaultOptions(), Compose: assemble.DefaultOptions(), Workers: runtime.NumCPU()}
+	c.Compose.Plan.Window = DefaultPlanWindow
+	return c
 }
 
 // Result is the answer for one datapoint.

@@ -25,6 +25,7 @@ import (
 // first, so that the output depends neither on the cache, nor on resuming, nor on
 // the order of the datapoints; the repository's other snapshots are embedded with
 // it. (The competition's sources hold exactly the snapshots their datapoints name.)
+// Its answerers have a method Repo() *workspace.Repo (see repoAnswerer.Repo).
 // A repository whose model snapshot cannot be indexed falls back to one model per
 // snapshot, with a warning in the log.
 func Repoctx(src workspace.Source, ws workspace.Options, compose assemble.Options, lsaPerSnapshot bool) Method {
@@ -273,6 +274,12 @@ type repoAnswerer struct {
 func (a *repoAnswerer) Answer(ctx context.Context, d *Datapoint) (repoctx.Context, error) {
 	return assemble.Compose(ctx, a.repo, d.Hole(), a.compose)
 }
+
+// Repo returns the opened repository the answerer composes from: callers that
+// compose one snapshot with several option sets (scripts/tune) find it with a type
+// assertion to interface{ Repo() *workspace.Repo } on [Repoctx]'s answerers. It is
+// closed with the answerer.
+func (a *repoAnswerer) Repo() *workspace.Repo { return a.repo }
 
 func (a *repoAnswerer) Close() error           { return a.repo.Close() }
 func (a *repoAnswerer) stats() workspace.Stats { return a.repo.Stats() }

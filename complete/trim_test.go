@@ -41,12 +41,12 @@ func TestTrimToWindow(t *testing.T) {
 	if got := TrimToWindow("x\nyy", "", "", 384+2, byteCounter{}); got != "yy" {
 		t.Errorf("got %q, want %q", got, "yy")
 	}
-	// characters/3.5: prefix 7 runes = 2 tokens; lines "abcdef\n" 2 tokens and
-	// "é\n" 2 runes = 4/7 token.
+	// characters/4: prefix 7 runes = 1.75 tokens; lines "abcdef\n" 1.75 tokens
+	// and "é\n" 2 runes = 0.5 token.
 	for _, tc := range []struct {
 		window int
 		want   string
-	}{{386, ""}, {387, "é\n"}, {388, "é\n"}, {389, "abcdef\né\n"}} {
+	}{{386, ""}, {387, "é\n"}, {388, "abcdef\né\n"}, {389, "abcdef\né\n"}} {
 		if got := TrimToWindow("abcdef\né\n", "abcdefg", "", tc.window, repoctx.CharEstimate{}); got != tc.want {
 			t.Errorf("estimate, window %d: got %q, want %q", tc.window, got, tc.want)
 		}

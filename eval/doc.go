@@ -28,7 +28,7 @@
 // ChrF and the token estimate count characters as Unicode code points (as
 // Python does). Context sizes, byte budgets ([TrimToChars]) and MainLine's
 // "longest" are in bytes of UTF-8, like assemble's budget. Tokens are
-// characters/3.5 (repoctx.CharEstimate) unless a Hugging Face tokenizer.json is
+// characters/4 (repoctx.CharEstimate) unless a Hugging Face tokenizer.json is
 // given (package tokens).
 //
 // # Settings

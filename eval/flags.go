@@ -76,6 +76,8 @@ func ConfigFlags(cfg batch.Config) string {
 		if t := c.Plan.Tokens; t != nil && t.Name() != (repoctx.CharEstimate{}).Name() {
 			args = append(args, "--tokenizer", t.Name())
 		}
+	} else {
+		args = append(args, "--plan-window", "0") // predict's default plans for batch.DefaultPlanWindow
 	}
 	d := assemble.DefaultOptions()
 	var lib []string
@@ -86,6 +88,7 @@ func ConfigFlags(cfg batch.Config) string {
 		{"suffix-weight", c.SuffixWeight, d.SuffixWeight}, {"modified-boost", c.ModifiedBoost, d.ModifiedBoost},
 		{"edit-identifiers", float64(c.EditIdentifiers), float64(d.EditIdentifiers)},
 		{"definition-weight", c.DefinitionWeight, d.DefinitionWeight}, {"old-file-weight", c.OldFileWeight, d.OldFileWeight},
+		{"old-file-decay", c.OldFileDecay, d.OldFileDecay},
 		{"bm25-weight", c.Fusion.BM25, d.Fusion.BM25}, {"dense-weight", c.Fusion.Dense, d.Fusion.Dense},
 		{"rrf-k", c.Fusion.K, d.Fusion.K}, {"fusion-depth", float64(c.Fusion.Depth), float64(d.Fusion.Depth)},
 		{"draft-weight", c.DraftWeight, d.DraftWeight}, {"draft-query-lines", float64(c.DraftQueryLines), float64(d.DraftQueryLines)},

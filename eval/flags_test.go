@@ -13,14 +13,13 @@ import (
 // not a Go struct dump.
 func TestConfigFlags(t *testing.T) {
 	cfg := batch.DefaultConfig()
-	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 12 --top-k 8 --budget 24000 --relative-weight 1.05 --min-score-ratio 0"
+	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 12 --top-k 12 --budget 24000 --relative-weight 1.05 --min-score-ratio 0 --iterations 3 --plan-window 8000 --plan-share 0.5 --plan-suffix-share 0.25"
 	if got := ConfigFlags(cfg); got != want {
 		t.Errorf("defaults:\n got  %s\n want %s", got, want)
 	}
 	cfg.Workspace.Strategy = chunker.StrategyFixed
 	cfg.Workspace.Dense = retrieve.DenseNone
 	cfg.Compose.TopK, cfg.Compose.NoRelative, cfg.Compose.NoDense = 3, true, true
-	cfg.Compose.Plan.Window = 8000
 	cfg.Compose.SuffixWeight = 0.7
 	got := ConfigFlags(cfg)
 	for _, part := range []string{"--strategy fixed", "--overlap-lines 10", "--dense none", "--top-k 3", "--no-relative", "--no-dense",
@@ -31,5 +30,9 @@ func TestConfigFlags(t *testing.T) {
 	}
 	if strings.ContainsAny(got, "{}") {
 		t.Errorf("struct dump: %s", got)
+	}
+	cfg.Compose.Plan.Window = 0
+	if got := ConfigFlags(cfg); !strings.HasSuffix(got, "--plan-window 0 (library options: suffix-weight 0.7)") {
+		t.Errorf("planner off: %s, want --plan-window 0", got)
 	}
 }

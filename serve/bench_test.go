@@ -30,7 +30,7 @@ import (
 //     process (reopen-ms: the repository's index is still in memory);
 //   - context: POST /v1/context latency over 500 random holes (a random line of a
 //     random file, cut at a random column), hybrid retrieval with the built-in LSA,
-//     planner off and plan_window 8000 (characters/3.5): p50-ms, p95-ms, max-ms, and
+//     planner off and plan_window 8000 (characters/4): p50-ms, p95-ms, max-ms, and
 //     the process's CPU time per request (cpu-ms/req, client included when the server
 //     runs in-process);
 //   - update: 20 saves of a file with a new function each; seen-ms is the median time

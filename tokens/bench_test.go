@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/repoctx/repoctx"
 )
 
 const devDir = "../../shared/data/dev"
@@ -100,7 +102,7 @@ func BenchmarkCount(b *testing.B) {
 
 // TestCharsPerToken logs the characters (code points) per Qwen token of the dev
 // and devb datapoints' prefixes and of the dev snapshots' source files, per
-// language, and what characters/3.5 makes of them.
+// language, and what repoctx.CharEstimate makes of them.
 func TestCharsPerToken(t *testing.T) {
 	tk := qwen(t)
 	report := func(what string, texts []string) {
@@ -112,9 +114,9 @@ func TestCharsPerToken(t *testing.T) {
 		if toks == 0 {
 			return
 		}
-		est := float64(chars) / 3.5
-		t.Logf("%s: %d texts, %d characters, %d Qwen tokens: %.2f characters/token; characters/3.5 = %.0f tokens (%+.0f%%)",
-			what, len(texts), chars, toks, float64(chars)/float64(toks), est, 100*(est/float64(toks)-1))
+		est := repoctx.CharEstimate{}.Count(strings.Join(texts, ""))
+		t.Logf("%s: %d texts, %d characters, %d Qwen tokens: %.2f characters/token; %s = %.0f tokens (%+.0f%%)",
+			what, len(texts), chars, toks, float64(chars)/float64(toks), repoctx.CharEstimate{}.Name(), est, 100*(est/float64(toks)-1))
 	}
 	for _, lang := range []struct{ name, ext string }{{"kotlin", ".kt"}, {"python", ".py"}} {
 		for _, stage := range []string{"dev", "devb"} {

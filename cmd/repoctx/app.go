@@ -281,7 +281,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "cross-snapshot", Usage: "competition option: also search the other snapshots of the datapoint's repository in the stage (a later revision may hold the finished code; an editor has no such revisions)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-		}, indexFlags()...), lsaSnapFlag, langsFlag), append(append(composeFlags(), draftFlags()...), verboseFlag)...),
+		}, indexFlags()...), lsaSnapFlag, langsFlag), append(append(batchComposeFlags(), draftFlags()...), verboseFlag)...),
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")
 			if grammars.Lookup(lang) == nil {

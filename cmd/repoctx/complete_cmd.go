@@ -76,7 +76,7 @@ const apiKeyEnv = "REPOCTX_API_KEY"
 // OpenAI-compatible API's base URL) named by the flag nameFlag and prompted with
 // --fim-template, with the endpoint flags' client options; nil when urlFlag is
 // empty. A bad URL, template or option is a usage error. tc counts tokens for the
-// trimming (nil: characters / 3.5).
+// trimming (nil: characters / 4).
 func endpointModel(c *cli.Context, urlFlag, nameFlag string, tc repoctx.TokenCounter) (*complete.Model, error) {
 	base := c.String(urlFlag)
 	if base == "" {
@@ -140,7 +140,7 @@ func completeCmd() *cli.Command {
 			"The prompt is the context (as `repoctx query` composes it) with the prefix and suffix in the model's FIM format (--fim-template),\n" +
 			"trimmed as the competition's scorer trimmed contexts: the prefix and suffix (and the template's markers) are counted first,\n" +
 			"384 tokens are kept for the completion, and whole lines are dropped from the left of the context. Tokens are counted with\n" +
-			"--tokenizer (exact) or as characters / 3.5. The completion is printed as the model wrote it (cut at the template's stop\n" +
+			"--tokenizer (exact) or as characters / 4. The completion is printed as the model wrote it (cut at the template's stop\n" +
 			"strings); with --json, with the prompt's token counts and the parts of the context it kept. When the endpoint still fails\n" +
 			"after its retries, complete exits with status 1 and one message.",
 		Flags: flags,

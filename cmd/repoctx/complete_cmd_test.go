@@ -116,7 +116,7 @@ func TestCompleteCmd(t *testing.T) {
 		v.ServerUsage.PromptTokens != 99 || v.Prompt != ep.last(t) {
 		t.Errorf("--json: %s", out)
 	}
-	if v.Tokens.Counter != "characters/3.5" || v.Tokens.Window != 600 || v.Tokens.Completion != 384 || v.Tokens.Prompt+384 > 600 || len(v.Parts) == 0 ||
+	if v.Tokens.Counter != "characters/4" || v.Tokens.Window != 600 || v.Tokens.Completion != 384 || v.Tokens.Prompt+384 > 600 || len(v.Parts) == 0 ||
 		v.Tokens.KeptLines == 0 || v.Tokens.KeptLines >= v.Tokens.ContextLines {
 		t.Errorf("--json tokens %+v, %d parts", v.Tokens, len(v.Parts))
 	}

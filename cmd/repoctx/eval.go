@@ -25,7 +25,7 @@ func evalCmd() *cli.Command {
 			"and ctx_chars (context bytes, mean and p95), for the untrimmed context and for each model window (--window) and byte budget\n" +
 			"(--budget-chars), trimmed from the left by whole lines as the competition's scorer did.\n\n" +
 			"Without --predictions or --config the current configuration runs (what `repoctx predict` does with the same flags).\n" +
-			"--plan-window N runs it with the budget planner for an N-token window, counting tokens with --tokenizer; its prefix/suffix\n" +
+			"It runs with the budget planner for an N-token window (--plan-window N, default 8000; 0: off), counting tokens with --tokenizer; its prefix/suffix\n" +
 			"overrides are scored as what the model is given (idrec's new identifiers and the copy completer's query use them).\n" +
 			"--baselines adds every baseline (--config picks some):\n" + baselineHelp() +
 			"\nWith the bm25file and oracle rows, a headroom table shows (config - bm25file) / (oracle - bm25file) for idrec and line_chrf\n" +
@@ -44,7 +44,7 @@ func evalCmd() *cli.Command {
 			&cli.StringFlag{Name: "compare-to", Usage: "reference `row` of the paired comparisons (default: current when it runs, else the first row)"},
 			&cli.StringFlag{Name: "window", Value: "8000,16000", Usage: "model windows in tokens, comma-separated"},
 			&cli.StringFlag{Name: "budget-chars", Usage: "also keep at most N bytes (whole lines) from the end; comma-separated"},
-			&cli.StringFlag{Name: "tokenizer", Usage: "count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5), for the window settings and the budget planner"},
+			&cli.StringFlag{Name: "tokenizer", Usage: "count tokens with this Hugging Face tokenizer.json `file` (default: characters / 4), for the window settings and the budget planner"},
 			&cli.BoolFlag{Name: "visible", Usage: "line_chrf and copy_chrf also search the prefix and suffix the model is given (fair when configurations trim the prefix differently, e.g. --plan-window)"},
 			&cli.BoolFlag{Name: "json", Usage: "print a machine-readable JSON summary instead of the tables"},
 			&cli.IntFlag{Name: "limit", Usage: "score only the first N datapoints"},

@@ -27,6 +27,8 @@ var (
 	defStruct    = chunker.DefaultOptions(chunker.StrategyStructural)
 )
 
+const planWUsage = "budget planner: plan for a model window of `N` tokens (e.g. 8000): trim the far prefix/suffix when they take more than --plan-share of it (written as \"prefix\"/\"suffix\" overrides) and budget the context in tokens to the room left instead of --budget; 0 = off"
+
 // Flags shared by several commands, grouped by topic: chunking, indexing, assembly
 // and the budget planner.
 var (
@@ -52,10 +54,13 @@ var (
 	noOldFlag    = &cli.BoolFlag{Name: "no-old-file", Usage: "do not add the old completion file's changed regions"}
 	minScoreFlag = &cli.Float64Flag{Name: "min-score-ratio", Value: defCompose.MinScoreRatio, Usage: "drop retrieval hits scoring below this fraction of the best hit (0 keeps all)"}
 
-	planWFlag   = &cli.IntFlag{Name: "plan-window", Value: defCompose.Plan.Window, Usage: "budget planner: plan for a model window of `N` tokens (e.g. 8000): trim the far prefix/suffix when they take more than --plan-share of it (written as \"prefix\"/\"suffix\" overrides) and budget the context in tokens to the room left instead of --budget; 0 = off"}
-	planSFlag   = &cli.Float64Flag{Name: "plan-share", Value: defCompose.Plan.Share, Usage: fmt.Sprintf("budget planner: largest `fraction` of the window (minus %d tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims", repoctx.MaxNewTokens)}
-	planSufFlag = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
-	tokFlag     = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 3.5)"}
+	planWFlag = &cli.IntFlag{Name: "plan-window", Value: defCompose.Plan.Window, Usage: planWUsage}
+	// batchPlanWFlag is --plan-window of the commands that run a batch (predict,
+	// eval, compare): its default is batch.DefaultConfig's.
+	batchPlanWFlag = &cli.IntFlag{Name: "plan-window", Value: defBatch.Compose.Plan.Window, Usage: planWUsage}
+	planSFlag      = &cli.Float64Flag{Name: "plan-share", Value: defCompose.Plan.Share, Usage: fmt.Sprintf("budget planner: largest `fraction` of the window (minus %d tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims", repoctx.MaxNewTokens)}
+	planSufFlag    = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
+	tokFlag        = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 4)"}
 
 	// langsFlag restricts indexing and retrieval to some languages; chunk has its own
 	// flag of that name (with the older alias --lang).
@@ -73,10 +78,23 @@ func indexFlags() []cli.Flag {
 	return []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, cacheSizeFlag, denseFlag, modelFlag, backendFlag}
 }
 
-// composeFlags are the assembly and planner flags.
+// composeFlags are the assembly and planner flags, with the defaults of
+// assemble.DefaultOptions (the planner off).
 func composeFlags() []cli.Flag {
 	return []cli.Flag{queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, noDenseFlag,
 		planWFlag, planSFlag, planSufFlag, tokFlag, iterFlag}
+}
+
+// batchComposeFlags are composeFlags with the defaults of batch.DefaultConfig (the
+// planner on for batch.DefaultPlanWindow tokens), for predict, eval and compare.
+func batchComposeFlags() []cli.Flag {
+	f := composeFlags()
+	for i := range f {
+		if f[i] == planWFlag {
+			f[i] = batchPlanWFlag
+		}
+	}
+	return f
 }
 
 // languages reads --langs (comma-separated or repeated grammar names); an unknown

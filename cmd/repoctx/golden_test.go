@@ -18,7 +18,7 @@ import (
 var update = flag.Bool("update", false, "rewrite this build's testdata/golden/predict-*.sha256 with its digests")
 
 // goldenFile holds the sha256 of `repoctx predict`'s output on ../shared/data/dev and
-// devb, both languages, with --plan-window 0 and 8000 (characters/3.5), one line
+// devb, both languages, with --plan-window 0 and 8000 (characters/4), one line
 // "DIGEST  SET-LANG-WINDOW.jsonl" each. There is one file per Kotlin grammar
 // ([grammars.KotlinGrammar]: the build tag kotlin2 links another one), since Kotlin
 // outputs differ between them. A change that alters outputs on purpose updates both in

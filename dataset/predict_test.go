@@ -275,9 +275,9 @@ func TestPredictResumeOtherOptions(t *testing.T) {
 	// No Finish: the journal stays, as after a killed run.
 	_, err = Predict(context.Background(), PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Resume: true, Batch: cfg(t, 0)})
 	if err == nil || !strings.Contains(err.Error(), "other options") {
-		t.Fatalf("resume with the planner off after a planned run: %v, want an error about other options", err)
+		t.Fatalf("resume with the default planner window after a run planned for 1000 tokens: %v, want an error about other options", err)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "compose.Plan window 1000 tokens, share 0.5, suffix share 0.25 (journal) vs off (this run)") || len(msg) > 400 {
+	if msg := err.Error(); !strings.Contains(msg, "compose.Plan window 1000 tokens, share 0.5, suffix share 0.25 (journal) vs window 8000 tokens, share 0.5, suffix share 0.25 (this run)") || len(msg) > 400 {
 		t.Errorf("the mismatch should name the differing option, not print the structs: %s", msg)
 	}
 	planned.Resume = true

@@ -132,7 +132,7 @@ func DefaultOptions() Options {
 		OldFileWeight:    1.2,
 		OldFileDecay:     40,
 		Plan:             Plan{Share: DefaultPlanShare, SuffixShare: DefaultPlanSuffixShare},
-		Iterations:       3, // measured on the corpus's tuning half (README "Iterative retrieval")
+		Iterations:       1, // batch.DefaultConfig runs batch.DefaultIterations
 		DraftQueryLines:  3,
 		DraftWeight:      1,
 	}

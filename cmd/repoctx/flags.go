@@ -66,7 +66,10 @@ var (
 	// flag of that name (with the older alias --lang).
 	langsFlag = &cli.StringSliceFlag{Name: "langs", Usage: "index and retrieve from files of these `languages` only (comma-separated grammar names; default: predict and eval the family of --lang, e.g. kotlin,java; index and query every registered language, query then using the family of --file's language)"}
 
-	iterFlag = &cli.IntFlag{Name: "iterations", Value: defCompose.Iterations, Usage: fmt.Sprintf("iterative retrieval (RepoCoder): retrieval `rounds`; each round after the first drafts the middle from the last context (the built-in copy drafter, or --draft-endpoint's model), queries with the last %d prefix lines plus the draft, fuses the hits into the candidates by reciprocal rank and composes again; 1 = one pass", defCompose.DraftQueryLines)}
+	iterUsage = fmt.Sprintf("iterative retrieval (RepoCoder): retrieval `rounds`; each round after the first drafts the middle from the last context (the built-in copy drafter, or --draft-endpoint's model), queries with the last %d prefix lines plus the draft, fuses the hits into the candidates by reciprocal rank and composes again; 1 = one pass", defCompose.DraftQueryLines)
+	iterFlag  = &cli.IntFlag{Name: "iterations", Value: defCompose.Iterations, Usage: iterUsage}
+	// batchIterFlag is --iterations of predict, eval and compare: batch.DefaultConfig's.
+	batchIterFlag = &cli.IntFlag{Name: "iterations", Value: defBatch.Compose.Iterations, Usage: iterUsage}
 
 	workersFlag = &cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: defBatch.Workers, Usage: "datapoints answered in parallel"}
 	verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
@@ -79,19 +82,23 @@ func indexFlags() []cli.Flag {
 }
 
 // composeFlags are the assembly and planner flags, with the defaults of
-// assemble.DefaultOptions (the planner off).
+// assemble.DefaultOptions (the planner off, one retrieval round).
 func composeFlags() []cli.Flag {
 	return []cli.Flag{queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, noDenseFlag,
 		planWFlag, planSFlag, planSufFlag, tokFlag, iterFlag}
 }
 
 // batchComposeFlags are composeFlags with the defaults of batch.DefaultConfig (the
-// planner on for batch.DefaultPlanWindow tokens), for predict, eval and compare.
+// planner on for batch.DefaultPlanWindow tokens, batch.DefaultIterations rounds), for
+// predict, eval and compare.
 func batchComposeFlags() []cli.Flag {
 	f := composeFlags()
 	for i := range f {
-		if f[i] == planWFlag {
+		switch f[i] {
+		case planWFlag:
 			f[i] = batchPlanWFlag
+		case iterFlag:
+			f[i] = batchIterFlag
 		}
 	}
 	return f

@@ -261,10 +261,10 @@ func TestPredictResumeOtherOptions(t *testing.T) {
 	planned := PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Batch: cfg(t, 0)}
 	planned.Batch.Compose.Plan.Window = 1000
 	digest, err := fileDigest(filepath.Join(sampleDir, "kotlin-sample.jsonl"))
-	jc := journalHeader(Shard{}, planned.Batch, digest)
 	if err != nil {
 		t.Fatal(err)
 	}
+	jc := journalHeader(Shard{}, planned.Batch, digest)
 	o, err := CreateOutputConfig(out, 4, false, jc)
 	if err != nil {
 		t.Fatal(err)
@@ -290,36 +290,21 @@ func TestPredictResumeOtherOptions(t *testing.T) {
 // (here the same datapoints in another order, as after regenerating a dataset) is
 // refused, so its lines never land at the wrong datapoints.
 func TestPredictResumeOtherDatapoints(t *testing.T) {
-	data := t.TempDir()
-	ents, err := os.ReadDir(sampleDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.Name() == "kotlin-sample.jsonl" {
-			continue
+	data := sampleCopy(t, func(name string, raw []byte) []byte {
+		if name != "kotlin-sample.jsonl" {
+			return raw
 		}
-		abs, _ := filepath.Abs(filepath.Join(sampleDir, e.Name()))
-		if err := os.Symlink(abs, filepath.Join(data, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(filepath.Join(sampleDir, "kotlin-sample.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
-	slices.Reverse(lines)
-	if err := os.WriteFile(filepath.Join(data, "kotlin-sample.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+		lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
+		slices.Reverse(lines)
+		return []byte(strings.Join(lines, "\n") + "\n")
+	})
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	c := cfg(t, 0)
 	digest, err := fileDigest(filepath.Join(sampleDir, "kotlin-sample.jsonl"))
-	jc := journalHeader(Shard{}, c, digest)
 	if err != nil {
 		t.Fatal(err)
 	}
+	jc := journalHeader(Shard{}, c, digest)
 	o, err := CreateOutputConfig(out, 4, false, jc)
 	if err != nil {
 		t.Fatal(err)
@@ -336,25 +321,7 @@ func TestPredictResumeOtherDatapoints(t *testing.T) {
 // TestPredictRefusesInputAsOutput: -o naming the datapoint or truth file is an
 // option error, and the file is left as it was.
 func TestPredictRefusesInputAsOutput(t *testing.T) {
-	data := t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	ents, err := os.ReadDir(sampleDir)
-	must(err)
-	for _, e := range ents {
-		abs, _ := filepath.Abs(filepath.Join(sampleDir, e.Name()))
-		if strings.HasSuffix(e.Name(), ".jsonl") {
-			raw, err := os.ReadFile(abs)
-			must(err)
-			must(os.WriteFile(filepath.Join(data, e.Name()), raw, 0o644))
-			continue
-		}
-		must(os.Symlink(abs, filepath.Join(data, e.Name())))
-	}
+	data := sampleCopy(t, func(_ string, raw []byte) []byte { return raw })
 	if _, err := Predict(context.Background(), PredictOptions{DataDir: data, Lang: "kotlin", Stage: "sample", Out: t.TempDir(), Batch: cfg(t, 0)}); !errors.As(err, new(*repoctx.OptionError)) {
 		t.Errorf("-o a folder: %v, want an OptionError", err)
 	}
@@ -370,4 +337,32 @@ func TestPredictRefusesInputAsOutput(t *testing.T) {
 			t.Errorf("-o %s: the input changed", name)
 		}
 	}
+}
+
+// sampleCopy makes a dataset folder from the bundled sample: its .jsonl files
+// copied through edit (given each file's name and bytes), the rest linked.
+func sampleCopy(t *testing.T, edit func(name string, raw []byte) []byte) string {
+	t.Helper()
+	data := t.TempDir()
+	ents, err := os.ReadDir(sampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		abs, _ := filepath.Abs(filepath.Join(sampleDir, e.Name()))
+		if strings.HasSuffix(e.Name(), ".jsonl") {
+			raw, err := os.ReadFile(abs)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(data, e.Name()), edit(e.Name(), raw), 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.Symlink(abs, filepath.Join(data, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
 }

@@ -95,15 +95,7 @@ func (r *chrFRef) score(hypothesis string) float64 {
 		sumR += float64(match) / float64(nRef)
 		effective++
 	}
-	if effective == 0 {
-		return 0
-	}
-	p, rec := sumP/float64(effective), sumR/float64(effective)
-	if p+rec == 0 {
-		return 0
-	}
-	const b2 = Beta * Beta
-	return (1 + b2) * p * rec / (b2*p + rec)
+	return fScore(sumP, sumR, effective)
 }
 
 // squeeze returns s without white space and the byte offsets of its runes
@@ -142,4 +134,19 @@ func isPySpace(r rune) bool {
 		return false
 	}
 	return unicode.IsSpace(r)
+}
+
+// fScore is chrF's F-beta (Beta) of the precision and recall sums over effective
+// n-gram orders (Popović 2015, §2: averaged over the orders, then combined); 0 when
+// no order counted or both are 0.
+func fScore(sumP, sumR float64, effective int) float64 {
+	if effective == 0 {
+		return 0
+	}
+	p, rec := sumP/float64(effective), sumR/float64(effective)
+	if p+rec == 0 {
+		return 0
+	}
+	const b2 = Beta * Beta
+	return (1 + b2) * p * rec / (b2*p + rec)
 }

@@ -258,15 +258,7 @@ func (r *oracleRef) bound2(hyp, m1, m2 int) float64 {
 		sumR += float64(m) / float64(nRef)
 		effective++
 	}
-	if effective == 0 {
-		return 0
-	}
-	p, rec := sumP/float64(effective), sumR/float64(effective)
-	if p+rec == 0 {
-		return 0
-	}
-	const b2 = Beta * Beta
-	return (1 + b2) * p * rec / (b2*p + rec)
+	return fScore(sumP, sumR, effective)
 }
 
 // oracleStats counts the work of best calls: lines considered, lines whose
@@ -472,15 +464,7 @@ func (a *asciiRef) score(s string) float64 {
 		sumR += float64(match) / float64(nRef)
 		effective++
 	}
-	if effective == 0 {
-		return 0
-	}
-	p, rec := sumP/float64(effective), sumR/float64(effective)
-	if p+rec == 0 {
-		return 0
-	}
-	const b2 = Beta * Beta
-	return (1 + b2) * p * rec / (b2*p + rec)
+	return fScore(sumP, sumR, effective)
 }
 
 // visibleLines returns OracleVisible's lines as oracleLines (distinct, white

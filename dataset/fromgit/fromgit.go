@@ -731,6 +731,21 @@ type hunk struct {
 	added                        []string // added lines, without "+" and "\n"
 }
 
+// span returns the 0-based line range [s, e) of the new file's lines that hunk h
+// added, and false when the hunk does not match lines (out of range, or other text).
+func (h hunk) span(lines []string) (s, e int, ok bool) {
+	s, e = h.newStart-1, h.newStart-1+h.newCount
+	if s < 0 || e > len(lines) {
+		return 0, 0, false
+	}
+	for k, a := range h.added {
+		if strings.TrimSuffix(lines[s+k], "\n") != a {
+			return 0, 0, false
+		}
+	}
+	return s, e, true
+}
+
 var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
 // diffHunks returns the zero-context hunks of file p between parent and c,
@@ -1068,15 +1083,9 @@ func fileCandidates(lang, style string, spec *grammars.Spec, ps *grammars.Parser
 		if h.newCount < 1 || h.newCount > 3 {
 			continue
 		}
-		s := h.newStart - 1
-		e := s + h.newCount
-		if s < 0 || e > len(lines) {
+		s, e, ok := h.span(lines)
+		if !ok {
 			return nil, false
-		}
-		for k, a := range h.added {
-			if strings.TrimSuffix(lines[s+k], "\n") != a {
-				return nil, false
-			}
 		}
 		if code == nil {
 			if lang == "kotlin" || lang == "python" {
@@ -1085,7 +1094,7 @@ func fileCandidates(lang, style string, spec *grammars.Spec, ps *grammars.Parser
 				code = treeCodeLines(ps, spec, text, len(lines))
 			}
 		}
-		ok := code[e]
+		ok = code[e]
 		for i := s; i < e && ok; i++ {
 			ok = code[i] && realCodeLine(lang, spec, lines[i])
 		}
@@ -1109,15 +1118,9 @@ func blockCandidate(lang string, spec *grammars.Spec, p, text string, lines []st
 	if nonBlank < BlockMinLines {
 		return nil, true
 	}
-	s := h.newStart - 1
-	e := s + h.newCount
-	if s < 0 || e > len(lines) {
+	s, e, ok := h.span(lines)
+	if !ok {
 		return nil, false
-	}
-	for k, a := range h.added {
-		if strings.TrimSuffix(lines[s+k], "\n") != a {
-			return nil, false
-		}
 	}
 	if *code == nil {
 		*code = codeLines(lang, lines)

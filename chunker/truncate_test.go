@@ -1,0 +1,99 @@
+package chunker
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// kotlinAnnotated is Kotlin whose annotations drive the kotlin2 grammar's external
+// scanner through its loops that skip to the next whitespace or newline: use-site
+// targets with arguments (@get:JvmName(...)) and an annotated primary constructor.
+const kotlinAnnotated = `package a
+
+class Service @Inject constructor(private val repo: Repo) {
+    @get:JvmName("isReady")
+    val ready: Boolean get() = true
+
+    @set:Deprecated("no")
+    var name: String = ""
+        @Synchronized set
+
+    @field:Volatile var count = 0
+}
+`
+
+// TestTruncatedInputs chunks every prefix of each language fixture (cut after every
+// byte), as an editor's file is while being typed: each must finish, within a bound
+// far above a parse's 5 s limit, and keep the invariants. This is the kind of fault a
+// grammar's external scanner has when a loop skips characters without checking for the
+// end of the input: tree-sitter's lookahead is then 0 forever and its operation limit,
+// checked between tokens, never fires (the kotlin2 scanner did so on a file, or on
+// the included ranges of a recovery parse, ending in "@get:Foo(").
+func TestTruncatedInputs(t *testing.T) {
+	type input struct{ name, text string }
+	ins := []input{{"annotated.kt", kotlinAnnotated}}
+	ents, err := os.ReadDir(filepath.Join("testdata", "langs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("testdata", "langs", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, input{e.Name(), string(b)})
+	}
+	py, err := os.ReadFile(filepath.Join("..", "testdata", "sample", "repositories-python-sample",
+		"acme__invoicing-9ff1acde1a5ac71c0c750cec351f7b8f2aff43d7", "invoicing", "cli.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins = append(ins, input{"cli.py", string(py)})
+
+	s := NewStructural(Options{})
+	stuck := false
+	defer func() {
+		if !stuck { // a stuck parse still uses the parser: freeing it would crash the exit
+			s.Close()
+		}
+	}()
+	const bound = 30 * time.Second
+	for _, in := range ins {
+		for n := 1; n <= len(in.text); n++ {
+			f, err := Decode(in.name, []byte(in.text[:n]), 0)
+			if err != nil {
+				t.Fatalf("Decode(%s, %d bytes): %v", in.name, n, err)
+			}
+			done := make(chan error, 1)
+			var cs []Chunk
+			go func() {
+				var err error
+				cs, err = s.Chunk(f)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("%s cut after %d bytes: %v", in.name, n, err)
+				}
+				if err := Validate(f, cs, s.opts.MaxChars); err != nil {
+					t.Fatalf("%s cut after %d bytes: invariants: %v", in.name, n, err)
+				}
+			case <-time.After(bound):
+				// The parse goroutine is stuck in C; the test binary exits with it.
+				stuck = true
+				t.Fatalf("%s cut after %d bytes (ending %q): no chunks after %v", in.name, n, tail(in.text[:n], 20), bound)
+			}
+		}
+	}
+}
+
+// tail returns the last n bytes of s (all of s when shorter).
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -265,5 +266,61 @@ func TestLSAFitSample(t *testing.T) {
 	defer ix.Close()
 	if d := ix.DenseInfo(); d.Vectors != 350 {
 		t.Errorf("%d vectors for 350 chunks", d.Vectors)
+	}
+}
+
+// TestOrthIllConditioned checks orth on columns that are nearly dependent (each the
+// first plus noise of relative size 1e-7, and one exact copy): the basis is orthonormal
+// to 1e-12 (the second projection pass is what keeps it so), the exact copy is dropped,
+// and every column lies in the basis' span.
+func TestOrthIllConditioned(t *testing.T) {
+	const rows, cols = 300, 12
+	rng := rand.New(rand.NewPCG(7, 9))
+	m := make([]float64, rows*cols)
+	for r := range rows {
+		base := rng.NormFloat64()
+		for c := range cols {
+			m[r*cols+c] = base + 1e-7*rng.NormFloat64()
+		}
+		m[r*cols+cols-1] = m[r*cols] // an exact copy of column 0
+	}
+	q, k := orth(m, rows, cols)
+	if k != cols-1 {
+		t.Fatalf("rank %d, want %d", k, cols-1)
+	}
+	for i := range k {
+		for j := range k {
+			dot := 0.0
+			for r := range rows {
+				dot += q[r*k+i] * q[r*k+j]
+			}
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(dot-want) > 1e-12 {
+				t.Fatalf("QᵀQ[%d,%d] = %g, want %g", i, j, dot, want)
+			}
+		}
+	}
+	for c := range cols { // the residual of each column off span(Q) is rounding
+		res, norm := 0.0, 0.0
+		coef := make([]float64, k)
+		for j := range k {
+			for r := range rows {
+				coef[j] += q[r*k+j] * m[r*cols+c]
+			}
+		}
+		for r := range rows {
+			x := m[r*cols+c]
+			for j := range k {
+				x -= coef[j] * q[r*k+j]
+			}
+			res += x * x
+			norm += m[r*cols+c] * m[r*cols+c]
+		}
+		if math.Sqrt(res) > 1e-9*math.Sqrt(norm) {
+			t.Fatalf("column %d: residual %g of norm %g", c, math.Sqrt(res), math.Sqrt(norm))
+		}
 	}
 }

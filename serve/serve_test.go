@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -708,5 +709,36 @@ func TestRequestIterations(t *testing.T) {
 	var req ContextRequest
 	if err := decodeRequest(strings.NewReader(`{"path": "a.kt", "prefix": "x", "options": {"iterations": 3}}`), &req); err != nil || *req.Options.Iterations != 3 {
 		t.Errorf("decode options.iterations: %v", err)
+	}
+}
+
+// TestReadTimeout sends a request whose body never arrives: with Config.ReadTimeout,
+// Serve closes the connection instead of waiting forever.
+func TestReadTimeout(t *testing.T) {
+	ts := startServer(t, []Folder{{Dir: sampleWorkspace(t)}}, func(c *Config) { c.ReadTimeout = 200 * time.Millisecond })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ts.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/context HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"path\":")
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	_, err = io.ReadAll(conn)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the connection was still open after %v", time.Since(start))
 	}
 }

@@ -33,6 +33,11 @@ type Config struct {
 	Compose assemble.Options
 	// MaxBodyBytes is the largest request body accepted (bytes); larger ones get 413.
 	MaxBodyBytes int64
+	// ReadTimeout bounds the time [Server.Serve] spends reading one request, headers
+	// and body (0 = no bound): a client that sends its body slowly, or not at all, is
+	// cut off instead of holding a connection and a goroutine. Idle keep-alive
+	// connections are closed after 2 minutes.
+	ReadTimeout time.Duration
 	// Debounce is how long a folder must be quiet after a change before the view is
 	// updated: a save is often several events. A steady stream of changes is applied
 	// at least every second.
@@ -54,13 +59,14 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults: the workspace and assembly packages' defaults,
-// every walker rule, an 8 MiB body limit, a 50 ms debounce, fsnotify with a polling
-// fallback every second.
+// every walker rule, an 8 MiB body limit, 30 s to read a request, a 50 ms debounce,
+// fsnotify with a polling fallback every second.
 func DefaultConfig() Config {
 	return Config{
 		Workspace:    workspace.DefaultOptions(),
 		Compose:      assemble.DefaultOptions(),
 		MaxBodyBytes: 8 << 20,
+		ReadTimeout:  30 * time.Second,
 		Debounce:     50 * time.Millisecond,
 		Watch:        WatchAuto,
 		PollInterval: time.Second,
@@ -158,7 +164,10 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // accepting, waits up to 10 s for requests in flight and returns nil. It returns the
 // listener's error otherwise. It does not close the workspaces (see Close).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: s.cfg.ReadTimeout, IdleTimeout: 2 * time.Minute}
+	if s.cfg.ReadTimeout > 0 && s.cfg.ReadTimeout < hs.ReadHeaderTimeout {
+		hs.ReadHeaderTimeout = s.cfg.ReadTimeout
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -35,6 +35,7 @@ func serveCmd() *cli.Command {
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7411", Usage: "listen `address` host:port (loopback by default; port 0 picks a free one, printed on standard output)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "also answer requests whose Host header is this `name` (only loopback names are answered otherwise: DNS-rebinding protection)"},
 			&cli.Int64Flag{Name: "max-body-bytes", Value: defServe.MaxBodyBytes, Usage: "largest request body in `bytes` (larger ones get 413)"},
+			&cli.DurationFlag{Name: "read-timeout", Value: defServe.ReadTimeout, Usage: "longest time to read one request, headers and body (a slower client is cut off); 0 = no limit"},
 			&cli.DurationFlag{Name: "debounce", Value: defServe.Debounce, Usage: "how long a folder must be quiet after a change before the index is updated"},
 			&cli.StringFlag{Name: "watch", Value: string(serve.WatchAuto), Usage: "how changes are found: auto (file system events; polling when the system's watch limit is reached) or poll"},
 			&cli.DurationFlag{Name: "poll-interval", Value: defServe.PollInterval, Usage: "how often polling stats the files"},
@@ -70,14 +71,15 @@ func runServe(c *cli.Context) error {
 	cfg.Log = c.App.ErrWriter
 	cfg.AllowHosts = c.StringSlice("allow-host")
 	cfg.MaxBodyBytes, cfg.Debounce, cfg.PollInterval = c.Int64("max-body-bytes"), c.Duration("debounce"), c.Duration("poll-interval")
+	cfg.ReadTimeout = c.Duration("read-timeout")
 	switch m := serve.WatchMode(c.String("watch")); m {
 	case serve.WatchAuto, serve.WatchPoll:
 		cfg.Watch = m
 	default:
 		return usagef("--watch must be auto or poll, not %q", m)
 	}
-	if cfg.MaxBodyBytes <= 0 || cfg.PollInterval <= 0 || cfg.Debounce < 0 {
-		return usagef("--max-body-bytes and --poll-interval must be positive, --debounce not negative")
+	if cfg.MaxBodyBytes <= 0 || cfg.PollInterval <= 0 || cfg.Debounce < 0 || cfg.ReadTimeout < 0 {
+		return usagef("--max-body-bytes and --poll-interval must be positive, --debounce and --read-timeout not negative")
 	}
 	var folders []serve.Folder
 	for _, dir := range c.Args().Slice() {

@@ -236,8 +236,8 @@ func TestBlockCandidate(t *testing.T) {
 	for _, l := range lines[1:] {
 		added = append(added, strings.TrimSuffix(l, "\n"))
 	}
-	var code []bool
-	c, ok := blockCandidate("python", spec, "a.py", text, lines, hunk{newStart: 2, newCount: len(added), added: added}, &code)
+	code := func() []bool { return codeLines("python", lines) }
+	c, ok := blockCandidate("python", spec, "a.py", text, lines, hunk{newStart: 2, newCount: len(added), added: added}, code)
 	if !ok || c == nil {
 		t.Fatalf("candidate %v, ok %v", c, ok)
 	}
@@ -248,16 +248,49 @@ func TestBlockCandidate(t *testing.T) {
 		t.Errorf("starts %v (replace %v), want %v", c.starts, c.replace, want)
 	}
 	// The first five lines hold four non-blank ones: no block.
-	var code2 []bool
-	c, ok = blockCandidate("python", spec, "a.py", text, lines, hunk{newStart: 2, newCount: 5, added: added[:5]}, &code2)
+	c, ok = blockCandidate("python", spec, "a.py", text, lines, hunk{newStart: 2, newCount: 5, added: added[:5]}, code)
 	if !ok || c != nil {
 		t.Errorf("four non-blank lines: candidate %v, ok %v", c, ok)
 	}
 	// A hunk that disagrees with the file.
 	bad := slices.Clone(added)
 	bad[2] = "    other = 0"
-	var code3 []bool
-	if _, ok := blockCandidate("python", spec, "a.py", text, lines, hunk{newStart: 2, newCount: len(bad), added: bad}, &code3); ok {
+	if _, ok := blockCandidate("python", spec, "a.py", text, lines, hunk{newStart: 2, newCount: len(bad), added: bad}, code); ok {
 		t.Error("a hunk that disagrees with the file was accepted")
+	}
+}
+
+// TestBlockStyleTreeCodeLines checks that the block style, like the small one, finds
+// the multi-line strings of a language without a lexical scanner in its syntax tree:
+// the lines of a Go raw string that a hunk adds give no middle, the code after it does.
+func TestBlockStyleTreeCodeLines(t *testing.T) {
+	spec := grammars.Lookup("go")
+	ps := grammars.NewParsers(0)
+	defer ps.Close()
+	body := []string{
+		"\tscript := `",
+		"set -e",
+		"echo one",
+		"echo two",
+		"echo three",
+		"echo four",
+		"`",
+		"\tfirst := len(script)",
+		"\tsecond := first * 2",
+		"\tthird := second + first",
+		"\treturn third",
+	}
+	text := "package a\n\nfunc f() int {\n" + strings.Join(body, "\n") + "\n}\n"
+	cs, ok := fileCandidates("go", StyleBlock, spec, ps, "a.go", text, []hunk{{newStart: 4, newCount: len(body), added: body}})
+	if !ok || len(cs) != 1 {
+		t.Fatalf("candidates %v, ok %v", cs, ok)
+	}
+	for _, st := range cs[0].starts {
+		if st.start < 10 { // 0-based: lines 4-9 are inside the raw string or close it
+			t.Errorf("a middle starts at line %d, inside the raw string (starts %v)", st.start+1, cs[0].starts)
+		}
+	}
+	if len(cs[0].starts) == 0 {
+		t.Error("no middle in the code after the raw string")
 	}
 }

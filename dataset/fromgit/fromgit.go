@@ -1065,13 +1065,19 @@ func shortSHA(sha string) string {
 func fileCandidates(lang, style string, spec *grammars.Spec, ps *grammars.Parsers, p, text string, hs []hunk) ([]candidate, bool) {
 	lines := splitLines(text)
 	var code []bool
+	codeOf := func() []bool { // computed once, for the first hunk that needs it
+		if code == nil {
+			code = fileCodeLines(lang, spec, ps, text, lines)
+		}
+		return code
+	}
 	var out []candidate
 	for _, h := range hs {
 		if h.newCount != len(h.added) {
 			return nil, false
 		}
 		if style == StyleBlock {
-			c, ok := blockCandidate(lang, spec, p, text, lines, h, &code)
+			c, ok := blockCandidate(lang, spec, p, text, lines, h, codeOf)
 			if !ok {
 				return nil, false
 			}
@@ -1087,13 +1093,7 @@ func fileCandidates(lang, style string, spec *grammars.Spec, ps *grammars.Parser
 		if !ok {
 			return nil, false
 		}
-		if code == nil {
-			if lang == "kotlin" || lang == "python" {
-				code = codeLines(lang, lines)
-			} else {
-				code = treeCodeLines(ps, spec, text, len(lines))
-			}
-		}
+		code := codeOf()
 		ok = code[e]
 		for i := s; i < e && ok; i++ {
 			ok = code[i] && realCodeLine(lang, spec, lines[i])
@@ -1107,8 +1107,9 @@ func fileCandidates(lang, style string, spec *grammars.Spec, ps *grammars.Parser
 
 // blockCandidate returns the StyleBlock candidate of hunk h, or nil when
 // it adds fewer than BlockMinLines non-blank lines or holds no middle. ok is
-// false when the hunk does not match lines. *code caches codeLines(lines).
-func blockCandidate(lang string, spec *grammars.Spec, p, text string, lines []string, h hunk, code *[]bool) (*candidate, bool) {
+// false when the hunk does not match lines. code returns the file's
+// fileCodeLines (called only when the hunk is big enough).
+func blockCandidate(lang string, spec *grammars.Spec, p, text string, lines []string, h hunk, code func() []bool) (*candidate, bool) {
 	nonBlank := 0
 	for _, a := range h.added {
 		if strings.TrimSpace(a) != "" {
@@ -1122,10 +1123,7 @@ func blockCandidate(lang string, spec *grammars.Spec, p, text string, lines []st
 	if !ok {
 		return nil, false
 	}
-	if *code == nil {
-		*code = codeLines(lang, lines)
-	}
-	cl := *code
+	cl := code()
 	var starts []middleSpan
 	before := 0 // non-blank hunk lines before line i
 	for i := s; i < e; i++ {
@@ -1237,6 +1235,17 @@ func keywordsOnly(spec *grammars.Spec, t string) bool {
 		}
 	}
 	return true
+}
+
+// fileCodeLines returns, for each line start and for the end of the text
+// (len(lines)+1 values), whether it is plain code, the same way for both styles:
+// codeLines' lexical scan for Kotlin and Python, treeCodeLines' syntax tree for the
+// other languages.
+func fileCodeLines(lang string, spec *grammars.Spec, ps *grammars.Parsers, text string, lines []string) []bool {
+	if lang == "kotlin" || lang == "python" {
+		return codeLines(lang, lines)
+	}
+	return treeCodeLines(ps, spec, text, len(lines))
 }
 
 // codeLines returns, for each line start and for the end of the text

@@ -708,32 +708,51 @@ func closing(s string) int {
 	return -1
 }
 
-// lookupMember adds the members named name of the classes cs or of their supertypes
-// (breadth-first, up to maxSupers levels) and, for Kotlin, the extensions named name
-// on one of those types; it reports whether any was found.
-func (r *resolver) lookupMember(cs []*Def, typ, name string) bool {
-	found := false
-	types := []string{typ}
+// walkSupers visits the classes cs, then their supertypes breadth-first, each class
+// once, down to maxSupers levels below cs. visit gets a class and the file declaring
+// it and returns true to stop once the current level is done. It returns the names of
+// the supertypes met, for matching the receivers of extensions.
+func (r *resolver) walkSupers(cs []*Def, visit func(c *Def, f *File) bool) []string {
+	var types []string
 	level := cs
 	visited := map[*Def]bool{}
-	for depth := 0; depth <= maxSupers && len(level) > 0 && !found; depth++ {
+	for depth := 0; depth <= maxSupers && len(level) > 0; depth++ {
 		var next []*Def
+		stop := false
 		for _, c := range level {
 			if visited[c] {
 				continue
 			}
 			visited[c] = true
 			f := r.fileOf(c)
-			for _, m := range members(f, c, name) {
-				found = r.add(m, ViaReceiver) || found
+			if visit(c, f) {
+				stop = true
 			}
 			for _, s := range supertypes(r.lang, c.Signature) {
 				types = append(types, s)
 				next = append(next, r.classes(s, f)...)
 			}
 		}
+		if stop {
+			break
+		}
 		level = next
 	}
+	return types
+}
+
+// lookupMember adds the members named name of the classes cs or of their supertypes
+// (breadth-first, up to maxSupers levels: the nearest level that has one) and, for
+// Kotlin, the extensions named name on typ or one of those supertypes; it reports
+// whether any was found.
+func (r *resolver) lookupMember(cs []*Def, typ, name string) bool {
+	found := false
+	types := append([]string{typ}, r.walkSupers(cs, func(c *Def, f *File) bool {
+		for _, m := range members(f, c, name) {
+			found = r.add(m, ViaReceiver) || found
+		}
+		return found
+	})...)
 	if !found && r.lang == "kotlin" {
 		for _, d := range r.t.byName[name] {
 			if recv := extReceiver(d); recv != "" && containsString(types, recv) && r.extensionInScope(d) {
@@ -773,31 +792,25 @@ func (r *resolver) extensionInScope(d *Def) bool {
 // supertypes, or of a Kotlin extension on one of them (a property's type, a
 // function's return type), with the file that declares it; "" when unknown.
 func (r *resolver) memberType(cs []*Def, name string) (string, *File) {
-	level := cs
-	var types []string
-	for _, c := range cs {
-		types = append(types, c.Name)
-	}
-	visited := map[*Def]bool{}
-	for depth := 0; depth <= maxSupers && len(level) > 0; depth++ {
-		var next []*Def
-		for _, c := range level {
-			if visited[c] {
-				continue
-			}
-			visited[c] = true
-			f := r.fileOf(c)
-			for _, m := range members(f, c, name) {
-				if t := declaredType(r.lang, m); t != "" {
-					return t, f
-				}
-			}
-			for _, s := range supertypes(r.lang, c.Signature) {
-				types = append(types, s)
-				next = append(next, r.classes(s, f)...)
+	var typ string
+	var in *File
+	types := r.walkSupers(cs, func(c *Def, f *File) bool {
+		if typ != "" {
+			return true
+		}
+		for _, m := range members(f, c, name) {
+			if t := declaredType(r.lang, m); t != "" {
+				typ, in = t, f
+				return true
 			}
 		}
-		level = next
+		return false
+	})
+	if typ != "" {
+		return typ, in
+	}
+	for _, c := range cs {
+		types = append(types, c.Name)
 	}
 	if r.lang == "kotlin" {
 		for _, d := range r.t.byName[name] {

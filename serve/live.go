@@ -28,18 +28,8 @@ type Folder struct {
 }
 
 // DefaultRepo returns the repository name of a folder that `repoctx query` and
-// `index` use by default: "owner/repo" for a folder named "owner__repo-REVISION",
-// else the folder's absolute path.
-func DefaultRepo(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
-	}
-	if id := workspace.RepoID(filepath.Base(abs)); id != filepath.Base(abs) {
-		return id
-	}
-	return abs
-}
+// `index` use by default: [workspace.FolderRepo], the rule of workspace.Open too.
+func DefaultRepo(dir string) string { return workspace.FolderRepo(dir) }
 
 // Update describes one change of a workspace's view: what the watcher reported, what
 // the walk found, and what making the new view cost.

@@ -39,7 +39,7 @@ type Options struct {
 	// Repo names the repository the snapshot is a revision of ("owner/name"; for a
 	// folder, anything that stays the same across its revisions): the snapshots of one
 	// repository share one index (see [Open]) and one group of cache records. "" means
-	// [RepoID] of the snapshot's name.
+	// [FolderRepo] of a folder's snapshot, [RepoID] of the snapshot's name otherwise.
 	Repo string
 	// Strategy is the chunking strategy.
 	Strategy chunker.Strategy
@@ -165,6 +165,30 @@ func RepoID(name string) string {
 	return name
 }
 
+// FolderRepo returns the repository name of the folder dir that [Open] and [Update]
+// use when Options.Repo is empty, and so do `repoctx index`, `query` and `serve`:
+// "owner/repo" for a folder named "owner__repo-REVISION", else the folder's absolute
+// path (two unrelated folders with the same base name do not share an index).
+func FolderRepo(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	if id := RepoID(filepath.Base(abs)); id != filepath.Base(abs) {
+		return id
+	}
+	return abs
+}
+
+// defaultRepo is the repository name of snap when Options.Repo is empty: [FolderRepo]
+// of a folder's snapshot, [RepoID] of its name otherwise (a zip's, a caller's own).
+func defaultRepo(snap Snapshot) string {
+	if s, ok := snap.(*snapshot); ok && s.dir != "" {
+		return FolderRepo(s.dir)
+	}
+	return RepoID(snap.Name())
+}
+
 // Stats describes what [Open] did for one snapshot.
 type Stats struct {
 	Files       int  // source files of the view
@@ -267,7 +291,7 @@ func Open(ctx context.Context, snap Snapshot, opts Options) (*Repo, error) {
 		opts.Strategy = chunker.StrategyStructural
 	}
 	if opts.Repo == "" {
-		opts.Repo = RepoID(snap.Name())
+		opts.Repo = defaultRepo(snap)
 	}
 	logf := func(format string, a ...any) {
 		if opts.Log != nil {

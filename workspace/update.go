@@ -43,7 +43,7 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 		opts.Strategy = chunker.StrategyStructural
 	}
 	if opts.Repo == "" {
-		opts.Repo = RepoID(snap.Name())
+		opts.Repo = defaultRepo(snap)
 	}
 	rs := OpenStore(opts.CacheDir).repo(opts.Repo)
 	var model *retrieve.LSA

@@ -201,16 +201,7 @@ func openRepo(c *cli.Context, dir string, withSymbols, showProgress bool) (*work
 var repoFlag = &cli.StringFlag{Name: "repo", Usage: "repository `name` the folder is a version of: its versions share one index in the cache (default: owner/repo for a folder named owner__repo-REVISION, else the folder's absolute path)"}
 
 // folderRepo returns the default repository name of a folder (see repoFlag).
-func folderRepo(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
-	}
-	if id := workspace.RepoID(filepath.Base(abs)); id != filepath.Base(abs) {
-		return id
-	}
-	return abs
-}
+func folderRepo(dir string) string { return workspace.FolderRepo(dir) }
 
 func queryCmd() *cli.Command {
 	return &cli.Command{

@@ -2,6 +2,8 @@ package assemble
 
 import (
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"regexp"
 	"slices"
@@ -163,27 +165,43 @@ func (cs *candidates) parts(ft *fileTexts) []repoctx.Part {
 
 var identRe = regexp.MustCompile(`[\p{L}_][\p{L}\p{N}_]*`)
 
+// eachIdent calls f with each identifier of s in order, the matches of identRe
+// (a letter or '_', then letters, digits and '_'), without allocating: f gets
+// substrings of s. Invalid UTF-8 bytes are not letters, as for the regexp.
+func eachIdent(s string, f func(id string)) {
+	start := -1
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			r = -1
+		}
+		switch {
+		case r == '_' || r >= 0 && unicode.IsLetter(r):
+			if start < 0 {
+				start = i
+			}
+		case r >= 0 && unicode.IsNumber(r):
+		default:
+			if start >= 0 {
+				f(s[start:i])
+				start = -1
+			}
+		}
+		i += n
+	}
+	if start >= 0 {
+		f(s[start:])
+	}
+}
+
 // editRegion returns the lines of the new text (prefix + suffix, the hole closed)
 // that differ from old, found by trimming the lines both share at the start and at
 // the end, with each line's distance in lines to the cursor.
 func editRegion(old, prefix, suffix string) ([]string, []int) {
-	oldLines := strings.Split(old, "\n")
-	pl := strings.Split(prefix, "\n")
-	sl := strings.Split(suffix, "\n")
-	// The cursor line is split between prefix and suffix: join it.
-	newLines := append(append(append([]string(nil), pl[:len(pl)-1]...), pl[len(pl)-1]+sl[0]), sl[1:]...)
-	cursor := len(pl) - 1
-	a := 0
-	for a < len(oldLines) && a < len(newLines) && oldLines[a] == newLines[a] {
-		a++
-	}
-	b := 0
-	for b < len(oldLines)-a && b < len(newLines)-a && oldLines[len(oldLines)-1-b] == newLines[len(newLines)-1-b] {
-		b++
-	}
+	newLines, a, end, cursor := editSpan(old, prefix, suffix)
 	var lines []string
 	var dist []int
-	for i := a; i < len(newLines)-b; i++ {
+	for i := a; i < end; i++ {
 		if i == cursor {
 			continue // the line being written is in the prefix query already
 		}
@@ -197,24 +215,54 @@ func editRegion(old, prefix, suffix string) ([]string, []int) {
 	return lines, dist
 }
 
-// editIdentifiers returns up to max distinct identifiers of the edit region (see
-// editRegion), nearest the cursor first, space-separated; keywords are left out.
-func editIdentifiers(old, prefix, suffix string, spec *grammars.Spec, max int) string {
-	lines, dist := editRegion(old, prefix, suffix)
+// editSpan returns the lines of the new text (prefix + suffix, the cursor line
+// joined), the edited ones [a, end) (those left when the lines new and old share at
+// the start and at the end are trimmed) and the cursor's line.
+func editSpan(old, prefix, suffix string) (newLines []string, a, end, cursor int) {
+	oldLines := strings.Split(old, "\n")
+	pl := strings.Split(prefix, "\n")
+	sl := strings.Split(suffix, "\n")
+	// The cursor line is split between prefix and suffix: join it.
+	newLines = append(append(append(make([]string, 0, len(pl)+len(sl)-1), pl[:len(pl)-1]...), pl[len(pl)-1]+sl[0]), sl[1:]...)
+	cursor = len(pl) - 1
+	for a < len(oldLines) && a < len(newLines) && oldLines[a] == newLines[a] {
+		a++
+	}
+	b := 0
+	for b < len(oldLines)-a && b < len(newLines)-a && oldLines[len(oldLines)-1-b] == newLines[len(newLines)-1-b] {
+		b++
+	}
+	return newLines, a, len(newLines) - b, cursor
+}
+
+// editIdentifiers returns up to maxIDs identifiers (not keywords, at least 2 characters)
+// of the user's edit (editRegion), nearest the cursor first (ties by name), joined by
+// spaces. It reads the edited lines outward from the cursor and stops once maxIDs
+// identifiers are closer than any line left, so a huge edit costs no more than its
+// lines near the cursor.
+func editIdentifiers(old, prefix, suffix string, spec *grammars.Spec, maxIDs int) string {
+	newLines, a, end, cursor := editSpan(old, prefix, suffix)
 	type ident struct {
 		name string
 		d    int
 	}
 	best := map[string]int{}
-	for i, l := range lines {
-		for _, id := range identRe.FindAllString(l, -1) {
-			if len(id) < 2 || spec != nil && spec.IsKeyword(id) {
-				continue
-			}
-			if d, ok := best[id]; !ok || dist[i] < d {
-				best[id] = dist[i]
-			}
+	see := func(i, d int) {
+		if i < a || i >= end || i == cursor {
+			return
 		}
+		eachIdent(newLines[i], func(id string) {
+			if len(id) < 2 || spec != nil && spec.IsKeyword(id) {
+				return
+			}
+			if _, ok := best[id]; !ok {
+				best[id] = d // lines are read by increasing distance
+			}
+		})
+	}
+	for d := 1; d <= max(cursor-a, end-1-cursor) && len(best) < maxIDs; d++ {
+		see(cursor-d, d)
+		see(cursor+d, d)
 	}
 	ids := make([]ident, 0, len(best))
 	for n, d := range best {
@@ -227,7 +275,7 @@ func editIdentifiers(old, prefix, suffix string, spec *grammars.Spec, max int) s
 		return ids[i].name < ids[j].name
 	})
 	var out []string
-	for i := 0; i < len(ids) && i < max; i++ {
+	for i := 0; i < len(ids) && i < maxIDs; i++ {
 		out = append(out, ids[i].name)
 	}
 	return strings.Join(out, " ")

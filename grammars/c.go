@@ -72,6 +72,10 @@ var (
 //     lines and every branch but the first are blanked, so the parser sees the
 //     first branch's code inline (what ctags and other tree-based tools do with
 //     such code);
+//   - include guards (`#ifndef X_H`, `#define X_H`, the closing `#endif`; see
+//     includeGuards): tree-sitter's error recovery turns the whole guarded text
+//     into one ERROR node at the first error inside it, which loses every
+//     definition of the header; without the guard the error stays local;
 //   - `__has_include(<x.h>)` in #if conditions, which becomes `__has_include(_x_h_)`;
 //   - macros around declarations and loop macros (see declarationMacros).
 func cRewrite(src []byte, loopMacros bool) []byte {
@@ -106,6 +110,9 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 		}
 	}
 	if bytes.IndexByte(src, '#') >= 0 {
+		for _, r := range includeGuards(src, lines) {
+			blank(r[0], r[1])
+		}
 		for _, r := range unbalancedConditionals(out, lines) {
 			blank(r[0], r[1])
 		}
@@ -402,10 +409,17 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		if allCaps(w) && (prevWord == nil || allCaps(prevWord) || specifierWords[string(prevWord)]) && specifierMacro(src, j, inClass()) ||
 			allCaps(w) && string(prevWord) == "if" && k < len(src) && src[k] == '(' || // `if FMT_CONSTEXPR20 (x)`
 			allCaps(w) && head.open && !head.named && classKeywords[string(prevWord)] && classNameFollows(src, k) { // `class FMT_API file {`
-			{
-				out = append(out, macroEdit{i, j, ""})
+			out = append(out, macroEdit{i, j, ""})
+			prevWord, prevFirst = w, first
+			i = j - 1
+			continue
+		}
+		if allCaps(w) && head.open && !head.named && classKeywords[string(prevWord)] && k < len(src) && src[k] == '(' {
+			// `class FMT_SO_VISIBILITY("default") format_error : ...`
+			if end := closingParen(src, k); end > 0 && classNameFollows(src, skipBlanks(src, end+1)) {
+				out = append(out, macroEdit{i, end + 1, ""})
 				prevWord, prevFirst = w, first
-				i = j - 1
+				i = end
 				continue
 			}
 		}
@@ -457,8 +471,8 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				out = append(out, macroEdit{i, j, ""})
 			case first && allCaps(w) && onlyOnLine(src, j):
 				out = append(out, macroEdit{i, j, ""})
-			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParen(src, k)+1):
-				out = append(out, macroEdit{i, closingParen(src, k) + 1, ""})
+			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParenAcross(src, k)+1):
+				out = append(out, macroEdit{i, closingParenAcross(src, k) + 1, ""})
 			case first && allCaps(w) && k < len(src) && src[k] == '(':
 				if end := closingParen(src, k); end > 0 {
 					m := end + 1
@@ -486,9 +500,14 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				for m < len(src) && (src[m] == ' ' || src[m] == '\t') {
 					m++
 				}
-				if (m < len(src) && src[m] == '{' || onlyOnLine(src, end+1)) && (!first || !expressionLike(src[k+1:end])) {
+				// A call alone on its line heads a block or statement on the next
+				// line, unless that line goes on with an operator (`GTEST_CHECK_(x)`
+				// then `<< "message";`).
+				block := m < len(src) && src[m] == '{' ||
+					onlyOnLine(src, end+1) && bytes.IndexByte([]byte("<>.-+?:&|=,)[*/%^"), src[skipCode(src, end+1)]) < 0
+				if block && (!first || !expressionLike(src[k+1:end])) {
 					out = append(out, macroEdit{i, end + 1, ""}) // `FMT_CATCH(...) {`
-				} else if m < len(src) && src[m] == '{' || onlyOnLine(src, end+1) {
+				} else if block {
 					kw := "while"
 					if j-i < len(kw) {
 						kw = "if"
@@ -722,11 +741,36 @@ func skipSpaceBack(src []byte, i int) int {
 	return max(i-1, 0)
 }
 
+// skipCode returns the offset of the first byte at or after i that is neither
+// white space nor in a comment (len(src)-1 when there is none, so that it can be
+// indexed).
+func skipCode(src []byte, i int) int {
+	for i < len(src) {
+		switch {
+		case src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n':
+			i++
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
+			e := bytes.Index(src[i+2:], []byte("*/"))
+			if e < 0 {
+				return len(src) - 1
+			}
+			i += 2 + e + 2
+		default:
+			return i
+		}
+	}
+	return len(src) - 1
+}
+
 // expressionLike reports whether args (a macro call's argument text) can be read as
-// an expression: no two names in a row (`const std::bad_variant_access&`,
+// an expression: not empty, no two names in a row (`const std::bad_variant_access&`,
 // `diagnostic push`) and no "..." (`FMT_CATCH(...)`). String literals do not count.
 func expressionLike(args []byte) bool {
-	if bytes.Contains(args, []byte("...")) {
+	if bytes.Contains(args, []byte("...")) || len(bytes.TrimSpace(args)) == 0 {
 		return false
 	}
 	wordBefore := false // the last token was a name, with only blanks since
@@ -959,6 +1003,77 @@ func isDirectiveLine(ln []byte) bool {
 
 // cDirective matches a conditional directive line and names it.
 var cDirective = regexp.MustCompile(`^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b`)
+
+// includeGuards returns the line ranges of include guards: `#ifndef X` (or `#if
+// !defined(X)`), then as the next code line `#define X` with no value, code, and
+// the #endif that closes the #ifndef, with no #else or #elif of its own. A header's
+// guard is one; an amalgamated source (gtest-all.cc, sqlite3.c) holds one per
+// header it pasted in. `#ifndef FMT_API` / `#define FMT_API` / `#endif` (a default
+// for a macro, no code inside) is none. Lines that are blank or only comments may
+// come between (a block comment is taken as a comment only on lines starting with
+// "/*" or "*").
+func includeGuards(src []byte, lines [][2]int) [][2]int {
+	code := func(l [2]int) bool {
+		t := bytes.TrimSpace(src[l[0]:l[1]])
+		return len(t) > 0 && !bytes.HasPrefix(t, []byte("//")) && !bytes.HasPrefix(t, []byte("/*")) && !bytes.HasPrefix(t, []byte("*"))
+	}
+	nextCode := func(x int) int {
+		for x++; x < len(lines) && !code(lines[x]); x++ {
+		}
+		return x
+	}
+	var out [][2]int
+	for x := 0; x < len(lines); x++ {
+		ln := src[lines[x][0]:lines[x][1]]
+		if !isDirectiveLine(ln) {
+			continue
+		}
+		m := guardIf.FindSubmatch(ln)
+		if m == nil {
+			continue
+		}
+		d := nextCode(x)
+		if d >= len(lines) {
+			break
+		}
+		dm := guardDefine.FindSubmatch(src[lines[d][0]:lines[d][1]])
+		if dm == nil || !bytes.Equal(append(m[1], m[2]...), dm[1]) {
+			continue
+		}
+		depth, inner, end := 1, false, -1
+		for y := d + 1; y < len(lines) && end < 0; y++ {
+			l := src[lines[y][0]:lines[y][1]]
+			if !isDirectiveLine(l) {
+				inner = inner || code(lines[y])
+				continue
+			}
+			dir := cDirective.FindSubmatch(l)
+			switch {
+			case dir == nil:
+				inner = true // #include, #define, ...
+			case strings.HasPrefix(string(dir[1]), "if"):
+				depth++
+				inner = true
+			case string(dir[1]) == "endif":
+				if depth--; depth == 0 {
+					end = y
+				}
+			case depth == 1: // #else or #elif of the guard: no guard
+				y = len(lines)
+			}
+		}
+		if end > 0 && inner {
+			out = append(out, lines[x], lines[d], lines[end])
+		}
+	}
+	return out
+}
+
+// guardIf and guardDefine match the first lines of an include guard.
+var (
+	guardIf     = regexp.MustCompile(`^[ \t]*#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+!defined[ \t]*\(?[ \t]*(\w+)[ \t]*\)?)[ \t]*(//.*|/\*.*\*/[ \t]*)?$`)
+	guardDefine = regexp.MustCompile(`^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]*(//.*|/\*.*\*/[ \t]*)?$`)
+)
 
 // unbalancedConditionals returns the byte ranges cRewrite blanks for conditionals
 // whose branches do not each balance their braces: their directive lines (with

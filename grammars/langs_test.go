@@ -104,9 +104,17 @@ func TestCRewrite(t *testing.T) {
 		// branch go, the first branch stays.
 		{"#if OLD || \\\n    NEWER\nstatic void f(int a, int b) {\n#else\nstatic void f(int a) {\n#endif\n    g(a);\n}\n",
 			"            \n         \nstatic void f(int a, int b) {\n     \n" + strings.Repeat(" ", len("static void f(int a) {")) + "\n      \n    g(a);\n}\n"},
-		// Balanced branches (an include guard, an #ifdef'd function) are kept.
+		// Balanced branches (an #ifdef'd function) are kept; an include guard goes.
 		{"#ifndef H\n#define H\n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n#endif\n",
-			"#ifndef H\n#define H\n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n#endif\n"},
+			"         \n         \n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n      \n"},
+		{"// c\n#if !defined(H_) // x\n#define H_\nint x;\n#endif /* H_ */\n// end\n", "// c\n                     \n          \nint x;\n               \n// end\n"},
+		{"#ifndef H\n#define H 1\nint x;\n#endif\n", "#ifndef H\n#define H 1\nint x;\n#endif\n"}, // a value: no guard
+		{"#ifndef H\n#define H\n#endif\nint x;\n", "#ifndef H\n#define H\n#endif\nint x;\n"},     // nothing inside: a default
+		// An amalgamation's guards go too; one with an #else stays.
+		{"int a;\n#ifndef A_H\n#define A_H\nint x;\n#ifdef Y\n#endif\n#endif\n#ifndef B\n#define B\nint y;\n#else\n#endif\n",
+			"int a;\n           \n           \nint x;\n#ifdef Y\n#endif\n      \n#ifndef B\n#define B\nint y;\n#else\n#endif\n"},
+		// A lone macro call among declarations goes, over a line continuation too.
+		{"PUSH_(4251 \\\n/* c */)\nint x;\n", "            \n        \nint x;\n"},
 		{"#if FMT_HAS_INCLUDE(<sys/stat.h>) && X\n#endif\n", "#if FMT_HAS_INCLUDE(_sys_stat_h_) && X\n#endif\n"},
 		// Macros around declarations go; caps types and names stay.
 		{"FMT_CONSTEXPR inline void f();\nint CJSON_CDECL main(void);\nCJSON_PUBLIC(cJSON *) cJSON_Parse(const char *v);\nFILE *f;\nMYTYPE x;\nstatic DIR *d;\n",

@@ -341,8 +341,8 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		case tmplAngle > 0 && tmplParen == 0 && c == '>':
 			tmplAngle--
 		}
-		if c == '(' && head.open && tmplAngle == 0 {
-			head = classHead{} // `struct foo f(struct bar b) {`: a function
+		if (c == '(' || c == ')') && head.open && tmplAngle == 0 {
+			head = classHead{} // `struct foo f(struct bar b) {`, `f(struct bar b) {`: a function
 		}
 		switch {
 		case c == ',' || c == '(':
@@ -423,7 +423,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				continue
 			}
 		}
-		if first && depth == 0 && allCaps(w) && k < len(src) && src[k] == '(' && string(w) != inClass() {
+		if first && depth == 0 && allCaps(w) && k < len(src) && src[k] == '(' && string(w) != inClass() && startsDeclaration(src, i) {
 			// `MOCK_METHOD(void, f, ());`, `VISIT_TYPE(long, int);` among
 			// declarations: a macro call that expands to declarations. It goes
 			// (types and parenthesised lists as arguments are no expressions).
@@ -739,6 +739,36 @@ func skipSpaceBack(src []byte, i int) int {
 		i--
 	}
 	return max(i-1, 0)
+}
+
+// startsDeclaration reports whether the code before offset i (at the start of a
+// line) ends a declaration or opens a body: its last code byte, on the lines
+// before that are not blank, comments or directives, is ";", "{", "}" or ":" (or
+// there is none). `static T x =` then `    T_INITIALIZER(x);` does not.
+func startsDeclaration(src []byte, i int) bool {
+	end := i
+	for n := 0; end > 0 && n < 64; n++ {
+		start := bytes.LastIndexByte(src[:end-1], '\n') + 1
+		ln := src[start : end-1]
+		end = start
+		if x := bytes.Index(ln, []byte("//")); x >= 0 {
+			ln = ln[:x]
+		}
+		t := bytes.TrimSpace(ln)
+		if len(t) == 0 || t[0] == '#' || bytes.HasPrefix(t, []byte("/*")) || t[0] == '*' && !bytes.HasSuffix(t, []byte(";")) {
+			continue
+		}
+		if bytes.HasSuffix(t, []byte("*/")) {
+			if x := bytes.LastIndex(t, []byte("/*")); x >= 0 {
+				t = bytes.TrimSpace(t[:x])
+			}
+			if len(t) == 0 {
+				continue
+			}
+		}
+		return bytes.IndexByte([]byte(";{}:"), t[len(t)-1]) >= 0
+	}
+	return true
 }
 
 // skipCode returns the offset of the first byte at or after i that is neither

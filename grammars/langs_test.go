@@ -113,6 +113,10 @@ func TestCRewrite(t *testing.T) {
 		// An amalgamation's guards go too; one with an #else stays.
 		{"int a;\n#ifndef A_H\n#define A_H\nint x;\n#ifdef Y\n#endif\n#endif\n#ifndef B\n#define B\nint y;\n#else\n#endif\n",
 			"int a;\n           \n           \nint x;\n#ifdef Y\n#endif\n      \n#ifndef B\n#define B\nint y;\n#else\n#endif\n"},
+		// A macro call statement among declarations goes, but not one that ends a
+		// declaration.
+		{"struct s {\n\tMOCK_METHOD(void, f, ());\n};\nVISIT_TYPE(long, int);\nstatic T x =\n    T_INIT(x);\n",
+			"struct s {\n\t                         \n};\n                      \nstatic T x =\n    T_INIT(x);\n"},
 		// A lone macro call among declarations goes, over a line continuation too.
 		{"PUSH_(4251 \\\n/* c */)\nint x;\n", "            \n        \nint x;\n"},
 		{"#if FMT_HAS_INCLUDE(<sys/stat.h>) && X\n#endif\n", "#if FMT_HAS_INCLUDE(_sys_stat_h_) && X\n#endif\n"},

@@ -17,7 +17,7 @@ import (
 // names a path. The Rewrite blanks the `extern "C" {` idiom of headers.
 var C = &Spec{
 	Name:       "c",
-	Version:    "c-0.21.4/r3",
+	Version:    "c-0.21.4/r4",
 	Extensions: []string{".c"},
 	Language:   c.GetLanguage,
 	Definitions: map[string]string{

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/kotlin"
@@ -253,4 +254,36 @@ func FuzzCSharpRewrite(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The C++ macro idioms of cRewrite parse without errors after the rewrite: each
+// snippet (from fmt's and googletest's sources, cut down) failed before its rule.
+func TestCPPMacroIdioms(t *testing.T) {
+	ps := NewParsers(5 * time.Second)
+	defer ps.Close()
+	for _, src := range []string{
+		// specifier macros in a class body: before a keyword, a constructor, "~", a type and a name
+		"class FMT_API file {\n int fd_;\n public:\n  FMT_CONSTEXPR file(int fd) : fd_(fd) {}\n  FMT_API ~file() noexcept;\n  FMT_API void close();\n  FMT_API std::size_t read(void* buf);\n  FMT_CONSTEVAL FMT_ALWAYS_INLINE file() : fd_(0) {}\n};\n",
+		// a function-like macro in a class head; a scoped name in #if
+		"class FMT_SO_VISIBILITY(\"default\") format_error : public std::runtime_error {\n using std::runtime_error::runtime_error;\n};\n#if FMT_HAS_CPP_ATTRIBUTE(clang::lifetimebound)\n#endif\n",
+		// FMT_ENABLE_IF as a template parameter (over two lines), `if FMT_CONSTEXPR20 (`
+		"template <typename T,\n          FMT_ENABLE_IF(!std::is_same<T, char>::value &&\n                        std::is_integral<T>::value)>\nauto f(T v) -> int {\n  if FMT_CONSTEXPR20 (sizeof(T) > 4) return 1;\n  FMT_CONSTEXPR20 size_t n = 2;\n  return 0;\n}\n",
+		// an attribute macro after a parameter's name; a qualified constructor
+		"auto join(const Tuple& tuple FMT_LIFETIMEBOUND, string_view sep) -> int;\nFMT_FUNC format_error::format_error(int x) {}\n",
+		// gtest: keyword test names, statement macros among declarations, throw as an argument
+		"TEST(format_test, enum) { EXPECT_EQ(1, 1); }\nTEST(ostream_test, template) {\n  EXPECT_THROW(throw std::runtime_error(\"\"), std::exception);\n}\nstruct mock {\n  MOCK_METHOD(void, grow, (size_t));\n};\nVISIT_TYPE(signed char, int);\n",
+		// try/catch macros, a pragma macro and a check macro with a streamed message in a body
+		"void f() {\n  FMT_TRY {\n    g();\n  } FMT_CATCH(...) {}\n  FMT_PRAGMA_CLANG(diagnostic push)\n  GTEST_CHECK_(x)\n      << \"message\";\n  FMT_PRAGMA_CLANG(diagnostic pop)\n}\n",
+		// a conditional between a template head and its declaration; `#define X /* c */`
+		"#ifndef FMT_DEPRECATED\n#  define FMT_DEPRECATED /* deprecated */\n#endif\ntemplate <typename T>\n#if FMT_CLANG_VERSION >= 307\n__attribute__((no_sanitize(\"undefined\")))\n#endif\ninline auto reserve(T it) -> T { return it; }\n",
+	} {
+		tree, _, err := ps.Parse(CPP, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.RootNode().HasError() {
+			t.Errorf("parse errors after the rewrite:\n%s\n%s", cRewrite([]byte(src), false), tree.RootNode().String())
+		}
+		tree.Close()
+	}
 }

@@ -595,8 +595,7 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 					keep = k-lo <= b.opts.WindowLines/2 && b.li.size(lo, k) <= b.opts.MaxChars/2
 				}
 				if !keep {
-					b.add(&piece{lo: lo, hi: k, kind: KindCode, header: header, parent: parent,
-						parseError: b.inError(lo, k), fallback: b.li.size(lo, k) > b.opts.MaxChars})
+					b.addCommentRun(lo, k, header, parent)
 					lo, size = k, alone
 					perr = b.inError(lo, hi)
 				}
@@ -684,6 +683,78 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 	}
 	b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: sub, parent: parent,
 		parseError: perr, fallback: true})
+}
+
+// addCommentRun adds the comment run of lines [lo, hi) above a definition as pieces
+// of its own. A run over the size cap is cut at line breaks outside block comments
+// (see blockCommentLines: each such break lies between two comment nodes, so the cut
+// is a syntax boundary, like a cut between statements), packing whole lines
+// greedily up to the cap; only a stretch with no such cut that is over the cap (a
+// long block comment, one long line) is a Fallback piece, windowed.
+func (b *builder) addCommentRun(lo, hi int, header []string, parent *piece) {
+	add := func(lo, hi int) {
+		b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
+			parseError: b.inError(lo, hi), fallback: b.li.size(lo, hi) > b.opts.MaxChars})
+	}
+	if b.li.size(lo, hi) <= b.opts.MaxChars {
+		add(lo, hi)
+		return
+	}
+	inBlock := b.blockCommentLines(lo, hi)
+	start, last := lo, -1 // the piece being packed; its last cut at which it fits
+	for x := lo + 1; x <= hi; x++ {
+		if x < hi && inBlock[x-lo] {
+			continue // inside a block comment: no cut here
+		}
+		if b.li.size(start, x) <= b.opts.MaxChars {
+			last = x
+			continue
+		}
+		if last > start {
+			add(start, last)
+			start, last = last, -1
+			if b.li.size(start, x) <= b.opts.MaxChars {
+				last = x
+				continue
+			}
+		}
+		add(start, x) // no cut in [start, x) gives a piece that fits
+		start, last = x, -1
+	}
+	if start < hi {
+		add(start, hi)
+	}
+}
+
+// blockCommentLines returns, for each line of [lo, hi) (a comment run that starts
+// outside any comment), whether it starts inside a block comment ("/*" to "*/",
+// not counting those in line comments: "//" to the end of the line, or "#" where
+// the spec says every comment holds one, as Python's). A line break outside block
+// comments ends a line comment or follows a block comment's end: a boundary
+// between comment nodes.
+func (b *builder) blockCommentLines(lo, hi int) []bool {
+	out := make([]bool, hi-lo)
+	hash := b.spec.CommentBytes == "#"
+	in := false
+	for x := lo; x < hi; x++ {
+		out[x-lo] = in
+		t := b.li.lineText(x)
+		for i := 0; i < len(t); i++ {
+			switch {
+			case in:
+				if t[i] == '*' && i+1 < len(t) && t[i+1] == '/' {
+					in = false
+					i++
+				}
+			case t[i] == '/' && i+1 < len(t) && t[i+1] == '/', hash && t[i] == '#':
+				i = len(t)
+			case t[i] == '/' && i+1 < len(t) && t[i+1] == '*':
+				in = true
+				i++
+			}
+		}
+	}
+	return out
 }
 
 // appendHeader returns a new slice: header, keeping its innermost maxHeaderDepth-1

@@ -17,7 +17,7 @@ import (
 // names a path. The Rewrite blanks the `extern "C" {` idiom of headers.
 var C = &Spec{
 	Name:       "c",
-	Version:    "c-0.21.4/r3",
+	Version:    "c-0.21.4/r4",
 	Extensions: []string{".c"},
 	Language:   c.GetLanguage,
 	Definitions: map[string]string{
@@ -66,9 +66,16 @@ var (
 //     #endif: a C header opens the block in one conditional and closes it in another
 //     (the lone "}" is an error);
 //   - conditionals whose branches do not balance their braces, such as a function
-//     header that differs between an #if and its #else: the directive lines and
-//     every branch but the first are blanked, so the parser sees the first branch's
-//     code inline (what ctags and other tree-based tools do with such code);
+//     header that differs between an #if and its #else, and conditionals inside a
+//     declaration or expression (the code line before the #if ends in ">", "=", "(",
+//     "&", "|" or ",": `template <...>` then `#if` and an attribute): the directive
+//     lines and every branch but the first are blanked, so the parser sees the
+//     first branch's code inline (what ctags and other tree-based tools do with
+//     such code);
+//   - include guards (`#ifndef X_H`, `#define X_H`, the closing `#endif`; see
+//     includeGuards): tree-sitter's error recovery turns the whole guarded text
+//     into one ERROR node at the first error inside it, which loses every
+//     definition of the header; without the guard the error stays local;
 //   - `__has_include(<x.h>)` in #if conditions, which becomes `__has_include(_x_h_)`;
 //   - macros around declarations and loop macros (see declarationMacros).
 func cRewrite(src []byte, loopMacros bool) []byte {
@@ -103,22 +110,39 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 		}
 	}
 	if bytes.IndexByte(src, '#') >= 0 {
+		for _, r := range includeGuards(src, lines) {
+			blank(r[0], r[1])
+		}
 		for _, r := range unbalancedConditionals(out, lines) {
 			blank(r[0], r[1])
 		}
 		for _, l := range lines {
 			// `#if __has_include(<x/y.h>)`: the grammars read <x/y.h> in a
-			// condition as comparisons and fail; (_x_y_h_), an identifier, parses
-			// (only the condition's value is lost, which no chunk depends on).
+			// condition as comparisons and fail, and a string there too; (_x_y_h_),
+			// an identifier, parses (only the condition's value is lost, which no
+			// chunk depends on).
 			ln := out[l[0]:l[1]]
-			if !isDirectiveLine(ln) || !bytes.Contains(ln, []byte("(<")) || !cDirective.Match(ln) {
+			if !isDirectiveLine(ln) || !bytes.Contains(ln, []byte("(<")) && !bytes.Contains(ln, []byte("(\"")) && !bytes.Contains(ln, []byte("::")) || !cDirective.Match(ln) {
 				continue
 			}
+			// `#if __has_cpp_attribute(clang::lifetimebound)`: a scoped name,
+			// which no condition can hold, becomes one identifier.
+			for x := bytes.Index(ln, []byte("::")); x > 0; x = bytes.Index(ln, []byte("::")) {
+				if !copied {
+					out, copied = append([]byte(nil), src...), true
+					ln = out[l[0]:l[1]]
+				}
+				ln[x], ln[x+1] = '_', '_'
+			}
 			for i := 0; i+1 < len(ln); i++ {
-				if ln[i] != '(' || ln[i+1] != '<' {
+				if ln[i] != '(' || ln[i+1] != '<' && ln[i+1] != '"' {
 					continue
 				}
-				if j := bytes.IndexByte(ln[i+2:], '>'); j >= 0 && i+2+j+1 < len(ln) && ln[i+2+j+1] == ')' {
+				closer := byte('>')
+				if ln[i+1] == '"' {
+					closer = '"'
+				}
+				if j := bytes.IndexByte(ln[i+2:], closer); j >= 0 && i+2+j+1 < len(ln) && ln[i+2+j+1] == ')' {
 					if !copied {
 						out, copied = append([]byte(nil), src...), true
 						ln = out[l[0]:l[1]]
@@ -206,13 +230,23 @@ var notBeforeMacro = map[string]bool{
 // alone.
 func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	var out []macroEdit
-	depth := 0         // braces open, not counting those of namespaces and extern "C" blocks
-	var opened []bool  // for each open brace, whether it counts in depth
-	container := false // a namespace or extern "C" head is open: its brace does not count
+	depth := 0                   // braces open, not counting those of namespaces, extern "C" blocks and class bodies
+	var opened []braceKind       // for each open brace, what it opened
+	var classNames []string      // for each open brace, the class's name when it opened a class body
+	container := false           // a namespace or extern "C" head is open: its brace does not count
+	head := classHead{}          // the class head being read, if any
+	tmplAngle, tmplParen := 0, 0 // inside `template <...>`: "<" nesting, "(" nesting in it
+	tmplPending := false         // the word "template" was just read
 	inComment := false
 	lineStart, lineCode := true, false // at the start of a line; the line has code before i
 	var prevWord []byte                // the previous word on the line, nil after other tokens
 	prevFirst := false                 // prevWord is the line's first token
+	inClass := func() string {         // the innermost brace's class name, "" when not a class body
+		if n := len(opened); n > 0 && opened[n-1] == braceClass {
+			return classNames[n-1]
+		}
+		return ""
+	}
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
@@ -239,10 +273,12 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			continue
 		case c == '#' && !lineCode:
 			// A preprocessor line, with its continuations. Its block comments are
-			// blanked: the grammars fail on `#define X (7 /* o+rwx */)`.
+			// blanked: the grammars fail on `#define X (7 /* o+rwx */)`; but not one
+			// that ends the line: `#define X /* empty */` would become a define
+			// followed by blanks, whose value then swallows the next line.
 			for i < len(src) && (src[i] != '\n' || i > 0 && src[i-1] == '\\') {
 				if src[i] == '/' && i+1 < len(src) && src[i+1] == '*' {
-					if e := bytes.Index(src[i+2:], []byte("*/")); e >= 0 && bytes.IndexByte(src[i:i+2+e], '\n') < 0 {
+					if e := bytes.Index(src[i+2:], []byte("*/")); e >= 0 && bytes.IndexByte(src[i:i+2+e], '\n') < 0 && !onlyOnLine(src, i+2+e+2) {
 						out = append(out, macroEdit{i, i + 2 + e + 2, ""})
 						i += 2 + e + 1
 					}
@@ -260,20 +296,55 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			prevWord, lineCode = nil, true
 			continue
 		case c == '{':
-			opened = append(opened, !container)
-			if !container {
+			kind := braceCounted
+			switch {
+			case container:
+				kind = braceContainer
+			case head.open:
+				kind = braceClass
+			}
+			opened = append(opened, kind)
+			classNames = append(classNames, head.name)
+			if kind == braceCounted {
 				depth++
 			}
-			container = false
+			container, head = false, classHead{}
 		case c == '}':
 			if n := len(opened); n > 0 {
-				if opened[n-1] {
+				if opened[n-1] == braceCounted {
 					depth--
 				}
-				opened = opened[:n-1]
+				opened, classNames = opened[:n-1], classNames[:n-1]
 			}
+			head = classHead{}
 		case c == ';':
-			container = false
+			container, head = false, classHead{}
+		case c == '=':
+			head = classHead{}
+		case c == ':' && head.open && !(i+1 < len(src) && src[i+1] == ':') && !(i > 0 && src[i-1] == ':'):
+			head.named = true // the base list: the name is read
+		case c == '<' && head.open:
+			head.named = true // a specialization's arguments
+		}
+		if tmplPending && c != '<' && !isWordByte(c) {
+			tmplPending = false
+		}
+		switch {
+		case tmplPending && c == '<':
+			tmplPending, tmplAngle, tmplParen = false, 1, 0
+		case tmplAngle > 0 && c == '(':
+			tmplParen++
+		case tmplAngle > 0 && c == ')':
+			tmplParen--
+		case tmplAngle > 0 && tmplParen == 0 && c == '<':
+			tmplAngle++
+		case tmplAngle > 0 && tmplParen == 0 && c == '>':
+			tmplAngle--
+		}
+		if (c == '(' || c == ')') && head.open && tmplAngle == 0 {
+			head = classHead{} // `struct foo f(struct bar b) {`, `f(struct bar b) {`: a function
+		}
+		switch {
 		case c == ',' || c == '(':
 			if e, ok := emptyOrOperatorArgument(src, i); ok {
 				out = append(out, e)
@@ -290,8 +361,42 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			j++
 		}
 		w := src[i:j] // string(w) in comparisons and map keys does not allocate
-		if string(w) == "namespace" || string(w) == "extern" {
+		k := skipBlanks(src, j)
+		switch string(w) {
+		case "namespace", "extern":
 			container = true // `extern int x;` ends at its ";"
+		case "class", "struct", "union":
+			if tmplAngle == 0 && string(prevWord) != "enum" && !head.enum {
+				head = classHead{open: true}
+			}
+		case "enum":
+			head = classHead{enum: true}
+		case "template":
+			tmplPending = true
+		case "throw":
+			// `EXPECT_THROW(throw x, y)`: the grammars read throw as a statement
+			// only; `!x` is an expression of the same shape.
+			if p := skipBack(src, i); i > 0 && (src[p] == '(' || src[p] == ',') {
+				out = append(out, macroEdit{i, j, "!"})
+			}
+		default:
+			if head.open && !head.named && tmplAngle == 0 && string(w) != "final" && !allCaps(w) {
+				head.name = string(w)
+			}
+		}
+		if tmplAngle == 1 && tmplParen == 0 && allCaps(w) && k < len(src) && src[k] == '(' && j-i >= 4 {
+			// `template <typename T, FMT_ENABLE_IF(cond)>`: a parameter that is
+			// a macro call becomes the unnamed parameter `int =(cond)`.
+			if p := skipSpaceBack(src, i); src[p] == '<' || src[p] == ',' {
+				if end := closingParenAcross(src, k); end > 0 {
+					if q := skipSpace(src, end+1); q < len(src) && (src[q] == '>' || src[q] == ',') {
+						out = append(out, macroEdit{i, j, "int" + strings.Repeat(" ", j-i-4) + "="})
+						prevWord, prevFirst = nil, false
+						i = end
+						continue
+					}
+				}
+			}
 		}
 		if (first || storageWords[string(prevWord)] && prevFirst) && allCaps(w) && j < len(src) && src[j] == '(' {
 			if e, ok := typeMacro(src, i, j); ok {
@@ -300,6 +405,52 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				i = e.end - 1
 				continue
 			}
+		}
+		if allCaps(w) && (prevWord == nil || allCaps(prevWord) || specifierWords[string(prevWord)]) && specifierMacro(src, j, inClass()) ||
+			allCaps(w) && string(prevWord) == "if" && k < len(src) && src[k] == '(' || // `if FMT_CONSTEXPR20 (x)`
+			allCaps(w) && head.open && !head.named && classKeywords[string(prevWord)] && classNameFollows(src, k) { // `class FMT_API file {`
+			out = append(out, macroEdit{i, j, ""})
+			prevWord, prevFirst = w, first
+			i = j - 1
+			continue
+		}
+		if allCaps(w) && head.open && !head.named && classKeywords[string(prevWord)] && k < len(src) && src[k] == '(' {
+			// `class FMT_SO_VISIBILITY("default") format_error : ...`
+			if end := closingParen(src, k); end > 0 && classNameFollows(src, skipBlanks(src, end+1)) {
+				out = append(out, macroEdit{i, end + 1, ""})
+				prevWord, prevFirst = w, first
+				i = end
+				continue
+			}
+		}
+		if first && depth == 0 && allCaps(w) && k < len(src) && src[k] == '(' && string(w) != inClass() && startsDeclaration(src, i) {
+			// `MOCK_METHOD(void, f, ());`, `VISIT_TYPE(long, int);` among
+			// declarations: a macro call that expands to declarations. It goes
+			// (types and parenthesised lists as arguments are no expressions).
+			if end := closingParenAcross(src, k); end > 0 {
+				if q := skipSpace(src, end+1); q < len(src) && src[q] == ';' {
+					out = append(out, macroEdit{i, q + 1, ""})
+					prevWord, prevFirst = nil, false
+					i = q
+					continue
+				}
+			}
+		}
+		if allCaps(w) && k < len(src) && src[k] == '(' && (first || depth == 0) {
+			// `TEST(format_test, enum) {`: a keyword as a macro argument becomes
+			// an identifier (its first byte "_").
+			if end := closingParenAcross(src, k); end > 0 {
+				out = append(out, keywordArguments(src, k, end)...)
+			}
+		}
+		if depth == 0 && allCaps(w) && prevWord != nil && !notBeforeMacro[string(prevWord)] && !declKeywords[string(prevWord)] &&
+			k < len(src) && (src[k] == ',' || src[k] == ')') && !allCaps(prevWord) {
+			// `const Tuple& t FMT_LIFETIMEBOUND, string_view sep`: an attribute
+			// macro after a parameter's name.
+			out = append(out, macroEdit{i, j, ""})
+			prevWord, prevFirst = nil, false
+			i = j - 1
+			continue
 		}
 		if depth == 0 && (prevWord != nil || i > 0 && src[skipBack(src, i)] == '*') && j < len(src) && src[j] == '(' && !declKeywords[string(w)] {
 			if end := closingParen(src, j); end > 0 && integerArguments(src[j+1:end]) && onlyOnLine(src, end+1) {
@@ -310,10 +461,6 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			}
 		}
 		if depth == 0 && (i == 0 || !isWordByte(src[i-1])) {
-			k := j
-			for k < len(src) && (src[k] == ' ' || src[k] == '\t') {
-				k++
-			}
 			nextWord := k > j && k < len(src) && (isWordByte(src[k]) && !('0' <= src[k] && src[k] <= '9'))
 			switch {
 			case bytes.HasPrefix(w, []byte("__")) && !knownUnderscored[string(w)] && nextWord:
@@ -324,8 +471,8 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				out = append(out, macroEdit{i, j, ""})
 			case first && allCaps(w) && onlyOnLine(src, j):
 				out = append(out, macroEdit{i, j, ""})
-			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParen(src, k)+1):
-				out = append(out, macroEdit{i, closingParen(src, k) + 1, ""})
+			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParenAcross(src, k)+1):
+				out = append(out, macroEdit{i, closingParenAcross(src, k) + 1, ""})
 			case first && allCaps(w) && k < len(src) && src[k] == '(':
 				if end := closingParen(src, k); end > 0 {
 					m := end + 1
@@ -345,13 +492,22 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 					}
 				}
 			}
-		} else if k := skipBlanks(src, j); loopMacros && depth > 0 && first && allCaps(w) && k < len(src) && src[k] == '(' {
+		} else if depth > 0 && allCaps(w) && inClass() == "" && (first || src[skipBack(src, i)] == '}') && k < len(src) && src[k] == '{' {
+			out = append(out, macroEdit{i, j, ""}) // `FMT_TRY {`: a block
+		} else if (loopMacros || inClass() == "") && depth > 0 && (first || src[skipBack(src, i)] == '}') && allCaps(w) && k < len(src) && src[k] == '(' {
 			if end := closingParen(src, k); end > 0 {
 				m := end + 1
 				for m < len(src) && (src[m] == ' ' || src[m] == '\t') {
 					m++
 				}
-				if m < len(src) && src[m] == '{' || onlyOnLine(src, end+1) {
+				// A call alone on its line heads a block or statement on the next
+				// line, unless that line goes on with an operator (`GTEST_CHECK_(x)`
+				// then `<< "message";`).
+				block := m < len(src) && src[m] == '{' ||
+					onlyOnLine(src, end+1) && bytes.IndexByte([]byte("<>.-+?:&|=,)[*/%^"), src[skipCode(src, end+1)]) < 0
+				if block && (!first || !expressionLike(src[k+1:end])) {
+					out = append(out, macroEdit{i, end + 1, ""}) // `FMT_CATCH(...) {`
+				} else if block {
 					kw := "while"
 					if j-i < len(kw) {
 						kw = "if"
@@ -366,6 +522,310 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		i = j - 1
 	}
 	return out
+}
+
+// braceKind is what an open brace opened, for declarationMacros.
+type braceKind uint8
+
+const (
+	braceCounted   braceKind = iota // a function body, an initialiser, an enum's list: code
+	braceContainer                  // a namespace or extern "C" block: declarations
+	braceClass                      // a class, struct or union body: declarations (members)
+)
+
+// classHead is the head of a class, struct or union declaration being read (from its
+// keyword to its "{", ";", "=" or a "(" that makes it a function's return type).
+type classHead struct {
+	open  bool   // a class keyword was read
+	enum  bool   // after "enum": `enum class e {` opens no class body
+	named bool   // the name is read (a base list or template arguments follow)
+	name  string // the name, the last word not a macro after the keyword
+}
+
+// specifierWords may come before a specifier macro (`explicit FMT_CONSTEXPR
+// basic_fstring(...)`, `static FMT_INLINE auto f()`).
+var specifierWords = map[string]bool{
+	"explicit": true, "inline": true, "constexpr": true, "static": true, "virtual": true,
+	"friend": true, "extern": true, "consteval": true,
+}
+
+// specifierMacro reports whether the all-caps word ending at j (with any all-caps
+// words after it) is a macro used as an attribute or specifier before a declaration,
+// which C++ syntax allows nowhere else: what follows is
+//
+//   - a declaration keyword (`FMT_CONSTEXPR inline void f()`, `FMT_API void close();`);
+//   - "~" or "operator" (`FMT_API ~file()`, `FMT_CONSTEXPR operator int()`);
+//   - in the body of class class, its name and "(" (a constructor:
+//     `FMT_CONSTEXPR typed_node(const Arg& arg)`);
+//   - a qualified constructor or destructor name (`FMT_FUNC format_error::format_error(`,
+//     `X::~X(`);
+//   - a type and a declared name, then "(", "=", ";", "{" or "[" (`FMT_API
+//     std::system_error vwindows_error(...)`, `FMT_CONSTEXPR20 size_t n = 1;`): three
+//     names in a row where only two can be (a type and its declarator), the type not
+//     all-caps (`LPCSTR WINAPI f()` keeps its type).
+//
+// An all-caps type (`FILE *f`, `DWORD GetVersion()`) matches none of these.
+func specifierMacro(src []byte, j int, class string) bool {
+	k := skipBlanks(src, j)
+	for k < len(src) && isWordByte(src[k]) && allCaps(src[k:wordEnd(src, k)]) {
+		k = skipBlanks(src, wordEnd(src, k))
+	}
+	if k >= len(src) {
+		return false
+	}
+	if src[k] == '~' {
+		return true
+	}
+	if !isWordByte(src[k]) || '0' <= src[k] && src[k] <= '9' || k == skipBlanks(src, j) && k == j {
+		return false
+	}
+	e := wordEnd(src, k)
+	w := string(src[k:e])
+	switch {
+	case declKeywords[w] || w == "operator":
+		return true
+	case class != "" && w == class && skipBlanks(src, e) < len(src) && src[skipBlanks(src, e)] == '(':
+		return true
+	}
+	// A type: a name with "::" qualifications and template arguments on this line.
+	last, prev := w, ""
+	for e+1 < len(src) && src[e] == ':' && src[e+1] == ':' {
+		if e+2 < len(src) && src[e+2] == '~' {
+			return true // `X::~X(`
+		}
+		n := wordEnd(src, e+2)
+		if n == e+2 {
+			return false
+		}
+		prev, last, e = last, string(src[e+2:n]), n
+	}
+	if prev != "" && prev == last && skipBlanks(src, e) < len(src) && src[skipBlanks(src, e)] == '(' {
+		return true // `format_error::format_error(`
+	}
+	if e < len(src) && src[e] == '<' {
+		d := 0
+		for ; e < len(src) && src[e] != '\n'; e++ {
+			if src[e] == '<' {
+				d++
+			} else if src[e] == '>' {
+				if d--; d == 0 {
+					e++
+					break
+				}
+			}
+		}
+		if d != 0 {
+			return false
+		}
+	}
+	for e < len(src) && (src[e] == ' ' || src[e] == '\t' || src[e] == '*' || src[e] == '&') {
+		e++
+	}
+	n := wordEnd(src, e)
+	if n == e || '0' <= src[e] && src[e] <= '9' || allCaps([]byte(w)) && prev == "" || notBeforeMacro[string(src[e:n])] && string(src[e:n]) != "operator" {
+		return false
+	}
+	if string(src[e:n]) == "operator" {
+		return true
+	}
+	p := skipBlanks(src, n)
+	return p < len(src) && bytes.IndexByte([]byte("(=;{["), src[p]) >= 0
+}
+
+// closingParenAcross returns the offset of the ")" matching the "(" at open, which
+// may be on a later line (at most 8 KiB on), skipping string and character literals
+// and comments; -1 when there is none.
+func closingParenAcross(src []byte, open int) int {
+	d := 0
+	for i := open; i < len(src) && i < open+8192; i++ {
+		switch c := src[i]; {
+		case c == '(':
+			d++
+		case c == ')':
+			if d--; d == 0 {
+				return i
+			}
+		case c == '"' || c == '\'':
+			for i++; i < len(src) && src[i] != c && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			e := bytes.Index(src[i+2:], []byte("*/"))
+			if e < 0 {
+				return -1
+			}
+			i += 2 + e + 1
+		case c == ';' || c == '{' || c == '}':
+			return -1 // not an argument list
+		}
+	}
+	return -1
+}
+
+// skipSpace returns the offset of the first byte at or after i that is not white
+// space (line breaks included).
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// argKeywords are the reserved words that cannot be an expression, which a macro
+// call's argument may still be (`TEST(format_test, enum)`, gtest's test names).
+var argKeywords = map[string]bool{
+	"enum": true, "class": true, "struct": true, "union": true, "template": true, "typename": true,
+	"namespace": true, "using": true, "typedef": true, "operator": true, "virtual": true, "friend": true,
+	"public": true, "private": true, "protected": true, "default": true, "case": true, "switch": true,
+	"if": true, "else": true, "for": true, "while": true, "do": true, "return": true, "goto": true,
+	"break": true, "continue": true, "try": true, "catch": true, "static": true, "extern": true,
+	"inline": true, "explicit": true, "export": true, "module": true, "import": true, "concept": true,
+	"requires": true, "register": true, "asm": true, "delete": true, "new": true,
+}
+
+// keywordArguments returns the edits for the arguments of the macro call whose "("
+// is at open and ")" at end that are a lone keyword of argKeywords: the keyword's
+// first byte becomes "_" (an identifier of the same length).
+func keywordArguments(src []byte, open, end int) []macroEdit {
+	var out []macroEdit
+	start := open + 1
+	for x := open + 1; x <= end; x++ {
+		if src[x] != ',' && x != end {
+			continue
+		}
+		a := bytes.TrimSpace(src[start:x])
+		if argKeywords[string(a)] {
+			off := start + bytes.Index(src[start:x], a)
+			out = append(out, macroEdit{off, off + 1, "_"})
+		}
+		start = x + 1
+	}
+	return out
+}
+
+// classKeywords start a class head.
+var classKeywords = map[string]bool{"class": true, "struct": true, "union": true}
+
+// classNameFollows reports whether a name and then "{", ":" (a base list, not "::")
+// or "final" follow at k: the all-caps word before k, after a class keyword, is an
+// export macro (`class FMT_API file {`), not the class's name.
+func classNameFollows(src []byte, k int) bool {
+	e := wordEnd(src, k)
+	if e == k {
+		return false
+	}
+	p := skipBlanks(src, e)
+	switch {
+	case p >= len(src):
+		return false
+	case src[p] == '{':
+		return true
+	case src[p] == ':':
+		return !(p+1 < len(src) && src[p+1] == ':')
+	}
+	return string(src[p:wordEnd(src, p)]) == "final"
+}
+
+// skipSpaceBack returns the offset of the last byte before i that is not white
+// space, line breaks included (0 when there is none).
+func skipSpaceBack(src []byte, i int) int {
+	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t' || src[i-1] == '\r' || src[i-1] == '\n') {
+		i--
+	}
+	return max(i-1, 0)
+}
+
+// startsDeclaration reports whether the code before offset i (at the start of a
+// line) ends a declaration or opens a body: its last code byte, on the lines
+// before that are not blank, comments or directives, is ";", "{", "}" or ":" (or
+// there is none). `static T x =` then `    T_INITIALIZER(x);` does not.
+func startsDeclaration(src []byte, i int) bool {
+	end := i
+	for n := 0; end > 0 && n < 64; n++ {
+		start := bytes.LastIndexByte(src[:end-1], '\n') + 1
+		ln := src[start : end-1]
+		end = start
+		if x := bytes.Index(ln, []byte("//")); x >= 0 {
+			ln = ln[:x]
+		}
+		t := bytes.TrimSpace(ln)
+		if len(t) == 0 || t[0] == '#' || bytes.HasPrefix(t, []byte("/*")) || t[0] == '*' && !bytes.HasSuffix(t, []byte(";")) {
+			continue
+		}
+		if bytes.HasSuffix(t, []byte("*/")) {
+			if x := bytes.LastIndex(t, []byte("/*")); x >= 0 {
+				t = bytes.TrimSpace(t[:x])
+			}
+			if len(t) == 0 {
+				continue
+			}
+		}
+		return bytes.IndexByte([]byte(";{}:"), t[len(t)-1]) >= 0
+	}
+	return true
+}
+
+// skipCode returns the offset of the first byte at or after i that is neither
+// white space nor in a comment (len(src)-1 when there is none, so that it can be
+// indexed).
+func skipCode(src []byte, i int) int {
+	for i < len(src) {
+		switch {
+		case src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n':
+			i++
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
+			e := bytes.Index(src[i+2:], []byte("*/"))
+			if e < 0 {
+				return len(src) - 1
+			}
+			i += 2 + e + 2
+		default:
+			return i
+		}
+	}
+	return len(src) - 1
+}
+
+// expressionLike reports whether args (a macro call's argument text) can be read as
+// an expression: not empty, no two names in a row (`const std::bad_variant_access&`,
+// `diagnostic push`) and no "..." (`FMT_CATCH(...)`). String literals do not count.
+func expressionLike(args []byte) bool {
+	if bytes.Contains(args, []byte("...")) || len(bytes.TrimSpace(args)) == 0 {
+		return false
+	}
+	wordBefore := false // the last token was a name, with only blanks since
+	for i := 0; i < len(args); i++ {
+		c := args[i]
+		switch {
+		case c == '"' || c == '\'':
+			for i++; i < len(args) && args[i] != c; i++ {
+				if args[i] == '\\' {
+					i++
+				}
+			}
+			wordBefore = false
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		case isWordByte(c):
+			if wordBefore && !('0' <= c && c <= '9') {
+				return false
+			}
+			i = wordEnd(args, i) - 1
+			wordBefore = true
+		default:
+			wordBefore = false
+		}
+	}
+	return true
 }
 
 // skipBack returns the offset of the last byte before i that is not a space or tab
@@ -574,6 +1034,77 @@ func isDirectiveLine(ln []byte) bool {
 // cDirective matches a conditional directive line and names it.
 var cDirective = regexp.MustCompile(`^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b`)
 
+// includeGuards returns the line ranges of include guards: `#ifndef X` (or `#if
+// !defined(X)`), then as the next code line `#define X` with no value, code, and
+// the #endif that closes the #ifndef, with no #else or #elif of its own. A header's
+// guard is one; an amalgamated source (gtest-all.cc, sqlite3.c) holds one per
+// header it pasted in. `#ifndef FMT_API` / `#define FMT_API` / `#endif` (a default
+// for a macro, no code inside) is none. Lines that are blank or only comments may
+// come between (a block comment is taken as a comment only on lines starting with
+// "/*" or "*").
+func includeGuards(src []byte, lines [][2]int) [][2]int {
+	code := func(l [2]int) bool {
+		t := bytes.TrimSpace(src[l[0]:l[1]])
+		return len(t) > 0 && !bytes.HasPrefix(t, []byte("//")) && !bytes.HasPrefix(t, []byte("/*")) && !bytes.HasPrefix(t, []byte("*"))
+	}
+	nextCode := func(x int) int {
+		for x++; x < len(lines) && !code(lines[x]); x++ {
+		}
+		return x
+	}
+	var out [][2]int
+	for x := 0; x < len(lines); x++ {
+		ln := src[lines[x][0]:lines[x][1]]
+		if !isDirectiveLine(ln) {
+			continue
+		}
+		m := guardIf.FindSubmatch(ln)
+		if m == nil {
+			continue
+		}
+		d := nextCode(x)
+		if d >= len(lines) {
+			break
+		}
+		dm := guardDefine.FindSubmatch(src[lines[d][0]:lines[d][1]])
+		if dm == nil || !bytes.Equal(append(m[1], m[2]...), dm[1]) {
+			continue
+		}
+		depth, inner, end := 1, false, -1
+		for y := d + 1; y < len(lines) && end < 0; y++ {
+			l := src[lines[y][0]:lines[y][1]]
+			if !isDirectiveLine(l) {
+				inner = inner || code(lines[y])
+				continue
+			}
+			dir := cDirective.FindSubmatch(l)
+			switch {
+			case dir == nil:
+				inner = true // #include, #define, ...
+			case strings.HasPrefix(string(dir[1]), "if"):
+				depth++
+				inner = true
+			case string(dir[1]) == "endif":
+				if depth--; depth == 0 {
+					end = y
+				}
+			case depth == 1: // #else or #elif of the guard: no guard
+				y = len(lines)
+			}
+		}
+		if end > 0 && inner {
+			out = append(out, lines[x], lines[d], lines[end])
+		}
+	}
+	return out
+}
+
+// guardIf and guardDefine match the first lines of an include guard.
+var (
+	guardIf     = regexp.MustCompile(`^[ \t]*#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+!defined[ \t]*\(?[ \t]*(\w+)[ \t]*\)?)[ \t]*(//.*|/\*.*\*/[ \t]*)?$`)
+	guardDefine = regexp.MustCompile(`^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]*(//.*|/\*.*\*/[ \t]*)?$`)
+)
+
 // unbalancedConditionals returns the byte ranges cRewrite blanks for conditionals
 // whose branches do not each balance their braces: their directive lines (with
 // backslash continuations) and all lines of every branch but the first. Braces in
@@ -585,7 +1116,9 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 		branches   [][2]int // line index ranges [first, last) of each branch's content
 		nets       []int    // net braces of each branch
 		first      int      // content start of the current branch
+		mid        bool     // the #if stands inside a declaration or expression
 	}
+	lastCode := byte(';') // the last code byte of the last code line before i
 	var stack []*frame
 	var out [][2]int
 	inComment := false
@@ -601,7 +1134,8 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 				dir := [2]int{lines[i][0], lines[j][1]}
 				switch kw := string(m[1]); {
 				case strings.HasPrefix(kw, "if"):
-					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0}})
+					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0},
+						mid: bytes.IndexByte([]byte(">=(&|,"), lastCode) >= 0})
 				case len(stack) == 0:
 					// a stray #else or #endif: nothing to pair it with
 				case kw == "endif":
@@ -609,7 +1143,7 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 					stack = stack[:len(stack)-1]
 					f.branches = append(f.branches, [2]int{f.first, i})
 					f.directives = append(f.directives, dir)
-					unbalanced := false
+					unbalanced := f.mid
 					for _, n := range f.nets {
 						unbalanced = unbalanced || n != 0
 					}
@@ -637,6 +1171,9 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 			}
 		}
 		net, ic := braceBalance(ln, inComment)
+		if c := lastCodeByte(ln, inComment); c != 0 && !isDirectiveLine(ln) {
+			lastCode = c
+		}
 		inComment = ic
 		if len(stack) > 0 {
 			f := stack[len(stack)-1]
@@ -644,6 +1181,32 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 		}
 	}
 	return out
+}
+
+// lastCodeByte returns the last byte of a line of C that is not white space or in
+// a comment (0 when there is none; inComment: a block comment is open at its start).
+// String literals are not told apart: a "//" in one ends the code early, which only
+// makes unbalancedConditionals see a line of other code.
+func lastCodeByte(ln []byte, inComment bool) byte {
+	var last byte
+	for i := 0; i < len(ln); i++ {
+		c := ln[i]
+		switch {
+		case inComment:
+			if c == '*' && i+1 < len(ln) && ln[i+1] == '/' {
+				inComment = false
+				i++
+			}
+		case c == '/' && i+1 < len(ln) && ln[i+1] == '/':
+			return last
+		case c == '/' && i+1 < len(ln) && ln[i+1] == '*':
+			inComment = true
+			i++
+		case c != ' ' && c != '\t' && c != '\r':
+			last = c
+		}
+	}
+	return last
 }
 
 // braceBalance returns the number of "{" minus "}" on a line of C, outside

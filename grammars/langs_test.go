@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/kotlin"
@@ -104,9 +105,21 @@ func TestCRewrite(t *testing.T) {
 		// branch go, the first branch stays.
 		{"#if OLD || \\\n    NEWER\nstatic void f(int a, int b) {\n#else\nstatic void f(int a) {\n#endif\n    g(a);\n}\n",
 			"            \n         \nstatic void f(int a, int b) {\n     \n" + strings.Repeat(" ", len("static void f(int a) {")) + "\n      \n    g(a);\n}\n"},
-		// Balanced branches (an include guard, an #ifdef'd function) are kept.
+		// Balanced branches (an #ifdef'd function) are kept; an include guard goes.
 		{"#ifndef H\n#define H\n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n#endif\n",
-			"#ifndef H\n#define H\n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n#endif\n"},
+			"         \n         \n#ifdef X\nint f(void) { return 1; }\n#else\nint f(void) { return 0; }\n#endif\n      \n"},
+		{"// c\n#if !defined(H_) // x\n#define H_\nint x;\n#endif /* H_ */\n// end\n", "// c\n                     \n          \nint x;\n               \n// end\n"},
+		{"#ifndef H\n#define H 1\nint x;\n#endif\n", "#ifndef H\n#define H 1\nint x;\n#endif\n"}, // a value: no guard
+		{"#ifndef H\n#define H\n#endif\nint x;\n", "#ifndef H\n#define H\n#endif\nint x;\n"},     // nothing inside: a default
+		// An amalgamation's guards go too; one with an #else stays.
+		{"int a;\n#ifndef A_H\n#define A_H\nint x;\n#ifdef Y\n#endif\n#endif\n#ifndef B\n#define B\nint y;\n#else\n#endif\n",
+			"int a;\n           \n           \nint x;\n#ifdef Y\n#endif\n      \n#ifndef B\n#define B\nint y;\n#else\n#endif\n"},
+		// A macro call statement among declarations goes, but not one that ends a
+		// declaration.
+		{"struct s {\n\tMOCK_METHOD(void, f, ());\n};\nVISIT_TYPE(long, int);\nstatic T x =\n    T_INIT(x);\n",
+			"struct s {\n\t                         \n};\n                      \nstatic T x =\n    T_INIT(x);\n"},
+		// A lone macro call among declarations goes, over a line continuation too.
+		{"PUSH_(4251 \\\n/* c */)\nint x;\n", "            \n        \nint x;\n"},
 		{"#if FMT_HAS_INCLUDE(<sys/stat.h>) && X\n#endif\n", "#if FMT_HAS_INCLUDE(_sys_stat_h_) && X\n#endif\n"},
 		// Macros around declarations go; caps types and names stay.
 		{"FMT_CONSTEXPR inline void f();\nint CJSON_CDECL main(void);\nCJSON_PUBLIC(cJSON *) cJSON_Parse(const char *v);\nFILE *f;\nMYTYPE x;\nstatic DIR *d;\n",
@@ -241,4 +254,36 @@ func FuzzCSharpRewrite(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The C++ macro idioms of cRewrite parse without errors after the rewrite: each
+// snippet (from fmt's and googletest's sources, cut down) failed before its rule.
+func TestCPPMacroIdioms(t *testing.T) {
+	ps := NewParsers(5 * time.Second)
+	defer ps.Close()
+	for _, src := range []string{
+		// specifier macros in a class body: before a keyword, a constructor, "~", a type and a name
+		"class FMT_API file {\n int fd_;\n public:\n  FMT_CONSTEXPR file(int fd) : fd_(fd) {}\n  FMT_API ~file() noexcept;\n  FMT_API void close();\n  FMT_API std::size_t read(void* buf);\n  FMT_CONSTEVAL FMT_ALWAYS_INLINE file() : fd_(0) {}\n};\n",
+		// a function-like macro in a class head; a scoped name in #if
+		"class FMT_SO_VISIBILITY(\"default\") format_error : public std::runtime_error {\n using std::runtime_error::runtime_error;\n};\n#if FMT_HAS_CPP_ATTRIBUTE(clang::lifetimebound)\n#endif\n",
+		// FMT_ENABLE_IF as a template parameter (over two lines), `if FMT_CONSTEXPR20 (`
+		"template <typename T,\n          FMT_ENABLE_IF(!std::is_same<T, char>::value &&\n                        std::is_integral<T>::value)>\nauto f(T v) -> int {\n  if FMT_CONSTEXPR20 (sizeof(T) > 4) return 1;\n  FMT_CONSTEXPR20 size_t n = 2;\n  return 0;\n}\n",
+		// an attribute macro after a parameter's name; a qualified constructor
+		"auto join(const Tuple& tuple FMT_LIFETIMEBOUND, string_view sep) -> int;\nFMT_FUNC format_error::format_error(int x) {}\n",
+		// gtest: keyword test names, statement macros among declarations, throw as an argument
+		"TEST(format_test, enum) { EXPECT_EQ(1, 1); }\nTEST(ostream_test, template) {\n  EXPECT_THROW(throw std::runtime_error(\"\"), std::exception);\n}\nstruct mock {\n  MOCK_METHOD(void, grow, (size_t));\n};\nVISIT_TYPE(signed char, int);\n",
+		// try/catch macros, a pragma macro and a check macro with a streamed message in a body
+		"void f() {\n  FMT_TRY {\n    g();\n  } FMT_CATCH(...) {}\n  FMT_PRAGMA_CLANG(diagnostic push)\n  GTEST_CHECK_(x)\n      << \"message\";\n  FMT_PRAGMA_CLANG(diagnostic pop)\n}\n",
+		// a conditional between a template head and its declaration; `#define X /* c */`
+		"#ifndef FMT_DEPRECATED\n#  define FMT_DEPRECATED /* deprecated */\n#endif\ntemplate <typename T>\n#if FMT_CLANG_VERSION >= 307\n__attribute__((no_sanitize(\"undefined\")))\n#endif\ninline auto reserve(T it) -> T { return it; }\n",
+	} {
+		tree, _, err := ps.Parse(CPP, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.RootNode().HasError() {
+			t.Errorf("parse errors after the rewrite:\n%s\n%s", cRewrite([]byte(src), false), tree.RootNode().String())
+		}
+		tree.Close()
+	}
 }

@@ -74,14 +74,20 @@ func (o Options) withDefaults(fixed bool) Options {
 // windows).
 func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == StrategyFixed) }
 
-// Key returns a string that changes whenever an option that changes the output of
-// strategy s does, e.g. "structural/c800/w20/o5"; used in cache keys.
+// Revision names the chunking algorithm's behaviour across languages; bump it with
+// any change that alters chunks for unchanged options and grammar specs (a grammar's
+// own changes bump its Spec.Version). It is part of [Options.Key], so cached chunks
+// made by an older revision are made again, never reused.
+const Revision = "r2"
+
+// Key returns a string that changes whenever an option or the [Revision] that changes
+// the output of strategy s does, e.g. "structural/c800/w20/o5/r2"; used in cache keys.
 func (o Options) Key(s Strategy) string {
 	if s == "" {
 		s = StrategyStructural
 	}
 	o = o.withDefaults(s == StrategyFixed)
-	return fmt.Sprintf("%s/c%d/w%d/o%d", s, o.MaxChars, o.WindowLines, o.WindowOverlap)
+	return fmt.Sprintf("%s/c%d/w%d/o%d/%s", s, o.MaxChars, o.WindowLines, o.WindowOverlap, Revision)
 }
 
 // Structural is the tree-sitter chunker. It holds one parser per language and is not

@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 	"github.com/repoctx/repoctx/retrieve"
 )
@@ -168,5 +169,43 @@ func TestForgetAndDeferFlush(t *testing.T) {
 	registry.Unlock()
 	if !kept {
 		t.Fatal("closing a view of the forgotten index dropped the new one")
+	}
+}
+
+// TestChunkKeyGrammarVersion checks that a file's cached chunks are made again when
+// its language's Spec.Version changes (a grammar or rewrite change), and only its.
+func TestChunkKeyGrammarVersion(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.go": "package b\n\nfunc Beta() int { return 2 }\n"})
+	snap, err := OpenDir(dir, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{CacheDir: t.TempDir(), Repo: "x/grammar-version", Languages: []string{"python", "go"}}
+	open := func() Stats {
+		t.Helper()
+		Forget(opts) // from the store, not the process's index
+		r, err := Open(context.Background(), snap, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := OpenStore(opts.CacheDir).Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return r.Stats()
+	}
+	if st := open(); st.Chunked != 2 {
+		t.Fatalf("first open: chunked %d, want 2", st.Chunked)
+	}
+	if st := open(); st.Chunked != 0 || st.Reused != 2 {
+		t.Fatalf("second open: chunked %d, reused %d; want 0, 2", st.Chunked, st.Reused)
+	}
+	spec := grammars.Lookup("go")
+	old := spec.Version
+	spec.Version = old + "+test"
+	defer func() { spec.Version = old }()
+	if st := open(); st.Chunked != 1 || st.Reused != 1 {
+		t.Fatalf("after the Go spec's version changed: chunked %d, reused %d; want 1 (b.go), 1", st.Chunked, st.Reused)
 	}
 }

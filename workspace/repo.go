@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -764,9 +763,7 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 		rep.rs.put(recKey{kindChunks, skey}, rec.encode())
 		if syms != nil {
 			e.syms, e.symsDone = syms, true
-			if b, err := encodeGob(syms); err == nil {
-				rep.rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, b)
-			}
+			rep.rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
 		}
 		st.Chunked++
 		st.Built = true
@@ -853,19 +850,14 @@ func (rep *repository) symbols(sf sourceFile, e *corpusFile, opts Options) *symb
 	k := recKey{kindSymbols, symbolKey(sf.path, sf.sum)}
 	var got *symbols.File
 	if b, ok := rep.rs.get(k); ok {
-		var s symbols.File
-		if decodeGob(b, &s) == nil {
-			got = &s
-		}
+		got, _ = decodeSymbols(b) // a damaged record is a miss: extracted again
 	}
 	if raw, err := sf.content(); got == nil && err == nil {
 		if f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
 			ex := extractors.Get().(*symbols.Extractor)
 			if s, err := ex.Extract(f); err == nil {
 				got = s
-				if b, err := encodeGob(s); err == nil {
-					rep.rs.put(k, b)
-				}
+				rep.rs.put(k, encodeSymbols(s))
 			}
 			extractors.Put(ex)
 		}
@@ -1090,14 +1082,6 @@ func chunkKey(opts Options, sf sourceFile) [32]byte {
 	return storeKey("chunks", opts.Chunk.Key(opts.Strategy)+"\x00"+chunkCodec, sf.path, sf.sum)
 }
 
-func encodeGob(v any) ([]byte, error) {
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(v)
-	return b.Bytes(), err
-}
-
-func decodeGob(b []byte, v any) error { return gob.NewDecoder(bytes.NewReader(b)).Decode(v) }
-
 // fitsSize reports whether a file of size bytes is within the file size limit
 // maxBytes (<= 0: the default, chunker.DefaultMaxFileBytes).
 func fitsSize(size, max int) bool { return size <= maxBytes(max) }
@@ -1111,8 +1095,10 @@ func maxBytes(max int) int {
 }
 
 // symbolsCacheVersion is part of the store keys of symbol records; bump it when
-// symbols.File changes meaning.
-const symbolsCacheVersion = "sym1"
+// symbols.File changes meaning or the record format (encodeSymbols) changes. "sym1"
+// records were gob-encoded; a cache holding them is never read under "sym2" keys (the
+// symbols are extracted again), and decodeSymbols refuses a record without its magic.
+const symbolsCacheVersion = "sym2"
 
 // symbolKey is the store key of the symbols of the file at path whose raw bytes hash
 // to sum.

@@ -96,6 +96,22 @@ type segment struct {
 	name string
 	f    *os.File
 	size int64
+	// data maps the whole file read-only (nil when mapping failed: records are then
+	// read with ReadAt). A segment never changes once written (a new one is renamed
+	// into place), and a mapping outlives the file's removal by another process's gc
+	// or compaction, so the mapping stays valid for the process's life; it is never
+	// unmapped, so payloads returned by get can be kept.
+	data []byte
+}
+
+// mapSegment maps seg's file (see segment.data); failing, seg is read with ReadAt.
+func mapSegment(seg *segment) {
+	if seg.size <= 0 || seg.size != int64(int(seg.size)) {
+		return
+	}
+	if b, err := syscall.Mmap(int(seg.f.Fd()), 0, int(seg.size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
+		seg.data = b
+	}
 }
 
 // Store is the store of one cache directory (see the design note above). Its methods
@@ -210,6 +226,7 @@ func (r *repoStore) rescan() {
 		if err != nil {
 			continue // damaged or half-written by a crash: ignored (gc removes it)
 		}
+		mapSegment(seg)
 		r.segs[name] = seg
 		for k, loc := range entries {
 			loc.seg = seg
@@ -276,6 +293,8 @@ func openSegment(path string) (*segment, map[recKey]recLoc, error) {
 
 // get returns the payload of record k, from this process's pending writes or a segment,
 // and whether it was found intact (a record whose checksum does not match is a miss).
+// The payload may be read-only memory (a mapped segment) and must not be modified; it
+// stays valid for the process's life.
 func (r *repoStore) get(k recKey) ([]byte, bool) {
 	r.mu.RLock()
 	if p, ok := r.pending[k]; ok {
@@ -294,9 +313,17 @@ func (r *repoStore) get(k recKey) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	b := make([]byte, loc.len)
-	if _, err := loc.seg.f.ReadAt(b, loc.off); err != nil || len(b) < 4 {
-		return nil, false
+	var b []byte
+	if d := loc.seg.data; d != nil {
+		if loc.off < 0 || loc.len < 4 || loc.off+loc.len > int64(len(d)) {
+			return nil, false
+		}
+		b = d[loc.off : loc.off+loc.len : loc.off+loc.len]
+	} else {
+		b = make([]byte, loc.len)
+		if _, err := loc.seg.f.ReadAt(b, loc.off); err != nil || len(b) < 4 {
+			return nil, false
+		}
 	}
 	if crc32.Checksum(b[4:], castagnoli) != binary.LittleEndian.Uint32(b) {
 		return nil, false
@@ -360,6 +387,7 @@ func (r *repoStore) flush() (int, error) {
 	if err != nil {
 		return len(keys), repoctx.WriteFault("cannot read back the index cache in "+r.st.cacheDir, err)
 	}
+	mapSegment(seg)
 	r.segs[name] = seg
 	for k, loc := range locs {
 		loc.seg = seg

@@ -389,6 +389,11 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 	var files []sourceFile
 	skipped := 0
 	hasher, _ := snap.(Hasher)
+	stamper, _ := snap.(interface {
+		folderStamp(string) (string, fileStamp, bool)
+		fileLimit() int64
+	})
+	var state *folderState // what earlier views learnt of a folder snapshot's files
 	paths := snap.Paths()
 	sort.Strings(paths)
 	for i, p := range paths {
@@ -409,16 +414,43 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 				continue
 			}
 		}
+		var stamp fileStamp
+		stamped := false
+		if stamper != nil {
+			var dir string
+			if dir, stamp, stamped = stamper.folderStamp(p); stamped {
+				if state == nil {
+					state = loadSnapshotState(OpenStore(opts.CacheDir).repo(opts.Repo), dir, languageNames(opts.Languages))
+				}
+				// Unchanged metadata since a view read it (as git's index trusts a
+				// file's stat data): its hash holds; the bytes are read later, only if
+				// the file must be chunked, and checked against the hash then.
+				if sum, ok := state.knownStamp(p, stamp); ok && stamp.size <= stamper.fileLimit() {
+					stamp.sum = sum
+					state.cur[p] = stamp
+					files = append(files, sourceFile{path: p, size: int(stamp.size), sum: sum, snap: snap})
+					continue
+				}
+			}
+		}
 		raw, err := snap.ReadFile(p)
 		if err != nil {
 			skipped++
 			logf("skip %s/%s: %v", snap.Name(), p, err)
 			continue
 		}
-		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sha256.Sum256(raw), snap: snap})
+		sum := sha256.Sum256(raw)
+		if stamped && int64(len(raw)) == stamp.size {
+			stamp.sum = sum
+			state.cur[p] = stamp
+		}
+		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sum, snap: snap})
 	}
 	if rs != nil && skipped == 0 {
 		rs.put(mk, encodeManifest(files))
+	}
+	if state != nil {
+		state.save()
 	}
 	return manifestKey(snap, opts, files), files, skipped, nil
 }

@@ -884,8 +884,10 @@ func (rep *repository) symbols(sf sourceFile, e *corpusFile, opts Options) *symb
 	if b, ok := rep.rs.get(k); ok {
 		got, _ = decodeSymbols(b) // a damaged record is a miss: extracted again
 	}
-	if raw, err := sf.content(); got == nil && err == nil {
-		if f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
+	if got == nil {
+		if raw, err := sf.content(); err != nil {
+			// Unreadable now: no symbols.
+		} else if f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
 			ex := extractors.Get().(*symbols.Extractor)
 			if s, err := ex.Extract(f); err == nil {
 				got = s
@@ -1076,12 +1078,17 @@ func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
 // vectorKey is the store key of the vector under model id of the chunk text whose
 // SHA-256 is textSum (chunks are embedded keeping their head).
 func vectorKey(id string, textSum [32]byte) recKey {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00vec\x00%s\x00%d\x00", storeVersion, id, retrieve.KeepHead)
-	h.Write(textSum[:])
-	k := recKey{kind: kindVector}
-	h.Sum(k.key[:0])
-	return k
+	// The SHA-256 of storeVersion, "vec", id and KeepHead (decimal), each followed by
+	// a NUL byte, then textSum (built without fmt: it is computed per chunk of a view).
+	buf := make([]byte, 0, 96+len(id))
+	buf = append(buf, storeVersion...)
+	buf = append(buf, "\x00vec\x00"...)
+	buf = append(buf, id...)
+	buf = append(buf, 0)
+	buf = strconv.AppendInt(buf, int64(retrieve.KeepHead), 10)
+	buf = append(buf, 0)
+	buf = append(buf, textSum[:]...)
+	return recKey{kind: kindVector, key: sha256.Sum256(buf)}
 }
 
 // storedVector returns the vector under model id of the chunk text whose SHA-256 is

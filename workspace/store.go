@@ -501,17 +501,26 @@ func (s *Store) WriteErrors() int {
 }
 
 // storeKey returns the key of a record of kind for the file at path whose raw bytes
-// hash to sum, under settings.
+// hash to sum, under settings: the SHA-256 of storeVersion, kind, settings, the
+// grammar version of path's language ("" for none), path and sum in hex, separated by
+// NUL bytes (the hash the store has always used; built without fmt, as it is
+// computed a few times per file of every view).
 func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", storeVersion, kind, settings)
+	buf := make([]byte, 0, 192+len(settings)+len(path))
+	buf = append(buf, storeVersion...)
+	buf = append(buf, 0)
+	buf = append(buf, kind...)
+	buf = append(buf, 0)
+	buf = append(buf, settings...)
+	buf = append(buf, 0)
 	if g := grammars.ForPath(path); g != nil {
-		fmt.Fprintf(h, "%s", g.Version)
+		buf = append(buf, g.Version...)
 	}
-	fmt.Fprintf(h, "\x00%s\x00%x", path, sum)
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
+	buf = append(buf, 0)
+	buf = append(buf, path...)
+	buf = append(buf, 0)
+	buf = hex.AppendEncode(buf, sum[:])
+	return sha256.Sum256(buf)
 }
 
 // CleanOldFormats removes from cacheDir what repoctx wrote there in older formats (the

@@ -501,6 +501,70 @@ func ReadLSA(r io.Reader) (*LSA, error) {
 	return m, nil
 }
 
+// DecodeLSA reads a model written by [LSA.WriteTo] from b, as [ReadLSA] does (bytes
+// after the model are ignored), with one allocation per part: for a store that holds
+// the model in memory. It returns an error wrapping [ErrIncomplete] for damaged or
+// truncated data and [ErrFormat] for another format version; the counts are checked
+// against len(b) before anything is allocated.
+func DecodeLSA(b []byte) (*LSA, error) {
+	damaged := fmt.Errorf("retrieve: damaged LSA model: %w", ErrIncomplete)
+	if len(b) < len(lsaMagic) || string(b[:len(lsaMagic)]) != lsaMagic {
+		return nil, fmt.Errorf("retrieve: read LSA model: not a model: %w", ErrIncomplete)
+	}
+	pos := len(lsaMagic)
+	uvarint := func() (uint64, bool) {
+		v, n := binary.Uvarint(b[pos:])
+		if n <= 0 {
+			return 0, false
+		}
+		pos += n
+		return v, true
+	}
+	var hdr [5]uint64
+	for i := range hdr {
+		v, ok := uvarint()
+		if !ok {
+			return nil, fmt.Errorf("retrieve: read LSA model: %w", ErrIncomplete)
+		}
+		hdr[i] = v
+	}
+	if hdr[0] != lsaVersion {
+		return nil, fmt.Errorf("retrieve: LSA model version %d, want %d: %w", hdr[0], lsaVersion, ErrFormat)
+	}
+	nterms, dim := hdr[4], hdr[2]
+	if nterms > 1<<24 || dim > 1<<16 || nterms > uint64(len(b)-pos) {
+		return nil, damaged
+	}
+	// The terms: find where each one's bytes are, then copy them all into one string.
+	start := pos
+	spans := make([][2]int, nterms) // start and end of each term's bytes in b
+	for i := range spans {
+		n, ok := uvarint()
+		if !ok || n > MaxTokenBytes*4 || n > uint64(len(b)-pos) {
+			return nil, damaged
+		}
+		spans[i] = [2]int{pos, pos + int(n)}
+		pos += int(n)
+	}
+	floats := nterms * (1 + dim)
+	if floats > uint64(len(b)-pos)/4 {
+		return nil, damaged
+	}
+	all := string(b[start:pos])
+	m := &LSA{requested: int(hdr[1]), dim: int(dim), docs: int(hdr[3]), terms: make([]string, nterms),
+		index: make(map[string]int32, nterms)}
+	for i, sp := range spans {
+		m.terms[i] = all[sp[0]-start : sp[1]-start]
+		m.index[m.terms[i]] = int32(i)
+	}
+	vals := make([]float32, floats)
+	for i := range vals {
+		vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[pos+4*i:]))
+	}
+	m.idf, m.proj = vals[:nterms:nterms], vals[nterms:]
+	return m, nil
+}
+
 func readLSAFile(path string) (*LSA, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -108,6 +109,22 @@ func TestLSASaveLoad(t *testing.T) {
 		if _, err := ReadLSA(bytes.NewReader(buf.Bytes()[:n])); !errors.Is(err, ErrIncomplete) {
 			t.Fatalf("model truncated to %d of %d bytes: %v, want ErrIncomplete", n, buf.Len(), err)
 		}
+		if _, err := DecodeLSA(buf.Bytes()[:n]); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("DecodeLSA: model truncated to %d of %d bytes: %v, want ErrIncomplete", n, buf.Len(), err)
+		}
+	}
+	// DecodeLSA reads the same model as ReadLSA, trailing bytes ignored.
+	m3, err := DecodeLSA(append(bytes.Clone(buf.Bytes()), 1, 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m3, m2) {
+		t.Error("DecodeLSA and ReadLSA read different models")
+	}
+	bad := bytes.Clone(buf.Bytes())
+	bad[len(lsaMagic)] = lsaVersion + 1
+	if _, err := DecodeLSA(bad); !errors.Is(err, ErrFormat) {
+		t.Errorf("another version: %v, want ErrFormat", err)
 	}
 }
 

@@ -55,7 +55,7 @@ func TestChunkRecordRoundTrip(t *testing.T) {
 func sampleSymbols(t *testing.T) []*symbols.File {
 	t.Helper()
 	srcs := map[string]string{
-		"pkg/cache.py": "from . import base\nfrom os.path import *\nimport a.b as ab\n\nclass Cache(base.Base):\n    \"\"\"LRU.\"\"\"\n    def get(self, key):\n        \"\"\"Return the value.\"\"\"\n        return self.data[key]\n\nLIMIT = 3\n",
+		"pkg/cache.py":    "from . import base\nfrom os.path import *\nimport a.b as ab\n\nclass Cache(base.Base):\n    \"\"\"LRU.\"\"\"\n    def get(self, key):\n        \"\"\"Return the value.\"\"\"\n        return self.data[key]\n\nLIMIT = 3\n",
 		"src/app/Main.kt": "package app\n\nimport kotlinx.coroutines.*\nimport app.util.Helper as H\n\n/** Entry. */\nclass Main(val x: Int) {\n    fun run(): Int = x + 1\n    companion object { const val N = 2 }\n}\n\nfun top() = Main(1).run()\n",
 	}
 	ex := symbols.NewExtractor(0)

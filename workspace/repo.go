@@ -644,6 +644,9 @@ type repository struct {
 	regKey string
 	rs     *repoStore
 	corpus *retrieve.Corpus
+	// chunkSettings is the settings part of its chunk records' keys (see chunkKey):
+	// the repository's chunk options are part of regKey.
+	chunkSettings string
 
 	mu    sync.Mutex
 	files map[[32]byte]*corpusFile                  // by chunk record key
@@ -685,7 +688,7 @@ func acquireRepository(opts Options) (*repository, error) {
 	defer registry.Unlock()
 	rep := registry.m[regKey]
 	if rep == nil {
-		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(),
+		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(), chunkSettings: chunkSettings(opts),
 			files: map[[32]byte]*corpusFile{}, vecs: map[string]map[int32][]float32{},
 			trunc: map[string]map[int32]retrieve.EmbedStatus{}, fits: map[string]*retrieve.LSA{}, sums: map[int32][32]byte{}}
 		registry.m[regKey] = rep
@@ -751,7 +754,7 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 	if sf.vpath != "" {
 		return rep.foreign(sf, ch, opts, st)
 	}
-	skey := chunkKey(opts, sf)
+	skey := storeKey("chunks", rep.chunkSettings, sf.path, sf.sum) // = chunkKey(opts, sf)
 	rep.mu.Lock()
 	e := rep.files[skey]
 	if e != nil {
@@ -1064,15 +1067,13 @@ func writeLabeledLSA(m *retrieve.LSA, label string) ([]byte, error) {
 
 // readLabeledLSA decodes what writeLabeledLSA wrote.
 func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
-	br := bytes.NewReader(b)
-	n, err := binary.ReadUvarint(br)
-	if err != nil || n > uint64(br.Len()) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
 		return nil, "", fmt.Errorf("workspace: damaged model record")
 	}
-	label := make([]byte, n)
-	io.ReadFull(br, label)
-	m, err := retrieve.ReadLSA(br)
-	return m, string(label), err
+	label := string(b[k : k+int(n)])
+	m, err := retrieve.DecodeLSA(b[k+int(n):])
+	return m, label, err
 }
 
 // vectorKey is the store key of the vector under model id of the chunk text whose
@@ -1118,8 +1119,11 @@ func putVector(rs *repoStore, id string, textSum [32]byte, v []float32, status r
 
 // chunkKey is the store key of the chunk record of file version sf.
 func chunkKey(opts Options, sf sourceFile) [32]byte {
-	return storeKey("chunks", opts.Chunk.Key(opts.Strategy)+"\x00"+chunkCodec, sf.path, sf.sum)
+	return storeKey("chunks", chunkSettings(opts), sf.path, sf.sum)
 }
+
+// chunkSettings is the settings part of the keys of chunk records made with opts.
+func chunkSettings(opts Options) string { return opts.Chunk.Key(opts.Strategy) + "\x00" + chunkCodec }
 
 // fitsSize reports whether a file of size bytes is within the file size limit
 // maxBytes (<= 0: the default, chunker.DefaultMaxFileBytes).

@@ -92,6 +92,9 @@ type LSA struct {
 	index     map[string]int32
 	idf       []float32
 	proj      []float32 // len(terms) × dim, row-major: row t is V_k's row for term t
+	// projLE, when proj is nil, holds proj as little-endian float32 (a model read by
+	// DecodeLSA: rows are decoded as texts are embedded, not all when it is read).
+	projLE []byte
 }
 
 // lsaMagic starts an encoded model: then uvarints (version, requested and actual
@@ -150,6 +153,13 @@ func (m *LSA) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, error) {
 			idx, w := m.tfidf(t)
 			clear(acc)
 			for j, ti := range idx {
+				if m.proj == nil {
+					row := m.projLE[4*int(ti)*m.dim : 4*(int(ti)+1)*m.dim]
+					for c := range acc {
+						acc[c] += w[j] * float64(math.Float32frombits(binary.LittleEndian.Uint32(row[4*c:])))
+					}
+					continue
+				}
 				row := m.proj[int(ti)*m.dim : (int(ti)+1)*m.dim]
 				for c, p := range row {
 					acc[c] += w[j] * float64(p)
@@ -429,7 +439,11 @@ func (m *LSA) WriteTo(w io.Writer) (int64, error) {
 		bw.WriteString(t)
 	}
 	var fb [4]byte
-	for _, vals := range [][]float32{m.idf, m.proj} {
+	for i, vals := range [][]float32{m.idf, m.proj} {
+		if i == 1 && m.proj == nil {
+			bw.Write(m.projLE)
+			break
+		}
 		for _, x := range vals {
 			binary.LittleEndian.PutUint32(fb[:], math.Float32bits(x))
 			bw.Write(fb[:])
@@ -502,10 +516,13 @@ func ReadLSA(r io.Reader) (*LSA, error) {
 }
 
 // DecodeLSA reads a model written by [LSA.WriteTo] from b, as [ReadLSA] does (bytes
-// after the model are ignored), with one allocation per part: for a store that holds
-// the model in memory. It returns an error wrapping [ErrIncomplete] for damaged or
-// truncated data and [ErrFormat] for another format version; the counts are checked
-// against len(b) before anything is allocated.
+// after the model are ignored): for a store that holds the model in memory. The
+// projection is not copied: the rows a text needs are decoded from b when it is
+// embedded (the same float32 values, so the same vectors), so b must not change while
+// the model is used; a process that embeds a few texts with a large model (an index
+// update after an edit) pays for the vocabulary only. It returns an error wrapping
+// [ErrIncomplete] for damaged or truncated data and [ErrFormat] for another format
+// version; the counts are checked against len(b) before anything is allocated.
 func DecodeLSA(b []byte) (*LSA, error) {
 	damaged := fmt.Errorf("retrieve: damaged LSA model: %w", ErrIncomplete)
 	if len(b) < len(lsaMagic) || string(b[:len(lsaMagic)]) != lsaMagic {
@@ -557,11 +574,12 @@ func DecodeLSA(b []byte) (*LSA, error) {
 		m.terms[i] = all[sp[0]-start : sp[1]-start]
 		m.index[m.terms[i]] = int32(i)
 	}
-	vals := make([]float32, floats)
-	for i := range vals {
-		vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[pos+4*i:]))
+	m.idf = make([]float32, nterms)
+	for i := range m.idf {
+		m.idf[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[pos+4*i:]))
 	}
-	m.idf, m.proj = vals[:nterms:nterms], vals[nterms:]
+	pos += 4 * int(nterms)
+	m.projLE = b[pos : pos+4*int(nterms*dim) : pos+4*int(nterms*dim)]
 	return m, nil
 }
 

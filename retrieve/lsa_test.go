@@ -118,8 +118,15 @@ func TestLSASaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(m3, m2) {
+	var b2, b3 bytes.Buffer
+	m2.WriteTo(&b2)
+	m3.WriteTo(&b3)
+	if !bytes.Equal(b2.Bytes(), b3.Bytes()) || !bytes.Equal(b3.Bytes(), buf.Bytes()) {
 		t.Error("DecodeLSA and ReadLSA read different models")
+	}
+	c, _, _ := m3.Embed(q, KeepHead)
+	if !reflect.DeepEqual(a, c) {
+		t.Error("a model read by DecodeLSA embeds differently")
 	}
 	bad := bytes.Clone(buf.Bytes())
 	bad[len(lsaMagic)] = lsaVersion + 1

@@ -228,20 +228,28 @@ func (r *repoStore) rescan() {
 		}
 		mapSegment(seg)
 		r.segs[name] = seg
-		for k, loc := range entries {
-			loc.seg = seg
-			r.index[k] = loc
+		if len(r.index) == 0 {
+			r.index = make(map[recKey]recLoc, len(entries))
+		}
+		for _, e := range entries {
+			r.index[e.key] = e.loc
 		}
 	}
 }
 
-// openSegment opens a segment file and reads its footer.
-func openSegment(path string) (*segment, map[recKey]recLoc, error) {
+// segEntry is one record of a segment's footer.
+type segEntry struct {
+	key recKey
+	loc recLoc
+}
+
+// openSegment opens a segment file and reads its footer (the records in footer order).
+func openSegment(path string) (*segment, []segEntry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	fail := func(err error) (*segment, map[recKey]recLoc, error) {
+	fail := func(err error) (*segment, []segEntry, error) {
 		f.Close()
 		return nil, nil, err
 	}
@@ -274,7 +282,7 @@ func openSegment(path string) (*segment, map[recKey]recLoc, error) {
 		return fail(errors.New("damaged footer"))
 	}
 	seg := &segment{name: filepath.Base(path), f: f, size: size}
-	entries := make(map[recKey]recLoc, count)
+	entries := make([]segEntry, 0, count)
 	for range count {
 		var k recKey
 		var err error
@@ -286,7 +294,7 @@ func openSegment(path string) (*segment, map[recKey]recLoc, error) {
 		if err != nil || err1 != nil || err2 != nil || int64(o)+int64(l) > off {
 			return fail(errors.New("damaged footer"))
 		}
-		entries[k] = recLoc{off: int64(o), len: int64(l)}
+		entries = append(entries, segEntry{k, recLoc{seg: seg, off: int64(o), len: int64(l)}})
 	}
 	return seg, entries, nil
 }

@@ -294,8 +294,7 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 	for f := range numFields {
 		// Two passes over the term frequencies: count each list's length, then fill one
 		// shared array, so a view costs a few allocations whatever its size.
-		counts := make([]int32, nterms)
-		total := 0
+		offs := make([]uint32, nterms+1)
 		for i, d := range docs {
 			ix.lens[i][f] = d.lens[f]
 			if d.lens[f] > 0 {
@@ -303,25 +302,22 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 				ix.stats[f].Tokens += int64(d.lens[f])
 			}
 			for _, t := range d.tfs[f] {
-				counts[t.term]++
-			}
-			total += len(d.tfs[f])
-		}
-		flat := make([]posting, total)
-		lists := make([][]posting, nterms)
-		off := 0
-		for t, n := range counts {
-			if n > 0 {
-				lists[t] = flat[off : off : off+int(n)]
-				off += int(n)
+				offs[t.term+1]++
 			}
 		}
+		for t := 1; t <= nterms; t++ {
+			offs[t] += offs[t-1]
+		}
+		flat := make([]posting, offs[nterms])
+		next := make([]uint32, nterms)
+		copy(next, offs[:nterms])
 		for i, d := range docs {
 			for _, t := range d.tfs[f] {
-				lists[t.term] = append(lists[t.term], posting{doc: uint32(i), tf: t.tf})
+				flat[next[t.term]] = posting{doc: uint32(i), tf: t.tf}
+				next[t.term]++
 			}
 		}
-		ix.post[f] = lists
+		ix.post[f] = postings{offs: offs, flat: flat}
 	}
 	if dense != nil {
 		if err := ix.setDense(dense); err != nil {

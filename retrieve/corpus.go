@@ -285,10 +285,10 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 	ix := &Index{corpus: c, key: key, chunks: make([]chunker.Chunk, len(docs)), byID: make(map[string]int, len(docs))}
 	for i, d := range docs {
 		ix.chunks[i] = d.chunk
-		if _, dup := ix.byID[d.chunk.ID]; dup {
+		ix.byID[d.chunk.ID] = i
+		if len(ix.byID) != i+1 { // the ID was there: one map operation per chunk
 			return nil, fmt.Errorf("retrieve: duplicate chunk id %q", d.chunk.ID)
 		}
-		ix.byID[d.chunk.ID] = i
 	}
 	ix.lens = make([][numFields]int32, len(docs))
 	for f := range numFields {

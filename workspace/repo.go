@@ -650,10 +650,9 @@ type repository struct {
 
 	mu    sync.Mutex
 	files map[[32]byte]*corpusFile                  // by chunk record key
-	vecs  map[string]map[int32][]float32            // model ID -> corpus ordinal -> vector
-	trunc map[string]map[int32]retrieve.EmbedStatus // model ID -> ordinal -> how its text was embedded (when not 0)
-	fits  map[string]*retrieve.LSA                  // view key -> its LSA model
-	sums  map[int32][32]byte                        // corpus ordinal -> SHA-256 of the chunk's text
+	vecs  map[string]*ordVectors // model ID -> the vectors by corpus ordinal
+	fits  map[string]*retrieve.LSA // view key -> its LSA model
+	sums  [][32]byte               // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
 	users int
 	// forgotten: dropped from the registry by Forget (registry's lock).
 	forgotten bool
@@ -689,8 +688,7 @@ func acquireRepository(opts Options) (*repository, error) {
 	rep := registry.m[regKey]
 	if rep == nil {
 		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(), chunkSettings: chunkSettings(opts),
-			files: map[[32]byte]*corpusFile{}, vecs: map[string]map[int32][]float32{},
-			trunc: map[string]map[int32]retrieve.EmbedStatus{}, fits: map[string]*retrieve.LSA{}, sums: map[int32][32]byte{}}
+			files: map[[32]byte]*corpusFile{}, vecs: map[string]*ordVectors{}, fits: map[string]*retrieve.LSA{}}
 		registry.m[regKey] = rep
 	}
 	for i, k := range registry.idle {
@@ -811,7 +809,7 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 	e.lossy, e.encoding = rec.Lossy, rec.Encoding
 	rep.mu.Lock()
 	for i, o := range ords {
-		rep.sums[o] = rec.Sums[i]
+		rep.setSum(o, rec.Sums[i])
 	}
 	rep.mu.Unlock()
 	return e, nil
@@ -856,7 +854,7 @@ func (rep *repository) foreign(sf sourceFile, ch chunker.Chunker, opts Options, 
 	fe.ords = rep.corpus.Add(cs)
 	rep.mu.Lock()
 	for i, o := range fe.ords {
-		rep.sums[o] = rep.sums[e.ords[i]]
+		rep.setSum(o, rep.sums[e.ords[i]])
 	}
 	rep.mu.Unlock()
 	st.Reused++
@@ -949,15 +947,21 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	}
 	id := emb.ID()
 	rep.mu.Lock()
-	mv, mt := rep.vecs[id], rep.trunc[id]
+	mv := rep.vecs[id]
 	if mv == nil {
-		mv, mt = map[int32][]float32{}, map[int32]retrieve.EmbedStatus{}
-		rep.vecs[id], rep.trunc[id] = mv, mt
+		mv = &ordVectors{}
+		rep.vecs[id] = mv
 	}
 	var todo []int32
+	var todoSums [][32]byte
 	for _, o := range ords {
-		if _, ok := mv[o]; !ok {
+		if !mv.has(o) {
 			todo = append(todo, o)
+			var sum [32]byte
+			if int(o) < len(rep.sums) {
+				sum = rep.sums[o]
+			}
+			todoSums = append(todoSums, sum)
 		}
 	}
 	rep.mu.Unlock()
@@ -965,18 +969,17 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	var texts []string
 	var textSums [][32]byte
 	var missing []int32
-	for _, o := range todo {
+	var got []int32
+	var gotVecs [][]float32
+	var gotStatus []retrieve.EmbedStatus
+	for i, o := range todo {
 		text := rep.corpus.Chunk(o).Text
-		rep.mu.Lock()
-		sum, known := rep.sums[o]
-		rep.mu.Unlock()
-		if !known {
+		sum := todoSums[i]
+		if sum == ([32]byte{}) {
 			sum = sha256.Sum256([]byte(text))
 		}
 		if v, tr, ok := rep.storedVector(id, d.Dim, sum); ok {
-			rep.mu.Lock()
-			mv[o], mt[o] = v, tr
-			rep.mu.Unlock()
+			got, gotVecs, gotStatus = append(got, o), append(gotVecs, v), append(gotStatus, tr)
 			d.Info.Cached++
 			continue
 		}
@@ -990,11 +993,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		if err != nil {
 			return nil, err
 		}
-		rep.mu.Lock()
-		for i, o := range missing {
-			mv[o], mt[o] = vecs[i], trunc[i]
-		}
-		rep.mu.Unlock()
+		got, gotVecs, gotStatus = append(got, missing...), append(gotVecs, vecs...), append(gotStatus, trunc...)
 		for i := range missing {
 			putVector(rep.rs, id, textSums[i], vecs[i], trunc[i])
 		}
@@ -1004,12 +1003,42 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	d.Info.Cached += len(ords) - len(todo) // vectors already in memory
 	d.Vectors = make([]float32, 0, len(ords)*d.Dim)
 	rep.mu.Lock()
+	for i, o := range got {
+		mv.set(o, gotVecs[i], gotStatus[i])
+	}
 	for _, o := range ords {
-		d.Vectors = append(d.Vectors, mv[o]...)
-		d.Info.Count(mt[o], rep.corpus.Chunk(o).ID)
+		d.Vectors = append(d.Vectors, mv.vecs[o]...)
+		if s := mv.status[o]; s != 0 {
+			d.Info.Count(s, rep.corpus.Chunk(o).ID)
+		}
 	}
 	rep.mu.Unlock()
 	return d, nil
+}
+
+// ordVectors holds one model's vectors of corpus chunks, by corpus ordinal (nil: not
+// known yet), and how each chunk's text was embedded (repository.mu guards it).
+type ordVectors struct {
+	vecs   [][]float32
+	status []retrieve.EmbedStatus
+}
+
+func (v *ordVectors) has(o int32) bool { return int(o) < len(v.vecs) && v.vecs[o] != nil }
+
+func (v *ordVectors) set(o int32, vec []float32, s retrieve.EmbedStatus) {
+	if n := int(o) + 1; n > len(v.vecs) {
+		v.vecs = slices.Grow(v.vecs, n-len(v.vecs))[:n]
+		v.status = slices.Grow(v.status, n-len(v.status))[:n]
+	}
+	v.vecs[o], v.status[o] = vec, s
+}
+
+// setSum records the SHA-256 of the text of the chunk of corpus ordinal o (rep.mu held).
+func (rep *repository) setSum(o int32, sum [32]byte) {
+	if n := int(o) + 1; n > len(rep.sums) {
+		rep.sums = slices.Grow(rep.sums, n-len(rep.sums))[:n]
+	}
+	rep.sums[o] = sum
 }
 
 // viewLSA returns the LSA model named by fitKey (a view key, or the repository's one

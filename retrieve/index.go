@@ -48,8 +48,8 @@ type Index struct {
 	key    string
 	chunks []chunker.Chunk
 	byID   map[string]int
-	lens   [][numFields]int32     // field lengths by view position
-	post   [numFields]postings    // by corpus term ID
+	lens   [][numFields]int32  // field lengths by view position
+	post   [numFields]postings // by corpus term ID
 	stats  [numFields]fieldStats
 	pool   sync.Pool // of *accum
 

@@ -649,8 +649,8 @@ type repository struct {
 	chunkSettings string
 
 	mu    sync.Mutex
-	files map[[32]byte]*corpusFile                  // by chunk record key
-	vecs  map[string]*ordVectors // model ID -> the vectors by corpus ordinal
+	files map[[32]byte]*corpusFile // by chunk record key
+	vecs  map[string]*ordVectors   // model ID -> the vectors by corpus ordinal
 	fits  map[string]*retrieve.LSA // view key -> its LSA model
 	sums  [][32]byte               // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
 	users int
@@ -972,14 +972,19 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	var got []int32
 	var gotVecs [][]float32
 	var gotStatus []retrieve.EmbedStatus
+	var arena []float32 // where the stored vectors are decoded
 	for i, o := range todo {
 		text := rep.corpus.Chunk(o).Text
 		sum := todoSums[i]
 		if sum == ([32]byte{}) {
 			sum = sha256.Sum256([]byte(text))
 		}
-		if v, tr, ok := rep.storedVector(id, d.Dim, sum); ok {
-			got, gotVecs, gotStatus = append(got, o), append(gotVecs, v), append(gotStatus, tr)
+		if len(arena) < d.Dim {
+			arena = make([]float32, (len(todo)-i)*d.Dim) // one allocation for the stored vectors
+		}
+		if tr, ok := rep.storedVector(id, arena[:d.Dim:d.Dim], sum); ok {
+			got, gotVecs, gotStatus = append(got, o), append(gotVecs, arena[:d.Dim:d.Dim]), append(gotStatus, tr)
+			arena = arena[d.Dim:]
 			d.Info.Cached++
 			continue
 		}
@@ -1001,13 +1006,13 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		st.Built = true
 	}
 	d.Info.Cached += len(ords) - len(todo) // vectors already in memory
-	d.Vectors = make([]float32, 0, len(ords)*d.Dim)
+	d.Rows = make([][]float32, len(ords))  // the repository's vectors, not copied
 	rep.mu.Lock()
 	for i, o := range got {
 		mv.set(o, gotVecs[i], gotStatus[i])
 	}
-	for _, o := range ords {
-		d.Vectors = append(d.Vectors, mv.vecs[o]...)
+	for i, o := range ords {
+		d.Rows[i] = mv.vecs[o]
 		if s := mv.status[o]; s != 0 {
 			d.Info.Count(s, rep.corpus.Chunk(o).ID)
 		}
@@ -1121,18 +1126,18 @@ func vectorKey(id string, textSum [32]byte) recKey {
 	return recKey{kind: kindVector, key: sha256.Sum256(buf)}
 }
 
-// storedVector returns the vector under model id of the chunk text whose SHA-256 is
-// textSum from the store.
-func (rep *repository) storedVector(id string, dim int, textSum [32]byte) ([]float32, retrieve.EmbedStatus, bool) {
+// storedVector decodes into v (of the model's dimension) the vector under model id of
+// the chunk text whose SHA-256 is textSum from the store; ok is false when it is not
+// stored (or not of that dimension).
+func (rep *repository) storedVector(id string, v []float32, textSum [32]byte) (retrieve.EmbedStatus, bool) {
 	b, ok := rep.rs.get(vectorKey(id, textSum))
-	if !ok || len(b) != 1+4*dim {
-		return nil, 0, false
+	if !ok || len(b) != 1+4*len(v) {
+		return 0, false
 	}
-	v := make([]float32, dim)
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[1+4*i:]))
 	}
-	return v, retrieve.EmbedStatus(b[0]), true
+	return retrieve.EmbedStatus(b[0]), true
 }
 
 // putVector stores the vector under model id of the chunk text whose SHA-256 is

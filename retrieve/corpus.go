@@ -282,9 +282,9 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 	nterms := len(c.terms)
 	c.mu.RUnlock()
 
-	ix := &Index{corpus: c, key: key, chunks: make([]chunker.Chunk, len(docs)), byID: make(map[string]int, len(docs))}
+	ix := &Index{corpus: c, key: key, chunks: make([]*chunker.Chunk, len(docs)), byID: make(map[string]int, len(docs))}
 	for i, d := range docs {
-		ix.chunks[i] = d.chunk
+		ix.chunks[i] = &d.chunk
 		ix.byID[d.chunk.ID] = i
 		if len(ix.byID) != i+1 { // the ID was there: one map operation per chunk
 			return nil, fmt.Errorf("retrieve: duplicate chunk id %q", d.chunk.ID)

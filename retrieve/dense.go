@@ -352,7 +352,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 		if !h.Would(c) {
 			continue
 		}
-		if filter != nil && !filter(&ix.chunks[i]) {
+		if filter != nil && !filter(ix.chunks[i]) {
 			continue
 		}
 		h.Push(c)

@@ -374,7 +374,7 @@ func (a *accum) accepted(doc uint64) bool {
 	v := a.accept[doc]
 	if v == 0 {
 		v = -1
-		if a.filter(&a.ix.chunks[doc]) {
+		if a.filter(a.ix.chunks[doc]) {
 			v = 1
 		}
 		a.accept[doc] = v

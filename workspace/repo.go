@@ -338,8 +338,8 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 	}
 	st.Chunks = len(ords)
 	last := ""
-	for _, c := range ix.Chunks() {
-		if c.ParseError && c.Path != last {
+	for _, o := range ords { // the view's chunks, in its order (ix.Chunks would copy them)
+		if c := rep.corpus.Chunk(o); c.ParseError && c.Path != last {
 			st.ParseErrors++
 			st.ParseErrorFiles = append(st.ParseErrorFiles, c.Path)
 			last = c.Path

@@ -349,7 +349,9 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 			row = d.Rows[i]
 		}
 		c := cand{i, dot(q, row)}
-		if !h.Would(c) {
+		if h.Len() > 0 && h.Full() && c.s < h.Worst().s || !h.Would(c) {
+			// (A lower score never ranks before the worst kept: skipped without the
+			// comparison function.)
 			continue
 		}
 		if filter != nil && !filter(ix.chunks[i]) {

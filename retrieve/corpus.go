@@ -171,72 +171,72 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, enc [][]byte) ([]int32, erro
 	if len(enc) != len(chunks) {
 		return nil, fmt.Errorf("retrieve: %d term encodings for %d chunks: %w", len(enc), len(chunks), ErrIncomplete)
 	}
-	// Decode first (term bytes still unresolved), so that damaged data adds nothing.
-	type rawTerm struct {
-		term []byte
-		tf   int32
-	}
-	type rawDoc struct {
-		lens  [numFields]int32
-		terms [numFields][]rawTerm
-	}
-	raws := make([]rawDoc, len(chunks))
+	// Check every encoding first, so that damaged data adds nothing; count the terms
+	// so that the frequencies of all the chunks share one allocation.
 	bad := fmt.Errorf("retrieve: damaged term encoding: %w", ErrIncomplete)
-	for i, b := range enc {
-		next := func() (int, bool) {
-			v, n := binary.Uvarint(b)
-			if n <= 0 || v > 1<<31-1 {
-				return 0, false
-			}
-			b = b[n:]
-			return int(v), true
+	uvarint := func(b []byte) (int, []byte, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v > 1<<31-1 {
+			return 0, nil, false
 		}
-		for f := range numFields {
-			l, ok1 := next()
-			nt, ok2 := next()
-			if !ok1 || !ok2 || nt > len(b) {
+		return int(v), b[n:], true
+	}
+	total := 0
+	for _, b := range enc {
+		for range numFields {
+			var l, nt int
+			var ok1, ok2 bool
+			l, b, ok1 = uvarint(b)
+			if ok1 {
+				nt, b, ok2 = uvarint(b)
+			}
+			if !ok1 || !ok2 || nt > len(b) || l < 0 {
 				return nil, bad
 			}
-			raws[i].lens[f] = int32(l)
-			if nt == 0 {
-				continue
-			}
-			ts := make([]rawTerm, nt)
-			for j := range ts {
-				tl, ok := next()
-				if !ok || tl > len(b) || tl > MaxTokenBytes*4 {
+			total += nt
+			for range nt {
+				tl, rest, ok := uvarint(b)
+				if !ok || tl > len(rest) || tl > MaxTokenBytes*4 {
 					return nil, bad
 				}
-				ts[j].term = b[:tl]
-				b = b[tl:]
-				tf, ok := next()
-				if !ok {
+				if _, rest, ok = uvarint(rest[tl:]); !ok {
 					return nil, bad
 				}
-				ts[j].tf = int32(tf)
+				b = rest
 			}
-			raws[i].terms[f] = ts
 		}
 		if len(b) != 0 {
 			return nil, bad
 		}
 	}
+	flat := make([]termFreq, total)
+	docs := make([]corpusDoc, len(chunks))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ords := make([]int32, len(chunks))
-	for i := range chunks {
-		d := &corpusDoc{chunk: chunks[i], lens: raws[i].lens}
-		for f, ts := range raws[i].terms {
-			if len(ts) == 0 {
+	for i, b := range enc {
+		d := &docs[i]
+		d.chunk = chunks[i]
+		for f := range numFields {
+			var l, nt int
+			l, b, _ = uvarint(b)
+			nt, b, _ = uvarint(b)
+			d.lens[f] = int32(l)
+			if nt == 0 {
 				continue
 			}
-			tfs := make([]termFreq, len(ts))
-			for j, t := range ts {
-				id, ok := c.dict[string(t.term)] // no allocation for a known term
+			tfs := flat[:nt:nt]
+			flat = flat[nt:]
+			for j := range tfs {
+				var tl, tf int
+				tl, b, _ = uvarint(b)
+				term := b[:tl]
+				tf, b, _ = uvarint(b[tl:])
+				id, ok := c.dict[string(term)] // no allocation for a known term
 				if !ok {
-					id = c.id(string(t.term))
+					id = c.id(string(term))
 				}
-				tfs[j] = termFreq{id, t.tf}
+				tfs[j] = termFreq{id, int32(tf)}
 			}
 			d.tfs[f] = tfs
 		}
@@ -282,20 +282,19 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 	nterms := len(c.terms)
 	c.mu.RUnlock()
 
-	ix := &Index{corpus: c, key: key, chunks: make([]chunker.Chunk, len(docs)), byID: make(map[string]int, len(docs))}
+	ix := &Index{corpus: c, key: key, chunks: make([]*chunker.Chunk, len(docs)), byID: make(map[string]int, len(docs))}
 	for i, d := range docs {
-		ix.chunks[i] = d.chunk
-		if _, dup := ix.byID[d.chunk.ID]; dup {
+		ix.chunks[i] = &d.chunk
+		ix.byID[d.chunk.ID] = i
+		if len(ix.byID) != i+1 { // the ID was there: one map operation per chunk
 			return nil, fmt.Errorf("retrieve: duplicate chunk id %q", d.chunk.ID)
 		}
-		ix.byID[d.chunk.ID] = i
 	}
 	ix.lens = make([][numFields]int32, len(docs))
 	for f := range numFields {
 		// Two passes over the term frequencies: count each list's length, then fill one
 		// shared array, so a view costs a few allocations whatever its size.
-		counts := make([]int32, nterms)
-		total := 0
+		offs := make([]uint32, nterms+1)
 		for i, d := range docs {
 			ix.lens[i][f] = d.lens[f]
 			if d.lens[f] > 0 {
@@ -303,25 +302,22 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 				ix.stats[f].Tokens += int64(d.lens[f])
 			}
 			for _, t := range d.tfs[f] {
-				counts[t.term]++
-			}
-			total += len(d.tfs[f])
-		}
-		flat := make([]posting, total)
-		lists := make([][]posting, nterms)
-		off := 0
-		for t, n := range counts {
-			if n > 0 {
-				lists[t] = flat[off : off : off+int(n)]
-				off += int(n)
+				offs[t.term+1]++
 			}
 		}
+		for t := 1; t <= nterms; t++ {
+			offs[t] += offs[t-1]
+		}
+		flat := make([]posting, offs[nterms])
+		next := make([]uint32, nterms)
+		copy(next, offs[:nterms])
 		for i, d := range docs {
 			for _, t := range d.tfs[f] {
-				lists[t.term] = append(lists[t.term], posting{doc: uint32(i), tf: t.tf})
+				flat[next[t.term]] = posting{doc: uint32(i), tf: t.tf}
+				next[t.term]++
 			}
 		}
-		ix.post[f] = lists
+		ix.post[f] = postings{offs: offs, flat: flat}
 	}
 	if dense != nil {
 		if err := ix.setDense(dense); err != nil {

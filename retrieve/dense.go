@@ -105,6 +105,11 @@ func (d *DenseInfo) Count(s EmbedStatus, id string) {
 type DenseVectors struct {
 	// Vectors holds one L2-normalised row of Dim float32 per chunk, in index order.
 	Vectors []float32
+	// Rows, used when Vectors is nil, holds the same rows as one slice of Dim float32
+	// per chunk, in index order: a caller that keeps its vectors per chunk (the
+	// workspace's repository index) hands them over without copying them into one
+	// array per view. The index does not modify them.
+	Rows [][]float32
 	// Dim is the vectors' dimension; 0 means the model produced none (LSA on chunks
 	// without terms) and dense searches find nothing.
 	Dim int
@@ -117,7 +122,16 @@ type DenseVectors struct {
 
 // setDense attaches d to the index.
 func (ix *Index) setDense(d *DenseVectors) error {
-	if d.Dim < 0 || d.Dim > 0 && len(d.Vectors) != d.Dim*len(ix.chunks) {
+	if d.Vectors == nil && d.Rows != nil && d.Dim > 0 {
+		if len(d.Rows) != len(ix.chunks) {
+			return fmt.Errorf("retrieve: %d dense rows for %d chunks", len(d.Rows), len(ix.chunks))
+		}
+		for i, r := range d.Rows {
+			if len(r) != d.Dim {
+				return fmt.Errorf("retrieve: dense row %d has %d values, want the dimension %d", i, len(r), d.Dim)
+			}
+		}
+	} else if d.Dim < 0 || d.Dim > 0 && len(d.Vectors) != d.Dim*len(ix.chunks) {
 		return fmt.Errorf("retrieve: %d dense values for %d chunks of dimension %d", len(d.Vectors), len(ix.chunks), d.Dim)
 	}
 	if d.Embedder == nil && d.Dim > 0 {
@@ -293,7 +307,7 @@ func (ix *Index) searchDenseTies(query string, k int, filter func(*chunker.Chunk
 	if d.Dim == 0 || len(ix.chunks) == 0 {
 		return nil, nil
 	}
-	vecs, emb := d.Vectors, d.Embedder
+	emb := d.Embedder
 	qv, _, err := emb.Embed([]string{query}, keep)
 	if err != nil {
 		return nil, fmt.Errorf("retrieve: embed query: %w", err)
@@ -305,12 +319,12 @@ func (ix *Index) searchDenseTies(query string, k int, filter func(*chunker.Chunk
 	if !Normalize(q) {
 		return nil, nil
 	}
-	return ix.topDense(q, vecs, d.Dim, k, filter, tie), nil
+	return ix.topDense(q, d, k, filter, tie), nil
 }
 
 // topDense returns the k best accepted chunks by dot product with q, ties broken by
 // tie (higher first, when not nil), then by chunk order.
-func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Chunk) bool, tie func(int) float64) []Hit {
+func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chunker.Chunk) bool, tie func(int) float64) []Hit {
 	type cand struct {
 		i int
 		s float32
@@ -326,13 +340,21 @@ func (ix *Index) topDense(q, vecs []float32, dim, k int, filter func(*chunker.Ch
 		}
 		return cmp.Compare(a.i, b.i)
 	})
-	n := len(vecs) / dim
-	for i := range n {
-		c := cand{i, dot(q, vecs[i*dim:(i+1)*dim])}
-		if !h.Would(c) {
+	dim := d.Dim
+	for i := range ix.chunks {
+		var row []float32
+		if d.Vectors != nil {
+			row = d.Vectors[i*dim : (i+1)*dim]
+		} else {
+			row = d.Rows[i]
+		}
+		c := cand{i, dot(q, row)}
+		if h.Len() > 0 && h.Full() && c.s < h.Worst().s || !h.Would(c) {
+			// (A lower score never ranks before the worst kept: skipped without the
+			// comparison function.)
 			continue
 		}
-		if filter != nil && !filter(&ix.chunks[i]) {
+		if filter != nil && !filter(ix.chunks[i]) {
 			continue
 		}
 		h.Push(c)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -245,5 +246,45 @@ func TestBuildSplitsLongChunks(t *testing.T) {
 		if math.Abs(float64(got[c]-want[c])) > 1e-6 {
 			t.Fatalf("vector of the long chunk %v, want the mean of its pieces %v", got, want)
 		}
+	}
+}
+
+// TestDenseRows: an index given its vectors as rows (DenseVectors.Rows) ranks exactly
+// as one given the same vectors in one array, and rows of the wrong count or length
+// are refused.
+func TestDenseRows(t *testing.T) {
+	cs := testChunks()
+	flat, err := LSAVectors(context.Background(), cs, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := &DenseVectors{Dim: flat.Dim, Embedder: flat.Embedder}
+	for i := range cs {
+		rows.Rows = append(rows.Rows, flat.Vectors[i*flat.Dim:(i+1)*flat.Dim])
+	}
+	a, err := New(cs, flat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(cs, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"parse the config file", "retry with backoff", "zz"} {
+		q := Query{Text: text, K: 5}
+		ha, _ := a.Search(context.Background(), q)
+		hb, _ := b.Search(context.Background(), q)
+		if !reflect.DeepEqual(ha, hb) {
+			t.Errorf("%q: rows rank %v, one array %v", text, hb, ha)
+		}
+	}
+	short := &DenseVectors{Dim: flat.Dim, Embedder: flat.Embedder, Rows: rows.Rows[1:]}
+	if _, err := New(cs, short); err == nil {
+		t.Error("one row too few was accepted")
+	}
+	bad := &DenseVectors{Dim: flat.Dim, Embedder: flat.Embedder, Rows: slices.Clone(rows.Rows)}
+	bad.Rows[2] = bad.Rows[2][:flat.Dim-1]
+	if _, err := New(cs, bad); err == nil {
+		t.Error("a row of the wrong length was accepted")
 	}
 }

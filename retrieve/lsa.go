@@ -92,6 +92,9 @@ type LSA struct {
 	index     map[string]int32
 	idf       []float32
 	proj      []float32 // len(terms) × dim, row-major: row t is V_k's row for term t
+	// projLE, when proj is nil, holds proj as little-endian float32 (a model read by
+	// DecodeLSA: rows are decoded as texts are embedded, not all when it is read).
+	projLE []byte
 }
 
 // lsaMagic starts an encoded model: then uvarints (version, requested and actual
@@ -150,6 +153,13 @@ func (m *LSA) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, error) {
 			idx, w := m.tfidf(t)
 			clear(acc)
 			for j, ti := range idx {
+				if m.proj == nil {
+					row := m.projLE[4*int(ti)*m.dim : 4*(int(ti)+1)*m.dim]
+					for c := range acc {
+						acc[c] += w[j] * float64(math.Float32frombits(binary.LittleEndian.Uint32(row[4*c:])))
+					}
+					continue
+				}
 				row := m.proj[int(ti)*m.dim : (int(ti)+1)*m.dim]
 				for c, p := range row {
 					acc[c] += w[j] * float64(p)
@@ -444,7 +454,11 @@ func (m *LSA) WriteTo(w io.Writer) (int64, error) {
 		bw.WriteString(t)
 	}
 	var fb [4]byte
-	for _, vals := range [][]float32{m.idf, m.proj} {
+	for i, vals := range [][]float32{m.idf, m.proj} {
+		if i == 1 && m.proj == nil {
+			bw.Write(m.projLE)
+			break
+		}
 		for _, x := range vals {
 			binary.LittleEndian.PutUint32(fb[:], math.Float32bits(x))
 			bw.Write(fb[:])
@@ -513,6 +527,74 @@ func ReadLSA(r io.Reader) (*LSA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("retrieve: damaged LSA model: %w", ErrIncomplete)
 	}
+	return m, nil
+}
+
+// DecodeLSA reads a model written by [LSA.WriteTo] from b, as [ReadLSA] does (bytes
+// after the model are ignored): for a store that holds the model in memory. The
+// projection is not copied: the rows a text needs are decoded from b when it is
+// embedded (the same float32 values, so the same vectors), so b must not change while
+// the model is used; a process that embeds a few texts with a large model (an index
+// update after an edit) pays for the vocabulary only. It returns an error wrapping
+// [ErrIncomplete] for damaged or truncated data and [ErrFormat] for another format
+// version; the counts are checked against len(b) before anything is allocated.
+func DecodeLSA(b []byte) (*LSA, error) {
+	damaged := fmt.Errorf("retrieve: damaged LSA model: %w", ErrIncomplete)
+	if len(b) < len(lsaMagic) || string(b[:len(lsaMagic)]) != lsaMagic {
+		return nil, fmt.Errorf("retrieve: read LSA model: not a model: %w", ErrIncomplete)
+	}
+	pos := len(lsaMagic)
+	uvarint := func() (uint64, bool) {
+		v, n := binary.Uvarint(b[pos:])
+		if n <= 0 {
+			return 0, false
+		}
+		pos += n
+		return v, true
+	}
+	var hdr [5]uint64
+	for i := range hdr {
+		v, ok := uvarint()
+		if !ok {
+			return nil, fmt.Errorf("retrieve: read LSA model: %w", ErrIncomplete)
+		}
+		hdr[i] = v
+	}
+	if hdr[0] != lsaVersion {
+		return nil, fmt.Errorf("retrieve: LSA model version %d, want %d: %w", hdr[0], lsaVersion, ErrFormat)
+	}
+	nterms, dim := hdr[4], hdr[2]
+	if nterms > 1<<24 || dim > 1<<16 || nterms > uint64(len(b)-pos) {
+		return nil, damaged
+	}
+	// The terms: find where each one's bytes are, then copy them all into one string.
+	start := pos
+	spans := make([][2]int, nterms) // start and end of each term's bytes in b
+	for i := range spans {
+		n, ok := uvarint()
+		if !ok || n > MaxTokenBytes*4 || n > uint64(len(b)-pos) {
+			return nil, damaged
+		}
+		spans[i] = [2]int{pos, pos + int(n)}
+		pos += int(n)
+	}
+	floats := nterms * (1 + dim)
+	if floats > uint64(len(b)-pos)/4 {
+		return nil, damaged
+	}
+	all := string(b[start:pos])
+	m := &LSA{requested: int(hdr[1]), dim: int(dim), docs: int(hdr[3]), terms: make([]string, nterms),
+		index: make(map[string]int32, nterms)}
+	for i, sp := range spans {
+		m.terms[i] = all[sp[0]-start : sp[1]-start]
+		m.index[m.terms[i]] = int32(i)
+	}
+	m.idf = make([]float32, nterms)
+	for i := range m.idf {
+		m.idf[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[pos+4*i:]))
+	}
+	pos += 4 * int(nterms)
+	m.projLE = b[pos : pos+4*int(nterms*dim) : pos+4*int(nterms*dim)]
 	return m, nil
 }
 

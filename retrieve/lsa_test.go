@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -109,6 +110,29 @@ func TestLSASaveLoad(t *testing.T) {
 		if _, err := ReadLSA(bytes.NewReader(buf.Bytes()[:n])); !errors.Is(err, ErrIncomplete) {
 			t.Fatalf("model truncated to %d of %d bytes: %v, want ErrIncomplete", n, buf.Len(), err)
 		}
+		if _, err := DecodeLSA(buf.Bytes()[:n]); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("DecodeLSA: model truncated to %d of %d bytes: %v, want ErrIncomplete", n, buf.Len(), err)
+		}
+	}
+	// DecodeLSA reads the same model as ReadLSA, trailing bytes ignored.
+	m3, err := DecodeLSA(append(bytes.Clone(buf.Bytes()), 1, 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b2, b3 bytes.Buffer
+	m2.WriteTo(&b2)
+	m3.WriteTo(&b3)
+	if !bytes.Equal(b2.Bytes(), b3.Bytes()) || !bytes.Equal(b3.Bytes(), buf.Bytes()) {
+		t.Error("DecodeLSA and ReadLSA read different models")
+	}
+	c, _, _ := m3.Embed(q, KeepHead)
+	if !reflect.DeepEqual(a, c) {
+		t.Error("a model read by DecodeLSA embeds differently")
+	}
+	bad := bytes.Clone(buf.Bytes())
+	bad[len(lsaMagic)] = lsaVersion + 1
+	if _, err := DecodeLSA(bad); !errors.Is(err, ErrFormat) {
+		t.Errorf("another version: %v, want ErrFormat", err)
 	}
 }
 

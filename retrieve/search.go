@@ -354,7 +354,7 @@ type accum struct {
 	accept  []int8              // filter verdict cache: 0 unknown, 1 accepted, -1 rejected
 	touched []uint64            // documents with a non-zero score
 	cand    []uint64            // phase-2 candidates, ascending
-	heap    *topk.Heap[float64] // scratch for kth
+	kh      []float64           // scratch for kth: a min-heap of the k best scores
 }
 
 // add adds s to doc's score and returns the new score.
@@ -374,7 +374,7 @@ func (a *accum) accepted(doc uint64) bool {
 	v := a.accept[doc]
 	if v == 0 {
 		v = -1
-		if a.filter(&a.ix.chunks[doc]) {
+		if a.filter(a.ix.chunks[doc]) {
 			v = 1
 		}
 		a.accept[doc] = v
@@ -384,23 +384,54 @@ func (a *accum) accepted(doc uint64) bool {
 
 // kth returns the k-th highest score among the accepted docs, and false if fewer than k
 // are accepted. The filter is only asked about docs that would enter the running top k.
+//
+// It is topk's heap (higher scores better) written out for float64, without a
+// comparison function called per value: a search calls it for thousands of docs.
 func (a *accum) kth(docs []uint64, k int) (float64, bool) {
-	if a.heap == nil {
-		a.heap = topk.New(k, func(x, y float64) int { return cmp.Compare(y, x) })
-	}
-	h := a.heap
-	h.Reset(k)
-	for _, d := range docs {
-		s := a.scores[d]
-		if !h.Would(s) || !a.accepted(d) {
-			continue
-		}
-		h.Push(s)
-	}
-	if h.Len() < k || k <= 0 {
+	if k <= 0 {
 		return 0, false
 	}
-	return h.Worst(), true
+	h := a.kh[:0]
+	for _, d := range docs {
+		s := a.scores[d]
+		// topk.Heap.Would: not full, or better than the worst kept.
+		if len(h) >= k && !cmp.Less(h[0], s) || !a.accepted(d) {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, s)
+			for i := len(h) - 1; i > 0; { // up
+				p := (i - 1) / 2
+				if !cmp.Less(h[i], h[p]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		h[0] = s
+		for i := 0; ; { // down
+			l := 2*i + 1
+			if l >= len(h) {
+				break
+			}
+			c := l
+			if r := l + 1; r < len(h) && cmp.Less(h[r], h[l]) {
+				c = r
+			}
+			if !cmp.Less(h[c], h[i]) {
+				break
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	a.kh = h
+	if len(h) < k {
+		return 0, false
+	}
+	return h[0], true
 }
 
 func (ix *Index) getAccum() *accum {

@@ -230,7 +230,12 @@ type Table struct {
 
 // NewTable indexes files.
 func NewTable(files []*File) *Table {
-	t := &Table{files: map[string]*File{}, byName: map[string][]*Def{}, byPkg: map[string][]*File{}, pyByPath: map[string]*File{},
+	defs := 0
+	for _, f := range files {
+		defs += len(f.Defs)
+	}
+	// Sized up front: a view's table is made per snapshot (thousands of names).
+	t := &Table{files: make(map[string]*File, len(files)), byName: make(map[string][]*Def, defs), byPkg: map[string][]*File{}, pyByPath: map[string]*File{},
 		byStem: map[string][]*File{}, byDir: map[string][]*File{}}
 	for _, f := range files {
 		t.files[f.Path] = f

@@ -204,13 +204,16 @@ func compactRepo(dir string) bool {
 	}
 	recs := map[recKey][]byte{}
 	var merged []string
-	for _, n := range names {
+	// Newest segment first (names sort by creation time), so that a record written
+	// again under its key (a folder's state) keeps its latest payload, as readers see it.
+	for _, n := range slices.Backward(names) {
 		seg, entries, err := openSegment(filepath.Join(dir, n))
 		if err != nil {
 			merged = append(merged, n) // damaged: dropped
 			continue
 		}
-		for k, loc := range entries {
+		for _, e := range entries {
+			k, loc := e.key, e.loc
 			if _, ok := recs[k]; ok {
 				continue
 			}

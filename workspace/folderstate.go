@@ -59,15 +59,38 @@ func loadFolderState(rs *repoStore, abs string, opts WalkOptions) *folderState {
 
 // known vouches for a file the last walk accepted whose metadata did not change.
 func (f *folderState) known(path string, fi fs.FileInfo) ([32]byte, bool) {
+	now, ok := stampOf(fi, [32]byte{})
+	if !ok {
+		return [32]byte{}, false
+	}
+	return f.knownStamp(path, now)
+}
+
+// knownStamp is known for a file whose metadata now holds (its sum ignored).
+func (f *folderState) knownStamp(path string, now fileStamp) ([32]byte, bool) {
 	old, ok := f.old[path]
 	if !ok {
 		return [32]byte{}, false
 	}
-	now, ok := stampOf(fi, old.sum)
-	if !ok || now != old || time.Unix(0, old.mtime).After(f.written.Add(-racyWindow)) {
+	now.sum = old.sum
+	if now != old || time.Unix(0, old.mtime).After(f.written.Add(-racyWindow)) {
 		return [32]byte{}, false
 	}
 	return old.sum, true
+}
+
+// loadSnapshotState reads the state of the folder snapshot abs ([OpenDir]) whose files
+// of the languages langs (grammar names, sorted; empty: every language) a view
+// indexes, from rs (empty when there is none or it is damaged): what the views of that
+// folder learnt of its files, so that a later view hashes only the files whose
+// metadata changed.
+func loadSnapshotState(rs *repoStore, abs string, langs []string) *folderState {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00snapshot-folder\x00%s\x00%q", storeVersion, abs, langs))
+	f := &folderState{rs: rs, key: recKey{kindWalk, h}, old: map[string]fileStamp{}, cur: map[string]fileStamp{}}
+	if b, ok := rs.get(f.key); ok {
+		f.decode(b)
+	}
+	return f
 }
 
 // add records an accepted file (nothing when f is nil or the metadata is unknown).

@@ -6,7 +6,9 @@ import (
 	"errors"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // chunkRecord is a stored chunking result: a file version's chunks with, per chunk,
@@ -165,4 +167,125 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		return nil, errDamagedRecord
 	}
 	return r, nil
+}
+
+// symbolsMagic starts an encoded symbol record; it names the format below, so that a
+// record of another format (the gob records of earlier versions, a damaged one) is
+// refused instead of misread.
+const symbolsMagic = "rcsym1\n"
+
+// errDamagedSymbols is returned by decodeSymbols for a record it cannot read.
+var errDamagedSymbols = errors.New("workspace: damaged symbol record")
+
+// encodeSymbols writes a file's symbols: symbolsMagic; the path, language and package
+// (strings as varint length and bytes); the definition count and per definition its
+// name, kind, path, container, signature and doc, then its start and end lines and
+// bytes; the import count and per import its module, level, name, alias, a flag byte
+// (bit 0: star) and line. Integers and lengths are signed varints (encoding/binary).
+func encodeSymbols(f *symbols.File) []byte {
+	b := make([]byte, 0, 64+len(f.Defs)*96+len(f.Imports)*32)
+	var vb [binary.MaxVarintLen64]byte
+	num := func(n int) { b = append(b, vb[:binary.PutVarint(vb[:], int64(n))]...) }
+	str := func(s string) { num(len(s)); b = append(b, s...) }
+	b = append(b, symbolsMagic...)
+	str(f.Path)
+	str(f.Lang)
+	str(f.Package)
+	num(len(f.Defs))
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		str(d.Name)
+		str(d.Kind)
+		str(d.Path)
+		str(d.Container)
+		str(d.Signature)
+		str(d.Doc)
+		num(d.StartLine)
+		num(d.EndLine)
+		num(d.StartByte)
+		num(d.EndByte)
+	}
+	num(len(f.Imports))
+	for i := range f.Imports {
+		im := &f.Imports[i]
+		str(im.Module)
+		num(im.Level)
+		str(im.Name)
+		str(im.Alias)
+		flag := byte(0)
+		if im.Star {
+			flag = 1
+		}
+		b = append(b, flag)
+		num(im.Line)
+	}
+	return b
+}
+
+// decodeSymbols reads what encodeSymbols wrote; it returns errDamagedSymbols for
+// anything else (a record of another format, a truncated or altered one). The
+// strings share one copy of the record.
+func decodeSymbols(b []byte) (*symbols.File, error) {
+	if len(b) < len(symbolsMagic) || string(b[:len(symbolsMagic)]) != symbolsMagic {
+		return nil, errDamagedSymbols
+	}
+	s := string(b)
+	pos := len(symbolsMagic)
+	ok := true
+	num := func() int {
+		v, n := binary.Varint(b[pos:])
+		if n <= 0 || v > 1<<40 || v < -1<<40 {
+			ok = false
+			return 0
+		}
+		pos += n
+		return int(v)
+	}
+	str := func() string {
+		n := num()
+		if !ok || n < 0 || n > len(b)-pos {
+			ok = false
+			return ""
+		}
+		pos += n
+		return s[pos-n : pos]
+	}
+	f := &symbols.File{}
+	f.Path, f.Lang, f.Package = str(), str(), str()
+	// Each definition takes at least 10 bytes and each import 6: a count over what the
+	// record can hold is damage, refused before allocating.
+	if n := num(); !ok || n < 0 || n > (len(b)-pos)/10 {
+		return nil, errDamagedSymbols
+	} else if n > 0 {
+		f.Defs = make([]symbols.Def, n)
+	}
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		d.Name, d.Kind, d.Path, d.Container, d.Signature, d.Doc = str(), str(), str(), str(), str(), str()
+		d.StartLine, d.EndLine, d.StartByte, d.EndByte = num(), num(), num(), num()
+	}
+	if n := num(); !ok || n < 0 || n > (len(b)-pos)/6 {
+		return nil, errDamagedSymbols
+	} else if n > 0 {
+		f.Imports = make([]grammars.Import, n)
+	}
+	for i := range f.Imports {
+		im := &f.Imports[i]
+		im.Module = str()
+		im.Level = num()
+		im.Name, im.Alias = str(), str()
+		if pos >= len(b) {
+			return nil, errDamagedSymbols
+		}
+		im.Star = b[pos]&1 != 0
+		if b[pos] > 1 {
+			ok = false
+		}
+		pos++
+		im.Line = num()
+	}
+	if !ok || pos != len(b) {
+		return nil, errDamagedSymbols
+	}
+	return f, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -363,8 +362,8 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 	}
 	st.Chunks = len(ords)
 	last := ""
-	for _, c := range ix.Chunks() {
-		if c.ParseError && c.Path != last {
+	for _, o := range ords { // the view's chunks, in its order (ix.Chunks would copy them)
+		if c := rep.corpus.Chunk(o); c.ParseError && c.Path != last {
 			st.ParseErrors++
 			st.ParseErrorFiles = append(st.ParseErrorFiles, c.Path)
 			last = c.Path
@@ -414,6 +413,11 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 	var files []sourceFile
 	skipped := 0
 	hasher, _ := snap.(Hasher)
+	stamper, _ := snap.(interface {
+		folderStamp(string) (string, fileStamp, bool)
+		fileLimit() int64
+	})
+	var state *folderState // what earlier views learnt of a folder snapshot's files
 	paths := snap.Paths()
 	sort.Strings(paths)
 	for i, p := range paths {
@@ -434,16 +438,43 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 				continue
 			}
 		}
+		var stamp fileStamp
+		stamped := false
+		if stamper != nil {
+			var dir string
+			if dir, stamp, stamped = stamper.folderStamp(p); stamped {
+				if state == nil {
+					state = loadSnapshotState(OpenStore(opts.CacheDir).repo(opts.Repo), dir, languageNames(opts.Languages))
+				}
+				// Unchanged metadata since a view read it (as git's index trusts a
+				// file's stat data): its hash holds; the bytes are read later, only if
+				// the file must be chunked, and checked against the hash then.
+				if sum, ok := state.knownStamp(p, stamp); ok && stamp.size <= stamper.fileLimit() {
+					stamp.sum = sum
+					state.cur[p] = stamp
+					files = append(files, sourceFile{path: p, size: int(stamp.size), sum: sum, snap: snap})
+					continue
+				}
+			}
+		}
 		raw, err := snap.ReadFile(p)
 		if err != nil {
 			skipped++
 			logf("skip %s/%s: %v", snap.Name(), p, err)
 			continue
 		}
-		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sha256.Sum256(raw), snap: snap})
+		sum := sha256.Sum256(raw)
+		if stamped && int64(len(raw)) == stamp.size {
+			stamp.sum = sum
+			state.cur[p] = stamp
+		}
+		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sum, snap: snap})
 	}
 	if rs != nil && skipped == 0 {
 		rs.put(mk, encodeManifest(files))
+	}
+	if state != nil {
+		state.save()
 	}
 	return manifestKey(snap, opts, files), files, skipped, nil
 }
@@ -637,13 +668,15 @@ type repository struct {
 	regKey string
 	rs     *repoStore
 	corpus *retrieve.Corpus
+	// chunkSettings is the settings part of its chunk records' keys (see chunkKey):
+	// the repository's chunk options are part of regKey.
+	chunkSettings string
 
 	mu    sync.Mutex
-	files map[[32]byte]*corpusFile                  // by chunk record key
-	vecs  map[string]map[int32][]float32            // model ID -> corpus ordinal -> vector
-	trunc map[string]map[int32]retrieve.EmbedStatus // model ID -> ordinal -> how its text was embedded (when not 0)
-	fits  map[string]*retrieve.LSA                  // view key -> its LSA model
-	sums  map[int32][32]byte                        // corpus ordinal -> SHA-256 of the chunk's text
+	files map[[32]byte]*corpusFile // by chunk record key
+	vecs  map[string]*ordVectors   // model ID -> the vectors by corpus ordinal
+	fits  map[string]*retrieve.LSA // view key -> its LSA model
+	sums  [][32]byte               // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
 	users int
 	// forgotten: dropped from the registry by Forget (registry's lock).
 	forgotten bool
@@ -678,9 +711,8 @@ func acquireRepository(opts Options) (*repository, error) {
 	defer registry.Unlock()
 	rep := registry.m[regKey]
 	if rep == nil {
-		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(),
-			files: map[[32]byte]*corpusFile{}, vecs: map[string]map[int32][]float32{},
-			trunc: map[string]map[int32]retrieve.EmbedStatus{}, fits: map[string]*retrieve.LSA{}, sums: map[int32][32]byte{}}
+		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(), chunkSettings: chunkSettings(opts),
+			files: map[[32]byte]*corpusFile{}, vecs: map[string]*ordVectors{}, fits: map[string]*retrieve.LSA{}}
 		registry.m[regKey] = rep
 	}
 	for i, k := range registry.idle {
@@ -744,7 +776,7 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 	if sf.vpath != "" {
 		return rep.foreign(sf, ch, opts, st)
 	}
-	skey := chunkKey(opts, sf)
+	skey := storeKey("chunks", rep.chunkSettings, sf.path, sf.sum) // = chunkKey(opts, sf)
 	rep.mu.Lock()
 	e := rep.files[skey]
 	if e != nil {
@@ -788,9 +820,7 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 		rep.rs.put(recKey{kindChunks, skey}, rec.encode())
 		if syms != nil {
 			e.syms, e.symsDone = syms, true
-			if b, err := encodeGob(syms); err == nil {
-				rep.rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, b)
-			}
+			rep.rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
 		}
 		st.Chunked++
 		st.Built = true
@@ -803,7 +833,7 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 	e.lossy, e.encoding = rec.Lossy, rec.Encoding
 	rep.mu.Lock()
 	for i, o := range ords {
-		rep.sums[o] = rec.Sums[i]
+		rep.setSum(o, rec.Sums[i])
 	}
 	rep.mu.Unlock()
 	return e, nil
@@ -848,7 +878,7 @@ func (rep *repository) foreign(sf sourceFile, ch chunker.Chunker, opts Options, 
 	fe.ords = rep.corpus.Add(cs)
 	rep.mu.Lock()
 	for i, o := range fe.ords {
-		rep.sums[o] = rep.sums[e.ords[i]]
+		rep.setSum(o, rep.sums[e.ords[i]])
 	}
 	rep.mu.Unlock()
 	st.Reused++
@@ -877,19 +907,16 @@ func (rep *repository) symbols(sf sourceFile, e *corpusFile, opts Options) *symb
 	k := recKey{kindSymbols, symbolKey(sf.path, sf.sum)}
 	var got *symbols.File
 	if b, ok := rep.rs.get(k); ok {
-		var s symbols.File
-		if decodeGob(b, &s) == nil {
-			got = &s
-		}
+		got, _ = decodeSymbols(b) // a damaged record is a miss: extracted again
 	}
-	if raw, err := sf.content(); got == nil && err == nil {
-		if f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
+	if got == nil {
+		if raw, err := sf.content(); err != nil {
+			// Unreadable now: no symbols.
+		} else if f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
 			ex := extractors.Get().(*symbols.Extractor)
 			if s, err := ex.Extract(f); err == nil {
 				got = s
-				if b, err := encodeGob(s); err == nil {
-					rep.rs.put(k, b)
-				}
+				rep.rs.put(k, encodeSymbols(s))
 			}
 			extractors.Put(ex)
 		}
@@ -944,15 +971,21 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	}
 	id := emb.ID()
 	rep.mu.Lock()
-	mv, mt := rep.vecs[id], rep.trunc[id]
+	mv := rep.vecs[id]
 	if mv == nil {
-		mv, mt = map[int32][]float32{}, map[int32]retrieve.EmbedStatus{}
-		rep.vecs[id], rep.trunc[id] = mv, mt
+		mv = &ordVectors{}
+		rep.vecs[id] = mv
 	}
 	var todo []int32
+	var todoSums [][32]byte
 	for _, o := range ords {
-		if _, ok := mv[o]; !ok {
+		if !mv.has(o) {
 			todo = append(todo, o)
+			var sum [32]byte
+			if int(o) < len(rep.sums) {
+				sum = rep.sums[o]
+			}
+			todoSums = append(todoSums, sum)
 		}
 	}
 	rep.mu.Unlock()
@@ -960,18 +993,22 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	var texts []string
 	var textSums [][32]byte
 	var missing []int32
-	for _, o := range todo {
+	var got []int32
+	var gotVecs [][]float32
+	var gotStatus []retrieve.EmbedStatus
+	var arena []float32 // where the stored vectors are decoded
+	for i, o := range todo {
 		text := rep.corpus.Chunk(o).Text
-		rep.mu.Lock()
-		sum, known := rep.sums[o]
-		rep.mu.Unlock()
-		if !known {
+		sum := todoSums[i]
+		if sum == ([32]byte{}) {
 			sum = sha256.Sum256([]byte(text))
 		}
-		if v, tr, ok := rep.storedVector(id, d.Dim, sum); ok {
-			rep.mu.Lock()
-			mv[o], mt[o] = v, tr
-			rep.mu.Unlock()
+		if len(arena) < d.Dim {
+			arena = make([]float32, (len(todo)-i)*d.Dim) // one allocation for the stored vectors
+		}
+		if tr, ok := rep.storedVector(id, arena[:d.Dim:d.Dim], sum); ok {
+			got, gotVecs, gotStatus = append(got, o), append(gotVecs, arena[:d.Dim:d.Dim]), append(gotStatus, tr)
+			arena = arena[d.Dim:]
 			d.Info.Cached++
 			continue
 		}
@@ -985,11 +1022,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		if err != nil {
 			return nil, err
 		}
-		rep.mu.Lock()
-		for i, o := range missing {
-			mv[o], mt[o] = vecs[i], trunc[i]
-		}
-		rep.mu.Unlock()
+		got, gotVecs, gotStatus = append(got, missing...), append(gotVecs, vecs...), append(gotStatus, trunc...)
 		for i := range missing {
 			putVector(rep.rs, id, textSums[i], vecs[i], trunc[i])
 		}
@@ -997,14 +1030,44 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		st.Built = true
 	}
 	d.Info.Cached += len(ords) - len(todo) // vectors already in memory
-	d.Vectors = make([]float32, 0, len(ords)*d.Dim)
+	d.Rows = make([][]float32, len(ords))  // the repository's vectors, not copied
 	rep.mu.Lock()
-	for _, o := range ords {
-		d.Vectors = append(d.Vectors, mv[o]...)
-		d.Info.Count(mt[o], rep.corpus.Chunk(o).ID)
+	for i, o := range got {
+		mv.set(o, gotVecs[i], gotStatus[i])
+	}
+	for i, o := range ords {
+		d.Rows[i] = mv.vecs[o]
+		if s := mv.status[o]; s != 0 {
+			d.Info.Count(s, rep.corpus.Chunk(o).ID)
+		}
 	}
 	rep.mu.Unlock()
 	return d, nil
+}
+
+// ordVectors holds one model's vectors of corpus chunks, by corpus ordinal (nil: not
+// known yet), and how each chunk's text was embedded (repository.mu guards it).
+type ordVectors struct {
+	vecs   [][]float32
+	status []retrieve.EmbedStatus
+}
+
+func (v *ordVectors) has(o int32) bool { return int(o) < len(v.vecs) && v.vecs[o] != nil }
+
+func (v *ordVectors) set(o int32, vec []float32, s retrieve.EmbedStatus) {
+	if n := int(o) + 1; n > len(v.vecs) {
+		v.vecs = slices.Grow(v.vecs, n-len(v.vecs))[:n]
+		v.status = slices.Grow(v.status, n-len(v.status))[:n]
+	}
+	v.vecs[o], v.status[o] = vec, s
+}
+
+// setSum records the SHA-256 of the text of the chunk of corpus ordinal o (rep.mu held).
+func (rep *repository) setSum(o int32, sum [32]byte) {
+	if n := int(o) + 1; n > len(rep.sums) {
+		rep.sums = slices.Grow(rep.sums, n-len(rep.sums))[:n]
+	}
+	rep.sums[o] = sum
 }
 
 // viewLSA returns the LSA model named by fitKey (a view key, or the repository's one
@@ -1062,40 +1125,43 @@ func writeLabeledLSA(m *retrieve.LSA, label string) ([]byte, error) {
 
 // readLabeledLSA decodes what writeLabeledLSA wrote.
 func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
-	br := bytes.NewReader(b)
-	n, err := binary.ReadUvarint(br)
-	if err != nil || n > uint64(br.Len()) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
 		return nil, "", fmt.Errorf("workspace: damaged model record")
 	}
-	label := make([]byte, n)
-	io.ReadFull(br, label)
-	m, err := retrieve.ReadLSA(br)
-	return m, string(label), err
+	label := string(b[k : k+int(n)])
+	m, err := retrieve.DecodeLSA(b[k+int(n):])
+	return m, label, err
 }
 
 // vectorKey is the store key of the vector under model id of the chunk text whose
 // SHA-256 is textSum (chunks are embedded keeping their head).
 func vectorKey(id string, textSum [32]byte) recKey {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00vec\x00%s\x00%d\x00", storeVersion, id, retrieve.KeepHead)
-	h.Write(textSum[:])
-	k := recKey{kind: kindVector}
-	h.Sum(k.key[:0])
-	return k
+	// The SHA-256 of storeVersion, "vec", id and KeepHead (decimal), each followed by
+	// a NUL byte, then textSum (built without fmt: it is computed per chunk of a view).
+	buf := make([]byte, 0, 96+len(id))
+	buf = append(buf, storeVersion...)
+	buf = append(buf, "\x00vec\x00"...)
+	buf = append(buf, id...)
+	buf = append(buf, 0)
+	buf = strconv.AppendInt(buf, int64(retrieve.KeepHead), 10)
+	buf = append(buf, 0)
+	buf = append(buf, textSum[:]...)
+	return recKey{kind: kindVector, key: sha256.Sum256(buf)}
 }
 
-// storedVector returns the vector under model id of the chunk text whose SHA-256 is
-// textSum from the store.
-func (rep *repository) storedVector(id string, dim int, textSum [32]byte) ([]float32, retrieve.EmbedStatus, bool) {
+// storedVector decodes into v (of the model's dimension) the vector under model id of
+// the chunk text whose SHA-256 is textSum from the store; ok is false when it is not
+// stored (or not of that dimension).
+func (rep *repository) storedVector(id string, v []float32, textSum [32]byte) (retrieve.EmbedStatus, bool) {
 	b, ok := rep.rs.get(vectorKey(id, textSum))
-	if !ok || len(b) != 1+4*dim {
-		return nil, 0, false
+	if !ok || len(b) != 1+4*len(v) {
+		return 0, false
 	}
-	v := make([]float32, dim)
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[1+4*i:]))
 	}
-	return v, retrieve.EmbedStatus(b[0]), true
+	return retrieve.EmbedStatus(b[0]), true
 }
 
 // putVector stores the vector under model id of the chunk text whose SHA-256 is
@@ -1111,16 +1177,11 @@ func putVector(rs *repoStore, id string, textSum [32]byte, v []float32, status r
 
 // chunkKey is the store key of the chunk record of file version sf.
 func chunkKey(opts Options, sf sourceFile) [32]byte {
-	return storeKey("chunks", opts.Chunk.Key(opts.Strategy)+"\x00"+chunkCodec, sf.path, sf.sum)
+	return storeKey("chunks", chunkSettings(opts), sf.path, sf.sum)
 }
 
-func encodeGob(v any) ([]byte, error) {
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(v)
-	return b.Bytes(), err
-}
-
-func decodeGob(b []byte, v any) error { return gob.NewDecoder(bytes.NewReader(b)).Decode(v) }
+// chunkSettings is the settings part of the keys of chunk records made with opts.
+func chunkSettings(opts Options) string { return opts.Chunk.Key(opts.Strategy) + "\x00" + chunkCodec }
 
 // fitsSize reports whether a file of size bytes is within the file size limit
 // maxBytes (<= 0: the default, chunker.DefaultMaxFileBytes).
@@ -1135,8 +1196,10 @@ func maxBytes(max int) int {
 }
 
 // symbolsCacheVersion is part of the store keys of symbol records; bump it when
-// symbols.File changes meaning.
-const symbolsCacheVersion = "sym1"
+// symbols.File changes meaning or the record format (encodeSymbols) changes. "sym1"
+// records were gob-encoded; a cache holding them is never read under "sym2" keys (the
+// symbols are extracted again), and decodeSymbols refuses a record without its magic.
+const symbolsCacheVersion = "sym2"
 
 // symbolKey is the store key of the symbols of the file at path whose raw bytes hash
 // to sum.

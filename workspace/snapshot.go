@@ -84,6 +84,32 @@ type fileEntry struct {
 	size  int64     // bytes: declared (zip) or found when opening (folder)
 	zf    *zip.File // nil for a folder snapshot
 	later bool      // a zip entry not counted when opened: charged to budget when first read
+	// stamp is a folder snapshot's file's metadata when it was listed (its sum unset),
+	// when stamped: a view takes the file's hash from the store's record of the folder
+	// when the metadata did not change since (see loadSnapshotState).
+	stamp   fileStamp
+	stamped bool
+}
+
+// folderStamp returns the metadata of a listed file of a folder snapshot as it was
+// when listed, and the folder; ok is false for an inner zip's file or one whose
+// metadata is unknown.
+func (s *snapshot) folderStamp(path string) (dir string, st fileStamp, ok bool) {
+	e, ok := s.files[path]
+	if !ok || !e.stamped || s.dir == "" {
+		return "", fileStamp{}, false
+	}
+	return s.dir, e.stamp, true
+}
+
+// fileLimit returns the size limit of ReadFile (bytes).
+func (s *snapshot) fileLimit() int64 { return s.lim.MaxFileBytes }
+
+// stampEntry returns the entry of a folder snapshot's file of metadata fi.
+func stampEntry(fi fs.FileInfo) fileEntry {
+	e := fileEntry{size: fi.Size()}
+	e.stamp, e.stamped = stampOf(fi, [32]byte{})
+	return e
 }
 
 // SHA256 implements [Hasher] for the files whose bytes were hashed when the snapshot
@@ -267,7 +293,9 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 	}
 	defer root.Close()
 	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}}
-	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	rfs := newRootFS(root) // each folder opened once, not once per path component
+	defer rfs.Close()
+	err = fs.WalkDir(rfs, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "." {
 				return err
@@ -296,7 +324,7 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 			s.skip(p, reason)
 			return nil
 		}
-		var size int64
+		var info fs.FileInfo
 		switch t := d.Type(); {
 		case t&fs.ModeSymlink != 0:
 			fi, err := root.Stat(filepath.FromSlash(p))
@@ -317,14 +345,14 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 				s.skip(p, "symlink to a non-regular file")
 				return nil
 			}
-			size = fi.Size()
+			info = fi
 		case t.IsRegular():
 			fi, err := d.Info()
 			if err != nil {
 				s.skip(p, "unreadable: "+errText(err))
 				return nil
 			}
-			size = fi.Size()
+			info = fi
 		default:
 			s.skip(p, fmt.Sprintf("not a regular file (%v)", t))
 			return nil
@@ -333,7 +361,7 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 			s.skip(p, fmt.Sprintf("over the limit of %d files: this and later files left out", lim.MaxFiles))
 			return fs.SkipAll
 		}
-		s.files[clean] = fileEntry{size: size}
+		s.files[clean] = stampEntry(info)
 		return nil
 	})
 	if err != nil {
@@ -385,7 +413,7 @@ func OpenDirFiles(dir string, paths []string, lim Limits) (Snapshot, error) {
 			s.finish()
 			return s, nil
 		}
-		s.files[clean] = fileEntry{size: fi.Size()}
+		s.files[clean] = stampEntry(fi)
 	}
 	s.finish()
 	return s, nil

@@ -96,6 +96,22 @@ type segment struct {
 	name string
 	f    *os.File
 	size int64
+	// data maps the whole file read-only (nil when mapping failed: records are then
+	// read with ReadAt). A segment never changes once written (a new one is renamed
+	// into place), and a mapping outlives the file's removal by another process's gc
+	// or compaction, so the mapping stays valid for the process's life; it is never
+	// unmapped, so payloads returned by get can be kept.
+	data []byte
+}
+
+// mapSegment maps seg's file (see segment.data); failing, seg is read with ReadAt.
+func mapSegment(seg *segment) {
+	if seg.size <= 0 || seg.size != int64(int(seg.size)) {
+		return
+	}
+	if b, err := syscall.Mmap(int(seg.f.Fd()), 0, int(seg.size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
+		seg.data = b
+	}
 }
 
 // Store is the store of one cache directory (see the design note above). Its methods
@@ -210,21 +226,30 @@ func (r *repoStore) rescan() {
 		if err != nil {
 			continue // damaged or half-written by a crash: ignored (gc removes it)
 		}
+		mapSegment(seg)
 		r.segs[name] = seg
-		for k, loc := range entries {
-			loc.seg = seg
-			r.index[k] = loc
+		if len(r.index) == 0 {
+			r.index = make(map[recKey]recLoc, len(entries))
+		}
+		for _, e := range entries {
+			r.index[e.key] = e.loc
 		}
 	}
 }
 
-// openSegment opens a segment file and reads its footer.
-func openSegment(path string) (*segment, map[recKey]recLoc, error) {
+// segEntry is one record of a segment's footer.
+type segEntry struct {
+	key recKey
+	loc recLoc
+}
+
+// openSegment opens a segment file and reads its footer (the records in footer order).
+func openSegment(path string) (*segment, []segEntry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	fail := func(err error) (*segment, map[recKey]recLoc, error) {
+	fail := func(err error) (*segment, []segEntry, error) {
 		f.Close()
 		return nil, nil, err
 	}
@@ -257,7 +282,7 @@ func openSegment(path string) (*segment, map[recKey]recLoc, error) {
 		return fail(errors.New("damaged footer"))
 	}
 	seg := &segment{name: filepath.Base(path), f: f, size: size}
-	entries := make(map[recKey]recLoc, count)
+	entries := make([]segEntry, 0, count)
 	for range count {
 		var k recKey
 		var err error
@@ -269,13 +294,15 @@ func openSegment(path string) (*segment, map[recKey]recLoc, error) {
 		if err != nil || err1 != nil || err2 != nil || int64(o)+int64(l) > off {
 			return fail(errors.New("damaged footer"))
 		}
-		entries[k] = recLoc{off: int64(o), len: int64(l)}
+		entries = append(entries, segEntry{k, recLoc{seg: seg, off: int64(o), len: int64(l)}})
 	}
 	return seg, entries, nil
 }
 
 // get returns the payload of record k, from this process's pending writes or a segment,
 // and whether it was found intact (a record whose checksum does not match is a miss).
+// The payload may be read-only memory (a mapped segment) and must not be modified; it
+// stays valid for the process's life.
 func (r *repoStore) get(k recKey) ([]byte, bool) {
 	r.mu.RLock()
 	if p, ok := r.pending[k]; ok {
@@ -294,9 +321,17 @@ func (r *repoStore) get(k recKey) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	b := make([]byte, loc.len)
-	if _, err := loc.seg.f.ReadAt(b, loc.off); err != nil || len(b) < 4 {
-		return nil, false
+	var b []byte
+	if d := loc.seg.data; d != nil {
+		if loc.off < 0 || loc.len < 4 || loc.off+loc.len > int64(len(d)) {
+			return nil, false
+		}
+		b = d[loc.off : loc.off+loc.len : loc.off+loc.len]
+	} else {
+		b = make([]byte, loc.len)
+		if _, err := loc.seg.f.ReadAt(b, loc.off); err != nil || len(b) < 4 {
+			return nil, false
+		}
 	}
 	if crc32.Checksum(b[4:], castagnoli) != binary.LittleEndian.Uint32(b) {
 		return nil, false
@@ -360,6 +395,7 @@ func (r *repoStore) flush() (int, error) {
 	if err != nil {
 		return len(keys), repoctx.WriteFault("cannot read back the index cache in "+r.st.cacheDir, err)
 	}
+	mapSegment(seg)
 	r.segs[name] = seg
 	for k, loc := range locs {
 		loc.seg = seg
@@ -473,17 +509,26 @@ func (s *Store) WriteErrors() int {
 }
 
 // storeKey returns the key of a record of kind for the file at path whose raw bytes
-// hash to sum, under settings.
+// hash to sum, under settings: the SHA-256 of storeVersion, kind, settings, the
+// grammar version of path's language ("" for none), path and sum in hex, separated by
+// NUL bytes (the hash the store has always used; built without fmt, as it is
+// computed a few times per file of every view).
 func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", storeVersion, kind, settings)
+	buf := make([]byte, 0, 192+len(settings)+len(path))
+	buf = append(buf, storeVersion...)
+	buf = append(buf, 0)
+	buf = append(buf, kind...)
+	buf = append(buf, 0)
+	buf = append(buf, settings...)
+	buf = append(buf, 0)
 	if g := grammars.ForPath(path); g != nil {
-		fmt.Fprintf(h, "%s", g.Version)
+		buf = append(buf, g.Version...)
 	}
-	fmt.Fprintf(h, "\x00%s\x00%x", path, sum)
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
+	buf = append(buf, 0)
+	buf = append(buf, path...)
+	buf = append(buf, 0)
+	buf = hex.AppendEncode(buf, sum[:])
+	return sha256.Sum256(buf)
 }
 
 // CleanOldFormats removes from cacheDir what repoctx wrote there in older formats (the

@@ -312,3 +312,30 @@ func TestStoreChild(t *testing.T) {
 	}
 	r.Close()
 }
+
+// TestCompactKeepsLatest: merging a repository's segments keeps the latest payload of
+// a record written again under its key (a folder's state), the one readers saw.
+func TestCompactKeepsLatest(t *testing.T) {
+	cache := t.TempDir()
+	rs := OpenStore(cache).repo("o/r")
+	k := recKey{kindWalk, [32]byte{7}}
+	for i := range compactLimit + 2 {
+		rs.put(k, []byte(fmt.Sprintf("state %d", i)))
+		if _, err := rs.flush(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // distinct segment names
+	}
+	want := fmt.Sprintf("state %d", compactLimit+1)
+	newProcess()
+	if b, _ := OpenStore(cache).repo("o/r").get(k); string(b) != want {
+		t.Fatalf("before compaction: %q, want %q", b, want)
+	}
+	if !compactRepo(OpenStore(cache).repoDir("o/r")) {
+		t.Fatal("not compacted")
+	}
+	newProcess()
+	if b, _ := OpenStore(cache).repo("o/r").get(k); string(b) != want {
+		t.Errorf("after compaction: %q, want %q", b, want)
+	}
+}

@@ -178,9 +178,7 @@ func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch
 			extractors.Put(ex)
 		}
 		if syms != nil {
-			if b, err := encodeGob(syms); err == nil {
-				rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, b)
-			}
+			rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
 		}
 	}
 	*out = append(*out, cs...)

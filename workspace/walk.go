@@ -327,6 +327,12 @@ func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
 		w.skip(p, true, SkipUnreadable)
 		return nil
 	}
+	if p != "." && !w.opts.KeepVendored && venvEntries(w.fsys, p, entries) {
+		// VendoredDir's test on the entries read anyway (a Stat of a missing
+		// pyvenv.cfg in every folder cost a fifth of an unchanged repository's walk).
+		w.skip(p, true, SkipVendored)
+		return nil
+	}
 	if !w.opts.NoIgnoreFiles {
 		for _, name := range []string{".gitignore", ".ignore"} {
 			if !hasEntry(entries, name) {
@@ -360,7 +366,7 @@ func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
 			continue
 		}
 		if isDir {
-			if !w.opts.KeepVendored && VendoredDir(w.fsys, cp) {
+			if !w.opts.KeepVendored && vendoredNames[name] {
 				w.skip(cp, true, SkipVendored)
 				continue
 			}
@@ -538,6 +544,25 @@ func VendoredDir(fsys fs.FS, p string) bool {
 	}
 	fi, err := fs.Stat(fsys, join(p, "pyvenv.cfg"))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// venvEntries reports whether the folder p, whose entries are entries, holds a
+// pyvenv.cfg regular file (a symlink is followed), as [VendoredDir] tests it.
+func venvEntries(fsys fs.FS, p string, entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		if e.Name() != "pyvenv.cfg" {
+			continue
+		}
+		if e.Type().IsRegular() {
+			return true
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			fi, err := fs.Stat(fsys, join(p, "pyvenv.cfg"))
+			return err == nil && fi.Mode().IsRegular()
+		}
+		return false
+	}
+	return false
 }
 
 // binaryProbe is how many leading bytes IsBinary looks at: git's FIRST_FEW_BYTES

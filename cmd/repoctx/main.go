@@ -7,9 +7,17 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 )
+
+// gcPercent is the garbage collector's target (GOGC) repoctx runs with when the
+// environment sets none: 200 instead of Go's 100, so the heap may grow to three times
+// the live data between collections. A cold predict on ../shared/data/dev (Kotlin)
+// spent 8 % less CPU and 7 % less wall time for 55 MB more peak memory (255 -> 310
+// MB; medians of 5 interleaved runs). GOGC=100 restores Go's default.
+const gcPercent = 200
 
 // shutdownGrace bounds how long the process lives after the first SIGINT or SIGTERM
 // (20 s: above serve's 10 s HTTP shutdown and the 5 s tree-sitter parse limit). A
@@ -22,6 +30,9 @@ const shutdownGrace = 20 * time.Second
 // cleanly (exit 1, its journal kept); a second signal kills the process at once, and
 // so does the end of [shutdownGrace] (exit 1, with a message).
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()

@@ -76,19 +76,25 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 
 // Revision names the chunking algorithm's behaviour across languages; bump it with
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
-// own changes bump its Spec.Version). It is part of [Options.Key], so cached chunks
-// made by an older revision are made again, never reused.
+// own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
+// chunks made by an older revision are made again, never reused.
 const Revision = "r2"
 
-// Key returns a string that changes whenever an option or the [Revision] that changes
-// the output of strategy s does, e.g. "structural/c800/w20/o5/r2"; used in cache keys.
+// Key returns a string that changes whenever an option that changes the output of
+// strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
+// tables). Cache keys use [Options.CacheKey].
 func (o Options) Key(s Strategy) string {
 	if s == "" {
 		s = StrategyStructural
 	}
 	o = o.withDefaults(s == StrategyFixed)
-	return fmt.Sprintf("%s/c%d/w%d/o%d/%s", s, o.MaxChars, o.WindowLines, o.WindowOverlap, Revision)
+	return fmt.Sprintf("%s/c%d/w%d/o%d", s, o.MaxChars, o.WindowLines, o.WindowOverlap)
 }
+
+// CacheKey is [Options.Key] with the [Revision]: "structural/c800/w20/o5/r2". It
+// changes whenever the chunks of strategy s may, for the keys of cached chunks and
+// of the indexes built from them.
+func (o Options) CacheKey(s Strategy) string { return o.Key(s) + "/" + Revision }
 
 // Structural is the tree-sitter chunker. It holds one parser per language and is not
 // safe for concurrent use: give each goroutine its own, and Close it when done.

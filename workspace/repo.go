@@ -505,7 +505,7 @@ func grammarVersions(langs []string) string {
 // manifestKey returns the view key of files.
 func manifestKey(snap Snapshot, opts Options, files []sourceFile) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s", FormatVersion, opts.Chunk.Key(opts.Strategy), grammarVersions(opts.Languages))
+	fmt.Fprintf(h, "%s\n%s\n%s", FormatVersion, opts.Chunk.CacheKey(opts.Strategy), grammarVersions(opts.Languages))
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%x\n", f.path, f.sum)
 	}
@@ -706,7 +706,7 @@ const keepRepositories = 4
 // acquireRepository returns the in-memory repository for opts, making it on first use.
 func acquireRepository(opts Options) (*repository, error) {
 	st := OpenStore(opts.CacheDir)
-	regKey := st.dir + "\x00" + opts.Repo + "\x00" + opts.Chunk.Key(opts.Strategy)
+	regKey := st.dir + "\x00" + opts.Repo + "\x00" + opts.Chunk.CacheKey(opts.Strategy)
 	registry.Lock()
 	defer registry.Unlock()
 	rep := registry.m[regKey]
@@ -742,7 +742,7 @@ func Forget(opts Options) {
 	if opts.Strategy == "" {
 		opts.Strategy = chunker.StrategyStructural
 	}
-	regKey := OpenStore(opts.CacheDir).dir + "\x00" + opts.Repo + "\x00" + opts.Chunk.Key(opts.Strategy)
+	regKey := OpenStore(opts.CacheDir).dir + "\x00" + opts.Repo + "\x00" + opts.Chunk.CacheKey(opts.Strategy)
 	registry.Lock()
 	defer registry.Unlock()
 	if rep := registry.m[regKey]; rep != nil {
@@ -1181,7 +1181,7 @@ func chunkKey(opts Options, sf sourceFile) [32]byte {
 }
 
 // chunkSettings is the settings part of the keys of chunk records made with opts.
-func chunkSettings(opts Options) string { return opts.Chunk.Key(opts.Strategy) + "\x00" + chunkCodec }
+func chunkSettings(opts Options) string { return opts.Chunk.CacheKey(opts.Strategy) + "\x00" + chunkCodec }
 
 // fitsSize reports whether a file of size bytes is within the file size limit
 // maxBytes (<= 0: the default, chunker.DefaultMaxFileBytes).

@@ -181,18 +181,28 @@ func (w *walker) doc(n, def *sitter.Node) string {
 			}
 		}
 	}
-	// Comment lines directly above the definition.
-	start := int(n.StartByte())
-	lines := strings.Split(string(w.src[:lineStart(w.src, start)]), "\n")
+	return clip(commentAbove(w.src, int(n.StartByte())))
+}
+
+// commentAbove returns the comment lines directly above the line holding byte start
+// of src (at most 30; a line is a comment when, trimmed, it starts with "#", "//",
+// "/*" or "*"), joined by "\n". It reads upwards from that line, so its cost is that
+// of the lines it returns, not of the text before start.
+func commentAbove(src []byte, start int) string {
+	end := lineStart(src, start) // just after the line break above start's line
 	var doc []string
-	for i := len(lines) - 2; i >= 0 && len(doc) < 30; i-- {
-		t := strings.TrimSpace(lines[i])
+	for end > 0 && len(doc) < 30 {
+		s := lineStart(src, end-1)
+		line := string(src[s : end-1])
+		t := strings.TrimSpace(line)
 		if t == "" || !(strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")) {
 			break
 		}
-		doc = append([]string{lines[i]}, doc...)
+		doc = append(doc, line)
+		end = s
 	}
-	return clip(strings.Join(doc, "\n"))
+	slices.Reverse(doc)
+	return strings.Join(doc, "\n")
 }
 
 func lineStart(src []byte, b int) int {

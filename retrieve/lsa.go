@@ -95,6 +95,13 @@ type LSA struct {
 	// projLE, when proj is nil, holds proj as little-endian float32 (a model read by
 	// DecodeLSA: rows are decoded as texts are embedded, not all when it is read).
 	projLE []byte
+	// fitRows holds the tf-idf rows of the texts the model was fitted on, fitRow a
+	// text's row: Embed of such a text (the fitted snapshot's own chunks, embedded
+	// right after the fit) reuses it instead of reading the text's terms again. The
+	// rows are those tfidf gives the text, so the vectors are the same. nil for a
+	// model read from bytes.
+	fitRows *csr
+	fitRow  map[string]int32
 }
 
 // lsaMagic starts an encoded model: then uvarints (version, requested and actual
@@ -150,7 +157,14 @@ func (m *LSA) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, error) {
 	for i, t := range texts {
 		v := make([]float32, m.dim)
 		if m.dim > 0 {
-			idx, w := m.tfidf(t)
+			var idx []int32
+			var w []float64
+			if r, ok := m.fitRow[t]; ok {
+				lo, hi := m.fitRows.ptr[r], m.fitRows.ptr[r+1]
+				idx, w = m.fitRows.idx[lo:hi], m.fitRows.val[lo:hi]
+			} else {
+				idx, w = m.tfidf(t)
+			}
 			clear(acc)
 			for j, ti := range idx {
 				if m.proj == nil {
@@ -390,6 +404,12 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	if len(a.idx) == 0 {
 		return m, nil
 	}
+	fitRows, fitRow := a, make(map[string]int32, n)
+	for i, t := range texts {
+		if _, ok := fitRow[t]; !ok {
+			fitRow[t] = int32(i)
+		}
+	}
 
 	// Randomized SVD.
 	k := min(dim, n, v)
@@ -435,6 +455,7 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 			m.proj[t*keep+j] = float32(u.At(t, j))
 		}
 	}
+	m.fitRows, m.fitRow = fitRows, fitRow
 	return m, nil
 }
 

@@ -348,3 +348,35 @@ func TestOrthIllConditioned(t *testing.T) {
 		}
 	}
 }
+
+// TestLSAEmbedFitRows checks that a fitted model embeds the texts it was fitted on
+// (from the rows the fit kept) exactly as a model read back from its bytes does (from
+// the texts' terms).
+func TestLSAEmbedFitRows(t *testing.T) {
+	texts := []string{
+		"func parseConfig(path string) (*Config, error) { return readConfig(path) }",
+		"type Config struct { Path string; Retries int }",
+		"func readConfig(path string) (*Config, error) { b := os.ReadFile(path) }",
+		"func (c *Config) Validate() error { if c.Retries < 0 { return errRetries } }",
+		"var errRetries = errors.New(\"retries must not be negative\")",
+		"func parseConfig(path string) (*Config, error) { return readConfig(path) }", // a duplicate
+	}
+	m, err := fitLSATexts(texts, 4)
+	if err != nil || m.Dim() == 0 || m.fitRow == nil {
+		t.Fatalf("fit: %v, dim %d, fit rows %v", err, m.Dim(), m.fitRow != nil)
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadLSA(&buf)
+	if err != nil || r.fitRow != nil {
+		t.Fatalf("read: %v, fit rows %v", err, r.fitRow != nil)
+	}
+	all := append(slices.Clone(texts), "a text the model was not fitted on: Config path")
+	got, _, _ := m.Embed(all, KeepHead)
+	want, _, _ := r.Embed(all, KeepHead)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("vectors from the fit rows differ from those from the terms:\n%v\n%v", got, want)
+	}
+}

@@ -336,7 +336,9 @@ func (c *composer) oldFile() {
 
 // replaced adds what the edit replaced, with the lines around it: the single most
 // useful part when the user rewrites a line (a copy completer matches the prefix's
-// last lines there and reads the line after them). It ends the context.
+// last lines there and reads the line after them). Its score is that of three first
+// places in reciprocal rank fusion (3/(RRFK+1)), so it usually ends the context; a
+// part several sources ranked high can score above it.
 func (c *composer) replaced() {
 	h := c.h
 	if h.OldText == "" {

@@ -32,6 +32,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -99,8 +100,9 @@ type segment struct {
 	// data maps the whole file read-only (nil when mapping failed: records are then
 	// read with ReadAt). A segment never changes once written (a new one is renamed
 	// into place), and a mapping outlives the file's removal by another process's gc
-	// or compaction, so the mapping stays valid for the process's life; it is never
-	// unmapped, so payloads returned by get can be kept.
+	// or compaction, so the mapping stays valid for the process's life (it is never
+	// unmapped); get copies a record out of it, so that a file truncated or rewritten
+	// in place by another program is a miss, not a crash or a changed payload.
 	data []byte
 }
 
@@ -112,6 +114,23 @@ func mapSegment(seg *segment) {
 	if b, err := syscall.Mmap(int(seg.f.Fd()), 0, int(seg.size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
 		seg.data = b
 	}
+}
+
+// copyMapped copies src, a part of a mapped segment, into new memory. ok is false when
+// reading it faults: the file was truncated under the mapping (repoctx never rewrites a
+// segment in place, but another program may), which would otherwise kill the process
+// with SIGBUS; the record is then a miss. Copying also keeps a later change of the
+// file's bytes from reaching a payload whose checksum was checked.
+func copyMapped(src []byte) (b []byte, ok bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if recover() != nil {
+			b, ok = nil, false
+		}
+	}()
+	b = make([]byte, len(src))
+	copy(b, src)
+	return b, true
 }
 
 // Store is the store of one cache directory (see the design note above). Its methods
@@ -301,8 +320,10 @@ func openSegment(path string) (*segment, []segEntry, error) {
 
 // get returns the payload of record k, from this process's pending writes or a segment,
 // and whether it was found intact (a record whose checksum does not match is a miss).
-// The payload may be read-only memory (a mapped segment) and must not be modified; it
-// stays valid for the process's life.
+// A record of a mapped segment is copied out of the mapping (see copyMapped) before its
+// checksum is checked, so what get returns never changes afterwards, even when the file
+// under the mapping does. The payload must not be modified; it stays valid for the
+// process's life.
 func (r *repoStore) get(k recKey) ([]byte, bool) {
 	r.mu.RLock()
 	if p, ok := r.pending[k]; ok {
@@ -326,7 +347,10 @@ func (r *repoStore) get(k recKey) ([]byte, bool) {
 		if loc.off < 0 || loc.len < 4 || loc.off+loc.len > int64(len(d)) {
 			return nil, false
 		}
-		b = d[loc.off : loc.off+loc.len : loc.off+loc.len]
+		var ok bool
+		if b, ok = copyMapped(d[loc.off : loc.off+loc.len]); !ok {
+			return nil, false
+		}
 	} else {
 		b = make([]byte, loc.len)
 		if _, err := loc.seg.f.ReadAt(b, loc.off); err != nil || len(b) < 4 {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -337,5 +338,47 @@ func TestCompactKeepsLatest(t *testing.T) {
 	newProcess()
 	if b, _ := OpenStore(cache).repo("o/r").get(k); string(b) != want {
 		t.Errorf("after compaction: %q, want %q", b, want)
+	}
+}
+
+// TestMappedSegmentTruncated: a segment truncated under a process that has it mapped
+// (another program's doing: repoctx never rewrites a segment) makes its records
+// misses, not a SIGBUS; a payload read before keeps its bytes when the file's are
+// overwritten in place.
+func TestMappedSegmentTruncated(t *testing.T) {
+	cache := t.TempDir()
+	rs := OpenStore(cache).repo("o/t")
+	k1, k2 := recKey{kindWalk, [32]byte{1}}, recKey{kindWalk, [32]byte{2}}
+	rs.put(k1, bytes.Repeat([]byte("a"), 10000))
+	rs.put(k2, bytes.Repeat([]byte("b"), 10000))
+	if _, err := rs.flush(); err != nil {
+		t.Fatal(err)
+	}
+	newProcess()
+	r := OpenStore(cache).repo("o/t")
+	got, ok := r.get(k1)
+	if !ok || len(got) != 10000 {
+		t.Fatalf("get before the damage: %d bytes, %v", len(got), ok)
+	}
+	segs, _ := filepath.Glob(filepath.Join(OpenStore(cache).repoDir("o/t"), "*"+segExt))
+	if len(segs) != 1 {
+		t.Fatalf("%d segments, want 1", len(segs))
+	}
+	f, err := os.OpenFile(segs[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte("z"), 20000), 0); err != nil { // overwritten in place
+		t.Fatal(err)
+	}
+	if string(got) != strings.Repeat("a", 10000) {
+		t.Error("a payload read before changed with the file's bytes")
+	}
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if b, ok := r.get(k2); ok {
+		t.Fatalf("get after the truncation: %d bytes, found", len(b))
 	}
 }

@@ -80,13 +80,21 @@ func (d *tokenDiag) isToken(n *sitter.Node) bool {
 	return d.spec.Strings[t] || d.spec.Comments[t]
 }
 
+// maxDiagAncestors bounds the ancestors inside and commentAt look at above the
+// smallest named node at an offset: a string or comment token is a few levels up at
+// most, and each Parent call of tree-sitter walks down from the root, so an unbounded
+// walk cost depth² per offset (a 16 KB file of nested `<c` took 50 s of chunk --stats).
+const maxDiagAncestors = 32
+
 // inside reports whether byte offset x lies strictly inside a string or comment
-// node, or in white space between two comment nodes.
+// node (among the smallest named node there and its maxDiagAncestors nearest
+// ancestors), or in white space between two comment nodes.
 func (d *tokenDiag) inside(x int) bool {
 	if x <= 0 || x >= len(d.text) {
 		return false
 	}
-	for n := d.root.NamedDescendantForPointRange(d.point(x), d.point(x)); n != nil; n = n.Parent() {
+	up := 0
+	for n := d.root.NamedDescendantForPointRange(d.point(x), d.point(x)); n != nil && up <= maxDiagAncestors; n, up = n.Parent(), up+1 {
 		if int(n.StartByte()) < x && x < int(n.EndByte()) && d.isToken(n) {
 			return true
 		}
@@ -109,7 +117,8 @@ func (d *tokenDiag) inside(x int) bool {
 // (ends or starts there), among the smallest named node there and its ancestors
 // that satisfy edge too.
 func (d *tokenDiag) commentAt(a, b int, edge func(*sitter.Node) bool) bool {
-	for n := d.root.NamedDescendantForPointRange(d.point(a), d.point(b)); n != nil && edge(n); n = n.Parent() {
+	up := 0
+	for n := d.root.NamedDescendantForPointRange(d.point(a), d.point(b)); n != nil && edge(n) && up <= maxDiagAncestors; n, up = n.Parent(), up+1 {
 		if d.spec.Comments[d.spec.TypeOf(n)] {
 			return true
 		}

@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -290,35 +289,22 @@ func CountDatapoints(path string) (int, error) {
 		return 0, fmt.Errorf("dataset: open datapoints: %w", err)
 	}
 	defer f.Close()
-	// Lines are scanned in the reader's buffer, never gathered: a huge line costs no
-	// memory here (a line counts when it has a byte other than ASCII space, as
-	// bytes.TrimSpace sees it for JSON text).
-	br := bufio.NewReaderSize(f, 64<<10)
-	n, line, blank := 0, 1, true
+	// The datapoint reader's own line reader, so that the count is of exactly the lines
+	// Datapoints yields (a line is blank when bytes.TrimSpace of all of it is empty; a
+	// scan of buffer-sized pieces miscounted a multi-byte space split between two).
+	lr := newLineReader(f)
+	n := 0
 	for {
-		chunk, err := br.ReadSlice('\n')
-		if line == 1 && blank {
-			chunk = bytes.TrimPrefix(chunk, []byte("\xef\xbb\xbf")) // as the reader does
-		}
-		if blank && len(bytes.TrimSpace(chunk)) > 0 {
-			blank = false
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF:
-			if !blank {
-				n++
-			}
+		line, tooLong, err := lr.next()
+		if err == io.EOF {
 			return n, nil
-		case err != nil:
-			return n, fmt.Errorf("dataset: read %s near line %d: %w", path, line, err)
 		}
-		if !blank {
+		if err != nil {
+			return n, fmt.Errorf("dataset: read %s near line %d: %w", path, lr.line, err)
+		}
+		if tooLong || len(bytes.TrimSpace(line)) > 0 {
 			n++
 		}
-		line++
-		blank = true
 	}
 }
 

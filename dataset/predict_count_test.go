@@ -8,11 +8,13 @@ import (
 )
 
 // TestCountDatapoints counts the non-blank lines the datapoint reader would return:
-// not a first line holding only a byte order mark, blank or space-only lines, while a
+// not a first line holding only a byte order mark, blank or space-only lines (one of
+// 64 KiB of spaces and a no-break space, split by the read buffer), while a
 // line longer than the read buffer and a last line without "\n" count.
 func TestCountDatapoints(t *testing.T) {
 	long := `{"id":"` + strings.Repeat("x", 200<<10) + `"}`
-	text := "\xef\xbb\xbf\n\n  \t\r\n{\"id\":\"a\"}\r\n" + long + "\n   \n{\"id\":\"b\"}"
+	nbsp := strings.Repeat(" ", 65535) + "\u00a0" // a multi-byte space across the 64 KiB read buffer
+	text := "\xef\xbb\xbf\n\n  \t\r\n{\"id\":\"a\"}\r\n" + long + "\n   \n" + nbsp + "\n{\"id\":\"b\"}"
 	path := filepath.Join(t.TempDir(), "d.jsonl")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)

@@ -34,8 +34,9 @@ type Config struct {
 	// MaxBodyBytes is the largest request body accepted (bytes); larger ones get 413.
 	MaxBodyBytes int64
 	// ReadTimeout bounds the time [Server.Serve] spends reading one request, headers
-	// and body (0 = no bound): a client that sends its body slowly, or not at all, is
-	// cut off instead of holding a connection and a goroutine. Idle keep-alive
+	// and body (0 = no bound on the body): a client that sends its body slowly, or not
+	// at all, is cut off instead of holding a connection and a goroutine. Headers must
+	// arrive within 10 s, or within ReadTimeout when it is shorter. Idle keep-alive
 	// connections are closed after 2 minutes.
 	ReadTimeout time.Duration
 	// Debounce is how long a folder must be quiet after a change before the view is

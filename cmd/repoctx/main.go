@@ -30,7 +30,7 @@ const shutdownGrace = 20 * time.Second
 // cleanly (exit 1, its journal kept); a second signal kills the process at once, and
 // so does the end of [shutdownGrace] (exit 1, with a message).
 func main() {
-	if _, set := os.LookupEnv("GOGC"); !set {
+	if os.Getenv("GOGC") == "" { // unset or empty: Go's runtime reads both as no setting
 		debug.SetGCPercent(gcPercent)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -35,7 +35,7 @@ func serveCmd() *cli.Command {
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7411", Usage: "listen `address` host:port (loopback by default; port 0 picks a free one, printed on standard output)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "also answer requests whose Host header is this `name` (only loopback names are answered otherwise: DNS-rebinding protection)"},
 			&cli.Int64Flag{Name: "max-body-bytes", Value: defServe.MaxBodyBytes, Usage: "largest request body in `bytes` (larger ones get 413)"},
-			&cli.DurationFlag{Name: "read-timeout", Value: defServe.ReadTimeout, Usage: "longest time to read one request, headers and body (a slower client is cut off); 0 = no limit"},
+			&cli.DurationFlag{Name: "read-timeout", Value: defServe.ReadTimeout, Usage: "longest time to read one request, headers and body (a slower client is cut off; at least 100ms); 0 = no limit on the body (headers must still arrive within 10s)"},
 			&cli.DurationFlag{Name: "debounce", Value: defServe.Debounce, Usage: "how long a folder must be quiet after a change before the index is updated"},
 			&cli.StringFlag{Name: "watch", Value: string(serve.WatchAuto), Usage: "how changes are found: auto (file system events; polling when the system's watch limit is reached) or poll"},
 			&cli.DurationFlag{Name: "poll-interval", Value: defServe.PollInterval, Usage: "how often polling stats the files"},
@@ -78,8 +78,11 @@ func runServe(c *cli.Context) error {
 	default:
 		return usagef("--watch must be auto or poll, not %q", m)
 	}
-	if cfg.MaxBodyBytes <= 0 || cfg.PollInterval <= 0 || cfg.Debounce < 0 || cfg.ReadTimeout < 0 {
-		return usagef("--max-body-bytes and --poll-interval must be positive, --debounce and --read-timeout not negative")
+	if cfg.MaxBodyBytes <= 0 || cfg.PollInterval <= 0 || cfg.Debounce < 0 {
+		return usagef("--max-body-bytes and --poll-interval must be positive, --debounce not negative")
+	}
+	if cfg.ReadTimeout < 0 || cfg.ReadTimeout > 0 && cfg.ReadTimeout < 100*time.Millisecond {
+		return usagef("--read-timeout must be 0 (no limit) or at least 100ms, not %v", cfg.ReadTimeout)
 	}
 	var folders []serve.Folder
 	for _, dir := range c.Args().Slice() {

@@ -742,3 +742,22 @@ func TestReadTimeout(t *testing.T) {
 		t.Fatalf("the connection was still open after %v", time.Since(start))
 	}
 }
+
+// TestSameNamedWorkspaces: two served folders with the same base name are not told
+// apart by that name: a request naming it is refused with both roots, and a root
+// picks one.
+func TestSameNamedWorkspaces(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a", "proj"), filepath.Join(root, "b", "proj")
+	write(t, a, "A.kt", "package a\n\nfun alphaHelper(): Int = 1\n")
+	write(t, b, "B.kt", "package b\n\nfun betaHelper(): Int = 2\n")
+	ts := startServer(t, []Folder{{Dir: a}, {Dir: b}}, nil)
+	hole := map[string]any{"workspace": "proj", "path": "B.kt", "prefix": "fun f() = betaHelper(", "suffix": ")\n"}
+	if code, raw := ts.post(t, hole); code != 400 || !strings.Contains(string(raw), "names 2 served folders") || !strings.Contains(string(raw), b) {
+		t.Fatalf("ambiguous name: %d %s", code, raw)
+	}
+	hole["workspace"] = b
+	if r := ts.context(t, hole); !strings.Contains(r.Context, "fun betaHelper") {
+		t.Fatalf("by root: %+v", r)
+	}
+}

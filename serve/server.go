@@ -306,13 +306,28 @@ func (s *Server) resolve(name, p string) (*Workspace, string, error) {
 		return nil, "", fmt.Errorf("path is required: the completion file, relative to the workspace or absolute")
 	}
 	if name != "" {
+		var match []*Workspace
 		for _, w := range s.ws {
-			if w.name == name || filepath.Clean(name) == w.root {
-				rel, err := RelPath(w.root, p)
-				return w, rel, err
+			if filepath.Clean(name) == w.root {
+				match = []*Workspace{w} // a root names one workspace
+				break
+			}
+			if w.name == name {
+				match = append(match, w)
 			}
 		}
-		return nil, "", fmt.Errorf("workspace %q is not served (served: %s)", name, s.names())
+		switch len(match) {
+		case 0:
+			return nil, "", fmt.Errorf("workspace %q is not served (served: %s)", name, s.names())
+		case 1:
+			rel, err := RelPath(match[0].root, p)
+			return match[0], rel, err
+		}
+		var roots []string
+		for _, w := range match {
+			roots = append(roots, w.root)
+		}
+		return nil, "", fmt.Errorf("workspace %q names %d served folders (%s): give its absolute path", name, len(match), strings.Join(roots, ", "))
 	}
 	if filepath.IsAbs(p) {
 		var best *Workspace
@@ -334,10 +349,20 @@ func (s *Server) resolve(name, p string) (*Workspace, string, error) {
 	return s.ws[0], rel, err
 }
 
+// names lists the served workspaces by name, each with its root when another has the
+// same name.
 func (s *Server) names() string {
+	count := map[string]int{}
+	for _, w := range s.ws {
+		count[w.name]++
+	}
 	var n []string
 	for _, w := range s.ws {
-		n = append(n, w.name)
+		if count[w.name] > 1 {
+			n = append(n, w.name+" ("+w.root+")")
+		} else {
+			n = append(n, w.name)
+		}
 	}
 	return strings.Join(n, ", ")
 }

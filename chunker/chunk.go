@@ -78,7 +78,8 @@ type Chunk struct {
 	// syntax boundary was found (the node was too big, or the parser failed there).
 	Fallback bool `json:"fallback,omitempty"`
 	// ParseError reports whether the chunk overlaps a region where the parser reported
-	// ERROR or MISSING nodes.
+	// ERROR or MISSING nodes, or is a window of a file whose parse failed or ran out of
+	// its time limit (Options.ParseTimeout).
 	ParseError bool `json:"parse_error,omitempty"`
 	// Text is the chunk's content: the normalised file text [StartByte, EndByte).
 	Text string `json:"text"`

@@ -78,7 +78,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r2"
+const Revision = "r3"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -91,7 +91,7 @@ func (o Options) Key(s Strategy) string {
 	return fmt.Sprintf("%s/c%d/w%d/o%d", s, o.MaxChars, o.WindowLines, o.WindowOverlap)
 }
 
-// CacheKey is [Options.Key] with the [Revision]: "structural/c800/w20/o5/r2". It
+// CacheKey is [Options.Key] with the [Revision]: "structural/c800/w20/o5/r3". It
 // changes whenever the chunks of strategy s may, for the keys of cached chunks and
 // of the indexes built from them.
 func (o Options) CacheKey(s Strategy) string { return o.Key(s) + "/" + Revision }
@@ -138,8 +138,12 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 		return s.windowFile(f, li), nil
 	}
 	tree, parsed, err := s.parsers.Parse(spec, f.Text)
-	if err != nil {
-		return s.windowFile(f, li), nil
+	if err != nil { // the parse failed or timed out: windows, flagged so that stats count the file
+		cs := s.windowFile(f, li)
+		for i := range cs {
+			cs[i].ParseError = true
+		}
+		return cs, nil
 	}
 	defer tree.Close()
 	b := &builder{opts: s.opts, spec: spec, li: li, src: f.Text, parsed: parsed}

@@ -1,8 +1,10 @@
 package chunker
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -96,4 +98,29 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// TestParseTimeoutFlagged: a file whose parse runs out of its time limit is cut into
+// windows that are flagged ParseError (and Fallback), so that chunk --stats counts it
+// among the files with parse errors instead of showing only fallback.
+func TestParseTimeoutFlagged(t *testing.T) {
+	var sb strings.Builder
+	for i := range 8000 {
+		fmt.Fprintf(&sb, "def f%d(a, b):\n    return [a + b for _ in range(%d)]\n", i, i)
+	}
+	f, err := Decode("big.py", []byte(sb.String()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStructural(Options{ParseTimeout: time.Microsecond})
+	defer s.Close()
+	cs, err := s.Chunk(f)
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("Chunk: %d chunks, %v", len(cs), err)
+	}
+	for _, c := range cs {
+		if !c.ParseError || !c.Fallback {
+			t.Fatalf("chunk %d: parse error %v, fallback %v; want both", c.Ordinal, c.ParseError, c.Fallback)
+		}
+	}
 }

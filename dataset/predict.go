@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,6 +94,9 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	}
 	if err := checkWritable(cfg.Workspace.CacheDir); err != nil {
 		return sum, repoctx.WriteFault("", err)
+	}
+	if err := CheckDataset(opts.DataDir, opts.Lang, opts.Stage); err != nil {
+		return sum, err
 	}
 	dpFile := filepath.Join(opts.DataDir, set+".jsonl")
 	if err := notAnInput(opts.Out, opts.DataDir, set); err != nil {
@@ -306,6 +311,40 @@ func CountDatapoints(path string) (int, error) {
 			n++
 		}
 	}
+}
+
+// CheckDataset reports, before anything is read, why dataDir has no datapoint file
+// {lang}-{stage}.jsonl: the folder is missing or not a folder, or it holds other
+// datasets (named in the error, e.g. "kotlin-dev, python-dev") or none. nil when the
+// file is there.
+func CheckDataset(dataDir, lang, stage string) error {
+	name := lang + "-" + stage + ".jsonl"
+	if _, err := os.Stat(filepath.Join(dataDir, name)); err == nil {
+		return nil
+	}
+	fi, err := os.Stat(dataDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("dataset: data folder %s does not exist (looked for %s in it)", dataDir, name)
+	}
+	if err != nil {
+		return fmt.Errorf("dataset: data folder %s (looked for %s in it): %w", dataDir, name, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("dataset: data folder %s is not a folder (looked for %s in it)", dataDir, name)
+	}
+	var sets []string
+	if ents, err := os.ReadDir(dataDir); err == nil {
+		for _, e := range ents {
+			n := e.Name()
+			if strings.HasSuffix(n, ".jsonl") && !strings.HasSuffix(n, ".truth.jsonl") && !strings.HasSuffix(n, ".predictions.jsonl") && strings.Contains(n, "-") {
+				sets = append(sets, strings.TrimSuffix(n, ".jsonl"))
+			}
+		}
+	}
+	if len(sets) == 0 {
+		return fmt.Errorf("dataset: %s has no %s (and no other {lang}-{stage}.jsonl)", dataDir, name)
+	}
+	return fmt.Errorf("dataset: %s has no %s (--lang %s --stage %s); it holds: %s", dataDir, name, lang, stage, strings.Join(sets, ", "))
 }
 
 // checkWritable makes sure dir exists and a file can be created in it, so that an

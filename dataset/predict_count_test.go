@@ -32,3 +32,27 @@ func TestCountDatapoints(t *testing.T) {
 		t.Errorf("DatapointsFile yields %d lines, CountDatapoints %d", got, n)
 	}
 }
+
+// TestCheckDataset: a missing data folder, a file given as one, and a folder without
+// the datapoint file (naming the datasets it holds) each get their own error.
+func TestCheckDataset(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"kotlin-dev.jsonl", "kotlin-dev.truth.jsonl", "python-dev.jsonl"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := CheckDataset(dir, "python", "dev"); err != nil {
+		t.Fatalf("present: %v", err)
+	}
+	for _, c := range []struct{ dir, lang, stage, want string }{
+		{filepath.Join(dir, "missing"), "python", "dev", "data folder"},
+		{filepath.Join(dir, "python-dev.jsonl"), "python", "dev", "is not a folder"},
+		{dir, "python", "dve", "it holds: kotlin-dev, python-dev"},
+		{t.TempDir(), "java", "dev", "no java-dev.jsonl"},
+	} {
+		if err := CheckDataset(c.dir, c.lang, c.stage); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckDataset(%s, %s, %s) = %v, want %q", c.dir, c.lang, c.stage, err, c.want)
+		}
+	}
+}

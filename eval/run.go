@@ -387,6 +387,9 @@ type inputs struct {
 // readInputs reads the datapoint and truth files.
 func readInputs(opts Options) (inputs, error) {
 	set := opts.Lang + "-" + opts.Stage
+	if err := dataset.CheckDataset(opts.DataDir, opts.Lang, opts.Stage); err != nil {
+		return inputs{}, fmt.Errorf("eval: %w", err)
+	}
 	dpFile := filepath.Join(opts.DataDir, set+".jsonl")
 	truthFile := filepath.Join(opts.DataDir, set+".truth.jsonl")
 	dps, dpErrs, err := dataset.ReadDatapointsFile(dpFile)

@@ -267,7 +267,7 @@ func cursorText(c *cli.Context) (prefix, suffix string, err error) {
 		for i, name := range []string{"prefix-file", "suffix-file"} {
 			if p := c.String(name); p != "" {
 				if parts[i], err = readInput(c, p); err != nil {
-					return "", "", err
+					return "", "", fmt.Errorf("--%s: %w", name, err)
 				}
 			}
 		}

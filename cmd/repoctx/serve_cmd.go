@@ -180,12 +180,12 @@ func queryHole(c *cli.Context, repoDir string) (repoctx.Hole, error) {
 		var prefix, suffix []byte
 		if p := c.String("prefix-file"); p != "" {
 			if prefix, err = readInput(c, p); err != nil {
-				return h, err
+				return h, fmt.Errorf("--prefix-file: %w", err)
 			}
 		}
 		if p := c.String("suffix-file"); p != "" {
 			if suffix, err = readInput(c, p); err != nil {
-				return h, err
+				return h, fmt.Errorf("--suffix-file: %w", err)
 			}
 		}
 		if len(prefix) == 0 && len(suffix) == 0 {

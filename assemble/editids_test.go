@@ -2,12 +2,37 @@ package assemble
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/repoctx/repoctx/grammars"
 )
+
+// identRe is the identifier pattern eachIdent implements.
+var identRe = regexp.MustCompile(`[\p{L}_][\p{L}\p{N}_]*`)
+
+// editRegion returns the lines of the new text (prefix + suffix, the hole closed)
+// that differ from old, found by trimming the lines both share at the start and at
+// the end, with each line's distance in lines to the cursor.
+func editRegion(old, prefix, suffix string) ([]string, []int) {
+	newLines, a, end, cursor := editSpan(old, prefix, suffix)
+	var lines []string
+	var dist []int
+	for i := a; i < end; i++ {
+		if i == cursor {
+			continue // the line being written is in the prefix query already
+		}
+		lines = append(lines, newLines[i])
+		d := i - cursor
+		if d < 0 {
+			d = -d
+		}
+		dist = append(dist, d)
+	}
+	return lines, dist
+}
 
 // editIdentifiersAll is editIdentifiers without its early stop: every identifier of
 // the edit region, nearest first, the first maxIDs kept.

@@ -5,7 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -163,11 +162,10 @@ func (cs *candidates) parts(ft *fileTexts) []repoctx.Part {
 	return parts
 }
 
-var identRe = regexp.MustCompile(`[\p{L}_][\p{L}\p{N}_]*`)
-
-// eachIdent calls f with each identifier of s in order, the matches of identRe
-// (a letter or '_', then letters, digits and '_'), without allocating: f gets
-// substrings of s. Invalid UTF-8 bytes are not letters, as for the regexp.
+// eachIdent calls f with each identifier of s in order, the matches of
+// `[\p{L}_][\p{L}\p{N}_]*` (a letter or '_', then letters, digits and '_'), without
+// allocating: f gets substrings of s. Invalid UTF-8 bytes are not letters, as for
+// that regular expression (TestEachIdent compares the two).
 func eachIdent(s string, f func(id string)) {
 	start := -1
 	for i := 0; i < len(s); {
@@ -194,27 +192,6 @@ func eachIdent(s string, f func(id string)) {
 	}
 }
 
-// editRegion returns the lines of the new text (prefix + suffix, the hole closed)
-// that differ from old, found by trimming the lines both share at the start and at
-// the end, with each line's distance in lines to the cursor.
-func editRegion(old, prefix, suffix string) ([]string, []int) {
-	newLines, a, end, cursor := editSpan(old, prefix, suffix)
-	var lines []string
-	var dist []int
-	for i := a; i < end; i++ {
-		if i == cursor {
-			continue // the line being written is in the prefix query already
-		}
-		lines = append(lines, newLines[i])
-		d := i - cursor
-		if d < 0 {
-			d = -d
-		}
-		dist = append(dist, d)
-	}
-	return lines, dist
-}
-
 // editSpan returns the lines of the new text (prefix + suffix, the cursor line
 // joined), the edited ones [a, end) (those left when the lines new and old share at
 // the start and at the end are trimmed) and the cursor's line.
@@ -236,7 +213,7 @@ func editSpan(old, prefix, suffix string) (newLines []string, a, end, cursor int
 }
 
 // editIdentifiers returns up to maxIDs identifiers (not keywords, at least 2 characters)
-// of the user's edit (editRegion), nearest the cursor first (ties by name), joined by
+// of the user's edit (editSpan), nearest the cursor first (ties by name), joined by
 // spaces. It reads the edited lines outward from the cursor and stops once maxIDs
 // identifiers are closer than any line left, so a huge edit costs no more than its
 // lines near the cursor.

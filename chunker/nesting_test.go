@@ -114,17 +114,7 @@ func TestTooDeep(t *testing.T) {
 func BenchmarkNestedErrors(b *testing.B) {
 	for _, depth := range []int{MaxNesting - 1, 20000} {
 		for name, src := range nestedInputs(depth) {
-			b.Run(name+"/"+strconv.Itoa(depth), func(b *testing.B) {
-				f, _ := Decode(name, []byte(src), 0)
-				s := NewStructural(Options{})
-				defer s.Close()
-				b.SetBytes(int64(len(src)))
-				for i := 0; i < b.N; i++ {
-					if _, err := s.Chunk(f); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+			b.Run(name+"/"+strconv.Itoa(depth), func(b *testing.B) { benchChunkSource(b, name, src) })
 		}
 	}
 }

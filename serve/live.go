@@ -23,13 +23,9 @@ type Folder struct {
 	Dir string
 	// Repo names the repository its index is kept under in the cache (the name
 	// `repoctx query` and `index` use for the same folder, so that they share the
-	// stored chunks and the LSA model); "" means [DefaultRepo](Dir).
+	// stored chunks and the LSA model); "" means [workspace.FolderRepo](Dir).
 	Repo string
 }
-
-// DefaultRepo returns the repository name of a folder that `repoctx query` and
-// `index` use by default: [workspace.FolderRepo], the rule of workspace.Open too.
-func DefaultRepo(dir string) string { return workspace.FolderRepo(dir) }
 
 // Update describes one change of a workspace's view: what the watcher reported, what
 // the walk found, and what making the new view cost.
@@ -144,7 +140,7 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, logf func(string,
 		files: map[string]*memFile{}, dirs: map[string]time.Time{}, ignores: map[string]stat{},
 		pending: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1)}
 	if w.repo == "" {
-		w.repo = DefaultRepo(abs)
+		w.repo = workspace.FolderRepo(abs)
 	}
 	if wrapFS != nil {
 		w.fsys = wrapFS(w.fsys)

@@ -177,7 +177,7 @@ func folderSnapshot(c *cli.Context, dir string, withSymbols, showProgress bool) 
 	}
 	opts.Repo = c.String("repo")
 	if opts.Repo == "" {
-		opts.Repo = folderRepo(dir)
+		opts.Repo = workspace.FolderRepo(dir)
 	}
 	// The store remembers the folder's files, so a later run reads only changed ones.
 	snap, ws, err := walkSnapshot(c, dir, workspace.FolderCache{CacheDir: opts.CacheDir, Repo: opts.Repo})
@@ -199,9 +199,6 @@ func openRepo(c *cli.Context, dir string, withSymbols, showProgress bool) (*work
 
 // repoFlag names the repository a folder is a version of, for the cache.
 var repoFlag = &cli.StringFlag{Name: "repo", Usage: "repository `name` the folder is a version of: its versions share one index in the cache (default: owner/repo for a folder named owner__repo-REVISION, else the folder's absolute path)"}
-
-// folderRepo returns the default repository name of a folder (see repoFlag).
-func folderRepo(dir string) string { return workspace.FolderRepo(dir) }
 
 func queryCmd() *cli.Command {
 	return &cli.Command{

@@ -91,7 +91,7 @@ func runServe(c *cli.Context) error {
 		}
 		repo := c.String("repo")
 		if repo == "" {
-			repo = folderRepo(dir)
+			repo = workspace.FolderRepo(dir)
 		}
 		folders = append(folders, serve.Folder{Dir: dir, Repo: repo})
 	}

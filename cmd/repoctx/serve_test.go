@@ -23,6 +23,7 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/serve"
+	"github.com/repoctx/repoctx/workspace"
 )
 
 const kotlinSample = "../../testdata/sample/repositories-kotlin-sample/acme__tracker-2bdd77b1ea5dbfec89a992ee2c1d7061bb4da0c9"
@@ -47,7 +48,7 @@ func TestQueryServeAgree(t *testing.T) {
 	cfg.Workspace.CacheDir = cache
 	updated := make(chan serve.Update, 10)
 	cfg.OnUpdate = func(u serve.Update) { updated <- u }
-	srv, err := serve.New(context.Background(), []serve.Folder{{Dir: dir, Repo: folderRepo(dir)}}, cfg)
+	srv, err := serve.New(context.Background(), []serve.Folder{{Dir: dir, Repo: workspace.FolderRepo(dir)}}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // names a path. The Rewrite blanks the `extern "C" {` idiom of headers.
 var C = &Spec{
 	Name:       "c",
-	Version:    "c-0.21.4/r4",
+	Version:    "c-0.21.4/r5",
 	Extensions: []string{".c"},
 	Language:   c.GetLanguage,
 	Definitions: map[string]string{
@@ -68,7 +68,8 @@ var (
 //   - conditionals whose branches do not balance their braces, such as a function
 //     header that differs between an #if and its #else, and conditionals inside a
 //     declaration or expression (the code line before the #if ends in ">", "=", "(",
-//     "&", "|" or ",": `template <...>` then `#if` and an attribute): the directive
+//     "&", "|", "," or "= {", an initialiser list, or in a lone ":" or ") :", a
+//     constructor's initialiser list: `template <...>` then `#if` and an attribute): the directive
 //     lines and every branch but the first are blanked, so the parser sees the
 //     first branch's code inline (what ctags and other tree-based tools do with
 //     such code);
@@ -220,7 +221,9 @@ var notBeforeMacro = map[string]bool{
 // identifier; an attribute macro with integer arguments ending a line after a type
 // (`static void printflike(3, 4)`); a lone comparison operator or an empty macro
 // argument (`timercmp(a, b, >)`, `RB_NEXT(t, , e)`), which becomes "_"; block
-// comments on directive lines (`#define X (7 /* o+rwx */)`);
+// comments on directive lines (`#define X (7 /* o+rwx */)`); an attribute macro
+// call after a declarator (`int n GUARDED_BY(mu);`); a format macro of
+// <inttypes.h> next to a string literal (`"%" PRIu64`), which becomes a string;
 // and, with loopMacros (C, where no constructor can look the same), at any depth,
 // a function-like all-caps macro that starts a line and is followed by a block or
 // by nothing (its body on the next line), a loop macro
@@ -344,6 +347,9 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		if (c == '(' || c == ')') && head.open && tmplAngle == 0 {
 			head = classHead{} // `struct foo f(struct bar b) {`, `f(struct bar b) {`: a function
 		}
+		if c == '(' && container {
+			container = false // `extern "C" int f(int a) {`: a function's body, not a container
+		}
 		switch {
 		case c == ',' || c == '(':
 			if e, ok := emptyOrOperatorArgument(src, i); ok {
@@ -384,6 +390,14 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				head.name = string(w)
 			}
 		}
+		if inttypesMacro.Match(w) && (src[skipBack(src, i)] == '"' || k < len(src) && src[k] == '"') {
+			// `"%8" PRIu64 " ops"`: a format macro of <inttypes.h> in a string
+			// concatenation becomes a string literal of its length.
+			out = append(out, macroEdit{i, j, `"` + strings.Repeat(" ", j-i-2) + `"`})
+			prevWord, prevFirst = nil, false
+			i = j - 1
+			continue
+		}
 		if tmplAngle == 1 && tmplParen == 0 && allCaps(w) && k < len(src) && src[k] == '(' && j-i >= 4 {
 			// `template <typename T, FMT_ENABLE_IF(cond)>`: a parameter that is
 			// a macro call becomes the unnamed parameter `int =(cond)`.
@@ -423,10 +437,11 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				continue
 			}
 		}
-		if first && depth == 0 && allCaps(w) && k < len(src) && src[k] == '(' && string(w) != inClass() && startsDeclaration(src, i) {
+		if first && (depth == 0 || inClass() != "") && allCaps(w) && k < len(src) && src[k] == '(' && string(w) != inClass() && startsDeclaration(src, i) {
 			// `MOCK_METHOD(void, f, ());`, `VISIT_TYPE(long, int);` among
-			// declarations: a macro call that expands to declarations. It goes
-			// (types and parenthesised lists as arguments are no expressions).
+			// declarations (also in the body of a class declared in a function): a
+			// macro call that expands to declarations. It goes (types and
+			// parenthesised lists as arguments are no expressions).
 			if end := closingParenAcross(src, k); end > 0 {
 				if q := skipSpace(src, end+1); q < len(src) && src[q] == ';' {
 					out = append(out, macroEdit{i, q + 1, ""})
@@ -451,6 +466,33 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			prevWord, prevFirst = nil, false
 			i = j - 1
 			continue
+		}
+		if (depth == 0 || inClass() != "") && allCaps(w) && k < len(src) && src[k] == '(' && i > 0 {
+			// `int count_ GUARDED_BY(mu_);`, `void Lock() EXCLUSIVE_LOCK_FUNCTION() {`,
+			// `Status Recover(...)` then `EXCLUSIVE_LOCKS_REQUIRED(mutex_);`: an
+			// attribute macro after a declarator (clang's thread-safety annotations
+			// and the like). It goes.
+			p := skipSpaceBack(src, i)
+			b := p + 1 // the word ending at p, which may be on an earlier line
+			for b > 0 && isWordByte(src[b-1]) {
+				b--
+			}
+			before := src[b : p+1]
+			// After a name, `Status OK();` and `T NAME(int x);` are functions: the
+			// macro's name holds a "_" and its arguments read as an expression.
+			end := closingParenAcross(src, k)
+			after := src[p] == ')' || src[p] == ']' ||
+				b <= p && !('0' <= src[b] && src[b] <= '9') && !allCaps(before) && bytes.IndexByte(w, '_') > 0 &&
+					!notBeforeMacro[string(before)] && !declKeywords[string(before)] && !cppWordOperators[string(before)] &&
+					end > 0 && expressionLike(src[k+1:end])
+			if after && end > 0 {
+				if q := skipSpace(src, end+1); q < len(src) && (bytes.IndexByte([]byte(";{:=,"), src[q]) >= 0 || isWordByte(src[q])) {
+					out = append(out, macroEdit{i, end + 1, ""})
+					prevWord, prevFirst = nil, false
+					i = end
+					continue
+				}
+			}
 		}
 		if depth == 0 && (prevWord != nil || i > 0 && src[skipBack(src, i)] == '*') && j < len(src) && src[j] == '(' && !declKeywords[string(w)] {
 			if end := closingParen(src, j); end > 0 && integerArguments(src[j+1:end]) && onlyOnLine(src, end+1) {
@@ -950,6 +992,17 @@ var declKeywords = map[string]bool{
 	"mutable": true, "thread_local": true, "typename": true,
 }
 
+// inttypesMacro matches the format macros of <inttypes.h> (PRIu64, SCNd32, PRIxPTR).
+var inttypesMacro = regexp.MustCompile(`^(PRI|SCN)[diouxX](8|16|32|64|MAX|PTR|LEAST(8|16|32|64)|FAST(8|16|32|64))$`)
+
+// cppWordOperators are the words after which a macro call is an operand, not an
+// attribute of a declarator (`return FOO(x);`).
+var cppWordOperators = map[string]bool{
+	"return": true, "case": true, "sizeof": true, "alignof": true, "decltype": true, "noexcept": true,
+	"throw": true, "co_return": true, "co_yield": true, "co_await": true, "new": true, "delete": true,
+	"and": true, "or": true, "not": true, "else": true, "do": true, "goto": true,
+}
+
 // wordEnd returns the end of the word starting at i.
 func wordEnd(src []byte, i int) int {
 	for i < len(src) && isWordByte(src[i]) {
@@ -1118,7 +1171,7 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 		first      int      // content start of the current branch
 		mid        bool     // the #if stands inside a declaration or expression
 	}
-	lastCode := byte(';') // the last code byte of the last code line before i
+	lastCode, lastCode2 := byte(';'), byte(0) // the last two code bytes of the last code line before i
 	var stack []*frame
 	var out [][2]int
 	inComment := false
@@ -1135,7 +1188,8 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 				switch kw := string(m[1]); {
 				case strings.HasPrefix(kw, "if"):
 					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0},
-						mid: bytes.IndexByte([]byte(">=(&|,"), lastCode) >= 0})
+						mid: bytes.IndexByte([]byte(">=(&|,"), lastCode) >= 0 || lastCode == '{' && lastCode2 == '=' ||
+							lastCode == ':' && (lastCode2 == ')' || lastCode2 == 0)})
 				case len(stack) == 0:
 					// a stray #else or #endif: nothing to pair it with
 				case kw == "endif":
@@ -1171,8 +1225,8 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 			}
 		}
 		net, ic := braceBalance(ln, inComment)
-		if c := lastCodeByte(ln, inComment); c != 0 && !isDirectiveLine(ln) {
-			lastCode = c
+		if c, c2 := lastCodeBytes(ln, inComment); c != 0 && !isDirectiveLine(ln) {
+			lastCode, lastCode2 = c, c2
 		}
 		inComment = ic
 		if len(stack) > 0 {
@@ -1183,12 +1237,12 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 	return out
 }
 
-// lastCodeByte returns the last byte of a line of C that is not white space or in
-// a comment (0 when there is none; inComment: a block comment is open at its start).
+// lastCodeBytes returns the last byte of a line of C that is not white space or in
+// a comment, and the one of those before it (0 when there is none; inComment: a block
+// comment is open at its start).
 // String literals are not told apart: a "//" in one ends the code early, which only
 // makes unbalancedConditionals see a line of other code.
-func lastCodeByte(ln []byte, inComment bool) byte {
-	var last byte
+func lastCodeBytes(ln []byte, inComment bool) (last, before byte) {
 	for i := 0; i < len(ln); i++ {
 		c := ln[i]
 		switch {
@@ -1198,15 +1252,15 @@ func lastCodeByte(ln []byte, inComment bool) byte {
 				i++
 			}
 		case c == '/' && i+1 < len(ln) && ln[i+1] == '/':
-			return last
+			return last, before
 		case c == '/' && i+1 < len(ln) && ln[i+1] == '*':
 			inComment = true
 			i++
 		case c != ' ' && c != '\t' && c != '\r':
-			last = c
+			last, before = c, last
 		}
 	}
-	return last
+	return last, before
 }
 
 // braceBalance returns the number of "{" minus "}" on a line of C, outside

@@ -1,6 +1,7 @@
 package grammars
 
 import (
+	"bytes"
 	"regexp"
 
 	"github.com/smacker/go-tree-sitter/cpp"
@@ -12,7 +13,7 @@ import (
 // items of the file, and top-level names for #include resolution).
 var CPP = &Spec{
 	Name:       "cpp",
-	Version:    "cpp-0.22.3/r4",
+	Version:    "cpp-0.22.3/r5",
 	Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".inl", ".h"},
 	Language:   cpp.GetLanguage,
 	Definitions: map[string]string{
@@ -44,7 +45,7 @@ var CPP = &Spec{
 	ImportsByPath:      true,
 	Strings:            set("string_literal", "char_literal", "raw_string_literal", "concatenated_string"),
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|#\s*(include|pragma|if|ifdef|ifndef|endif|else|elif)\b|using\s+namespace\s)`),
-	Rewrite:            func(src []byte) []byte { return cRewrite(src, false) },
+	Rewrite:            cppRewrite,
 	Keywords: append([]string{
 		"alignas", "alignof", "and", "asm", "catch", "class", "concept", "consteval",
 		"constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype",
@@ -57,3 +58,254 @@ var CPP = &Spec{
 }
 
 func init() { MustRegister(CPP) }
+
+// cppRewrite is the C++ spec's Rewrite: cRewrite, then the C++ syntax of
+// cppSyntaxEdits, each edit of the same length.
+func cppRewrite(src []byte) []byte {
+	out := cRewrite(src, false)
+	edits := cppSyntaxEdits(out)
+	if len(edits) == 0 {
+		return out
+	}
+	if len(src) > 0 && &out[0] == &src[0] {
+		out = bytes.Clone(out)
+	}
+	for _, e := range edits {
+		for i := e.start; i < e.end; i++ {
+			if out[i] != '\n' && out[i] != '\r' {
+				out[i] = ' '
+			}
+		}
+		copy(out[e.start:e.end], e.repl)
+	}
+	return out
+}
+
+// cppSyntaxEdits returns the edits (same length, see macroEdit) that let
+// tree-sitter-cpp 0.22 read C++ it has no rule for, outside comments, string and
+// character literals (raw strings included) and preprocessor lines:
+//
+//   - a braced default argument in a parameter list, `locale_ref loc = {}` or
+//     `= {1, 2}` (the grammar reads `{}` there as a compound literal missing its
+//     type): `{}` becomes `0 `, other braces `(` and `)`;
+//   - an unnamed enum with a base type, `enum : unsigned {` (the grammar wants a
+//     name): `enum _:unsigned {`;
+//   - `extern template` (an explicit instantiation declaration): `extern` is blanked,
+//     leaving an explicit instantiation, which the grammar knows;
+//   - `using typename Base::type;`: `typename` is blanked;
+//   - an array of pointers in a new-expression, `new Handle*[n]`: the "*"s are
+//     blanked;
+//   - a deleted function, `f(T) = delete;`, which the grammar reads only as a
+//     member that is no template: `= 0;` (a pure specifier, which it reads
+//     everywhere);
+//   - a functional cast to a multi-word type's keyword, `unsigned(x)`, `long(x)`,
+//     `short(x)`, `signed(x)`: its first letter becomes "_", a call;
+//   - C++20 modules: an `export module m;` or `export import m;` line is blanked (it
+//     declares nothing a chunk needs), and `export` before a declaration or a "{".
+//
+// Each case was seen as a parse error in fmtlib/fmt; the rewritten text is only
+// parsed, never shown, so chunk text and headers keep the original bytes.
+func cppSyntaxEdits(src []byte) []macroEdit {
+	var out []macroEdit
+	var brackets []byte // the open "(", "[" and "{", innermost last
+	lineCode := false   // the line has code before i
+	var prevWord []byte // the word before i, nil after other tokens
+	prev := byte(0)     // the last code byte before i
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\n':
+			lineCode = false
+			continue
+		case c == ' ' || c == '\t' || c == '\r':
+			continue
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			e := bytes.Index(src[i+2:], []byte("*/"))
+			if e < 0 {
+				return out
+			}
+			i += 2 + e + 1
+			continue
+		case c == '#' && !lineCode:
+			for i < len(src) && (src[i] != '\n' || i > 0 && src[i-1] == '\\') {
+				i++
+			}
+			i--
+			continue
+		case c == '"' && prevWord != nil && src[i-1] == 'R':
+			// A raw string R"delim( ... )delim" (u8R, LR, ... too).
+			open := bytes.IndexByte(src[i:], '(')
+			if open < 0 || open > 17 {
+				break
+			}
+			closer := append([]byte{')'}, src[i+1:i+open]...)
+			closer = append(closer, '"')
+			e := bytes.Index(src[i+open:], closer)
+			if e < 0 {
+				return out
+			}
+			i += open + e + len(closer) - 1
+			prevWord, prev, lineCode = nil, '"', true
+			continue
+		}
+		if c == '"' || c == '\'' {
+			for i++; i < len(src) && src[i] != c && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+			prevWord, prev, lineCode = nil, c, true
+			continue
+		}
+		if isWordByte(c) {
+			j := wordEnd(src, i)
+			w := src[i:j]
+			if c < '0' || c > '9' {
+				out = cppWordEdits(src, i, j, w, prevWord, lineCode, prev, out)
+			}
+			prevWord, prev, lineCode = w, src[j-1], true
+			i = j - 1
+			continue
+		}
+		switch c {
+		case '(', '[':
+			brackets = append(brackets, c)
+		case '{':
+			if prev == '=' && len(brackets) > 0 && brackets[len(brackets)-1] == '(' {
+				out = defaultArgumentBraces(src, i, out)
+			}
+			brackets = append(brackets, c)
+		case ')', ']', '}':
+			if n := len(brackets); n > 0 {
+				brackets = brackets[:n-1]
+			}
+		}
+		prevWord, prev, lineCode = nil, c, true
+	}
+	return out
+}
+
+// cppWordEdits appends to out the edits cppSyntaxEdits makes for the word w =
+// src[i:j]; prevWord is the word right before it (nil if another token is),
+// lineCode whether code precedes it on its line, prev the code byte before it.
+func cppWordEdits(src []byte, i, j int, w, prevWord []byte, lineCode bool, prev byte, out []macroEdit) []macroEdit {
+	next := skipBlanks(src, j)
+	nextWord := func() []byte {
+		if next < len(src) && isWordByte(src[next]) {
+			return src[next:wordEnd(src, next)]
+		}
+		return nil
+	}
+	switch string(w) {
+	case "enum":
+		// `enum : unsigned {`: at least one blank on each side of the ":".
+		if next > j && next+1 < len(src) && src[next] == ':' && src[next+1] != ':' && (src[next+1] == ' ' || src[next+1] == '\t') {
+			out = append(out, macroEdit{next, next + 2, "_:"})
+		}
+	case "new":
+		// `new Handle*[n]`: the grammar reads no declarator before an array size;
+		// the "*"s are blanked (`new Handle [n]`).
+		k := next
+		for k < len(src) && (isWordByte(src[k]) || src[k] == ':') {
+			k++
+		}
+		stars := skipBlanks(src, k)
+		m := stars
+		for m < len(src) && src[m] == '*' {
+			m++
+		}
+		if k > next && m > stars && skipBlanks(src, m) < len(src) && src[skipBlanks(src, m)] == '[' {
+			out = append(out, macroEdit{stars, m, ""})
+		}
+	case "delete":
+		// `template <typename T> void f(T) = delete;`: the grammar knows a deleted
+		// function only as a member that is no template; `= 0` (a pure specifier)
+		// parses everywhere.
+		if prev == '=' && next < len(src) && src[next] == ';' {
+			out = append(out, macroEdit{i, j, "0"})
+		}
+	case "extern":
+		if string(nextWord()) == "template" {
+			out = append(out, macroEdit{i, j, ""})
+		}
+	case "using":
+		if nw := nextWord(); string(nw) == "typename" {
+			out = append(out, macroEdit{next, next + len(nw), ""})
+		}
+	case "unsigned", "signed", "short", "long":
+		if next < len(src) && src[next] == '(' && prev != '~' && !cppTypeWords[string(prevWord)] {
+			if a := skipBlanks(src, next+1); a < len(src) && src[a] != '*' && src[a] != '&' && src[a] != '^' && src[a] != ')' {
+				out = append(out, macroEdit{i, i + 1, "_"})
+			}
+		}
+	case "export":
+		if lineCode {
+			break
+		}
+		switch nw := nextWord(); string(nw) {
+		case "module", "import":
+			if e := bytes.IndexByte(src[j:], '\n'); e >= 0 && bytes.IndexByte(src[j:j+e], ';') >= 0 {
+				out = append(out, macroEdit{i, j + bytes.IndexByte(src[j:j+e], ';') + 1, ""})
+			} else if e < 0 && bytes.IndexByte(src[j:], ';') >= 0 {
+				out = append(out, macroEdit{i, j + bytes.IndexByte(src[j:], ';') + 1, ""})
+			}
+		default:
+			if nw != nil || next < len(src) && src[next] == '{' {
+				out = append(out, macroEdit{i, j, ""})
+			}
+		}
+	}
+	return out
+}
+
+// cppTypeWords are the type keywords that, before `long(` or `unsigned(`, make it
+// part of a type (`unsigned long(x)` is not a cast the grammar must read).
+var cppTypeWords = map[string]bool{
+	"unsigned": true, "signed": true, "short": true, "long": true, "int": true, "char": true,
+	"double": true, "const": true, "volatile": true, "typedef": true, "using": true,
+}
+
+// defaultArgumentBraces appends the edits for the braced default argument whose "{"
+// is at open (after "=" in a parameter list): `{}` becomes `0 `, a non-empty list's
+// braces "(" and ")". Nothing when its "}" is not followed by "," or ")".
+func defaultArgumentBraces(src []byte, open int, out []macroEdit) []macroEdit {
+	depth := 0
+	for k := open; k < len(src); k++ {
+		switch src[k] {
+		case '"', '\'':
+			q := src[k]
+			for k++; k < len(src) && src[k] != q && src[k] != '\n'; k++ {
+				if src[k] == '\\' {
+					k++
+				}
+			}
+		case '/':
+			if k+1 < len(src) && (src[k+1] == '/' || src[k+1] == '*') {
+				k = skipCode(src, k) - 1
+			}
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth > 0 {
+				continue
+			}
+			if a := skipCode(src, k+1); a >= len(src) || src[a] != ',' && src[a] != ')' {
+				return out
+			}
+			if skipCode(src, open+1) == k {
+				return append(out, macroEdit{open, open + 1, "0"}, macroEdit{k, k + 1, ""})
+			}
+			return append(out, macroEdit{open, open + 1, "("}, macroEdit{k, k + 1, ")"})
+		case ';':
+			return out
+		}
+	}
+	return out
+}

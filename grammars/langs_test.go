@@ -287,3 +287,55 @@ func TestCPPMacroIdioms(t *testing.T) {
 		tree.Close()
 	}
 }
+
+// The C++ syntax of cppSyntaxEdits (and the initialiser-list conditional of
+// unbalancedConditionals) parses without errors after the rewrite, and each snippet
+// (from fmt's sources, cut down) fails without it.
+func TestCPPSyntaxIdioms(t *testing.T) {
+	ps := NewParsers(5 * time.Second)
+	defer ps.Close()
+	raw := sitter.NewParser()
+	defer raw.Close()
+	raw.SetLanguage(CPP.Language())
+	for _, src := range []string{
+		// braced default arguments, empty and not, with a trailing return type
+		"void f(int x, locale_ref loc = {});\nauto g(const format_specs& s = {}, locale_ref = {}) -> int { return 1; }\n",
+		"void f(int x, std::pair<int, int> p = {1, 2}) {}\n",
+		// unnamed enums with a base type, at namespace scope and in a class
+		"enum : ullong { is_unpacked_bit = 1ULL << 63 };\nstruct A {\n  enum : unsigned {\n    a = 1\n  };\n};\n",
+		// explicit instantiation declarations
+		"extern template auto thousands_sep_impl<char>(locale_ref) -> thousands_sep_result<char>;\nextern template auto decimal_point_impl(locale_ref) -> char;\n",
+		// using typename in a class
+		"template <typename Allocator> struct mock : Allocator {\n  using typename Allocator::value_type;\n};\n",
+		// functional casts to unsigned and long
+		"void set(int size) { data_ = (data_ & ~mask) | (unsigned(size) << shift); auto n = long(size); }\n",
+		// C++20 module declarations and export
+		"export module fmt;\nexport template <typename T> class X {};\nexport {\nint f();\n}\n",
+		// deleted functions: a template, at namespace scope and in a class
+		"template <typename... T> void make_format_args(const T&...) = delete;\nvoid g(int) = delete;\nstruct S {\n  template <typename T> void f(T) = delete;\n  S(const S&) = delete;\n};\n",
+		// new of an array of pointers
+		"void f(int n) { auto** list = new Handle*[n]; }\n",
+		// a conditional inside a constructor's initialiser list
+		"class Limiter {\n  Limiter(int n)\n      :\n#if !defined(NDEBUG)\n        max_(n),\n#endif\n        allowed_(n) {\n    check(n);\n  }\n};\n",
+		// clang thread-safety annotation macros after declarators (leveldb)
+		"class Cache {\n  bool Erase(Handle* e) EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n  void Lock() EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }\n  Status Recover(VersionEdit* edit, bool* save)\n      EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n  size_t usage_ GUARDED_BY(mutex_);\n  Stats stats_[kLevels] GUARDED_BY(mutex_);\n  static Status OK() { return Status(); }\n  static Status NOT_FOUND(int code);\n  std::queue<Item> queue_\n      GUARDED_BY(mutex_);\n};\nvoid f() {\n  struct S {\n    int val GUARDED_BY(mu);\n  };\n}\n",
+		// a format macro of <inttypes.h> in a string concatenation
+		"void f(long n) { printf(\"%-6s %8\" PRIu64 \" ops\\n\", \"x\", n); }\n",
+		// a conditional inside an initialiser list
+		"static constexpr int table[] = {\n#if FULL_CACHE\n    1, 2,\n#else\n    1,\n#endif\n    3};\nint next();\n",
+	} {
+		tree, rw, err := ps.Parse(CPP, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.RootNode().HasError() {
+			t.Errorf("parse errors after the rewrite:\n%s\n%s", rw, tree.RootNode().String())
+		}
+		tree.Close()
+		bare := raw.Parse(nil, []byte(src))
+		if !bare.RootNode().HasError() {
+			t.Errorf("parses without the rewrite (the case is not needed):\n%s", src)
+		}
+		bare.Close()
+	}
+}

@@ -51,10 +51,10 @@ type Index struct {
 	// flat is Chunks' copy of the chunks, made on its first call.
 	flatOnce sync.Once
 	flat     []chunker.Chunk
-	lens   [][numFields]int32  // field lengths by view position
-	post   [numFields]postings // by corpus term ID
-	stats  [numFields]fieldStats
-	pool   sync.Pool // of *accum
+	lens     [][numFields]int32  // field lengths by view position
+	post     [numFields]postings // by corpus term ID
+	stats    [numFields]fieldStats
+	pool     sync.Pool // of *accum
 
 	mu     sync.RWMutex // guards closed against Close during Search
 	closed bool

@@ -350,11 +350,11 @@ func topM(docs []uint64, m int, better func(a, b uint64) int) []uint64 {
 type accum struct {
 	ix      *Index
 	filter  func(*chunker.Chunk) bool
-	scores  []float64           // 0 means untouched (every contribution is positive)
-	accept  []int8              // filter verdict cache: 0 unknown, 1 accepted, -1 rejected
-	touched []uint64            // documents with a non-zero score
-	cand    []uint64            // phase-2 candidates, ascending
-	kh      []float64           // scratch for kth: a min-heap of the k best scores
+	scores  []float64 // 0 means untouched (every contribution is positive)
+	accept  []int8    // filter verdict cache: 0 unknown, 1 accepted, -1 rejected
+	touched []uint64  // documents with a non-zero score
+	cand    []uint64  // phase-2 candidates, ascending
+	kh      []float64 // scratch for kth: a min-heap of the k best scores
 }
 
 // add adds s to doc's score and returns the new score.

@@ -1181,7 +1181,9 @@ func chunkKey(opts Options, sf sourceFile) [32]byte {
 }
 
 // chunkSettings is the settings part of the keys of chunk records made with opts.
-func chunkSettings(opts Options) string { return opts.Chunk.CacheKey(opts.Strategy) + "\x00" + chunkCodec }
+func chunkSettings(opts Options) string {
+	return opts.Chunk.CacheKey(opts.Strategy) + "\x00" + chunkCodec
+}
 
 // fitsSize reports whether a file of size bytes is within the file size limit
 // maxBytes (<= 0: the default, chunker.DefaultMaxFileBytes).

@@ -215,6 +215,9 @@ func runChunk(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("chunk: give one or more files or folders")
 	}
+	if _, err := languages(c); err != nil {
+		return err // an unknown name, also when only files are given
+	}
 	strategy, err := chunker.ParseStrategy(c.String("strategy"))
 	if err != nil {
 		return usagef("--strategy must be structural or fixed, not %q", c.String("strategy"))

@@ -185,6 +185,7 @@ func TestChunkCommandOutputs(t *testing.T) {
 		{"chunk", "--json", "--format", "parquet", "-o", target, repo},
 		{"chunk", "--exclude", "!keep.py", repo},
 		{"chunk", "-j", "0", repo},
+		{"chunk", "--lang", "nosuch", filepath.Join(repo, "app.py")}, // checked when only files are named too
 	} {
 		if code, _, stderr := run(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args[1:], code, exitUsage, stderr)

@@ -47,34 +47,61 @@ func CopyLines(prefix, context string, n int) []string {
 	if len(query) == 0 {
 		return nil
 	}
+	// Tokens are numbered for this call (the query's first), so that a line is a
+	// list of distinct token numbers and the window's counts are a slice.
+	ids := make(map[string]int32, 4*len(query))
+	var inQuery []bool // by token number
+	for w := range query {
+		ids[w] = int32(len(inQuery))
+		inQuery = append(inQuery, true)
+	}
+	var stamp []int32 // by token number: the last line (1-based, of the call) listing it
+	var count []int32 // by token number: its lines in the window
 	var best []string
 	bestScore := 0.0
+	lineNo := int32(0)
 	for _, part := range contextParts(context) {
 		var lines []string
-		var toks [][]string // distinct tokens of each line
+		var toks [][]int32 // distinct tokens of each line
 		for _, l := range part {
-			if strings.TrimSpace(l) != "" {
-				lines = append(lines, l)
-				set := tokenSet(l)
-				ts := make([]string, 0, len(set))
-				for w := range set {
-					ts = append(ts, w)
-				}
-				toks = append(toks, ts)
+			if strings.TrimSpace(l) == "" {
+				continue
 			}
+			lines = append(lines, l)
+			lineNo++
+			var ts []int32
+			eachToken(l, func(w string) {
+				id, ok := ids[w]
+				if !ok {
+					id = int32(len(inQuery))
+					ids[w] = id
+					inQuery = append(inQuery, false)
+				}
+				for int(id) >= len(stamp) {
+					stamp = append(stamp, 0)
+				}
+				if stamp[id] != lineNo {
+					stamp[id] = lineNo
+					ts = append(ts, id)
+				}
+			})
+			toks = append(toks, ts)
 		}
 		// Slide the window, keeping per-token counts, the union size and the
 		// intersection with the query.
-		count := map[string]int{}
+		if n := len(inQuery); len(count) < n {
+			count = append(count, make([]int32, n-len(count))...)
+		}
+		clear(count)
 		union, inter := 0, 0
-		add := func(ts []string, d int) {
+		add := func(ts []int32, d int32) {
 			for _, w := range ts {
 				before := count[w]
 				count[w] = before + d
 				if (d > 0 && before == 0) || (d < 0 && before == 1) {
-					union += d
-					if _, ok := query[w]; ok {
-						inter += d
+					union += int(d)
+					if inQuery[w] {
+						inter += int(d)
 					}
 				}
 			}
@@ -143,21 +170,26 @@ func contextParts(context string) [][]string {
 func tokenSet(texts ...string) map[string]struct{} {
 	m := map[string]struct{}{}
 	for _, t := range texts {
-		start := -1
-		for i := 0; i <= len(t); i++ {
-			word := false
-			if i < len(t) {
-				c := t[i]
-				word = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-			}
-			switch {
-			case word && start < 0:
-				start = i
-			case !word && start >= 0:
-				m[t[start:i]] = struct{}{}
-				start = -1
-			}
-		}
+		eachToken(t, func(w string) { m[w] = struct{}{} })
 	}
 	return m
+}
+
+// eachToken calls yield with each [A-Za-z0-9_]+ match in t, in order.
+func eachToken(t string, yield func(string)) {
+	start := -1
+	for i := 0; i <= len(t); i++ {
+		word := false
+		if i < len(t) {
+			c := t[i]
+			word = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		}
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			yield(t[start:i])
+			start = -1
+		}
+	}
 }

@@ -95,7 +95,11 @@ func Compose(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Opt
 		}
 		return cp.iterate(cp.context(fit(cp.cands.parts(cp.files))), fit)
 	}
-	plan := opts.Plan.withDefaults()
+	lang := ""
+	if spec := grammars.ForPath(h.Path); spec != nil {
+		lang = spec.Name
+	}
+	plan := opts.Plan.withDefaults(lang)
 	split := plan.SplitHole(h.Prefix, h.Suffix)
 	cp, err := newComposer(ctx, repo, h, opts, split)
 	if err != nil {
@@ -105,7 +109,7 @@ func Compose(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Opt
 	if len(parts) == 0 && (split.PrefixTrimmed || split.SuffixTrimmed) {
 		// Nothing to show in the room made: give the model its whole text back.
 		split = whole
-		split.Room = max(0, float64(plan.Window-repoctx.MaxNewTokens)-plan.Tokens.Count(h.Prefix)-plan.Tokens.Count(h.Suffix))
+		split.Room = plan.roomFor(plan.Tokens.Count(h.Prefix), plan.Tokens.Count(h.Suffix))
 		if cp, err = newComposer(ctx, repo, h, opts, split); err != nil {
 			return repoctx.Context{}, err
 		}

@@ -38,13 +38,15 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(strings.HasPrefix(c.Text, repoctx.FileSep)) // "<|file_sep|>path\ncontent" parts, best last
-	for _, p := range c.Parts {                             // why each part is there; here, the definitions found
-		if strings.HasPrefix(p.Why[0], "def:") {
-			fmt.Println(p.Path, p.StartLine, p.Why[0])
+	for _, p := range c.Parts { // why each part is there; here, the definitions found
+		for _, why := range p.Why {
+			if strings.HasPrefix(why, "def:") {
+				fmt.Println(p.Path, p.StartLine, why)
+			}
 		}
 	}
 	// Output:
 	// true
-	// invoicing/models.py 67 def:Invoice(import)
+	// invoicing/models.py 61 def:Invoice(import)
 	// invoicing/models.py 57 def:gross(same-dir)
 }

@@ -120,8 +120,8 @@ const MaxIterations = 10
 // by more than noise).
 func DefaultOptions() Options {
 	return Options{
-		QueryLines:       12,
-		TopK:             12,
+		QueryLines:       8,
+		TopK:             16,
 		BudgetChars:      24000,
 		SuffixWeight:     0.6,
 		ModifiedBoost:    1.5,
@@ -131,7 +131,7 @@ func DefaultOptions() Options {
 		Fusion:           retrieve.DefaultWeights(),
 		OldFileWeight:    1.2,
 		OldFileDecay:     40,
-		Plan:             Plan{Share: DefaultPlanShare, SuffixShare: DefaultPlanSuffixShare},
+		Plan:             Plan{SuffixShare: DefaultPlanSuffixShare}, // Share 0: by language (DefaultPlanShareFor)
 		Iterations:       1, // batch.DefaultConfig runs batch.DefaultIterations
 		DraftQueryLines:  3,
 		DraftWeight:      1,
@@ -208,11 +208,14 @@ func (p Plan) validate() error {
 	if p.Window < 0 || p.Window > 0 && p.Window <= repoctx.MaxNewTokens {
 		return bad("plan-window", p.Window, fmt.Sprintf("0 (off) or more than %d tokens (the completion's room)", repoctx.MaxNewTokens))
 	}
-	if !(p.Share > 0) || math.IsInf(p.Share, 0) {
-		return bad("plan-share", p.Share, "a positive fraction")
+	if !(p.Share >= 0) || math.IsInf(p.Share, 0) {
+		return bad("plan-share", p.Share, "a positive fraction, or 0 for the language's default")
 	}
 	if !(p.SuffixShare > 0 && p.SuffixShare <= 1) {
 		return bad("plan-suffix-share", p.SuffixShare, "in (0, 1]")
+	}
+	if p.ContextWindow < 0 {
+		return bad("plan-context-window", p.ContextWindow, "0 (the plan window) or a number of tokens")
 	}
 	return nil
 }

@@ -9,8 +9,9 @@ import (
 
 // Default planner rule; see Plan.
 const (
-	// DefaultPlanShare is the default Plan.Share: prefix and suffix together may
-	// take up to this fraction of the usable window before they are trimmed.
+	// DefaultPlanShare is the default Plan.Share of a language planShares does
+	// not name: prefix and suffix together may take up to this fraction of the
+	// usable window before they are trimmed.
 	DefaultPlanShare = 0.5
 	// DefaultPlanSuffixShare is the default Plan.SuffixShare.
 	DefaultPlanSuffixShare = 0.25
@@ -18,6 +19,23 @@ const (
 	// token budget cuts into it.
 	minTailLines = 3
 )
+
+// planShares are the Plan.Share defaults of the languages whose tuning cells chose
+// another share than DefaultPlanShare (issue #19's tuning half, README "How the
+// defaults were chosen"): Python completions scored higher with more of the window
+// left to the context (0.3: idrec +0.02 on small, +0.09 on block middles at 8000
+// tokens), Kotlin's with the prefix kept longer (0.5).
+var planShares = map[string]float64{"python": 0.3}
+
+// DefaultPlanShareFor returns the Plan.Share used for a completion file of the
+// grammar lang (grammars.Spec.Name) when Plan.Share is 0: 0.3 for Python,
+// DefaultPlanShare (0.5) for every other language.
+func DefaultPlanShareFor(lang string) float64 {
+	if s, ok := planShares[lang]; ok {
+		return s
+	}
+	return DefaultPlanShare
+}
 
 // Plan configures the budget planner: how much of the prefix and suffix the
 // model is given and how much context then fits one model window. The zero
@@ -41,24 +59,36 @@ type Plan struct {
 	Tokens repoctx.TokenCounter
 	// Share is the fraction of the usable window (Window - MaxNewTokens
 	// tokens) that prefix and suffix together may take before they are
-	// trimmed to it; 0 means DefaultPlanShare. A value >= 1 never trims:
-	// only the context is budgeted in tokens.
+	// trimmed to it; 0 means DefaultPlanShareFor the completion file's
+	// language. A value >= 1 never trims: only the context is budgeted in
+	// tokens.
 	Share float64
 	// SuffixShare is the fraction of the prefix+suffix allowance (in tokens)
 	// the suffix may take when they are trimmed; 0 means
 	// DefaultPlanSuffixShare.
 	SuffixShare float64
+	// ContextWindow, when larger than Window, is the largest model window in
+	// tokens the context is budgeted for: prefix and suffix are still planned for
+	// Window, but the context may fill ContextWindow - MaxNewTokens - their
+	// tokens. A scorer that trims the context from the left, whole lines at a
+	// time, for a smaller window (the competition scored one context with an 8K
+	// and two 16K models, see ../shared/docs/field-notes.md) then keeps its most
+	// relevant end, since parts are ordered least relevant first. 0 (or a value
+	// <= Window) budgets the context for Window.
+	ContextWindow int
 }
 
 // On reports whether the planner is on (Window > 0).
 func (p Plan) On() bool { return p.Window > 0 }
 
-func (p Plan) withDefaults() Plan {
+// withDefaults fills in the defaults of p's zero fields for a completion file of
+// the grammar lang ("" when it has none).
+func (p Plan) withDefaults(lang string) Plan {
 	if p.Tokens == nil {
 		p.Tokens = repoctx.CharEstimate{}
 	}
 	if p.Share <= 0 {
-		p.Share = DefaultPlanShare
+		p.Share = DefaultPlanShareFor(lang)
 	}
 	if p.SuffixShare <= 0 {
 		p.SuffixShare = DefaultPlanSuffixShare
@@ -79,15 +109,24 @@ type Split struct {
 	// PrefixTrimmed and SuffixTrimmed report whether the planner cut them.
 	PrefixTrimmed, SuffixTrimmed bool
 	// Room is the number of tokens left for the context:
-	// Window - repoctx.MaxNewTokens - tokens(Prefix) - tokens(Suffix), at least 0.
+	// max(Window, ContextWindow) - repoctx.MaxNewTokens - tokens(Prefix) -
+	// tokens(Suffix), at least 0.
 	Room float64
 }
 
+// roomFor returns the context's tokens for prefix and suffix of tp and ts tokens
+// (see Split.Room).
+func (p Plan) roomFor(tp, ts float64) float64 {
+	return max(0, float64(max(p.Window, p.ContextWindow)-repoctx.MaxNewTokens)-tp-ts)
+}
+
 // SplitHole decides how much of prefix and suffix the model is given under p
-// (see Plan); p must be on. Token counts of prefix and suffix are of the whole
-// text, as the scorer counts them.
+// (see Plan); p must be on. A Share of 0 is DefaultPlanShare here: Compose, which
+// knows the completion file, passes the language's share (DefaultPlanShareFor).
+// Token counts of prefix and suffix are of the whole text, as the scorer counts
+// them.
 func (p Plan) SplitHole(prefix, suffix string) Split {
-	p = p.withDefaults()
+	p = p.withDefaults("")
 	tc := p.Tokens
 	usable := float64(p.Window - repoctx.MaxNewTokens)
 	tp, ts := tc.Count(prefix), tc.Count(suffix)
@@ -110,7 +149,7 @@ func (p Plan) SplitHole(prefix, suffix string) Split {
 		}
 		tp, ts = tc.Count(s.Prefix), tc.Count(s.Suffix)
 	}
-	s.Room = max(0, usable-tp-ts)
+	s.Room = p.roomFor(tp, ts)
 	return s
 }
 
@@ -257,12 +296,22 @@ func fitTokens(parts []repoctx.Part, room float64, tc repoctx.TokenCounter) []re
 // header returns a part's rendered first line, "<|file_sep|>{path}\n".
 func header(p repoctx.Part) string { return repoctx.FileSep + p.Path + "\n" }
 
-// String describes the plan for reports, e.g. "off" or
-// "window 8000 tokens, share 0.5, suffix share 0.25".
+// String describes the plan for reports, e.g. "off",
+// "window 8000 tokens, share 0.5, suffix share 0.25" or, with Share 0,
+// "window 8000 tokens, share by language (python 0.3, others 0.5), suffix share 0.25";
+// a ContextWindow over Window adds ", context window 16000 tokens".
 func (p Plan) String() string {
 	if !p.On() {
 		return "off"
 	}
-	d := p.withDefaults()
-	return fmt.Sprintf("window %d tokens, share %g, suffix share %g", d.Window, d.Share, d.SuffixShare)
+	d := p.withDefaults("")
+	share := fmt.Sprintf("share %g", d.Share)
+	if p.Share <= 0 {
+		share = fmt.Sprintf("share by language (python %g, others %g)", DefaultPlanShareFor("python"), DefaultPlanShare)
+	}
+	out := fmt.Sprintf("window %d tokens, %s, suffix share %g", d.Window, share, d.SuffixShare)
+	if p.ContextWindow > p.Window {
+		out += fmt.Sprintf(", context window %d tokens", p.ContextWindow)
+	}
+	return out
 }

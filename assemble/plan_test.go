@@ -38,6 +38,30 @@ func TestSplitHoleShortUntouched(t *testing.T) {
 	}
 }
 
+// TestSplitHoleContextWindow: a ContextWindow over Window leaves the prefix and
+// suffix as planned for Window and gives the context the room of the larger window.
+func TestSplitHoleContextWindow(t *testing.T) {
+	p := Plan{Window: repoctx.MaxNewTokens + 400, Tokens: byteTokens{}, Share: 0.5}
+	prefix, suffix := numbered("pre", 0, 90)+"    x = ", numbered("suf", 0, 3)
+	small := p.SplitHole(prefix, suffix)
+	p.ContextWindow = repoctx.MaxNewTokens + 1000
+	big := p.SplitHole(prefix, suffix)
+	if big.Prefix != small.Prefix || big.Suffix != small.Suffix || big.PrefixCut != small.PrefixCut || big.SuffixCut != small.SuffixCut {
+		t.Errorf("the prefix/suffix plan changed with ContextWindow: %+v, want %+v", big, small)
+	}
+	if want := float64(1000 - len(big.Prefix) - len(big.Suffix)); big.Room != want || big.Room != small.Room+600 {
+		t.Errorf("room %v, want %v (600 more than for Window)", big.Room, want)
+	}
+	p.ContextWindow = 100 // under Window: Window counts
+	if got := p.SplitHole(prefix, suffix); got.Room != small.Room {
+		t.Errorf("ContextWindow under Window: room %v, want %v", got.Room, small.Room)
+	}
+	p.ContextWindow = -1
+	if err := p.withDefaults("").validate(); err == nil || !strings.Contains(err.Error(), "plan-context-window") {
+		t.Errorf("a negative ContextWindow: %v, want an error naming plan-context-window", err)
+	}
+}
+
 // TestSplitHoleLongPrefix: a long prefix keeps its last whole lines (nearest the
 // cursor) and the unfinished cursor line; the short suffix is untouched.
 func TestSplitHoleLongPrefix(t *testing.T) {

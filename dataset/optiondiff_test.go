@@ -17,7 +17,7 @@ func TestOptionDiff(t *testing.T) {
 	b.Workspace.Chunk.MaxChars = 500
 	b.LSAPerSnapshot = true
 	got := optionDiff(fingerprint(Shard{}, a), fingerprint(Shard{}, b))
-	for _, want := range []string{"compose.TopK 12 (journal) vs 3 (this run)", "compose.Plan window 8000 tokens, share 0.5, suffix share 0.25 (journal) vs off (this run)",
+	for _, want := range []string{"compose.TopK 16 (journal) vs 3 (this run)", "compose.Plan window 8000 tokens, share by language (python 0.3, others 0.5), suffix share 0.25, context window 16000 tokens (journal) vs off (this run)",
 		"workspace.Chunk.MaxChars 0 (journal) vs 500 (this run)", "lsa-per-snapshot false (journal) vs true (this run)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("optionDiff = %q, want it to contain %q", got, want)

@@ -71,8 +71,14 @@ func ConfigFlags(cfg batch.Config) string {
 		}
 	}
 	if c.Plan.On() {
-		args = append(args, "--plan-window", strconv.Itoa(c.Plan.Window), "--plan-share", num(c.Plan.Share),
-			"--plan-suffix-share", num(c.Plan.SuffixShare))
+		args = append(args, "--plan-window", strconv.Itoa(c.Plan.Window))
+		if c.Plan.Share > 0 { // 0: the language's share, the default
+			args = append(args, "--plan-share", num(c.Plan.Share))
+		}
+		args = append(args, "--plan-suffix-share", num(c.Plan.SuffixShare))
+		if c.Plan.ContextWindow > c.Plan.Window {
+			args = append(args, "--plan-context-window", strconv.Itoa(c.Plan.ContextWindow))
+		}
 		if t := c.Plan.Tokens; t != nil && t.Name() != (repoctx.CharEstimate{}).Name() {
 			args = append(args, "--tokenizer", t.Name())
 		}

@@ -13,7 +13,7 @@ import (
 // not a Go struct dump.
 func TestConfigFlags(t *testing.T) {
 	cfg := batch.DefaultConfig()
-	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 12 --top-k 12 --budget 24000 --relative-weight 1.05 --min-score-ratio 0 --iterations 3 --plan-window 8000 --plan-share 0.5 --plan-suffix-share 0.25"
+	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 8 --top-k 16 --budget 24000 --relative-weight 1.05 --min-score-ratio 0 --iterations 3 --plan-window 8000 --plan-suffix-share 0.25 --plan-context-window 16000"
 	if got := ConfigFlags(cfg); got != want {
 		t.Errorf("defaults:\n got  %s\n want %s", got, want)
 	}
@@ -23,7 +23,7 @@ func TestConfigFlags(t *testing.T) {
 	cfg.Compose.SuffixWeight = 0.7
 	got := ConfigFlags(cfg)
 	for _, part := range []string{"--strategy fixed", "--overlap-lines 10", "--dense none", "--top-k 3", "--no-relative", "--no-dense",
-		"--plan-window 8000 --plan-share 0.5 --plan-suffix-share 0.25", "(library options: suffix-weight 0.7)"} {
+		"--plan-window 8000 --plan-suffix-share 0.25 --plan-context-window 16000", "(library options: suffix-weight 0.7)"} {
 		if !strings.Contains(got, part) {
 			t.Errorf("%s: no %q", got, part)
 		}

@@ -41,5 +41,6 @@ func plannerBatch(cache string, window int) batch.Config {
 	c := testBatch(cache)
 	c.Workspace.Dense = retrieve.DenseNone
 	c.Compose.Plan.Window = window
+	c.Compose.Plan.ContextWindow = 0 // the context budgeted for window itself, so that it fits it
 	return c
 }

@@ -58,9 +58,14 @@ var (
 	// batchPlanWFlag is --plan-window of the commands that run a batch (predict,
 	// eval, compare): its default is batch.DefaultConfig's.
 	batchPlanWFlag = &cli.IntFlag{Name: "plan-window", Value: defBatch.Compose.Plan.Window, Usage: planWUsage}
-	planSFlag      = &cli.Float64Flag{Name: "plan-share", Value: defCompose.Plan.Share, Usage: fmt.Sprintf("budget planner: largest `fraction` of the window (minus %d tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims", repoctx.MaxNewTokens)}
+	planSFlag      = &cli.Float64Flag{Name: "plan-share", Value: defCompose.Plan.Share, Usage: fmt.Sprintf("budget planner: largest `fraction` of the window (minus %d tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims; 0 = the completion file's language's share (python %g, others %g)", repoctx.MaxNewTokens, assemble.DefaultPlanShareFor("python"), assemble.DefaultPlanShare)}
 	planSufFlag    = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
-	tokFlag        = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 4)"}
+	planCWUsage    = "budget planner: budget the context for a model window of up to `N` tokens while prefix and suffix stay planned for --plan-window (a scorer that trims the context from the left for a smaller window keeps its most relevant end); 0 = --plan-window"
+	planCWFlag     = &cli.IntFlag{Name: "plan-context-window", Value: defCompose.Plan.ContextWindow, Usage: planCWUsage}
+	// batchPlanCWFlag is --plan-context-window of predict, eval and compare:
+	// batch.DefaultConfig's.
+	batchPlanCWFlag = &cli.IntFlag{Name: "plan-context-window", Value: defBatch.Compose.Plan.ContextWindow, Usage: planCWUsage}
+	tokFlag         = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 4)"}
 
 	// langsFlag restricts indexing and retrieval to some languages; chunk has its own
 	// flag of that name (with the older alias --lang).
@@ -85,7 +90,7 @@ func indexFlags() []cli.Flag {
 // assemble.DefaultOptions (the planner off, one retrieval round).
 func composeFlags() []cli.Flag {
 	return []cli.Flag{queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, noDenseFlag,
-		planWFlag, planSFlag, planSufFlag, tokFlag, iterFlag}
+		planWFlag, planSFlag, planSufFlag, planCWFlag, tokFlag, iterFlag}
 }
 
 // batchComposeFlags are composeFlags with the defaults of batch.DefaultConfig (the
@@ -97,6 +102,8 @@ func batchComposeFlags() []cli.Flag {
 		switch f[i] {
 		case planWFlag:
 			f[i] = batchPlanWFlag
+		case planCWFlag:
+			f[i] = batchPlanCWFlag
 		case iterFlag:
 			f[i] = batchIterFlag
 		}
@@ -216,10 +223,11 @@ func composeOptions(c *cli.Context) (assemble.Options, error) {
 		return o, err
 	}
 	if defined(c, "plan-window") {
-		if (c.IsSet("plan-share") || c.IsSet("plan-suffix-share")) && c.Int("plan-window") == 0 {
-			return o, usagef("--plan-share and --plan-suffix-share need --plan-window")
+		if (c.IsSet("plan-share") || c.IsSet("plan-suffix-share") || c.IsSet("plan-context-window")) && c.Int("plan-window") == 0 {
+			return o, usagef("--plan-share, --plan-suffix-share and --plan-context-window need --plan-window")
 		}
 		o.Plan.Window, o.Plan.Share, o.Plan.SuffixShare = c.Int("plan-window"), c.Float64("plan-share"), c.Float64("plan-suffix-share")
+		o.Plan.ContextWindow = c.Int("plan-context-window")
 	}
 	if err := o.Validate(); err != nil {
 		return o, usagef("%v", err)

@@ -67,6 +67,8 @@ type RequestOptions struct {
 	PlanWindow       *int     `json:"plan_window,omitempty"` // tokens; 0 turns the planner off
 	PlanShare        *float64 `json:"plan_share,omitempty"`
 	PlanSuffixShare  *float64 `json:"plan_suffix_share,omitempty"`
+	// PlanContextWindow is assemble.Plan.ContextWindow (tokens; needs PlanWindow).
+	PlanContextWindow *int `json:"plan_context_window,omitempty"`
 	// Iterations is the number of retrieval rounds (RepoCoder's iterative retrieval
 	// with the built-in copy drafter; 0 or 1: one), at most assemble.MaxIterations.
 	Iterations *int `json:"iterations,omitempty"`
@@ -236,9 +238,10 @@ func (o *RequestOptions) apply(base assemble.Options) (assemble.Options, error) 
 	setI(&b.Plan.Window, o.PlanWindow)
 	setF(&b.Plan.Share, o.PlanShare)
 	setF(&b.Plan.SuffixShare, o.PlanSuffixShare)
+	setI(&b.Plan.ContextWindow, o.PlanContextWindow)
 	setI(&b.Iterations, o.Iterations)
-	if (o.PlanShare != nil || o.PlanSuffixShare != nil) && b.Plan.Window == 0 {
-		return base, fmt.Errorf("options.plan_share and options.plan_suffix_share need options.plan_window (the planner is off)")
+	if (o.PlanShare != nil || o.PlanSuffixShare != nil || o.PlanContextWindow != nil) && b.Plan.Window == 0 {
+		return base, fmt.Errorf("options.plan_share, options.plan_suffix_share and options.plan_context_window need options.plan_window (the planner is off)")
 	}
 	if err := base.Validate(); err != nil {
 		if oe := new(repoctx.OptionError); errors.As(err, &oe) {

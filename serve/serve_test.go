@@ -458,6 +458,8 @@ func TestBadRequests(t *testing.T) {
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"top_k": 0}}, "options.top_k must be a positive number of chunks, not 0"},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_window": 100}}, "options.plan_window must be"},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_share": 0.3}}, "need options.plan_window"},
+		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_context_window": 16000}}, "need options.plan_window"},
+		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_window": 8000, "plan_context_window": -1}}, "options.plan_context_window must be"},
 		{map[string]any{"path": p, "prefix": "x", "modified": []string{"/etc/hosts"}}, "modified: path /etc/hosts is outside"},
 	} {
 		code, raw := ts.post(t, c.body)

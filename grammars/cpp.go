@@ -107,10 +107,12 @@ func cppRewrite(src []byte) []byte {
 // parsed, never shown, so chunk text and headers keep the original bytes.
 func cppSyntaxEdits(src []byte) []macroEdit {
 	var out []macroEdit
-	var brackets []byte // the open "(", "[" and "{", innermost last
-	lineCode := false   // the line has code before i
-	var prevWord []byte // the word before i, nil after other tokens
-	prev := byte(0)     // the last code byte before i
+	var brackets []openBracket // the open "(", "[" and "{", innermost last
+	lastSemi := -1             // the offset of the last ";" in code
+	var opens []int            // the offsets of the open brackets with arg set, innermost last
+	lineCode := false          // the line has code before i
+	var prevWord []byte        // the word before i, nil after other tokens
+	prev := byte(0)            // the last code byte before i
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
@@ -140,8 +142,9 @@ func cppSyntaxEdits(src []byte) []macroEdit {
 			continue
 		case c == '"' && prevWord != nil && src[i-1] == 'R':
 			// A raw string R"delim( ... )delim" (u8R, LR, ... too).
-			open := bytes.IndexByte(src[i:], '(')
-			if open < 0 || open > 17 {
+			// The delimiter has at most 16 characters: the "(" is within 17 bytes.
+			open := bytes.IndexByte(src[i:min(i+18, len(src))], '(')
+			if open < 0 {
 				break
 			}
 			closer := append([]byte{')'}, src[i+1:i+open]...)
@@ -175,14 +178,26 @@ func cppSyntaxEdits(src []byte) []macroEdit {
 		}
 		switch c {
 		case '(', '[':
-			brackets = append(brackets, c)
+			brackets = append(brackets, openBracket{c, false})
 		case '{':
-			if prev == '=' && len(brackets) > 0 && brackets[len(brackets)-1] == '(' {
-				out = defaultArgumentBraces(src, i, out)
+			// After "=" in a parameter list: a braced default argument if its "}"
+			// comes before any ";" and is followed by "," or ")".
+			arg := prev == '=' && len(brackets) > 0 && brackets[len(brackets)-1].c == '('
+			brackets = append(brackets, openBracket{c, arg})
+			if arg {
+				opens = append(opens, i)
 			}
-			brackets = append(brackets, c)
+		case ';':
+			lastSemi = i
 		case ')', ']', '}':
 			if n := len(brackets); n > 0 {
+				if b := brackets[n-1]; b.arg {
+					open := opens[len(opens)-1]
+					opens = opens[:len(opens)-1]
+					if c == '}' && lastSemi < open {
+						out = defaultArgumentBraces(src, open, i, out)
+					}
+				}
 				brackets = brackets[:n-1]
 			}
 		}
@@ -271,41 +286,25 @@ var cppTypeWords = map[string]bool{
 	"double": true, "const": true, "volatile": true, "typedef": true, "using": true,
 }
 
+// openBracket is an open bracket of cppSyntaxEdits: c is "(", "[" or "{"; arg
+// marks a "{" after "=" in a parameter list, which may open a braced default
+// argument.
+type openBracket struct {
+	c   byte
+	arg bool
+}
+
 // defaultArgumentBraces appends the edits for the braced default argument whose "{"
-// is at open (after "=" in a parameter list): `{}` becomes `0 `, a non-empty list's
-// braces "(" and ")". Nothing when its "}" is not followed by "," or ")".
-func defaultArgumentBraces(src []byte, open int, out []macroEdit) []macroEdit {
-	depth := 0
-	for k := open; k < len(src); k++ {
-		switch src[k] {
-		case '"', '\'':
-			q := src[k]
-			for k++; k < len(src) && src[k] != q && src[k] != '\n'; k++ {
-				if src[k] == '\\' {
-					k++
-				}
-			}
-		case '/':
-			if k+1 < len(src) && (src[k+1] == '/' || src[k+1] == '*') {
-				k = skipCode(src, k) - 1
-			}
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth > 0 {
-				continue
-			}
-			if a := skipCode(src, k+1); a >= len(src) || src[a] != ',' && src[a] != ')' {
-				return out
-			}
-			if skipCode(src, open+1) == k {
-				return append(out, macroEdit{open, open + 1, "0"}, macroEdit{k, k + 1, ""})
-			}
-			return append(out, macroEdit{open, open + 1, "("}, macroEdit{k, k + 1, ")"})
-		case ';':
-			return out
-		}
+// is at open (after "=" in a parameter list) and whose "}" is at end (no ";"
+// between them): `{}` becomes `0 `, a non-empty list's braces "(" and ")". Nothing
+// when the "}" is not followed by "," or ")". cppSyntaxEdits pairs the braces as it
+// reads (a scan from each "{" to its "}" was quadratic in nested lists).
+func defaultArgumentBraces(src []byte, open, end int, out []macroEdit) []macroEdit {
+	if a := skipCode(src, end+1); a >= len(src) || src[a] != ',' && src[a] != ')' {
+		return out
 	}
-	return out
+	if skipCode(src, open+1) == end {
+		return append(out, macroEdit{open, open + 1, "0"}, macroEdit{end, end + 1, ""})
+	}
+	return append(out, macroEdit{open, open + 1, "("}, macroEdit{end, end + 1, ")"})
 }

@@ -19,7 +19,8 @@ import (
 // --budget, --relative-weight, --min-score-ratio and the --no-... switches that are
 // on), --iterations (with the draft model's --draft-endpoint, --draft-model and
 // --fim-template) when it or its default is not 1, and the budget planner when it
-// is on. Library options that have no flag are
+// is on (--plan-context-window always, 0 when the context is budgeted for the plan
+// window alone). Library options that have no flag are
 // added as "(library options: name value, ...)", by the names Options.Validate
 // gives them, when they differ from assemble.DefaultOptions.
 func ConfigFlags(cfg batch.Config) string {
@@ -76,9 +77,14 @@ func ConfigFlags(cfg batch.Config) string {
 			args = append(args, "--plan-share", num(c.Plan.Share))
 		}
 		args = append(args, "--plan-suffix-share", num(c.Plan.SuffixShare))
+		// Always written: predict's default is batch.DefaultContextWindow, so a
+		// context budgeted for the plan window alone (ContextWindow <= Window)
+		// needs its 0.
+		cw := 0
 		if c.Plan.ContextWindow > c.Plan.Window {
-			args = append(args, "--plan-context-window", strconv.Itoa(c.Plan.ContextWindow))
+			cw = c.Plan.ContextWindow
 		}
+		args = append(args, "--plan-context-window", strconv.Itoa(cw))
 		if t := c.Plan.Tokens; t != nil && t.Name() != (repoctx.CharEstimate{}).Name() {
 			args = append(args, "--tokenizer", t.Name())
 		}

@@ -31,6 +31,15 @@ func TestConfigFlags(t *testing.T) {
 	if strings.ContainsAny(got, "{}") {
 		t.Errorf("struct dump: %s", got)
 	}
+	// A context budgeted for the plan window alone is written, not left to
+	// predict's default (16000).
+	for _, cw := range []int{0, 4000, 8000} {
+		c := cfg
+		c.Compose.Plan.ContextWindow = cw
+		if got := ConfigFlags(c); !strings.Contains(got, "--plan-suffix-share 0.25 --plan-context-window 0 ") {
+			t.Errorf("context window %d: %s, want --plan-context-window 0", cw, got)
+		}
+	}
 	cfg.Compose.Plan.Window = 0
 	if got := ConfigFlags(cfg); !strings.HasSuffix(got, "--plan-window 0 (library options: suffix-weight 0.7)") {
 		t.Errorf("planner off: %s, want --plan-window 0", got)

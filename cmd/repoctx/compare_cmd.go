@@ -51,6 +51,9 @@ func compareCmd() *cli.Command {
 			if lang != "" && grammars.Lookup(lang) == nil {
 				return usagef("--lang must be one of %s, not %q", strings.Join(grammars.Names(), ", "), lang)
 			}
+			if _, err := languages(c); err != nil {
+				return err // --langs is read only with --data, but an unknown name is an error without it too
+			}
 			if data != "" && (lang == "" || stage == "") {
 				return usagef("compare: --data needs --lang and --stage")
 			}

@@ -127,6 +127,7 @@ func TestCompareCommandErrors(t *testing.T) {
 		{[]string{"compare", repo, "--data", "x"}, exitUsage, "--data needs --lang and --stage"},
 		{[]string{"compare", repo, "--stage", "dev"}, exitUsage, "--stage without --data"},
 		{[]string{"compare", repo, "--lang", "cobol"}, exitUsage, "--lang must be one of"},
+		{[]string{"compare", repo, "--langs", "cobol"}, exitUsage, "--langs: unknown language"}, // also without --data
 		{[]string{"compare", repo, "--chart", "gif"}, exitUsage, "--chart must be svg or png"},
 		// compare runs both strategies, so it has no --strategy (an unknown flag:
 		// urfave/cli reports it before the app's usage handler sees it; any failure).

@@ -17,7 +17,7 @@ import (
 // names a path. The Rewrite blanks the `extern "C" {` idiom of headers.
 var C = &Spec{
 	Name:       "c",
-	Version:    "c-0.21.4/r5",
+	Version:    "c-0.21.4/r6",
 	Extensions: []string{".c"},
 	Language:   c.GetLanguage,
 	Definitions: map[string]string{
@@ -237,6 +237,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	var opened []braceKind       // for each open brace, what it opened
 	var classNames []string      // for each open brace, the class's name when it opened a class body
 	container := false           // a namespace or extern "C" head is open: its brace does not count
+	externHead := false          // the open container head is extern's, not a namespace's
 	head := classHead{}          // the class head being read, if any
 	tmplAngle, tmplParen := 0, 0 // inside `template <...>`: "<" nesting, "(" nesting in it
 	tmplPending := false         // the word "template" was just read
@@ -347,8 +348,10 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		if (c == '(' || c == ')') && head.open && tmplAngle == 0 {
 			head = classHead{} // `struct foo f(struct bar b) {`, `f(struct bar b) {`: a function
 		}
-		if c == '(' && container {
-			container = false // `extern "C" int f(int a) {`: a function's body, not a container
+		if c == '(' && container && externHead {
+			// `extern "C" int f(int a) {`: a function's body, not a container (a
+			// namespace's "(" is an attribute's: `namespace [[deprecated("x")]] n {`)
+			container = false
 		}
 		switch {
 		case c == ',' || c == '(':
@@ -371,6 +374,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		switch string(w) {
 		case "namespace", "extern":
 			container = true // `extern int x;` ends at its ";"
+			externHead = string(w) == "extern"
 		case "class", "struct", "union":
 			if tmplAngle == 0 && string(prevWord) != "enum" && !head.enum {
 				head = classHead{open: true}

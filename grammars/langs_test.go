@@ -276,6 +276,9 @@ func TestCPPMacroIdioms(t *testing.T) {
 		"void f() {\n  FMT_TRY {\n    g();\n  } FMT_CATCH(...) {}\n  FMT_PRAGMA_CLANG(diagnostic push)\n  GTEST_CHECK_(x)\n      << \"message\";\n  FMT_PRAGMA_CLANG(diagnostic pop)\n}\n",
 		// a conditional between a template head and its declaration; `#define X /* c */`
 		"#ifndef FMT_DEPRECATED\n#  define FMT_DEPRECATED /* deprecated */\n#endif\ntemplate <typename T>\n#if FMT_CLANG_VERSION >= 307\n__attribute__((no_sanitize(\"undefined\")))\n#endif\ninline auto reserve(T it) -> T { return it; }\n",
+		// declaration macros in a namespace with an attribute: its "(" opens no
+		// function (extern "C" int f(...) { does), the body is still a container
+		"namespace [[deprecated(\"x\")]] n {\nVISIT_TYPE(long, int);\nint g();\n}\n",
 	} {
 		tree, _, err := ps.Parse(CPP, []byte(src))
 		if err != nil {

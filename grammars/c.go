@@ -251,7 +251,12 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		}
 		return ""
 	}
+	lastCode := -1     // the offset of the last code byte before the token at i (not in a comment or directive)
+	codeToken := false // the loop's last pass read code (a token), which ended at i-1
 	for i := 0; i < len(src); i++ {
+		if codeToken {
+			lastCode, codeToken = i-1, false
+		}
 		c := src[i]
 		switch {
 		case inComment:
@@ -292,6 +297,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			i--
 			continue
 		case c == '"' || c == '\'':
+			codeToken = true
 			for i++; i < len(src) && src[i] != c && src[i] != '\n'; i++ {
 				if src[i] == '\\' {
 					i++
@@ -330,6 +336,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 		case c == '<' && head.open:
 			head.named = true // a specialization's arguments
 		}
+		codeToken = true
 		if tmplPending && c != '<' && !isWordByte(c) {
 			tmplPending = false
 		}
@@ -476,8 +483,11 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			// `Status Recover(...)` then `EXCLUSIVE_LOCKS_REQUIRED(mutex_);`: an
 			// attribute macro after a declarator (clang's thread-safety annotations
 			// and the like). It goes.
-			p := skipSpaceBack(src, i)
-			b := p + 1 // the word ending at p, which may be on an earlier line
+			// p: the code byte before, which may be on an earlier line (a ")" in
+			// a comment or a #define above is none: `// (bool)` then `PCRE(const
+			// PCRE&) = delete;`).
+			p := max(lastCode, 0)
+			b := p + 1 // the word ending at p
 			for b > 0 && isWordByte(src[b-1]) {
 				b--
 			}
@@ -485,7 +495,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			// After a name, `Status OK();` and `T NAME(int x);` are functions: the
 			// macro's name holds a "_" and its arguments read as an expression.
 			end := closingParenAcross(src, k)
-			after := src[p] == ')' || src[p] == ']' ||
+			after := lastCode >= 0 && (src[p] == ')' || src[p] == ']') ||
 				b <= p && !('0' <= src[b] && src[b] <= '9') && !allCaps(before) && bytes.IndexByte(w, '_') > 0 &&
 					!notBeforeMacro[string(before)] && !declKeywords[string(before)] && !cppWordOperators[string(before)] &&
 					end > 0 && expressionLike(src[k+1:end])

@@ -279,6 +279,9 @@ func TestCPPMacroIdioms(t *testing.T) {
 		// declaration macros in a namespace with an attribute: its "(" opens no
 		// function (extern "C" int f(...) { does), the body is still a container
 		"namespace [[deprecated(\"x\")]] n {\nVISIT_TYPE(long, int);\nint g();\n}\n",
+		// a ")" in a comment is no declarator an attribute macro could follow (re2's
+		// pcre.h: the constructor went, leaving `= 0;`)
+		"class PCRE {\n  mutable int hit_;  // Hit limit (bool)\n\n  PCRE(const PCRE&) = delete;\n};\n",
 	} {
 		tree, _, err := ps.Parse(CPP, []byte(src))
 		if err != nil {
@@ -385,4 +388,30 @@ func FuzzCPPRewrite(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAttributeMacroAfterCode: the attribute-macro rule (`int n GUARDED_BY(mu);`)
+// looks at the code before the macro, not at a comment or directive line above it:
+// a gtest test after a comment or an #if was taken for an annotation of the text
+// there and blanked (its body then a bare block; leveldb's db_test.cc, fmt's
+// format-test.cc).
+func TestAttributeMacroAfterCode(t *testing.T) {
+	for _, src := range []string{
+		"}\n\n// Check that the number of files does not grow when out of space\nTEST_F(DBTest, NoSpace) {\n  f();\n}\n",
+		"}\n\n#if FMT_USE_FCNTL && !defined(_WIN32)\nTEST(format_test, invalid_glibc_buffer) {\n  f();\n}\n#endif\n",
+		"}\n/* see f(x) */ TEST(a_test, b) {\n  f();\n}\n",
+	} {
+		if got := string(cppRewrite([]byte(src))); got != src {
+			t.Errorf("cppRewrite(%q) = %q, want it unchanged", src, got)
+		}
+	}
+	// After a declarator, on this line or the one before, it still goes.
+	for _, c := range []struct{ in, want string }{
+		{"class C {\n  size_t usage_ /* (x) */ GUARDED_BY(mutex_);\n};\n", "class C {\n  size_t usage_ /* (x) */                   ;\n};\n"},
+		{"class C {\n  Status R(int* e)  // (x)\n      EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n};\n", "class C {\n  Status R(int* e)  // (x)\n                                      ;\n};\n"},
+	} {
+		if got := string(cppRewrite([]byte(c.in))); got != c.want {
+			t.Errorf("cppRewrite(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
 }

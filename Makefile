@@ -45,6 +45,10 @@ fuzz: $(GRAMMAR)
 	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./workspace
 	$(GO) test -run=^$$ -fuzz=FuzzScanner -fuzztime=$(FUZZTIME) ./tokens
 	$(GO) test -run=^$$ -fuzz=FuzzCount -fuzztime=$(FUZZTIME) ./tokens
+	$(GO) test -run=^$$ -fuzz=FuzzCRewrite -fuzztime=$(FUZZTIME) ./grammars
+	$(GO) test -run=^$$ -fuzz=FuzzCPPRewrite -fuzztime=$(FUZZTIME) ./grammars
+	$(GO) test -run=^$$ -fuzz=FuzzCSharpRewrite -fuzztime=$(FUZZTIME) ./grammars
+	$(GO) test -run=^$$ -fuzz=FuzzResolveText -fuzztime=$(FUZZTIME) ./symbols
 
 # Benchmarks (see README, Performance), then a summary table of medians (benchstat):
 #   bench.txt           micro-benchmarks, COUNT runs each (chunking vs parsing, BM25, LSA, ...)

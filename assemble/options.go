@@ -211,11 +211,11 @@ func (p Plan) validate() error {
 	if !(p.Share >= 0) || math.IsInf(p.Share, 0) {
 		return bad("plan-share", p.Share, "a positive fraction, or 0 for the language's default")
 	}
-	if !(p.SuffixShare > 0 && p.SuffixShare <= 1) {
-		return bad("plan-suffix-share", p.SuffixShare, "in (0, 1]")
+	if !(p.SuffixShare >= 0 && p.SuffixShare <= 1) {
+		return bad("plan-suffix-share", p.SuffixShare, "in (0, 1], or 0 for the default")
 	}
 	if p.ContextWindow < 0 {
-		return bad("plan-context-window", p.ContextWindow, "0 (the plan window) or a number of tokens")
+		return bad("plan-context-window", p.ContextWindow, "0 (the plan window) or a positive number of tokens")
 	}
 	return nil
 }

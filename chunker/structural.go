@@ -197,19 +197,20 @@ const MaxNesting = 1000
 func tooDeep(text []byte) bool {
 	d := 0
 	for _, c := range text {
-		switch c {
-		case '(', '[', '{':
-			if d++; d > MaxNesting {
+		if dd := bracketStep[c]; dd != 0 { // a table lookup: most bytes are no bracket
+			if d += int(dd); d > MaxNesting {
 				return true
-			}
-		case ')', ']', '}':
-			if d > 0 {
-				d--
+			} else if d < 0 {
+				d = 0
 			}
 		}
 	}
 	return false
 }
+
+// bracketStep is tooDeep's change of depth for each byte: +1 for an opening bracket,
+// -1 for a closing one.
+var bracketStep = [256]int8{'(': 1, '[': 1, '{': 1, ')': -1, ']': -1, '}': -1}
 
 func (s *Structural) windowFile(f *File, li *lineIndex) []Chunk {
 	b := &builder{opts: s.opts, li: li, src: f.Text}
@@ -269,6 +270,8 @@ type builder struct {
 	// visited counts the nodes items looked at (children listed or examined), a
 	// measure of its work that tests bound.
 	visited int
+	// leading caches leadingLine by line: 0 not computed yet, 1 yes, -1 no.
+	leading []int8
 }
 
 // add appends a finished piece, recording the header of the definition level it
@@ -451,7 +454,24 @@ func (b *builder) isDefinition(n *sitter.Node) bool {
 // leadingLine reports whether line i is a comment or annotation line that belongs to
 // a definition directly below it (grammars.Spec.LeadingLine).
 func (b *builder) leadingLine(i int) bool {
-	return b.spec.LeadingLine != nil && !b.li.blank[i] && b.spec.LeadingLine.Match(b.li.lineText(i))
+	if b.spec.LeadingLine == nil || b.li.blank[i] {
+		return false
+	}
+	if b.leading == nil {
+		b.leading = make([]int8, len(b.li.blank))
+	}
+	switch b.leading[i] {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	lead := b.spec.LeadingLine.Match(b.li.lineText(i))
+	b.leading[i] = -1
+	if lead {
+		b.leading[i] = 1
+	}
+	return lead
 }
 
 // allLeading reports whether lines [lo, hi] are all leading lines.

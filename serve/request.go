@@ -130,7 +130,9 @@ func decodeRequest(r io.Reader, req *ContextRequest) error {
 // jsonKind names a Go kind as JSON does.
 func jsonKind(k string) string {
 	switch {
-	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"), strings.HasPrefix(k, "float"):
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "integer" // "a JSON integer, not a JSON number 16000.5"
+	case strings.HasPrefix(k, "float"):
 		return "number"
 	case k == "bool":
 		return "boolean"
@@ -240,7 +242,8 @@ func (o *RequestOptions) apply(base assemble.Options) (assemble.Options, error) 
 	setF(&b.Plan.SuffixShare, o.PlanSuffixShare)
 	setI(&b.Plan.ContextWindow, o.PlanContextWindow)
 	setI(&b.Iterations, o.Iterations)
-	if (o.PlanShare != nil || o.PlanSuffixShare != nil || o.PlanContextWindow != nil) && b.Plan.Window == 0 {
+	nonzero := func(f *float64) bool { return f != nil && *f != 0 }
+	if (nonzero(o.PlanShare) || nonzero(o.PlanSuffixShare) || o.PlanContextWindow != nil && *o.PlanContextWindow != 0) && b.Plan.Window == 0 {
 		return base, fmt.Errorf("options.plan_share, options.plan_suffix_share and options.plan_context_window need options.plan_window (the planner is off)")
 	}
 	if err := base.Validate(); err != nil {

@@ -436,8 +436,8 @@ func TestBadRequests(t *testing.T) {
 		{``, "empty body"},
 		{`[1]`, "must be a JSON object"},
 		{`{"path": "a.kt", "prefx": "x"}`, `unknown field "prefx"`},
-		{`{"path": "a.kt", "text": "abc", "line": "1", "column": 1}`, "line must be a JSON number"},
-		{`{"path": "a.kt", "prefix": "x", "options": {"top_k": "8"}}`, "options.top_k must be a JSON number"},
+		{`{"path": "a.kt", "text": "abc", "line": "1", "column": 1}`, "line must be a JSON integer"},
+		{`{"path": "a.kt", "prefix": "x", "options": {"top_k": "8"}}`, "options.top_k must be a JSON integer"},
 		{`{"path": "a.kt", "prefix": "x", "options": {"topk": 8}}`, `unknown field "topk"`},
 		{map[string]any{"prefix": "x"}, "path is required"},
 		{map[string]any{"path": p}, "prefix and suffix"},
@@ -468,6 +468,10 @@ func TestBadRequests(t *testing.T) {
 		if code != 400 || !strings.Contains(e.Error, c.msg) {
 			t.Errorf("%v: got %d %s, want 400 with %q", c.body, code, raw, c.msg)
 		}
+	}
+	// The planner's zero values (its defaults) with the planner off are no error.
+	if code, raw := ts.post(t, map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_window": 0, "plan_share": 0, "plan_context_window": 0}}); code != 200 {
+		t.Errorf("the planner's defaults with the planner off: %d %s, want 200", code, raw)
 	}
 	// The good forms of the same: an absolute path, a cursor by line/column and by offset.
 	text := "package com.acme.tracker.util\n\nfun «x»() = é + \n"

@@ -60,7 +60,7 @@ var (
 	batchPlanWFlag = &cli.IntFlag{Name: "plan-window", Value: defBatch.Compose.Plan.Window, Usage: planWUsage}
 	planSFlag      = &cli.Float64Flag{Name: "plan-share", Value: defCompose.Plan.Share, Usage: fmt.Sprintf("budget planner: largest `fraction` of the window (minus %d tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims; 0 = the completion file's language's share (python %g, others %g)", repoctx.MaxNewTokens, assemble.DefaultPlanShareFor("python"), assemble.DefaultPlanShare)}
 	planSufFlag    = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
-	planCWUsage    = "budget planner: budget the context for a model window of up to `N` tokens while prefix and suffix stay planned for --plan-window (a scorer that trims the context from the left for a smaller window keeps its most relevant end); 0 = --plan-window"
+	planCWUsage    = "budget planner: budget the context for a model window of up to `N` tokens while prefix and suffix stay planned for --plan-window (a scorer that trims the context from the left for a smaller window keeps its most relevant end); 0, or less than --plan-window, = --plan-window"
 	planCWFlag     = &cli.IntFlag{Name: "plan-context-window", Value: defCompose.Plan.ContextWindow, Usage: planCWUsage}
 	// batchPlanCWFlag is --plan-context-window of predict, eval and compare:
 	// batch.DefaultConfig's.
@@ -223,8 +223,9 @@ func composeOptions(c *cli.Context) (assemble.Options, error) {
 		return o, err
 	}
 	if defined(c, "plan-window") {
-		if (c.IsSet("plan-share") || c.IsSet("plan-suffix-share") || c.IsSet("plan-context-window")) && c.Int("plan-window") == 0 {
-			return o, usagef("--plan-share, --plan-suffix-share and --plan-context-window need --plan-window")
+		set := func(name string) bool { return c.IsSet(name) && c.Float64(name) != 0 } // 0: the default, fine without a planner
+		if (set("plan-share") || set("plan-suffix-share") || c.IsSet("plan-context-window") && c.Int("plan-context-window") != 0) && c.Int("plan-window") == 0 {
+			return o, usagef("--plan-share, --plan-suffix-share and --plan-context-window need a --plan-window above 0 (the planner is off)")
 		}
 		o.Plan.Window, o.Plan.Share, o.Plan.SuffixShare = c.Int("plan-window"), c.Float64("plan-share"), c.Float64("plan-suffix-share")
 		o.Plan.ContextWindow = c.Int("plan-context-window")

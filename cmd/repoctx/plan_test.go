@@ -68,6 +68,14 @@ func TestPredictPlanWindow(t *testing.T) {
 			t.Errorf("%v: no prefix trimmed", extra)
 		}
 	}
+	// The planner flags' defaults (0) may be given with the planner off; another value may not.
+	for _, flags := range [][]string{{"--plan-window", "0", "--plan-share", "0", "--plan-context-window", "0"}, {"--plan-window", "0", "--plan-context-window", "16000"}} {
+		args := append([]string{"predict", "--data", "../../testdata/sample", "--lang", "python", "--stage", "sample", "-o", "-", "-q", "--cache-dir", t.TempDir()}, flags...)
+		code, _, stderr := run(t, args...)
+		if want := flags[len(flags)-1] == "0"; (code == 0) != want {
+			t.Errorf("%v: exit %d, stderr %q (success wanted: %v)", flags, code, stderr, want)
+		}
+	}
 	for _, bad := range [][]string{{"--plan-window", "300"}, {"--plan-window", "-1"}, {"--plan-window", "8000", "--plan-share", "-0.5"}, {"--plan-window", "8000", "--plan-suffix-share", "2"}} {
 		args := append([]string{"predict", "--data", "../../testdata/sample", "--lang", "python", "--stage", "sample", "-o", "-", "-q"}, bad...)
 		if code, _, stderr := run(t, args...); code != exitUsage || !strings.Contains(stderr, "--plan-") {

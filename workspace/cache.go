@@ -20,6 +20,10 @@ type RepoUsage struct {
 	// Bytes is the size of its segment files; Segments their number.
 	Bytes    int64
 	Segments int
+	// Damaged counts the segments whose footer does not check (truncated or
+	// overwritten by another program): they are never read, their records are
+	// computed again, and GC removes them when it merges the repository's segments.
+	Damaged int
 	// LastUsed is when a process last opened it.
 	LastUsed time.Time
 	// InUse reports whether a process (this one included) has it open now.
@@ -80,6 +84,11 @@ func repoUsage(dir string) (RepoUsage, int) {
 			if fi, err := e.Info(); err == nil {
 				u.Bytes += fi.Size()
 				u.Segments++
+			}
+			if seg, _, err := openSegment(filepath.Join(dir, e.Name())); err != nil {
+				u.Damaged++
+			} else {
+				seg.f.Close()
 			}
 		}
 	}

@@ -160,6 +160,12 @@ func TestStoreDamage(t *testing.T) {
 	if st := r.Stats(); st.Chunked == 0 {
 		t.Errorf("no file was rebuilt after damage: %+v", st)
 	}
+	// cache stats counts the torn and the garbage segment (the one with flipped
+	// payload bytes has an intact footer: its records fail their own checksums).
+	cs, err := Stat(cache)
+	if err != nil || len(cs.Repos) != 1 || cs.Repos[0].Damaged != 2 {
+		t.Errorf("Stat after damage: %+v, %v; want one repository with 2 damaged segments", cs.Repos, err)
+	}
 }
 
 // TestOldFormatsRemoved: a cache written by an older version (per-snapshot index

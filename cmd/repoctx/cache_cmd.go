@@ -116,6 +116,9 @@ func cacheCmd() *cli.Command {
 						if r.InUse {
 							use = ", in use"
 						}
+						if r.Damaged > 0 {
+							use += fmt.Sprintf(", %d damaged segments (never read; removed when gc merges this repository's segments)", r.Damaged)
+						}
 						fmt.Fprintf(w, "  %-40s %10s  %3d segments  used %s%s\n", r.ID, formatSize(r.Bytes), r.Segments, r.LastUsed.Format(time.DateTime), use)
 					}
 					return nil

@@ -13,7 +13,7 @@ import (
 // items of the file, and top-level names for #include resolution).
 var CPP = &Spec{
 	Name:       "cpp",
-	Version:    "cpp-0.22.3/r6",
+	Version:    "cpp-0.22.3/r7",
 	Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".inl", ".h"},
 	Language:   cpp.GetLanguage,
 	Definitions: map[string]string{
@@ -100,6 +100,9 @@ func cppRewrite(src []byte) []byte {
 //     everywhere);
 //   - a functional cast to a multi-word type's keyword, `unsigned(x)`, `long(x)`,
 //     `short(x)`, `signed(x)`: its first letter becomes "_", a call;
+//   - a member initialised with 0, `int count_ = 0;`, which the grammar reads as
+//     a pure virtual function: the 0 becomes 1 (a pure specifier after ")" or a
+//     qualifier such as const or override is left alone);
 //   - C++20 modules: an `export module m;` or `export import m;` line is blanked (it
 //     declares nothing a chunk needs), and `export` before a declaration or a "{".
 //
@@ -186,6 +189,18 @@ func cppSyntaxEdits(src []byte) []macroEdit {
 			brackets = append(brackets, openBracket{c, arg})
 			if arg {
 				opens = append(opens, i)
+			}
+		case '=':
+			// `int count_ = 0;` in a class body: the grammar reads it as a pure virtual
+			// function (a declarator, `= 0`) and the chunk as a function; `= 1` makes it
+			// the field it is. A pure specifier follows ")" or a qualifier, never a name.
+			if len(brackets) > 0 && brackets[len(brackets)-1].c == '{' && prevWord != nil && !('0' <= prevWord[0] && prevWord[0] <= '9') &&
+				!cppPureSpecifierAfter[string(prevWord)] && (i+1 >= len(src) || src[i+1] != '=') {
+				if z := skipBlanks(src, i+1); z < len(src) && src[z] == '0' {
+					if e := skipBlanks(src, z+1); e < len(src) && src[e] == ';' {
+						out = append(out, macroEdit{z, z + 1, "1"})
+					}
+				}
 			}
 		case ';':
 			lastSemi = i
@@ -277,6 +292,12 @@ func cppWordEdits(src []byte, i, j int, w, prevWord []byte, lineCode bool, prev 
 		}
 	}
 	return out
+}
+
+// cppPureSpecifierAfter are the words a pure specifier `= 0` may follow in a member
+// function declaration (`void f() const = 0;`, `int g() override = 0;`).
+var cppPureSpecifierAfter = map[string]bool{
+	"const": true, "volatile": true, "override": true, "final": true, "noexcept": true, "throw": true,
 }
 
 // cppTypeWords are the type keywords that, before `long(` or `unsigned(`, make it

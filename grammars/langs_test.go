@@ -415,3 +415,26 @@ func TestAttributeMacroAfterCode(t *testing.T) {
 		}
 	}
 }
+
+// TestCPPZeroInitialisedMember: `int count_ = 0;` in a class parses as a field (the
+// grammar alone reads a pure virtual function), and pure virtual functions stay
+// functions.
+func TestCPPZeroInitialisedMember(t *testing.T) {
+	ps := NewParsers(5 * time.Second)
+	defer ps.Close()
+	src := "class C {\n  int count_ = 0;\n  static constexpr int k = 0 ;\n  virtual void f() const = 0;\n  virtual void g() = 0;\n  virtual int h() override = 0;\n};\n"
+	tree, _, err := ps.Parse(CPP, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	var kinds []string
+	body := tree.RootNode().NamedChild(0).ChildByFieldName("body")
+	for i := 0; i < int(body.NamedChildCount()); i++ {
+		kinds = append(kinds, body.NamedChild(i).Type())
+	}
+	want := []string{"field_declaration", "field_declaration", "function_definition", "function_definition", "function_definition"}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("members parsed as %v, want %v", kinds, want)
+	}
+}

@@ -23,6 +23,8 @@ type RepoUsage struct {
 	// Damaged counts the segments whose footer does not check (truncated or
 	// overwritten by another program): they are never read, their records are
 	// computed again, and GC removes them when it merges the repository's segments.
+	// Only Stat reads the footers to count them (GC, which every command runs when
+	// it ends, does not).
 	Damaged int
 	// LastUsed is when a process last opened it.
 	LastUsed time.Time
@@ -44,8 +46,12 @@ type CacheStats struct {
 	Temps    int
 }
 
-// Stat describes the cache directory cacheDir without changing it.
-func Stat(cacheDir string) (CacheStats, error) {
+// Stat describes the cache directory cacheDir without changing it, reading every
+// segment's footer to count the damaged ones (RepoUsage.Damaged).
+func Stat(cacheDir string) (CacheStats, error) { return stat(cacheDir, true) }
+
+// stat is Stat; checkSegments reads the segments' footers (RepoUsage.Damaged).
+func stat(cacheDir string, checkSegments bool) (CacheStats, error) {
 	cs := CacheStats{Dir: cacheDir}
 	if _, err := os.Stat(cacheDir); err != nil {
 		return cs, fmt.Errorf("workspace: cache directory %s: %w", cacheDir, err)
@@ -56,7 +62,7 @@ func Stat(cacheDir string) (CacheStats, error) {
 		if !e.IsDir() {
 			continue
 		}
-		u, temps := repoUsage(filepath.Join(root, e.Name()))
+		u, temps := repoUsage(filepath.Join(root, e.Name()), checkSegments)
 		cs.Temps += temps
 		cs.Bytes += u.Bytes
 		cs.Repos = append(cs.Repos, u)
@@ -66,8 +72,9 @@ func Stat(cacheDir string) (CacheStats, error) {
 	return cs, nil
 }
 
-// repoUsage describes the repository folder dir and counts its temporary files.
-func repoUsage(dir string) (RepoUsage, int) {
+// repoUsage describes the repository folder dir and counts its temporary files;
+// checkSegments reads each segment's footer to count the damaged ones.
+func repoUsage(dir string, checkSegments bool) (RepoUsage, int) {
 	var u RepoUsage
 	id, _ := os.ReadFile(filepath.Join(dir, "repo"))
 	u.ID = strings.TrimSpace(string(id))
@@ -84,6 +91,9 @@ func repoUsage(dir string) (RepoUsage, int) {
 			if fi, err := e.Info(); err == nil {
 				u.Bytes += fi.Size()
 				u.Segments++
+			}
+			if !checkSegments {
+				break
 			}
 			if seg, _, err := openSegment(filepath.Join(dir, e.Name())); err != nil {
 				u.Damaged++
@@ -147,7 +157,7 @@ func GC(cacheDir string, maxBytes int64) (GCResult, error) {
 			}
 		}
 	}
-	cs, err := Stat(cacheDir)
+	cs, err := stat(cacheDir, false) // sizes and use only: no footer reads at every command's end
 	if err != nil {
 		return res, err
 	}

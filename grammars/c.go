@@ -82,15 +82,14 @@ var (
 func cRewrite(src []byte, loopMacros bool) []byte {
 	out := src
 	copied := false
-	blank := func(start, end int) {
+	own := func() { // out becomes a copy of src before its first change
 		if !copied {
 			out, copied = append([]byte(nil), src...), true
 		}
-		for i := start; i < end; i++ {
-			if out[i] != '\n' && out[i] != '\r' {
-				out[i] = ' '
-			}
-		}
+	}
+	blank := func(start, end int) {
+		own()
+		blankRange(out, start, end)
 	}
 	var lines [][2]int
 	if bytes.IndexByte(src, '#') >= 0 {
@@ -129,10 +128,8 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			// `#if __has_cpp_attribute(clang::lifetimebound)`: a scoped name,
 			// which no condition can hold, becomes one identifier.
 			for x := bytes.Index(ln, []byte("::")); x > 0; x = bytes.Index(ln, []byte("::")) {
-				if !copied {
-					out, copied = append([]byte(nil), src...), true
-					ln = out[l[0]:l[1]]
-				}
+				own()
+				ln = out[l[0]:l[1]]
 				ln[x], ln[x+1] = '_', '_'
 			}
 			for i := 0; i+1 < len(ln); i++ {
@@ -144,10 +141,8 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 					closer = '"'
 				}
 				if j := bytes.IndexByte(ln[i+2:], closer); j >= 0 && i+2+j+1 < len(ln) && ln[i+2+j+1] == ')' {
-					if !copied {
-						out, copied = append([]byte(nil), src...), true
-						ln = out[l[0]:l[1]]
-					}
+					own()
+					ln = out[l[0]:l[1]]
 					for k := i + 1; k <= i+2+j; k++ {
 						if !isWordByte(ln[k]) {
 							ln[k] = '_'
@@ -158,12 +153,19 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 		}
 	}
 	for _, e := range declarationMacros(out, loopMacros) {
-		blank(e.start, e.end)
-		if e.repl != "" {
-			copy(out[e.start:e.end], e.repl)
-		}
+		own()
+		e.apply(out)
 	}
 	return out
+}
+
+// blankRange replaces the bytes of out[start:end] with spaces, line breaks kept.
+func blankRange(out []byte, start, end int) {
+	for i := start; i < end; i++ {
+		if out[i] != '\n' && out[i] != '\r' {
+			out[i] = ' '
+		}
+	}
 }
 
 // macroEdit is one change declarationMacros asks for: bytes [start, end) become
@@ -171,6 +173,12 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 type macroEdit struct {
 	start, end int
 	repl       string
+}
+
+// apply makes the edit in out (same length: line breaks in the range are kept).
+func (e macroEdit) apply(out []byte) {
+	blankRange(out, e.start, e.end)
+	copy(out[e.start:e.end], e.repl)
 }
 
 // knownUnderscored are double-underscore words the grammars know (GNU and

@@ -71,12 +71,7 @@ func cppRewrite(src []byte) []byte {
 		out = bytes.Clone(out)
 	}
 	for _, e := range edits {
-		for i := e.start; i < e.end; i++ {
-			if out[i] != '\n' && out[i] != '\r' {
-				out[i] = ' '
-			}
-		}
-		copy(out[e.start:e.end], e.repl)
+		e.apply(out)
 	}
 	return out
 }
@@ -280,10 +275,12 @@ func cppWordEdits(src []byte, i, j int, w, prevWord []byte, lineCode bool, prev 
 		}
 		switch nw := nextWord(); string(nw) {
 		case "module", "import":
-			if e := bytes.IndexByte(src[j:], '\n'); e >= 0 && bytes.IndexByte(src[j:j+e], ';') >= 0 {
-				out = append(out, macroEdit{i, j + bytes.IndexByte(src[j:j+e], ';') + 1, ""})
-			} else if e < 0 && bytes.IndexByte(src[j:], ';') >= 0 {
-				out = append(out, macroEdit{i, j + bytes.IndexByte(src[j:], ';') + 1, ""})
+			line := src[j:] // the rest of the line: the statement must end on it
+			if e := bytes.IndexByte(line, '\n'); e >= 0 {
+				line = line[:e]
+			}
+			if k := bytes.IndexByte(line, ';'); k >= 0 {
+				out = append(out, macroEdit{i, j + k + 1, ""})
 			}
 		default:
 			if nw != nil || next < len(src) && src[next] == '{' {

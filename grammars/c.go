@@ -144,7 +144,7 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 					own()
 					ln = out[l[0]:l[1]]
 					for k := i + 1; k <= i+2+j; k++ {
-						if !isWordByte(ln[k]) {
+						if !isWordByte(ln[k]) && ln[k] != '\r' { // line breaks stay
 							ln[k] = '_'
 						}
 					}

@@ -162,17 +162,7 @@ func FuzzCRewrite(f *testing.F) {
 		f.Add(s, true)
 		f.Add(s, false)
 	}
-	f.Fuzz(func(t *testing.T, src string, loops bool) {
-		out := cRewrite([]byte(src), loops)
-		if len(out) != len(src) {
-			t.Fatalf("length %d, want %d", len(out), len(src))
-		}
-		for i := range out {
-			if (out[i] == '\n') != (src[i] == '\n') {
-				t.Fatalf("line break moved at %d: %q -> %q", i, src, out)
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, src string, loops bool) { checkSameShape(t, src, cRewrite([]byte(src), loops)) })
 }
 
 // TestSwiftRewrite: freestanding macros become calls and `sending` goes, same
@@ -243,17 +233,7 @@ func FuzzCSharpRewrite(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, src string) {
-		out := csRewrite([]byte(src))
-		if len(out) != len(src) {
-			t.Fatalf("length %d, want %d", len(out), len(src))
-		}
-		for i := range out {
-			if (out[i] == '\n') != (src[i] == '\n') {
-				t.Fatalf("line break moved at %d: %q -> %q", i, src, out)
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, src string) { checkSameShape(t, src, csRewrite([]byte(src))) })
 }
 
 // The C++ macro idioms of cRewrite parse without errors after the rewrite: each
@@ -377,17 +357,21 @@ func FuzzCPPRewrite(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, src string) {
-		out := cppRewrite([]byte(src))
-		if len(out) != len(src) {
-			t.Fatalf("length %d, want %d", len(out), len(src))
+	f.Fuzz(func(t *testing.T, src string) { checkSameShape(t, src, cppRewrite([]byte(src))) })
+}
+
+// checkSameShape fails t unless out, a rewrite of src, has src's length and its
+// line breaks ("\n" and "\r") at the same offsets.
+func checkSameShape(t *testing.T, src string, out []byte) {
+	t.Helper()
+	if len(out) != len(src) {
+		t.Fatalf("length %d, want %d", len(out), len(src))
+	}
+	for i := range out {
+		if (out[i] == '\n') != (src[i] == '\n') || (out[i] == '\r') != (src[i] == '\r') {
+			t.Fatalf("line break moved at %d: %q -> %q", i, src, out)
 		}
-		for i := range out {
-			if (out[i] == '\n') != (src[i] == '\n') || (out[i] == '\r') != (src[i] == '\r') {
-				t.Fatalf("line break moved at %d: %q -> %q", i, src, out)
-			}
-		}
-	})
+	}
 }
 
 // TestAttributeMacroAfterCode: the attribute-macro rule (`int n GUARDED_BY(mu);`)

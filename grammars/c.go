@@ -17,7 +17,7 @@ import (
 // names a path. The Rewrite blanks the `extern "C" {` idiom of headers.
 var C = &Spec{
 	Name:       "c",
-	Version:    "c-0.21.4/r6",
+	Version:    "c-0.21.4/r7",
 	Extensions: []string{".c"},
 	Language:   c.GetLanguage,
 	Definitions: map[string]string{

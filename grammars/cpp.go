@@ -13,7 +13,7 @@ import (
 // items of the file, and top-level names for #include resolution).
 var CPP = &Spec{
 	Name:       "cpp",
-	Version:    "cpp-0.22.3/r7",
+	Version:    "cpp-0.22.3/r8",
 	Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".inl", ".h"},
 	Language:   cpp.GetLanguage,
 	Definitions: map[string]string{

@@ -43,7 +43,7 @@ func CopyLines(prefix, context string, n int) []string {
 	if n < 1 {
 		return nil
 	}
-	query := tokenSet(copyQuery(prefix)...)
+	query := TokenSet(copyQuery(prefix)...)
 	if len(query) == 0 {
 		return nil
 	}
@@ -70,7 +70,7 @@ func CopyLines(prefix, context string, n int) []string {
 			lines = append(lines, l)
 			lineNo++
 			var ts []int32
-			eachToken(l, func(w string) {
+			EachToken(l, func(w string) {
 				id, ok := ids[w]
 				if !ok {
 					id = int32(len(inQuery))
@@ -166,17 +166,20 @@ func contextParts(context string) [][]string {
 	return parts
 }
 
-// tokenSet returns the set of [A-Za-z0-9_]+ matches in the texts.
-func tokenSet(texts ...string) map[string]struct{} {
+// TokenSet returns the set of [A-Za-z0-9_]+ matches in the texts (see EachToken):
+// the token sets the copy completer and RepoCoder's windows (eval) compare by
+// Jaccard similarity.
+func TokenSet(texts ...string) map[string]struct{} {
 	m := map[string]struct{}{}
 	for _, t := range texts {
-		eachToken(t, func(w string) { m[w] = struct{}{} })
+		EachToken(t, func(w string) { m[w] = struct{}{} })
 	}
 	return m
 }
 
-// eachToken calls yield with each [A-Za-z0-9_]+ match in t, in order.
-func eachToken(t string, yield func(string)) {
+// EachToken calls yield with each match of the regular expression [A-Za-z0-9_]+
+// in t (ASCII only, case kept), in order, as substrings of t, without allocating.
+func EachToken(t string, yield func(string)) {
 	start := -1
 	for i := 0; i <= len(t); i++ {
 		word := false

@@ -103,7 +103,7 @@ func TestCopyLines(t *testing.T) {
 // direct implementation of its definition on random contexts.
 func TestCopyPredictMatchesNaive(t *testing.T) {
 	naive := func(prefix, context string) string {
-		query := tokenSet(copyQuery(prefix)...)
+		query := TokenSet(copyQuery(prefix)...)
 		best, bestScore := "", 0.0
 		for _, part := range contextParts(context) {
 			var lines []string
@@ -113,7 +113,7 @@ func TestCopyPredictMatchesNaive(t *testing.T) {
 				}
 			}
 			for i := 0; i+CopyWindowLines < len(lines); i++ {
-				s := jaccardSets(query, tokenSet(lines[i:i+CopyWindowLines]...))
+				s := jaccardSets(query, TokenSet(lines[i:i+CopyWindowLines]...))
 				if s > 0 && s >= bestScore {
 					best, bestScore = lines[i+CopyWindowLines], s
 				}
@@ -168,8 +168,8 @@ func TestTokenSetMatchesRegexp(t *testing.T) {
 		for _, w := range wordRe.FindAllString(s, -1) {
 			want[w] = struct{}{}
 		}
-		if got := tokenSet(s); !reflect.DeepEqual(got, want) {
-			t.Fatalf("tokenSet(%q) = %v, regexp gives %v", s, got, want)
+		if got := TokenSet(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("TokenSet(%q) = %v, regexp gives %v", s, got, want)
 		}
 	}
 }

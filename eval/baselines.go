@@ -16,6 +16,7 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/workspace"
@@ -263,7 +264,7 @@ func (sd *snapData) windowsContext(d *batch.Datapoint) string {
 			for start := 0; start < len(lines); start += WindowsStride {
 				end := min(start+WindowsLines, len(lines))
 				text := strings.Join(lines[start:end], "\n") + "\n"
-				if toks := tokenSet(text); len(toks) > 0 {
+				if toks := complete.TokenSet(text); len(toks) > 0 {
 					sd.windows = append(sd.windows, window{file: fi, start: start, end: end, text: text, toks: toks})
 				}
 				if end == len(lines) {
@@ -273,7 +274,7 @@ func (sd *snapData) windowsContext(d *batch.Datapoint) string {
 		}
 	})
 	plines := strings.Split(strings.TrimSuffix(d.Prefix, "\n"), "\n")
-	query := tokenSet(plines[max(0, len(plines)-WindowsLines):]...)
+	query := complete.TokenSet(plines[max(0, len(plines)-WindowsLines):]...)
 	visible := assemble.LineSet(d.Prefix, d.Suffix)
 	type scored struct {
 		w *window

@@ -13,7 +13,7 @@ import (
 // ASCII letters count; a match may start after a digit ("0x1F" yields "x1F").
 func Identifiers(s string) []string {
 	var out []string
-	words(s, func(w string) {
+	complete.EachToken(s, func(w string) {
 		// Within a run of [A-Za-z0-9_], the match starts at the first non-digit.
 		for len(w) > 0 && w[0] >= '0' && w[0] <= '9' {
 			w = w[1:]
@@ -23,26 +23,6 @@ func Identifiers(s string) []string {
 		}
 	})
 	return out
-}
-
-// words calls emit with every maximal run of [A-Za-z0-9_] in s: the matches
-// of the regular expression [A-Za-z0-9_]+.
-func words(s string, emit func(string)) {
-	start := -1
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		word := c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			emit(s[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		emit(s[start:])
-	}
 }
 
 // NewIdentifiers returns the identifiers the middle introduces: the distinct
@@ -178,15 +158,6 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// tokenSet returns the set of [A-Za-z0-9_]+ matches in the texts.
-func tokenSet(texts ...string) map[string]struct{} {
-	m := map[string]struct{}{}
-	for _, t := range texts {
-		words(t, func(w string) { m[w] = struct{}{} })
-	}
-	return m
 }
 
 // jaccard returns |a ∩ b| / |a ∪ b|, or 0 when both are empty.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/grammars"
 )
 
@@ -119,11 +120,11 @@ func TestCopyChrF(t *testing.T) {
 }
 
 func TestJaccardAndQuery(t *testing.T) {
-	a, b := tokenSet("x y z"), tokenSet("y z w v")
+	a, b := complete.TokenSet("x y z"), complete.TokenSet("y z w v")
 	if got := jaccard(a, b); !near(got, 2.0/5) {
 		t.Errorf("jaccard = %v, want 2/5", got)
 	}
-	if got := jaccard(tokenSet(""), tokenSet("")); got != 0 {
+	if got := jaccard(complete.TokenSet(""), complete.TokenSet("")); got != 0 {
 		t.Errorf("jaccard of empty sets = %v", got)
 	}
 }
@@ -145,9 +146,9 @@ func TestScannersMatchRegexps(t *testing.T) {
 			t.Fatalf("Identifiers(%q) = %q, regexp gives %q", s, got, want)
 		}
 		var got []string
-		words(s, func(w string) { got = append(got, w) })
+		complete.EachToken(s, func(w string) { got = append(got, w) })
 		if want := wordRe.FindAllString(s, -1); !reflect.DeepEqual(got, want) {
-			t.Fatalf("words(%q) = %q, regexp gives %q", s, got, want)
+			t.Fatalf("complete.EachToken(%q) = %q, regexp gives %q", s, got, want)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(strings.HasPrefix(c.Text, repoctx.FileSep)) // "<|file_sep|>path\ncontent" parts, best last
-	for _, p := range c.Parts { // why each part is there; here, the definitions found
+	for _, p := range c.Parts {                             // why each part is there; here, the definitions found
 		for _, why := range p.Why {
 			if strings.HasPrefix(why, "def:") {
 				fmt.Println(p.Path, p.StartLine, why)

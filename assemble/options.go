@@ -132,7 +132,7 @@ func DefaultOptions() Options {
 		OldFileWeight:    1.2,
 		OldFileDecay:     40,
 		Plan:             Plan{SuffixShare: DefaultPlanSuffixShare}, // Share 0: by language (DefaultPlanShareFor)
-		Iterations:       1, // batch.DefaultConfig runs batch.DefaultIterations
+		Iterations:       1,                                         // batch.DefaultConfig runs batch.DefaultIterations
 		DraftQueryLines:  3,
 		DraftWeight:      1,
 	}

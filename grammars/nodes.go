@@ -8,12 +8,13 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// Children returns n's children in order. It walks a tree cursor: tree-sitter's
-// ts_node_child(i) scans siblings from the start, so indexing every child of a wide
-// node (a 400,000-element list literal) would cost quadratic time. Cursors are
-// reused (Reset) rather than made per call: making one costs a cgo call and a
-// finalizer.
-func Children(n *sitter.Node) []*sitter.Node {
+// cursorChildren returns n's children in order by walking smacker's TreeCursor (two
+// cgo calls per child): Children's fallback, and the reference its test compares
+// with. It walks a cursor because tree-sitter's ts_node_child(i) scans siblings from
+// the start, so indexing every child of a wide node (a 400,000-element list literal)
+// would cost quadratic time. Cursors are reused (Reset) rather than made per call:
+// making one costs a cgo call and a finalizer.
+func cursorChildren(n *sitter.Node) []*sitter.Node {
 	cnt := int(n.ChildCount())
 	if cnt == 0 {
 		return nil
@@ -32,7 +33,7 @@ func Children(n *sitter.Node) []*sitter.Node {
 	return out
 }
 
-// cursors holds idle tree cursors for Children. An idle cursor still names the
+// cursors holds idle tree cursors for cursorChildren. An idle cursor still names the
 // last tree it walked, but Reset never reads that tree, so it may be closed.
 var cursors sync.Pool
 
@@ -107,23 +108,23 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 	found := false
 	for _, c := range kids {
 		if s.Bodies[s.TypeOf(c)] {
-			end, found = int(c.StartByte()), true
+			end, found = StartByte(c), true
 			break
 		}
 	}
 	if !found && s.BodyDepth > 1 {
 		if b := s.deepBody(kids); b != nil {
-			end = int(b.StartByte())
+			end = StartByte(b)
 		}
 	}
-	start := int(def.StartByte())
+	start := StartByte(def)
 	for p := start; p > 0 && p <= len(parsed) && parsed[p-1] == ' ' && src[p-1] != '\n'; p-- {
 		if src[p-1] != parsed[p-1] {
 			for start = p - 1; start > 0 && src[start-1] != ' ' && src[start-1] != '\t' && src[start-1] != '\n'; start-- {
 			}
 		}
 	}
-	if ds := int(def.StartByte()); s.SignatureSkipBytes != "" && ds <= end && end <= len(parsed) &&
+	if ds := StartByte(def); s.SignatureSkipBytes != "" && ds <= end && end <= len(parsed) &&
 		!bytes.ContainsAny(parsed[ds:end], s.SignatureSkipBytes) {
 		// No node of a SignatureSkip type can start in [ds, end): nothing to skip.
 		return TidySignature(string(src[start:end]))
@@ -133,7 +134,7 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 	var skip func(n *sitter.Node, depth int)
 	skip = func(n *sitter.Node, depth int) {
 		for _, c := range Children(n) {
-			cs, ce := int(c.StartByte()), int(c.EndByte())
+			cs, ce := StartByte(c), int(c.EndByte())
 			if cs >= end {
 				return
 			}

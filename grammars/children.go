@@ -1,0 +1,156 @@
+package grammars
+
+// Children lists a node's children with one cgo call: a C loop over a tree cursor
+// fills an array of TSNode values, which become *sitter.Node values here. Walking
+// smacker's TreeCursor instead costs two cgo calls per child (GoToNextSibling,
+// CurrentNode), each with cgo's pointer check on the cursor, and a map insertion in
+// the tree's node cache (Tree.cachedNode): on the repositories of BenchmarkRealRepo
+// that walk was 4-6% of structural chunking's CPU time.
+//
+// The C side declares the two tree-sitter types it passes by value, with the layout
+// of tree-sitter's api.h (TSNode: uint32_t context[4], const void *id, const TSTree
+// *tree; TSTreeCursor: const void *tree, const void *id, uint32_t context[3]), and
+// calls tree-sitter's exported cursor functions, which smacker/go-tree-sitter links
+// into the binary. A *sitter.Node is built from a TSNode by the layout of smacker's
+// Node (a TSNode, then the *Tree that keeps the tree alive): mirrorOK checks the size
+// of both, TestChildrenMatchCursor every field through smacker's own accessors, and
+// Children falls back to the cursor walk when the sizes disagree (another version of
+// the binding).
+
+/*
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+typedef struct { uint32_t context[4]; const void *id; const void *tree; } rcNode;
+typedef struct { const void *tree; const void *id; uint32_t context[3]; } rcCursor;
+
+extern rcCursor ts_tree_cursor_new(rcNode);
+extern void ts_tree_cursor_reset(rcCursor *, rcNode);
+extern bool ts_tree_cursor_goto_first_child(rcCursor *);
+extern bool ts_tree_cursor_goto_next_sibling(rcCursor *);
+extern rcNode ts_tree_cursor_current_node(const rcCursor *);
+
+// One cursor per thread, reset for each call: a cgo call runs on one thread from
+// start to end, and making a cursor allocates its stack.
+static __thread rcCursor rc_cursor;
+static __thread bool rc_cursor_made;
+
+// rc_children writes the children of n, in order, to out (at most cap of them) and
+// returns how many n has.
+static uint32_t rc_children(rcNode n, rcNode *out, uint32_t cap) {
+	if (!rc_cursor_made) {
+		rc_cursor = ts_tree_cursor_new(n);
+		rc_cursor_made = true;
+	} else {
+		ts_tree_cursor_reset(&rc_cursor, n);
+	}
+	uint32_t k = 0;
+	if (ts_tree_cursor_goto_first_child(&rc_cursor)) {
+		do {
+			if (k < cap) out[k] = ts_tree_cursor_current_node(&rc_cursor);
+			k++;
+		} while (ts_tree_cursor_goto_next_sibling(&rc_cursor));
+	}
+	return k;
+}
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// nodeMirror has the layout of sitter.Node.
+type nodeMirror struct {
+	c C.rcNode
+	t *sitter.Tree
+}
+
+// mirrorOK reports whether nodeMirror and sitter.Node have the same size, and
+// rcNode that of tree-sitter's TSNode (32 bytes on 64-bit platforms).
+var mirrorOK = unsafe.Sizeof(nodeMirror{}) == unsafe.Sizeof(sitter.Node{}) &&
+	unsafe.Sizeof(C.rcNode{}) == 16+2*unsafe.Sizeof(uintptr(0))
+
+// childBufLen is the capacity, in nodes, of the output arrays Children keeps.
+const childBufLen = 64
+
+// childBufs holds idle output arrays for rc_children, of childBufLen nodes each. They
+// are C memory: a Go array passed to C is scanned by cgo's pointer check on every call
+// (its elements hold pointers), which cost more than the walk itself. At most
+// maxChildBufs are kept (one per goroutine chunking at once is enough); more are freed.
+var childBufs struct {
+	sync.Mutex
+	free []*C.rcNode
+}
+
+// maxChildBufs is the most idle output arrays childBufs keeps.
+const maxChildBufs = 64
+
+func getChildBuf() *C.rcNode {
+	childBufs.Lock()
+	defer childBufs.Unlock()
+	if k := len(childBufs.free); k > 0 {
+		b := childBufs.free[k-1]
+		childBufs.free = childBufs.free[:k-1]
+		return b
+	}
+	return (*C.rcNode)(C.malloc(C.size_t(childBufLen) * C.size_t(unsafe.Sizeof(C.rcNode{}))))
+}
+
+func putChildBuf(b *C.rcNode) {
+	childBufs.Lock()
+	defer childBufs.Unlock()
+	if len(childBufs.free) < maxChildBufs {
+		childBufs.free = append(childBufs.free, b)
+		return
+	}
+	C.free(unsafe.Pointer(b))
+}
+
+// Children returns n's children in order (named and anonymous, as a tree cursor
+// visits them), or nil when it has none. One call costs one cgo call whatever the
+// number of children (see the file comment); the nodes are valid while n's tree is
+// open, as those of smacker's accessors are.
+func Children(n *sitter.Node) []*sitter.Node {
+	if n == nil {
+		return nil
+	}
+	if !mirrorOK {
+		return cursorChildren(n)
+	}
+	m := (*nodeMirror)(unsafe.Pointer(n))
+	buf := getChildBuf()
+	defer putChildBuf(buf)
+	k := int(C.rc_children(m.c, buf, childBufLen))
+	if k == 0 {
+		return nil
+	}
+	nodes := unsafe.Slice(buf, min(k, childBufLen))
+	if k > childBufLen { // a wide node: once more with room for all
+		wide := (*C.rcNode)(C.malloc(C.size_t(k) * C.size_t(unsafe.Sizeof(C.rcNode{}))))
+		defer C.free(unsafe.Pointer(wide))
+		C.rc_children(m.c, wide, C.uint32_t(k))
+		nodes = unsafe.Slice(wide, k)
+	}
+	slab := make([]nodeMirror, k) // one allocation for the k nodes
+	out := make([]*sitter.Node, k)
+	for i := range slab {
+		slab[i] = nodeMirror{c: nodes[i], t: m.t}
+		out[i] = (*sitter.Node)(unsafe.Pointer(&slab[i]))
+	}
+	return out
+}
+
+// StartByte returns n.StartByte() without a cgo call: a TSNode holds its start byte
+// (context[0]; ts_node_start_byte in tree-sitter's lib/src/node.c returns it), so it
+// is read here by the layout of smacker's Node (see the file comment).
+func StartByte(n *sitter.Node) int {
+	if !mirrorOK {
+		return int(n.StartByte())
+	}
+	return int((*nodeMirror)(unsafe.Pointer(n)).c.context[0])
+}

@@ -315,12 +315,12 @@ func (b *builder) inError(lo, hi int) bool {
 	return false
 }
 
-func (b *builder) firstLine(n *sitter.Node) int { return b.li.lineOf(int(n.StartByte())) }
+func (b *builder) firstLine(n *sitter.Node) int { return b.li.lineOf(grammars.StartByte(n)) }
 
 // endLine returns the line of the node's last byte.
 func (b *builder) endLine(n *sitter.Node) int {
 	e := int(n.EndByte())
-	if e > int(n.StartByte()) {
+	if e > grammars.StartByte(n) {
 		e--
 	}
 	return b.li.lineOf(e)
@@ -329,9 +329,12 @@ func (b *builder) endLine(n *sitter.Node) int {
 // contentEnd returns the last line of n that holds something other than trailing
 // comments (grammars attach comments that precede the next definition to the node
 // before it: fwcd/tree-sitter-kotlin puts a KDoc inside import_header).
+//
+// A node on one line needs no walk: whatever the walk finds lies on that line (most
+// of them are comments, which the walk would descend into).
 func (b *builder) contentEnd(n *sitter.Node) int {
-	if b.noTrailingComment(n) {
-		return b.endLine(n)
+	if last := b.endLine(n); last == b.firstLine(n) || b.noTrailingComment(n) {
+		return last
 	}
 	for depth := 0; depth < 64 && n.ChildCount() <= maxWide; depth++ {
 		// Direct child access: only the last one or two children are looked at, and one
@@ -365,7 +368,7 @@ func (b *builder) contentEnd(n *sitter.Node) int {
 // looks at most 256 bytes back and answers false when unsure.
 func (b *builder) noTrailingComment(n *sitter.Node) bool {
 	cb := b.spec.CommentBytes
-	s, e := int(n.StartByte()), int(n.EndByte())
+	s, e := grammars.StartByte(n), int(n.EndByte())
 	if cb == "" || e <= s || e > len(b.parsed) || b.src[e-1] == '\n' {
 		return false
 	}
@@ -852,7 +855,7 @@ func (b *builder) declHeader(n *sitter.Node) string {
 		if big == nil {
 			return ""
 		}
-		s, e := int(n.StartByte()), int(big.StartByte())
+		s, e := grammars.StartByte(n), grammars.StartByte(big)
 		if e > s {
 			text := bytes.TrimSpace(b.src[s:e])
 			if len(text) == 0 || len(text) > maxDeclHeader || bytes.IndexByte(text, '\n') >= 0 {

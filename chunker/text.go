@@ -23,11 +23,13 @@ func newLineIndex(text []byte) *lineIndex {
 	for i := 0; i < len(text); {
 		li.starts = append(li.starts, i)
 		cnt := 0
-		for i < len(text) && text[i] != '\n' {
-			if c := text[i]; c < utf8.RuneSelf { // ASCII fast path of isSpace
-				if c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v' {
-					cnt++
-				}
+		for i < len(text) {
+			c := text[i]
+			if c == '\n' {
+				break
+			}
+			if c < utf8.RuneSelf { // ASCII fast path of isSpace, without a branch
+				cnt += int(asciiNonSpace[c])
 				i++
 				continue
 			}
@@ -48,6 +50,16 @@ func newLineIndex(text []byte) *lineIndex {
 	li.nws = append(li.nws, n)
 	return li
 }
+
+// asciiNonSpace is 1 for the ASCII bytes isSpace rejects, 0 for the others.
+var asciiNonSpace = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		if !isSpace(rune(c)) {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 func isSpace(r rune) bool {
 	if r < utf8.RuneSelf {

@@ -319,8 +319,12 @@ func (b *builder) firstLine(n *sitter.Node) int { return b.li.lineOf(grammars.St
 
 // endLine returns the line of the node's last byte.
 func (b *builder) endLine(n *sitter.Node) int {
-	e := int(n.EndByte())
-	if e > grammars.StartByte(n) {
+	return b.endLineAt(grammars.StartByte(n), int(n.EndByte()))
+}
+
+// endLineAt returns the line of the last byte of a node spanning bytes [s, e).
+func (b *builder) endLineAt(s, e int) int {
+	if e > s {
 		e--
 	}
 	return b.li.lineOf(e)
@@ -333,7 +337,12 @@ func (b *builder) endLine(n *sitter.Node) int {
 // A node on one line needs no walk: whatever the walk finds lies on that line (most
 // of them are comments, which the walk would descend into).
 func (b *builder) contentEnd(n *sitter.Node) int {
-	if last := b.endLine(n); last == b.firstLine(n) || b.noTrailingComment(n) {
+	return b.contentEndAt(n, grammars.StartByte(n), int(n.EndByte()))
+}
+
+// contentEndAt is contentEnd of n, which spans bytes [s, e).
+func (b *builder) contentEndAt(n *sitter.Node, s, e int) int {
+	if last := b.endLineAt(s, e); last == b.li.lineOf(s) || b.noTrailingComment(s, e) {
 		return last
 	}
 	for depth := 0; depth < 64 && n.ChildCount() <= maxWide; depth++ {
@@ -360,15 +369,15 @@ func (b *builder) contentEnd(n *sitter.Node) int {
 	return b.endLine(n)
 }
 
-// noTrailingComment reports, from the text alone, that contentEnd(n) is endLine(n):
+// noTrailingComment reports, from the text alone, that contentEnd(n) is endLine(n)
+// for the node n spanning bytes [s, e):
 // n's last line up to its end holds none of the spec's CommentBytes, so no comment
 // ends where n ends (a node ends where its last child ends, so a trailing comment at
 // any depth would end there), and n's last byte is not a line break (so a zero-width
 // node at the end of n, where contentEnd's walk may stop, is on the same line). It
 // looks at most 256 bytes back and answers false when unsure.
-func (b *builder) noTrailingComment(n *sitter.Node) bool {
+func (b *builder) noTrailingComment(s, e int) bool {
 	cb := b.spec.CommentBytes
-	s, e := grammars.StartByte(n), int(n.EndByte())
 	if cb == "" || e <= s || e > len(b.parsed) || b.src[e-1] == '\n' {
 		return false
 	}
@@ -413,45 +422,43 @@ func (b *builder) appendItems(out []item, n *sitter.Node, inErr bool, depth int)
 		return out // a huge flat literal or statement list: windows serve it as well
 	}
 	b.visited++
-	base := len(out) // the items of n start here: out[:base] belong to enclosing levels
-	for _, c := range grammars.Children(n) {
-		isErr := c.IsError()
-		if !isErr && !c.IsNamed() {
+	base := len(out)                        // the items of n start here: out[:base] belong to enclosing levels
+	kids, infos := grammars.ChildrenInfo(n) // what it reads of each child, without a cgo call each
+	for i, c := range kids {
+		ci := &infos[i]
+		isErr := ci.IsError()
+		if !isErr && !ci.Named {
 			continue
 		}
 		b.visited++
 		deeper := depth < maxItemDepth
-		if deeper && len(b.spec.Flatten) > 0 && b.spec.Flatten[b.spec.TypeOf(c)] && c.ChildCount() > 0 {
+		t := b.spec.TypeOfSymbol(c, ci.Symbol)
+		if deeper && len(b.spec.Flatten) > 0 && b.spec.Flatten[t] && ci.ChildCount > 0 {
 			// A container such as #ifdef: its children are items of this level.
 			k := len(out)
 			if out = b.appendItems(out, c, inErr, depth+1); len(out) > k {
 				continue
 			}
 		}
-		if deeper && (isErr || (c.HasError() && c.ChildCount() > 0 && !b.isDefinition(c) && !b.spec.Bodies[b.spec.TypeOf(c)])) {
+		def, kind := b.spec.DefinitionOfType(c, t)
+		if deeper && (isErr || (ci.HasError && ci.ChildCount > 0 && def == nil && !b.spec.Bodies[t])) {
 			k := len(out)
 			if out = b.appendItems(out, c, true, depth+1); len(out) > k {
 				continue
 			}
 		}
-		it := item{node: c, first: b.firstLine(c), inError: inErr || isErr}
-		it.def, it.kind = b.spec.Definition(c)
-		it.last = b.contentEnd(c)
+		it := item{node: c, first: b.li.lineOf(int(ci.Start)), inError: inErr || isErr, def: def, kind: kind}
+		it.last = b.contentEndAt(c, int(ci.Start), int(ci.End))
 		if it.last < it.first {
 			it.last = it.first
 		}
-		if k := len(out); k > base && out[k-1].def != nil && it.def == nil && b.spec.Trailers[b.spec.TypeOf(c)] {
+		if k := len(out); k > base && out[k-1].def != nil && it.def == nil && b.spec.Trailers[t] {
 			out[k-1].last = max(out[k-1].last, it.last) // a property's accessor beside it
 			continue
 		}
 		out = append(out, it)
 	}
 	return out
-}
-
-func (b *builder) isDefinition(n *sitter.Node) bool {
-	d, _ := b.spec.Definition(n)
-	return d != nil
 }
 
 // leadingLine reports whether line i is a comment or annotation line that belongs to

@@ -30,15 +30,30 @@ extern void ts_tree_cursor_reset(rcCursor *, rcNode);
 extern bool ts_tree_cursor_goto_first_child(rcCursor *);
 extern bool ts_tree_cursor_goto_next_sibling(rcCursor *);
 extern rcNode ts_tree_cursor_current_node(const rcCursor *);
+extern uint32_t ts_node_start_byte(rcNode);
+extern uint32_t ts_node_end_byte(rcNode);
+extern uint32_t ts_node_child_count(rcNode);
+extern uint16_t ts_node_symbol(rcNode);
+extern bool ts_node_is_named(rcNode);
+extern bool ts_node_is_missing(rcNode);
+extern bool ts_node_has_error(rcNode);
+
+// rcInfo is what rc_children also reads of each child when asked (see NodeInfo).
+typedef struct {
+	uint32_t start, end, child_count;
+	uint16_t symbol;
+	uint8_t named, missing, has_error;
+} rcInfo;
 
 // One cursor per thread, reset for each call: a cgo call runs on one thread from
 // start to end, and making a cursor allocates its stack.
 static __thread rcCursor rc_cursor;
 static __thread bool rc_cursor_made;
 
-// rc_children writes the children of n, in order, to out (at most cap of them) and
-// returns how many n has.
-static uint32_t rc_children(rcNode n, rcNode *out, uint32_t cap) {
+// rc_children writes the children of n, in order, to out (at most cap of them) and,
+// when info is not NULL, what rcInfo holds of each to info; it returns how many
+// children n has.
+static uint32_t rc_children(rcNode n, rcNode *out, rcInfo *info, uint32_t cap) {
 	if (!rc_cursor_made) {
 		rc_cursor = ts_tree_cursor_new(n);
 		rc_cursor_made = true;
@@ -48,7 +63,19 @@ static uint32_t rc_children(rcNode n, rcNode *out, uint32_t cap) {
 	uint32_t k = 0;
 	if (ts_tree_cursor_goto_first_child(&rc_cursor)) {
 		do {
-			if (k < cap) out[k] = ts_tree_cursor_current_node(&rc_cursor);
+			if (k < cap) {
+				rcNode c = ts_tree_cursor_current_node(&rc_cursor);
+				out[k] = c;
+				if (info) {
+					info[k].start = ts_node_start_byte(c);
+					info[k].end = ts_node_end_byte(c);
+					info[k].child_count = ts_node_child_count(c);
+					info[k].symbol = ts_node_symbol(c);
+					info[k].named = ts_node_is_named(c);
+					info[k].missing = ts_node_is_missing(c);
+					info[k].has_error = ts_node_has_error(c);
+				}
+			}
 			k++;
 		} while (ts_tree_cursor_goto_next_sibling(&rc_cursor));
 	}
@@ -58,6 +85,7 @@ static uint32_t rc_children(rcNode n, rcNode *out, uint32_t cap) {
 import "C"
 
 import (
+	"math"
 	"sync"
 	"unsafe"
 
@@ -116,24 +144,67 @@ func putChildBuf(b *C.rcNode) {
 // number of children (see the file comment); the nodes are valid while n's tree is
 // open, as those of smacker's accessors are.
 func Children(n *sitter.Node) []*sitter.Node {
+	out, _ := children(n, false)
+	return out
+}
+
+// NodeInfo is what ChildrenInfo reads of each child in the same C call: the values
+// smacker's accessors of the same names would return, without a cgo call each.
+type NodeInfo struct {
+	Start, End uint32 // StartByte, EndByte: byte offsets in the parsed text
+	ChildCount uint32
+	Symbol     uint16 // Symbol: the node's type is Spec.TypeOfSymbol of it
+	Named      bool   // IsNamed
+	Missing    bool   // IsMissing
+	HasError   bool   // HasError
+}
+
+// IsError reports whether the node is an ERROR node (smacker's Node.IsError).
+func (i NodeInfo) IsError() bool { return i.Symbol == math.MaxUint16 }
+
+// ChildrenInfo is Children that also returns a NodeInfo of each child (same index).
+func ChildrenInfo(n *sitter.Node) ([]*sitter.Node, []NodeInfo) {
+	return children(n, true)
+}
+
+func children(n *sitter.Node, withInfo bool) ([]*sitter.Node, []NodeInfo) {
 	if n == nil {
-		return nil
+		return nil, nil
 	}
 	if !mirrorOK {
-		return cursorChildren(n)
+		out := cursorChildren(n)
+		var infos []NodeInfo
+		if withInfo {
+			infos = make([]NodeInfo, len(out))
+			for i, c := range out {
+				infos[i] = NodeInfo{Start: c.StartByte(), End: c.EndByte(), ChildCount: c.ChildCount(),
+					Symbol: uint16(c.Symbol()), Named: c.IsNamed(), Missing: c.IsMissing(), HasError: c.HasError()}
+			}
+		}
+		return out, infos
 	}
 	m := (*nodeMirror)(unsafe.Pointer(n))
 	buf := getChildBuf()
 	defer putChildBuf(buf)
-	k := int(C.rc_children(m.c, buf, childBufLen))
+	var info []C.rcInfo // Go memory: it holds no pointers, so cgo's check of it is cheap
+	var infoPtr *C.rcInfo
+	if withInfo {
+		info = make([]C.rcInfo, childBufLen)
+		infoPtr = &info[0]
+	}
+	k := int(C.rc_children(m.c, buf, infoPtr, childBufLen))
 	if k == 0 {
-		return nil
+		return nil, nil
 	}
 	nodes := unsafe.Slice(buf, min(k, childBufLen))
 	if k > childBufLen { // a wide node: once more with room for all
 		wide := (*C.rcNode)(C.malloc(C.size_t(k) * C.size_t(unsafe.Sizeof(C.rcNode{}))))
 		defer C.free(unsafe.Pointer(wide))
-		C.rc_children(m.c, wide, C.uint32_t(k))
+		if withInfo {
+			info = make([]C.rcInfo, k)
+			infoPtr = &info[0]
+		}
+		C.rc_children(m.c, wide, infoPtr, C.uint32_t(k))
 		nodes = unsafe.Slice(wide, k)
 	}
 	slab := make([]nodeMirror, k) // one allocation for the k nodes
@@ -142,7 +213,16 @@ func Children(n *sitter.Node) []*sitter.Node {
 		slab[i] = nodeMirror{c: nodes[i], t: m.t}
 		out[i] = (*sitter.Node)(unsafe.Pointer(&slab[i]))
 	}
-	return out
+	var infos []NodeInfo
+	if withInfo {
+		infos = make([]NodeInfo, k)
+		for i := range infos {
+			c := &info[i]
+			infos[i] = NodeInfo{Start: uint32(c.start), End: uint32(c.end), ChildCount: uint32(c.child_count),
+				Symbol: uint16(c.symbol), Named: c.named != 0, Missing: c.missing != 0, HasError: c.has_error != 0}
+		}
+	}
+	return out, infos
 }
 
 // StartByte returns n.StartByte() without a cgo call: a TSNode holds its start byte

@@ -52,6 +52,18 @@ func TestChildrenMatchCursor(t *testing.T) {
 		var walk func(n *sitter.Node)
 		walk = func(n *sitter.Node) {
 			got, want := Children(n), cursorChildren(n)
+			withInfo, infos := ChildrenInfo(n)
+			if len(withInfo) != len(want) || len(infos) != len(want) {
+				t.Fatalf("%s: %s at %d: ChildrenInfo gives %d children and %d infos, the cursor %d", in.spec.Name, n.Type(), n.StartByte(), len(withInfo), len(infos), len(want))
+			}
+			for i, w := range want {
+				wi := NodeInfo{Start: w.StartByte(), End: w.EndByte(), ChildCount: w.ChildCount(), Symbol: uint16(w.Symbol()),
+					Named: w.IsNamed(), Missing: w.IsMissing(), HasError: w.HasError()}
+				if !withInfo[i].Equal(w) || infos[i] != wi || infos[i].IsError() != w.IsError() ||
+					in.spec.TypeOfSymbol(withInfo[i], infos[i].Symbol) != in.spec.TypeOf(w) || StartByte(w) != int(w.StartByte()) {
+					t.Fatalf("%s: child %d of %s at %d: ChildrenInfo %+v, the cursor's node %+v", in.spec.Name, i, n.Type(), n.StartByte(), infos[i], wi)
+				}
+			}
 			if len(got) != len(want) {
 				t.Fatalf("%s: %s at %d: %d children, the cursor %d", in.spec.Name, n.Type(), n.StartByte(), len(got), len(want))
 			}

@@ -245,7 +245,18 @@ type symbolNames struct {
 	names []string
 }
 
+// TypeOfSymbol is TypeOf for a node whose symbol is known (NodeInfo.Symbol): the
+// same string, without the cgo call that reads the symbol.
+func (s *Spec) TypeOfSymbol(n *sitter.Node, sym uint16) string {
+	s.namesOnce.Do(func() { s.names = &symbolNames{lang: s.Language} })
+	return s.names.typeOfSymbol(n, sym)
+}
+
 func (t *symbolNames) typeOf(n *sitter.Node) string {
+	return t.typeOfSymbol(n, uint16(n.Symbol()))
+}
+
+func (t *symbolNames) typeOfSymbol(n *sitter.Node, sym uint16) string {
 	t.once.Do(func() {
 		lang := t.lang()
 		t.names = make([]string, lang.SymbolCount())
@@ -253,7 +264,7 @@ func (t *symbolNames) typeOf(n *sitter.Node) string {
 			t.names[i] = lang.SymbolName(sitter.Symbol(i))
 		}
 	})
-	if sym := int(n.Symbol()); sym < len(t.names) {
+	if int(sym) < len(t.names) {
 		return t.names[sym]
 	}
 	return n.Type() // ERROR and other built-in symbols past the table

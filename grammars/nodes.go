@@ -40,7 +40,12 @@ var cursors sync.Pool
 // Definition returns the definition node and its kind (Function, Class or Property)
 // for n, looking through wrappers (Python's decorated_definition), or nil and "".
 func (s *Spec) Definition(n *sitter.Node) (*sitter.Node, string) {
-	t := s.TypeOf(n)
+	return s.DefinitionOfType(n, s.TypeOf(n))
+}
+
+// DefinitionOfType is Definition for a node whose type t is known (TypeOf or
+// TypeOfSymbol of it).
+func (s *Spec) DefinitionOfType(n *sitter.Node, t string) (*sitter.Node, string) {
 	if k, ok := s.Definitions[t]; ok {
 		return n, k
 	}

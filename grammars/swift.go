@@ -3,6 +3,7 @@ package grammars
 import (
 	"bytes"
 	"regexp"
+	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/swift"
@@ -16,7 +17,7 @@ import (
 // newer constructs (freestanding macros, `sending`) parse.
 var Swift = &Spec{
 	Name:       "swift",
-	Version:    "swift-0.5.0/r2",
+	Version:    "swift-0.5.0/r3",
 	Extensions: []string{".swift"},
 	Language:   swift.GetLanguage,
 	Definitions: map[string]string{
@@ -64,10 +65,14 @@ var swiftDirectives = map[string]bool{
 	"error": true, "colorLiteral": true, "imageLiteral": true, "fileLiteral": true,
 }
 
-// swiftRewrite returns src with two Swift 5.9/6 constructs the bundled grammar (0.5,
-// older) cannot parse made into ones it can, same length, or src itself when there
-// is none: a freestanding macro `#expect(...)` becomes the call ` expect(...)`, and
-// the parameter modifier `sending` (`_ e: sending T`) is blanked.
+// swiftRewrite returns src with Swift constructs the bundled grammar (0.5, older)
+// cannot parse made into ones it can, same length, or src itself when there is none:
+// a freestanding macro `#expect(...)` becomes the call ` expect(...)`; the parameter
+// modifier `sending` (`_ e: sending T`) is blanked, and so are `(unsafe)` after
+// `nonisolated` and the ownership operators `consume x` and `copy x` (Swift 5.9);
+// the empty tuple as an expression, which the grammar reads as a call missing its
+// callee (`.success(())`, `g((), 1)`, `let x = ()`, `return ()`), becomes ` 0`. An
+// empty tuple type (`-> ()`, `: ()`, `(()) -> Void`) stays.
 func swiftRewrite(src []byte) []byte {
 	out, copied := src, false
 	edit := func(i int, repl string) {
@@ -86,6 +91,22 @@ func swiftRewrite(src []byte) []byte {
 			if j > i+1 && !swiftDirectives[string(src[i+1:j])] && !('0' <= src[i+1] && src[i+1] <= '9') {
 				edit(i, " ")
 			}
+		case '(':
+			if i+1 < len(src) && src[i+1] == ')' && swiftTupleExpr(src, i) {
+				edit(i, " 0")
+			}
+		case 'n':
+			const kw = "nonisolated(unsafe)"
+			if bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1])) {
+				edit(i+len("nonisolated"), "        ")
+			}
+		case 'c':
+			for _, kw := range []string{"consume ", "copy "} {
+				if j := i + len(kw); bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1])) &&
+					j < len(src) && (isWordByte(src[j]) && !('0' <= src[j] && src[j] <= '9')) && swiftOperandPosition(src, i) {
+					edit(i, strings.Repeat(" ", len(kw)))
+				}
+			}
 		case 's':
 			const kw = "sending "
 			if bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1])) {
@@ -100,6 +121,48 @@ func swiftRewrite(src []byte) []byte {
 		}
 	}
 	return out
+}
+
+// swiftOperandPosition reports whether an expression starts at src[i]: the last
+// byte before it other than spaces and tabs is '(', ',', '=' or ends the word return.
+func swiftOperandPosition(src []byte, i int) bool {
+	k := i - 1
+	for k >= 0 && (src[k] == ' ' || src[k] == '\t') {
+		k--
+	}
+	if k < 0 {
+		return false
+	}
+	switch src[k] {
+	case '(', ',', '=':
+		return true
+	}
+	return k >= 5 && string(src[k-5:k+1]) == "return" && (k == 5 || !isWordByte(src[k-6]))
+}
+
+// swiftTupleExpr reports whether the `()` at src[i] is an empty tuple expression: it
+// stands where an expression starts (swiftOperandPosition) and is followed by ',' or
+// ')' or the end of its line, and, when the bracket after it closes an enclosing
+// one, that one is not a closure type's parameter list (`(()) -> Void`).
+func swiftTupleExpr(src []byte, i int) bool {
+	if !swiftOperandPosition(src, i) {
+		return false
+	}
+	j := i + 2
+	for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+		j++
+	}
+	if j >= len(src) || src[j] == '\n' || src[j] == '\r' || src[j] == ',' {
+		return true
+	}
+	if src[j] != ')' {
+		return false
+	}
+	for j++; j < len(src) && (src[j] == ' ' || src[j] == '\t'); j++ {
+	}
+	rest := src[j:]
+	return !bytes.HasPrefix(rest, []byte("->")) && !bytes.HasPrefix(rest, []byte("throws")) &&
+		!bytes.HasPrefix(rest, []byte("async")) && !bytes.HasPrefix(rest, []byte("rethrows"))
 }
 
 // swiftNames is the Swift symbol table for swiftName and swiftImports.

@@ -227,3 +227,67 @@ func TestRunCancel(t *testing.T) {
 		return nil
 	})
 }
+
+// noPrefit hides a Method's Prefit (and closes it when done).
+type noPrefit struct{ Method }
+
+func (m noPrefit) Close() error { return m.Method.(interface{ Close() error }).Close() }
+
+// TestRunPrefit: a Run over two repositories, where the reader starts the second
+// repository's LSA fit ahead of its datapoints (repoctxMethod.Prefit), gives the same
+// contexts as a Run without it, for 1 and 2 workers.
+func TestRunPrefit(t *testing.T) {
+	dir := t.TempDir()
+	for _, repo := range []string{"a", "b"} {
+		for s := 1; s <= 2; s++ {
+			for f := range 12 {
+				p := filepath.Join(dir, fmt.Sprintf("o__%s-%d", repo, s), "pkg", fmt.Sprintf("m%02d.py", f))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				body := fmt.Sprintf("def %s_load_%d(path, mode):\n    return open_%d(path, mode) + %d\n\n\ndef %s_save_%d(x):\n    return x * %d\n", repo, f, f+s, s, repo, f, f)
+				os.WriteFile(p, []byte(body), 0o644)
+			}
+		}
+	}
+	src, err := workspace.OpenDirSource(dir, workspace.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dps []Datapoint
+	for _, repo := range []string{"a", "b"} {
+		for i := range 6 {
+			dps = append(dps, Datapoint{ID: fmt.Sprintf("%s%d", repo, i), Repo: "o/" + repo, Revision: fmt.Sprint(1 + i%2),
+				Path: fmt.Sprintf("pkg/m%02d.py", i), Prefix: fmt.Sprintf("def f(path):\n    return %s_load_%d(", repo, i+1), Suffix: "\n"})
+		}
+	}
+	run := func(workers int, hide bool) []string {
+		cfg := DefaultConfig()
+		cfg.Workspace.CacheDir = t.TempDir()
+		cfg.Workers = workers
+		if hide {
+			cfg.Method = noPrefit{Repoctx(src, cfg.Workspace, cfg.Compose, cfg.LSAPerSnapshot)}
+			defer cfg.Method.(noPrefit).Close()
+		}
+		out := make([]string, len(dps))
+		if _, err := Run(context.Background(), src, FromSlice(dps), cfg, func(r Result) {
+			if r.Err != nil {
+				t.Errorf("datapoint %d: %v", r.Index, r.Err)
+			}
+			out[r.Index] = r.Context.Text
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := run(1, true)
+	if want[len(want)-1] == "" {
+		t.Fatal("empty context for the last datapoint")
+	}
+	for _, workers := range []int{1, 2} {
+		got := run(workers, false)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%d workers, datapoint %s: the context differs with Prefit", workers, dps[i].ID)
+			}
+		}
+	}
+}

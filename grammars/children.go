@@ -21,12 +21,14 @@ package grammars
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <pthread.h>
 
 typedef struct { uint32_t context[4]; const void *id; const void *tree; } rcNode;
 typedef struct { const void *tree; const void *id; uint32_t context[3]; } rcCursor;
 
 extern rcCursor ts_tree_cursor_new(rcNode);
 extern void ts_tree_cursor_reset(rcCursor *, rcNode);
+extern void ts_tree_cursor_delete(rcCursor *);
 extern bool ts_tree_cursor_goto_first_child(rcCursor *);
 extern bool ts_tree_cursor_goto_next_sibling(rcCursor *);
 extern rcNode ts_tree_cursor_current_node(const rcCursor *);
@@ -46,25 +48,55 @@ typedef struct {
 } rcInfo;
 
 // One cursor per thread, reset for each call: a cgo call runs on one thread from
-// start to end, and making a cursor allocates its stack.
-static __thread rcCursor rc_cursor;
-static __thread bool rc_cursor_made;
+// start to end, and making a cursor allocates its stack. It is thread-specific data
+// with a destructor, so a thread that exits (a goroutine that ends locked to its
+// thread) frees its cursor.
+static pthread_key_t rc_key;
+static pthread_once_t rc_key_once = PTHREAD_ONCE_INIT;
+static bool rc_key_ok;
+
+static void rc_cursor_free(void *p) {
+	ts_tree_cursor_delete((rcCursor *)p);
+	free(p);
+}
+
+static void rc_make_key(void) { rc_key_ok = pthread_key_create(&rc_key, rc_cursor_free) == 0; }
+
+// rc_cursor returns the thread's cursor reset to n, or NULL when it cannot keep one
+// (the caller then makes its own).
+static rcCursor *rc_cursor(rcNode n) {
+	pthread_once(&rc_key_once, rc_make_key);
+	if (!rc_key_ok) return NULL;
+	rcCursor *c = pthread_getspecific(rc_key);
+	if (c) {
+		ts_tree_cursor_reset(c, n);
+		return c;
+	}
+	c = malloc(sizeof *c);
+	if (!c) return NULL;
+	*c = ts_tree_cursor_new(n);
+	if (pthread_setspecific(rc_key, c) != 0) {
+		rc_cursor_free(c);
+		return NULL;
+	}
+	return c;
+}
 
 // rc_children writes the children of n, in order, to out (at most cap of them) and,
 // when info is not NULL, what rcInfo holds of each to info; it returns how many
 // children n has.
 static uint32_t rc_children(rcNode n, rcNode *out, rcInfo *info, uint32_t cap) {
-	if (!rc_cursor_made) {
-		rc_cursor = ts_tree_cursor_new(n);
-		rc_cursor_made = true;
-	} else {
-		ts_tree_cursor_reset(&rc_cursor, n);
+	rcCursor own;
+	rcCursor *cur = rc_cursor(n);
+	if (!cur) {
+		own = ts_tree_cursor_new(n);
+		cur = &own;
 	}
 	uint32_t k = 0;
-	if (ts_tree_cursor_goto_first_child(&rc_cursor)) {
+	if (ts_tree_cursor_goto_first_child(cur)) {
 		do {
 			if (k < cap) {
-				rcNode c = ts_tree_cursor_current_node(&rc_cursor);
+				rcNode c = ts_tree_cursor_current_node(cur);
 				out[k] = c;
 				if (info) {
 					info[k].start = ts_node_start_byte(c);
@@ -77,8 +109,9 @@ static uint32_t rc_children(rcNode n, rcNode *out, rcInfo *info, uint32_t cap) {
 				}
 			}
 			k++;
-		} while (ts_tree_cursor_goto_next_sibling(&rc_cursor));
+		} while (ts_tree_cursor_goto_next_sibling(cur));
 	}
+	if (cur == &own) ts_tree_cursor_delete(&own);
 	return k;
 }
 */

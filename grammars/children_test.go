@@ -75,7 +75,7 @@ func TestChildrenMatchCursor(t *testing.T) {
 					c.StartPoint() != w.StartPoint() || c.EndPoint() != w.EndPoint() ||
 					c.IsNamed() != w.IsNamed() || c.IsError() != w.IsError() || c.IsMissing() != w.IsMissing() ||
 					c.HasError() != w.HasError() || c.ChildCount() != w.ChildCount() ||
-					c.Content(src) != w.Content(src) || !c.Parent().Equal(n) {
+					c.Content(src) != w.Content(src) || !sameNode(c.Parent(), w.Parent()) {
 					t.Fatalf("%s: child %d of %s at %d differs from the cursor's", in.spec.Name, i, n.Type(), n.StartByte())
 				}
 				if fc, fw := c.ChildByFieldName("name"), w.ChildByFieldName("name"); (fc == nil) != (fw == nil) || (fc != nil && !fc.Equal(fw)) {
@@ -90,4 +90,14 @@ func TestChildrenMatchCursor(t *testing.T) {
 			t.Fatalf("%s: no nodes", in.spec.Name)
 		}
 	}
+}
+
+// sameNode reports whether a and b are the same node or both nil. (Parent is
+// compared with the cursor node's own Parent, not with the node walked: tree-sitter's
+// ts_node_parent answers another node for some zero-width MISSING nodes of C/C++.)
+func sameNode(a, b *sitter.Node) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Equal(b)
 }

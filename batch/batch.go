@@ -294,8 +294,6 @@ type runner struct {
 // to jobs. It returns a terminal error of dps.
 func (r *runner) read(dps iter.Seq2[Datapoint, error], jobs, order chan<- job, window chan struct{}) error {
 	i := 0
-	pf, _ := r.cfg.Method.(prefitter)
-	seen := map[string]bool{} // repositories whose first datapoint was read
 	for d, err := range dps {
 		if err != nil && d.Line == 0 {
 			return err
@@ -316,10 +314,6 @@ func (r *runner) read(dps iter.Seq2[Datapoint, error], jobs, order chan<- job, w
 		if j.skip || j.err != nil {
 			continue
 		}
-		if pf != nil && !seen[j.d.Repo] {
-			seen[j.d.Repo] = true
-			pf.Prefit(r.ctx, j.d.Repo)
-		}
 		r.snaps.expect(j.d.SnapshotName())
 		select {
 		case jobs <- j:
@@ -329,13 +323,6 @@ func (r *runner) read(dps iter.Seq2[Datapoint, error], jobs, order chan<- job, w
 		}
 	}
 	return nil
-}
-
-// prefitter is a Method that can prepare a repository ahead of its datapoints
-// (repoctxMethod.Prefit): read calls Prefit when it reads a repository's first
-// datapoint, which may be up to its read-ahead window before a worker takes it.
-type prefitter interface {
-	Prefit(ctx context.Context, repo string)
 }
 
 // collect emits results in input order as they complete.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
@@ -48,31 +47,6 @@ type repoctxMethod struct {
 
 	mu     sync.Mutex
 	models map[string]*repoModel // by repository
-
-	prefitting atomic.Bool    // a Prefit is running
-	prefits    sync.WaitGroup // the running Prefit, which Close waits for
-}
-
-// Prefit starts fitting repo's shared LSA model in the background, unless the
-// snapshots do not share one or another Prefit is still running (at most one runs:
-// it is one more repository's model snapshot held open, beside the workers'
-// snapshots). Run calls it when it reads the first datapoint of a repository, up to
-// its read-ahead window before a worker takes that datapoint: the fit, which the
-// repository's other snapshots wait for, then overlaps the answers to the previous
-// repository's last datapoints instead of leaving a core idle (on ../shared/data/dev,
-// Kotlin, the second repository's fit started only after the first repository's last
-// datapoint). The model is the same whoever fits it (see Repoctx); a fit cut short by
-// ctx is tried again by the next Open.
-func (m *repoctxMethod) Prefit(ctx context.Context, repo string) {
-	if !m.share || !m.prefitting.CompareAndSwap(false, true) {
-		return
-	}
-	m.prefits.Add(1)
-	go func() {
-		defer m.prefits.Done()
-		defer m.prefitting.Store(false)
-		_, _, _ = m.model(ctx, repo) // an error is the Open's to report, when it fits again
-	}()
 }
 
 // repoModel is the LSA model a repository's snapshots share.
@@ -219,10 +193,8 @@ func (m *repoctxMethod) takeModelRepo(repo string) *workspace.Repo {
 	return r
 }
 
-// Close waits for a running Prefit (cancel its context first) and closes the model
-// snapshots no datapoint took over.
+// Close closes the model snapshots no datapoint took over.
 func (m *repoctxMethod) Close() error {
-	m.prefits.Wait()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, rm := range m.models {

@@ -47,6 +47,13 @@ typedef struct {
 	uint8_t named, missing, has_error;
 } rcInfo;
 
+// rcBuf is one of the output arrays Children keeps (childBufLen nodes).
+enum { RC_BUF_LEN = 64 };
+typedef struct {
+	rcNode nodes[RC_BUF_LEN];
+	rcInfo info[RC_BUF_LEN];
+} rcBuf;
+
 // One cursor per thread, reset for each call: a cgo call runs on one thread from
 // start to end, and making a cursor allocates its stack. It is thread-specific data
 // with a destructor, so a thread that exits (a goroutine that ends locked to its
@@ -131,27 +138,27 @@ type nodeMirror struct {
 	t *sitter.Tree
 }
 
-// mirrorOK reports whether nodeMirror and sitter.Node have the same size, and
-// rcNode that of tree-sitter's TSNode (32 bytes on 64-bit platforms).
-var mirrorOK = unsafe.Sizeof(nodeMirror{}) == unsafe.Sizeof(sitter.Node{}) &&
-	unsafe.Sizeof(C.rcNode{}) == 16+2*unsafe.Sizeof(uintptr(0))
+// mirrorOK reports whether nodeMirror and sitter.Node have the same size: both are
+// a TSNode and a pointer, so rcNode then has the size of smacker's TSNode too.
+var mirrorOK = unsafe.Sizeof(nodeMirror{}) == unsafe.Sizeof(sitter.Node{})
 
 // childBufLen is the capacity, in nodes, of the output arrays Children keeps.
-const childBufLen = 64
+const childBufLen = C.RC_BUF_LEN
 
-// childBufs holds idle output arrays for rc_children, of childBufLen nodes each. They
-// are C memory: a Go array passed to C is scanned by cgo's pointer check on every call
-// (its elements hold pointers), which cost more than the walk itself. At most
-// maxChildBufs are kept (one per goroutine chunking at once is enough); more are freed.
+// childBufs holds idle output arrays (nodes and their NodeInfo) for rc_children.
+// They are C memory: a Go array of nodes passed to C is scanned by cgo's pointer
+// check on every call (its elements hold pointers), which cost more than the walk
+// itself. At most maxChildBufs are kept (one per goroutine chunking at once is
+// enough); more are freed.
 var childBufs struct {
 	sync.Mutex
-	free []*C.rcNode
+	free []*C.rcBuf
 }
 
 // maxChildBufs is the most idle output arrays childBufs keeps.
 const maxChildBufs = 64
 
-func getChildBuf() *C.rcNode {
+func getChildBuf() *C.rcBuf {
 	childBufs.Lock()
 	defer childBufs.Unlock()
 	if k := len(childBufs.free); k > 0 {
@@ -159,10 +166,10 @@ func getChildBuf() *C.rcNode {
 		childBufs.free = childBufs.free[:k-1]
 		return b
 	}
-	return (*C.rcNode)(C.malloc(C.size_t(childBufLen) * C.size_t(unsafe.Sizeof(C.rcNode{}))))
+	return (*C.rcBuf)(C.malloc(C.size_t(unsafe.Sizeof(C.rcBuf{}))))
 }
 
-func putChildBuf(b *C.rcNode) {
+func putChildBuf(b *C.rcBuf) {
 	childBufs.Lock()
 	defer childBufs.Unlock()
 	if len(childBufs.free) < maxChildBufs {
@@ -195,6 +202,12 @@ type NodeInfo struct {
 // IsError reports whether the node is an ERROR node (smacker's Node.IsError).
 func (i NodeInfo) IsError() bool { return i.Symbol == math.MaxUint16 }
 
+// nodeInfo reads n's NodeInfo through smacker's accessors (a cgo call each).
+func nodeInfo(n *sitter.Node) NodeInfo {
+	return NodeInfo{Start: n.StartByte(), End: n.EndByte(), ChildCount: n.ChildCount(),
+		Symbol: uint16(n.Symbol()), Named: n.IsNamed(), Missing: n.IsMissing(), HasError: n.HasError()}
+}
+
 // ChildrenInfo is Children that also returns a NodeInfo of each child (same index).
 func ChildrenInfo(n *sitter.Node) ([]*sitter.Node, []NodeInfo) {
 	return children(n, true)
@@ -210,8 +223,7 @@ func children(n *sitter.Node, withInfo bool) ([]*sitter.Node, []NodeInfo) {
 		if withInfo {
 			infos = make([]NodeInfo, len(out))
 			for i, c := range out {
-				infos[i] = NodeInfo{Start: c.StartByte(), End: c.EndByte(), ChildCount: c.ChildCount(),
-					Symbol: uint16(c.Symbol()), Named: c.IsNamed(), Missing: c.IsMissing(), HasError: c.HasError()}
+				infos[i] = nodeInfo(c)
 			}
 		}
 		return out, infos
@@ -219,22 +231,22 @@ func children(n *sitter.Node, withInfo bool) ([]*sitter.Node, []NodeInfo) {
 	m := (*nodeMirror)(unsafe.Pointer(n))
 	buf := getChildBuf()
 	defer putChildBuf(buf)
-	var info []C.rcInfo // Go memory: it holds no pointers, so cgo's check of it is cheap
-	var infoPtr *C.rcInfo
+	// Plain pointer variables: given &buf.nodes[0] itself, cgo's pointer check would
+	// box a copy of the whole array on every call.
+	nodesPtr, infoPtr := &buf.nodes[0], (*C.rcInfo)(nil)
 	if withInfo {
-		info = make([]C.rcInfo, childBufLen)
-		infoPtr = &info[0]
+		infoPtr = &buf.info[0]
 	}
-	k := int(C.rc_children(m.c, buf, infoPtr, childBufLen))
+	k := int(C.rc_children(m.c, nodesPtr, infoPtr, childBufLen))
 	if k == 0 {
 		return nil, nil
 	}
-	nodes := unsafe.Slice(buf, min(k, childBufLen))
+	nodes, info := buf.nodes[:min(k, childBufLen)], buf.info[:min(k, childBufLen)]
 	if k > childBufLen { // a wide node: once more with room for all
 		wide := (*C.rcNode)(C.malloc(C.size_t(k) * C.size_t(unsafe.Sizeof(C.rcNode{}))))
 		defer C.free(unsafe.Pointer(wide))
 		if withInfo {
-			info = make([]C.rcInfo, k)
+			info = make([]C.rcInfo, k) // Go memory: it holds no pointers, so cgo's check of it is cheap
 			infoPtr = &info[0]
 		}
 		C.rc_children(m.c, wide, infoPtr, C.uint32_t(k))

@@ -57,8 +57,7 @@ func TestChildrenMatchCursor(t *testing.T) {
 				t.Fatalf("%s: %s at %d: ChildrenInfo gives %d children and %d infos, the cursor %d", in.spec.Name, n.Type(), n.StartByte(), len(withInfo), len(infos), len(want))
 			}
 			for i, w := range want {
-				wi := NodeInfo{Start: w.StartByte(), End: w.EndByte(), ChildCount: w.ChildCount(), Symbol: uint16(w.Symbol()),
-					Named: w.IsNamed(), Missing: w.IsMissing(), HasError: w.HasError()}
+				wi := nodeInfo(w)
 				if !withInfo[i].Equal(w) || infos[i] != wi || infos[i].IsError() != w.IsError() ||
 					in.spec.TypeOfSymbol(withInfo[i], infos[i].Symbol) != in.spec.TypeOf(w) || StartByte(w) != int(w.StartByte()) {
 					t.Fatalf("%s: child %d of %s at %d: ChildrenInfo %+v, the cursor's node %+v", in.spec.Name, i, n.Type(), n.StartByte(), infos[i], wi)

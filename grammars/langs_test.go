@@ -178,6 +178,7 @@ func TestSwiftRewrite(t *testing.T) {
 		{"func f() -> () {}\nlet t: () = 1\nlet c: (()) -> Void = h\nf()\n", "func f() -> () {}\nlet t: () = 1\nlet c: (()) -> Void = h\nf()\n"},
 		{"private nonisolated(unsafe) var v: Int\n", "private nonisolated         var v: Int\n"},
 		{"_ = consume r; f(copy x)\nx.consume(y); let copy = 1\n", "_ =         r; f(     x)\nx.consume(y); let copy = 1\n"},
+		{"()\n", "()\n"}, {"sending x\n  consume y\n", "sending x\n  consume y\n"}, // nothing before them
 	} {
 		if got := string(swiftRewrite([]byte(c.in))); got != c.want {
 			t.Errorf("swiftRewrite(%q) = %q, want %q", c.in, got, c.want)

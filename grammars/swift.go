@@ -96,25 +96,19 @@ func swiftRewrite(src []byte) []byte {
 				edit(i, " 0")
 			}
 		case 'n':
-			const kw = "nonisolated(unsafe)"
-			if bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1])) {
+			if swiftWordAt(src, i, "nonisolated(unsafe)") {
 				edit(i+len("nonisolated"), "        ")
 			}
 		case 'c':
 			for _, kw := range []string{"consume ", "copy "} {
-				if j := i + len(kw); bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1])) &&
+				if j := i + len(kw); swiftWordAt(src, i, kw) &&
 					j < len(src) && (isWordByte(src[j]) && !('0' <= src[j] && src[j] <= '9')) && swiftOperandPosition(src, i) {
 					edit(i, strings.Repeat(" ", len(kw)))
 				}
 			}
 		case 's':
-			const kw = "sending "
-			if bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1])) {
-				k := i - 1
-				for k >= 0 && (src[k] == ' ' || src[k] == '\t') {
-					k--
-				}
-				if k >= 0 && (src[k] == ':' || src[k] == '>') { // a type annotation or `-> sending T`
+			if swiftWordAt(src, i, "sending ") && i > 0 {
+				if p := src[skipBack(src, i)]; p == ':' || p == '>' { // a type annotation or `-> sending T`
 					edit(i, "       ")
 				}
 			}
@@ -123,21 +117,23 @@ func swiftRewrite(src []byte) []byte {
 	return out
 }
 
+// swiftWordAt reports whether the word kw starts at src[i] (no word byte before it).
+func swiftWordAt(src []byte, i int, kw string) bool {
+	return bytes.HasPrefix(src[i:], []byte(kw)) && (i == 0 || !isWordByte(src[i-1]))
+}
+
 // swiftOperandPosition reports whether an expression starts at src[i]: the last
 // byte before it other than spaces and tabs is '(', ',', '=' or ends the word return.
 func swiftOperandPosition(src []byte, i int) bool {
-	k := i - 1
-	for k >= 0 && (src[k] == ' ' || src[k] == '\t') {
-		k--
-	}
-	if k < 0 {
+	if i == 0 {
 		return false
 	}
+	k := skipBack(src, i) // a blank when only blanks come before i
 	switch src[k] {
 	case '(', ',', '=':
 		return true
 	}
-	return k >= 5 && string(src[k-5:k+1]) == "return" && (k == 5 || !isWordByte(src[k-6]))
+	return k >= 5 && swiftWordAt(src, k-5, "return")
 }
 
 // swiftTupleExpr reports whether the `()` at src[i] is an empty tuple expression: it
@@ -148,19 +144,14 @@ func swiftTupleExpr(src []byte, i int) bool {
 	if !swiftOperandPosition(src, i) {
 		return false
 	}
-	j := i + 2
-	for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
-		j++
-	}
+	j := skipBlanks(src, i+2)
 	if j >= len(src) || src[j] == '\n' || src[j] == '\r' || src[j] == ',' {
 		return true
 	}
 	if src[j] != ')' {
 		return false
 	}
-	for j++; j < len(src) && (src[j] == ' ' || src[j] == '\t'); j++ {
-	}
-	rest := src[j:]
+	rest := src[skipBlanks(src, j+1):]
 	return !bytes.HasPrefix(rest, []byte("->")) && !bytes.HasPrefix(rest, []byte("throws")) &&
 		!bytes.HasPrefix(rest, []byte("async")) && !bytes.HasPrefix(rest, []byte("rethrows"))
 }

@@ -107,7 +107,6 @@ func cppSyntaxEdits(src []byte) []macroEdit {
 	var out []macroEdit
 	var brackets []openBracket // the open "(", "[" and "{", innermost last
 	lastSemi := -1             // the offset of the last ";" in code
-	var opens []int            // the offsets of the open brackets with arg set, innermost last
 	lineCode := false          // the line has code before i
 	var prevWord []byte        // the word before i, nil after other tokens
 	prev := byte(0)            // the last code byte before i
@@ -176,15 +175,12 @@ func cppSyntaxEdits(src []byte) []macroEdit {
 		}
 		switch c {
 		case '(', '[':
-			brackets = append(brackets, openBracket{c, false})
+			brackets = append(brackets, openBracket{c: c, at: i})
 		case '{':
 			// After "=" in a parameter list: a braced default argument if its "}"
 			// comes before any ";" and is followed by "," or ")".
 			arg := prev == '=' && len(brackets) > 0 && brackets[len(brackets)-1].c == '('
-			brackets = append(brackets, openBracket{c, arg})
-			if arg {
-				opens = append(opens, i)
-			}
+			brackets = append(brackets, openBracket{c: c, arg: arg, at: i})
 		case '=':
 			// `int count_ = 0;` in a class body: the grammar reads it as a pure virtual
 			// function (a declarator, `= 0`) and the chunk as a function; `= 1` makes it
@@ -201,12 +197,8 @@ func cppSyntaxEdits(src []byte) []macroEdit {
 			lastSemi = i
 		case ')', ']', '}':
 			if n := len(brackets); n > 0 {
-				if b := brackets[n-1]; b.arg {
-					open := opens[len(opens)-1]
-					opens = opens[:len(opens)-1]
-					if c == '}' && lastSemi < open {
-						out = defaultArgumentBraces(src, open, i, out)
-					}
+				if b := brackets[n-1]; b.arg && c == '}' && lastSemi < b.at {
+					out = defaultArgumentBraces(src, b.at, i, out)
 				}
 				brackets = brackets[:n-1]
 			}
@@ -304,12 +296,13 @@ var cppTypeWords = map[string]bool{
 	"double": true, "const": true, "volatile": true, "typedef": true, "using": true,
 }
 
-// openBracket is an open bracket of cppSyntaxEdits: c is "(", "[" or "{"; arg
-// marks a "{" after "=" in a parameter list, which may open a braced default
-// argument.
+// openBracket is an open bracket of cppSyntaxEdits: c is "(", "[" or "{" at offset
+// at; arg marks a "{" after "=" in a parameter list, which may open a braced
+// default argument.
 type openBracket struct {
 	c   byte
 	arg bool
+	at  int
 }
 
 // defaultArgumentBraces appends the edits for the braced default argument whose "{"

@@ -432,12 +432,13 @@ func (r *repoStore) flush() (int, error) {
 // writeSegment writes the records keys (payloads in recs) to path atomically and
 // returns their locations in locs.
 func writeSegment(path string, keys []recKey, recs map[recKey][]byte, locs map[recKey]recLoc) error {
-	f, err := atomicfile.Create(path, atomicfile.Options{MkdirAll: true})
+	// The writer holds an exclusive lock on its temporary file until it has its final
+	// name (RenameOpen), so that a cleaner can tell it from one a killed process left
+	// (see removeDeadTemps).
+	f, err := atomicfile.Create(path, atomicfile.Options{MkdirAll: true, RenameOpen: true})
 	if err != nil {
 		return err
 	}
-	// The writer holds an exclusive lock on its temporary file, so that a cleaner can
-	// tell it from one a killed process left (see removeDeadTemps).
 	syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 	w := bufio.NewWriterSize(f, 1<<16)
 	off := int64(0)
@@ -484,8 +485,16 @@ func writeSegment(path string, keys []recKey, recs map[recKey][]byte, locs map[r
 	return f.Commit()
 }
 
-// removeDeadTemps removes the temporary files in dir that no live process is writing
-// (a writer holds an exclusive lock on its file while it writes).
+// deadTempGrace is the age after which an empty temporary segment file no process
+// has locked is taken for a killed writer's: a live writer creates its file and then
+// locks it, so for an instant its empty file has no lock (see removeDeadTemps).
+const deadTempGrace = time.Minute
+
+// removeDeadTemps removes the temporary files in dir that no live process is writing.
+// A writer holds an exclusive lock on its file from before its first byte until
+// after the rename (writeSegment), so a file nobody has locked is a killed writer's when it holds
+// bytes; an empty one only once it is older than deadTempGrace, since its writer may be
+// between creating it and locking it (removing it then lost that writer's segment).
 func removeDeadTemps(dir string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -501,7 +510,9 @@ func removeDeadTemps(dir string) {
 			continue
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-			os.Remove(p) // its writer is gone
+			if fi, err := f.Stat(); err == nil && (fi.Size() > 0 || time.Since(fi.ModTime()) > deadTempGrace) {
+				os.Remove(p) // its writer is gone
+			}
 		}
 		f.Close()
 	}

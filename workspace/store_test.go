@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repoctx/repoctx/internal/atomicfile"
 	"github.com/repoctx/repoctx/retrieve"
 )
 
@@ -228,6 +229,64 @@ func TestDeadTempsRemoved(t *testing.T) {
 	}
 }
 
+// TestTempBeforeItsLock: a segment writer's temporary file is kept by a cleaner that
+// runs between the file's creation and its writer's lock (the writer then commits
+// it); an empty one left that long ago (deadTempGrace) is removed.
+func TestTempBeforeItsLock(t *testing.T) {
+	dir := t.TempDir()
+	f, err := atomicfile.Create(filepath.Join(dir, "seg-1.seg"), atomicfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removeDeadTemps(dir) // the writer has not taken its lock yet
+	syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+	f.Write([]byte("records"))
+	if err := f.Commit(); err != nil {
+		t.Fatalf("the writer's commit after a cleaner ran: %v", err)
+	}
+	old := filepath.Join(dir, ".seg-2.seg.tmp-333")
+	os.WriteFile(old, nil, 0o644)
+	when := time.Now().Add(-2 * deadTempGrace)
+	os.Chtimes(old, when, when)
+	removeDeadTemps(dir)
+	if _, err := os.Stat(old); err == nil {
+		t.Error("an empty temporary file older than deadTempGrace was kept")
+	}
+}
+
+// TestSegmentWritesBesideACleaner: segment writes never lose their file to a cleaner
+// removing dead temporary files at the same time (another process's start or gc):
+// the writer's lock covers its file from creation to rename.
+func TestSegmentWritesBesideACleaner(t *testing.T) {
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				removeDeadTemps(dir)
+			}
+		}
+	}()
+	k := recKey{kindWalk, [32]byte{1}}
+	recs := map[recKey][]byte{k: []byte("state")}
+	failed := 0
+	for i := range 1000 {
+		if err := writeSegment(filepath.Join(dir, fmt.Sprintf("seg-%d.seg", i)), []recKey{k}, recs, map[recKey]recLoc{}); err != nil {
+			failed++
+		}
+	}
+	close(stop)
+	<-done
+	if failed > 0 {
+		t.Errorf("%d of 1000 segment writes failed beside a cleaner", failed)
+	}
+}
+
 // TestGCEvictsLeastRecentlyUsed: under a cap, whole repositories are evicted least
 // recently used first, never one a process has open; Clear removes all unused.
 func TestGCEvictsLeastRecentlyUsed(t *testing.T) {
@@ -280,19 +339,33 @@ func TestTwoProcesses(t *testing.T) {
 	writeRepo(t, dirs[0], storeV1)
 	writeRepo(t, dirs[1], storeV2)
 	var cmds []*exec.Cmd
-	for _, d := range dirs {
+	outs := make([]bytes.Buffer, len(dirs))
+	for i, d := range dirs {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestStoreChild$", "-test.v")
 		cmd.Env = append(os.Environ(), "REPOCTX_STORE_CHILD="+d, "REPOCTX_STORE_CACHE="+cache)
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
 	}
-	for _, c := range cmds {
+	for i, c := range cmds {
 		if err := c.Wait(); err != nil {
-			t.Fatalf("child: %v", err)
+			t.Fatalf("child %d: %v\n%s", i, err, outs[i].String())
 		}
 	}
+	defer func() {
+		if t.Failed() {
+			for i := range outs {
+				t.Logf("child %d:\n%s", i, outs[i].String())
+			}
+			ents, _ := os.ReadDir(OpenStore(cache).repoDir("o/r"))
+			for _, e := range ents {
+				fi, _ := e.Info()
+				t.Logf("store file %s %d bytes", e.Name(), fi.Size())
+			}
+		}
+	}()
 	newProcess()
 	for i, d := range dirs {
 		snap, _ := OpenDir(d, Limits{})
@@ -313,10 +386,11 @@ func TestStoreChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(context.Background(), snap, Options{Repo: "o/r", CacheDir: os.Getenv("REPOCTX_STORE_CACHE"), Symbols: true})
+	r, err := Open(context.Background(), snap, Options{Repo: "o/r", CacheDir: os.Getenv("REPOCTX_STORE_CACHE"), Symbols: true, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("stats: %+v", r.Stats())
 	r.Close()
 }
 

@@ -22,6 +22,12 @@ type Options struct {
 	Perm fs.FileMode
 	// MkdirAll creates the target's folder (mode 0755) when it is missing.
 	MkdirAll bool
+	// RenameOpen renames the temporary file while it is still open and closes it
+	// afterwards (the default closes first), so that a lock the writer took on it
+	// (flock) is held until the file has its final name: a cleaner that removes
+	// unlocked temporary files as a killed writer's cannot take it in between.
+	// Needs a system that renames open files (not Windows).
+	RenameOpen bool
 }
 
 // TempPrefix starts the name of every temporary file this package creates, after
@@ -71,7 +77,7 @@ func Create(path string, opts Options) (*File, error) {
 }
 
 // Commit sets the mode, syncs when asked, closes the temporary file and renames it
-// over the target. On error the temporary file is removed and the target is left
+// over the target (renames, then closes, with Options.RenameOpen). On error the temporary file is removed and the target is left
 // as it was.
 func (f *File) Commit() error {
 	if f.done {
@@ -89,11 +95,21 @@ func (f *File) Commit() error {
 	if err == nil && f.opts.Sync {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), f.path)
+	if f.opts.RenameOpen {
+		if err == nil {
+			err = os.Rename(f.Name(), f.path)
+		}
+		if cerr := f.Close(); err == nil && cerr != nil {
+			os.Remove(f.path) // renamed, but its last bytes may be lost
+			return cerr
+		}
+	} else {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), f.path)
+		}
 	}
 	if err != nil {
 		os.Remove(f.Name())

@@ -52,3 +52,29 @@ func TestDeviceWrittenInPlace(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestRenameOpen: a commit with RenameOpen (the writer holding a flock on its file)
+// leaves the whole content under the target's name and no temporary file. That the
+// lock covers the rename is tested beside a cleaner in workspace
+// (TestSegmentWritesBesideACleaner).
+func TestRenameOpen(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.seg")
+	f, err := Create(target, Options{RenameOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Skipf("no flock here: %v", err)
+	}
+	f.WriteString("records")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "records" {
+		t.Fatalf("target: %q, %v", b, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the folder, want the target only", len(ents))
+	}
+}

@@ -352,55 +352,103 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	n := len(texts)
 	m := &LSA{requested: dim, docs: n, index: map[string]int32{}}
 
-	// Pass 1: document frequencies.
-	df := map[string]int{}
-	seen := map[string]struct{}{}
-	for _, t := range texts {
-		clear(seen)
+	// One scan of the texts: every distinct term gets an id in order of first sight,
+	// each text keeps its terms' (id, count) pairs and each term its document
+	// frequency. The matrix below is built from these, as tfidf would build each row
+	// from the text again (same counts, same order of operations: the same bits).
+	ids := map[string]int32{}
+	var names []string
+	var df []int
+	type termCount struct{ id, n int32 }
+	counts := make([]termCount, 0, 1024) // every text's pairs, text after text
+	ends := make([]int, n)               // text i's pairs are counts[ends[i-1]:ends[i]]
+	place := map[int32]int{}             // this text's ids -> their place in counts
+	for i, t := range texts {
+		clear(place)
 		lsaTerms(t, func(term string) {
-			if _, ok := seen[term]; !ok {
-				seen[term] = struct{}{}
-				df[term]++
+			id, ok := ids[term]
+			if !ok {
+				id = int32(len(names))
+				ids[term] = id
+				names = append(names, term)
+				df = append(df, 0)
 			}
+			if p, ok := place[id]; ok {
+				counts[p].n++
+				return
+			}
+			place[id] = len(counts)
+			counts = append(counts, termCount{id, 1})
+			df[id]++
 		})
+		ends[i] = len(counts)
 	}
+	ids, place = nil, nil
 	minDF := 2
 	if n < 50 {
 		minDF = 1
 	}
-	for t, d := range df {
+	var vocabIDs []int32 // ids of the vocabulary, in its order
+	for id, d := range df {
 		if d >= minDF {
-			m.terms = append(m.terms, t)
+			vocabIDs = append(vocabIDs, int32(id))
 		}
 	}
-	slices.SortFunc(m.terms, func(a, b string) int {
+	slices.SortFunc(vocabIDs, func(a, b int32) int {
 		if c := cmp.Compare(df[b], df[a]); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(names[a], names[b])
 	})
-	if len(m.terms) > MaxLSATerms {
-		m.terms = m.terms[:MaxLSATerms]
+	if len(vocabIDs) > MaxLSATerms {
+		vocabIDs = vocabIDs[:MaxLSATerms]
 	}
-	m.idf = make([]float32, len(m.terms))
-	for i, t := range m.terms {
+	vocab := make([]int32, len(names)) // id -> vocabulary index, or -1
+	for i := range vocab {
+		vocab[i] = -1
+	}
+	m.terms = make([]string, len(vocabIDs))
+	m.idf = make([]float32, len(vocabIDs))
+	for i, id := range vocabIDs {
+		t := names[id]
+		m.terms[i] = t
 		m.index[t] = int32(i)
-		m.idf[i] = float32(math.Log(float64(1+n)/float64(1+df[t])) + 1)
+		vocab[id] = int32(i)
+		m.idf[i] = float32(math.Log(float64(1+n)/float64(1+df[id])) + 1)
 	}
-	df, seen = nil, nil
+	names, df, vocabIDs = nil, nil, nil
 	v := len(m.terms)
 	if v == 0 || n == 0 {
 		return m, nil
 	}
 
-	// Pass 2: the tf-idf matrix.
+	// The tf-idf matrix (the rows tfidf gives).
 	a := &csr{rows: n, cols: v, ptr: make([]int, 1, n+1)}
-	for _, t := range texts {
-		idx, w := m.tfidf(t)
-		a.idx = append(a.idx, idx...)
-		a.val = append(a.val, w...)
+	var row []termCount
+	lo := 0
+	for i := range n {
+		row = row[:0]
+		for _, tc := range counts[lo:ends[i]] {
+			if vi := vocab[tc.id]; vi >= 0 {
+				row = append(row, termCount{vi, tc.n})
+			}
+		}
+		lo = ends[i]
+		slices.SortFunc(row, func(x, y termCount) int { return cmp.Compare(x.id, y.id) })
+		base := len(a.val)
+		var norm float64
+		for _, tc := range row {
+			w := (1 + math.Log(float64(tc.n))) * float64(m.idf[tc.id])
+			a.idx = append(a.idx, tc.id)
+			a.val = append(a.val, w)
+			norm += w * w
+		}
+		if norm > 0 {
+			floats.Scale(1/math.Sqrt(norm), a.val[base:])
+		}
 		a.ptr = append(a.ptr, len(a.idx))
 	}
+	counts, vocab = nil, nil
 	if len(a.idx) == 0 {
 		return m, nil
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -378,5 +380,32 @@ func TestLSAEmbedFitRows(t *testing.T) {
 	want, _, _ := r.Embed(all, KeepHead)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("vectors from the fit rows differ from those from the terms:\n%v\n%v", got, want)
+	}
+}
+
+// TestFitRowsAreTfidf: the fit's one scan of the texts builds the rows tfidf gives
+// each text, bit for bit (Embed uses them for a text the model was fitted on, and
+// tfidf for any other).
+func TestFitRowsAreTfidf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	words := []string{"alpha", "Beta", "gamma", "DELTA", "parse", "token", "index", "chunk", "query", "score", "x", "9lives"}
+	texts := make([]string, 400)
+	for i := range texts {
+		var b []string
+		for range rng.IntN(30) {
+			b = append(b, fmt.Sprintf("%s%d", words[rng.IntN(len(words))], rng.IntN(40)))
+		}
+		texts[i] = strings.Join(b, " ")
+	}
+	m, err := fitLSATextsP(texts, 32, 8, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		lo, hi := m.fitRows.ptr[i], m.fitRows.ptr[i+1]
+		idx, w := m.tfidf(text)
+		if !slices.Equal(idx, m.fitRows.idx[lo:hi]) || !slices.Equal(w, m.fitRows.val[lo:hi]) {
+			t.Fatalf("text %d: fit row %v %v, tfidf %v %v", i, m.fitRows.idx[lo:hi], m.fitRows.val[lo:hi], idx, w)
+		}
 	}
 }

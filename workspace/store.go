@@ -432,14 +432,10 @@ func (r *repoStore) flush() (int, error) {
 // writeSegment writes the records keys (payloads in recs) to path atomically and
 // returns their locations in locs.
 func writeSegment(path string, keys []recKey, recs map[recKey][]byte, locs map[recKey]recLoc) error {
-	// The writer holds an exclusive lock on its temporary file until it has its final
-	// name (RenameOpen), so that a cleaner can tell it from one a killed process left
-	// (see removeDeadTemps).
-	f, err := atomicfile.Create(path, atomicfile.Options{MkdirAll: true, RenameOpen: true})
+	f, err := createLocked(path)
 	if err != nil {
 		return err
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 	w := bufio.NewWriterSize(f, 1<<16)
 	off := int64(0)
 	write := func(b []byte) {
@@ -485,16 +481,39 @@ func writeSegment(path string, keys []recKey, recs map[recKey][]byte, locs map[r
 	return f.Commit()
 }
 
-// deadTempGrace is the age after which an empty temporary segment file no process
-// has locked is taken for a killed writer's: a live writer creates its file and then
-// locks it, so for an instant its empty file has no lock (see removeDeadTemps).
-const deadTempGrace = time.Minute
+// createLocked starts the atomic write of a segment at path, its temporary file
+// locked (flock, exclusive) until it has its final name (RenameOpen), so that a cleaner
+// can tell it from one a killed process left (see removeDeadTemps). The file is
+// unlocked for an instant after its creation, when a cleaner may remove it: a file
+// whose name no longer leads to it after the lock is abandoned for a new one.
+func createLocked(path string) (*atomicfile.File, error) {
+	for try := 0; ; try++ {
+		f, err := atomicfile.Create(path, atomicfile.Options{MkdirAll: true, RenameOpen: true})
+		if err != nil {
+			return nil, err
+		}
+		if afterTempCreated != nil {
+			afterTempCreated(f.Name())
+		}
+		syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		held, err1 := f.Stat()
+		named, err2 := os.Stat(f.Name())
+		if (err1 == nil && err2 == nil && os.SameFile(held, named)) || try == 3 {
+			return f, nil // after three losses the rename reports the fault
+		}
+		f.Abort()
+	}
+}
 
-// removeDeadTemps removes the temporary files in dir that no live process is writing.
-// A writer holds an exclusive lock on its file from before its first byte until
-// after the rename (writeSegment), so a file nobody has locked is a killed writer's when it holds
-// bytes; an empty one only once it is older than deadTempGrace, since its writer may be
-// between creating it and locking it (removing it then lost that writer's segment).
+// afterTempCreated, when set (by tests), is called between the creation of a segment's
+// temporary file and its lock.
+var afterTempCreated func(name string)
+
+// removeDeadTemps removes the temporary files in dir that no live process is writing:
+// a writer holds an exclusive lock on its file until after the rename (createLocked),
+// so a file nobody has locked is a killed writer's. (A live writer's file is unlocked
+// for an instant after its creation; removed then, its writer notices and makes
+// another.) The cleaner removes a file while holding its lock.
 func removeDeadTemps(dir string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -510,9 +529,7 @@ func removeDeadTemps(dir string) {
 			continue
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-			if fi, err := f.Stat(); err == nil && (fi.Size() > 0 || time.Since(fi.ModTime()) > deadTempGrace) {
-				os.Remove(p) // its writer is gone
-			}
+			os.Remove(p) // its writer is gone
 		}
 		f.Close()
 	}

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/repoctx/repoctx/internal/atomicfile"
 	"github.com/repoctx/repoctx/retrieve"
 )
 
@@ -229,28 +228,36 @@ func TestDeadTempsRemoved(t *testing.T) {
 	}
 }
 
-// TestTempBeforeItsLock: a segment writer's temporary file is kept by a cleaner that
-// runs between the file's creation and its writer's lock (the writer then commits
-// it); an empty one left that long ago (deadTempGrace) is removed.
+// TestTempBeforeItsLock: a cleaner that removes a segment writer's temporary file
+// between its creation and its writer's lock (another process's start or gc) costs
+// the writer a new temporary file, not the segment; an empty file nobody has locked is
+// removed at once.
 func TestTempBeforeItsLock(t *testing.T) {
 	dir := t.TempDir()
-	f, err := atomicfile.Create(filepath.Join(dir, "seg-1.seg"), atomicfile.Options{})
-	if err != nil {
+	defer func() { afterTempCreated = nil }()
+	cleaned := 0
+	afterTempCreated = func(string) {
+		if cleaned < 2 {
+			cleaned++
+			removeDeadTemps(dir)
+		}
+	}
+	k := recKey{kindWalk, [32]byte{1}}
+	if err := writeSegment(filepath.Join(dir, "seg-1.seg"), []recKey{k}, map[recKey][]byte{k: []byte("state")}, map[recKey]recLoc{}); err != nil {
+		t.Fatalf("a segment write with a cleaner before its lock, twice: %v", err)
+	}
+	if cleaned != 2 {
+		t.Fatalf("the cleaner ran %d times, want 2", cleaned)
+	}
+	if _, _, err := openSegment(filepath.Join(dir, "seg-1.seg")); err != nil {
 		t.Fatal(err)
 	}
-	removeDeadTemps(dir) // the writer has not taken its lock yet
-	syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-	f.Write([]byte("records"))
-	if err := f.Commit(); err != nil {
-		t.Fatalf("the writer's commit after a cleaner ran: %v", err)
-	}
-	old := filepath.Join(dir, ".seg-2.seg.tmp-333")
-	os.WriteFile(old, nil, 0o644)
-	when := time.Now().Add(-2 * deadTempGrace)
-	os.Chtimes(old, when, when)
+	afterTempCreated = nil
+	empty := filepath.Join(dir, ".seg-2.seg.tmp-333")
+	os.WriteFile(empty, nil, 0o644)
 	removeDeadTemps(dir)
-	if _, err := os.Stat(old); err == nil {
-		t.Error("an empty temporary file older than deadTempGrace was kept")
+	if _, err := os.Stat(empty); err == nil {
+		t.Error("an empty temporary file nobody has locked was kept")
 	}
 }
 

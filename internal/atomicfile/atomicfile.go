@@ -26,7 +26,9 @@ type Options struct {
 	// afterwards (the default closes first), so that a lock the writer took on it
 	// (flock) is held until the file has its final name: a cleaner that removes
 	// unlocked temporary files as a killed writer's cannot take it in between.
-	// Needs a system that renames open files (not Windows).
+	// Needs a system that renames open files (not Windows). Meant for targets with
+	// names of their own: when closing fails after the rename, the target is
+	// removed, so an earlier file of that name is gone too.
 	RenameOpen bool
 }
 

@@ -218,15 +218,22 @@ func (m *LSA) tfidf(text string) ([]int32, []float64) {
 	}
 	slices.Sort(idx)
 	w := make([]float64, len(idx))
+	m.weigh(idx, func(j int) int { return counts[idx[j]] }, w)
+	return idx, w
+}
+
+// weigh sets w[j] to the normalised tf-idf weight of vocabulary term idx[j] (ascending)
+// occurring tf(j) times in a text: (1 + ln tf)·idf, the row scaled to unit length. It is
+// the one formula of tfidf and of the fit's matrix rows, which must agree bit for bit.
+func (m *LSA) weigh(idx []int32, tf func(j int) int, w []float64) {
 	var norm float64
 	for j, i := range idx {
-		w[j] = (1 + math.Log(float64(counts[i]))) * float64(m.idf[i])
+		w[j] = (1 + math.Log(float64(tf(j)))) * float64(m.idf[i])
 		norm += w[j] * w[j]
 	}
 	if norm > 0 {
 		floats.Scale(1/math.Sqrt(norm), w)
 	}
-	return idx, w
 }
 
 // csr is a sparse matrix in compressed sparse row form.
@@ -435,17 +442,12 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 		}
 		lo = ends[i]
 		slices.SortFunc(row, func(x, y termCount) int { return cmp.Compare(x.id, y.id) })
-		base := len(a.val)
-		var norm float64
+		base := len(a.idx)
 		for _, tc := range row {
-			w := (1 + math.Log(float64(tc.n))) * float64(m.idf[tc.id])
 			a.idx = append(a.idx, tc.id)
-			a.val = append(a.val, w)
-			norm += w * w
 		}
-		if norm > 0 {
-			floats.Scale(1/math.Sqrt(norm), a.val[base:])
-		}
+		a.val = append(a.val, make([]float64, len(row))...)
+		m.weigh(a.idx[base:], func(j int) int { return int(row[j].n) }, a.val[base:])
 		a.ptr = append(a.ptr, len(a.idx))
 	}
 	counts, vocab = nil, nil

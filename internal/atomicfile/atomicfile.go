@@ -79,8 +79,9 @@ func Create(path string, opts Options) (*File, error) {
 }
 
 // Commit sets the mode, syncs when asked, closes the temporary file and renames it
-// over the target (renames, then closes, with Options.RenameOpen). On error the temporary file is removed and the target is left
-// as it was.
+// over the target (renames, then closes, with Options.RenameOpen). On error the
+// temporary file is removed and the target is left as it was, except when closing
+// fails after a RenameOpen rename: the target is then removed (see RenameOpen).
 func (f *File) Commit() error {
 	if f.done {
 		return nil

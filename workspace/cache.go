@@ -118,7 +118,7 @@ func tryLock(path string, f func()) bool {
 		return false
 	}
 	defer fd.Close()
-	if syscall.Flock(int(fd.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if flock(fd, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false
 	}
 	f()
@@ -218,7 +218,7 @@ func compactRepo(dir string) bool {
 		return false
 	}
 	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false
 	}
 	recs := map[recKey][]byte{}

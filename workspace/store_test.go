@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -282,15 +283,17 @@ func TestSegmentWritesBesideACleaner(t *testing.T) {
 	k := recKey{kindWalk, [32]byte{1}}
 	recs := map[recKey][]byte{k: []byte("state")}
 	failed := 0
+	var first error
 	for i := range 1000 {
 		if err := writeSegment(filepath.Join(dir, fmt.Sprintf("seg-%d.seg", i)), []recKey{k}, recs, map[recKey]recLoc{}); err != nil {
 			failed++
+			first = cmp.Or(first, err)
 		}
 	}
 	close(stop)
 	<-done
 	if failed > 0 {
-		t.Errorf("%d of 1000 segment writes failed beside a cleaner", failed)
+		t.Errorf("%d of 1000 segment writes failed beside a cleaner; the first: %v", failed, first)
 	}
 }
 
@@ -368,8 +371,9 @@ func TestTwoProcesses(t *testing.T) {
 			}
 			ents, _ := os.ReadDir(OpenStore(cache).repoDir("o/r"))
 			for _, e := range ents {
-				fi, _ := e.Info()
-				t.Logf("store file %s %d bytes", e.Name(), fi.Size())
+				if fi, err := e.Info(); err == nil {
+					t.Logf("store file %s %d bytes", e.Name(), fi.Size())
+				}
 			}
 		}
 	}()

@@ -183,10 +183,13 @@ type Distribution struct {
 type StrategyEval struct {
 	// Datapoints counts the datapoints scored; Failed those whose context
 	// could not be built (scored as empty); IDRecN those with new
-	// identifiers (idrec's denominator).
+	// identifiers (idrec's denominator); NovelRecN and AllRecN those that
+	// novelrec and allrec are averaged over (see [ConfigResult]).
 	Datapoints int `json:"datapoints"`
 	Failed     int `json:"failed"`
 	IDRecN     int `json:"idrec_n"`
+	NovelRecN  int `json:"novelrec_n"`
+	AllRecN    int `json:"allrec_n"`
 	// Scores has one entry per setting, in Comparison.Settings order.
 	Scores []SettingScores `json:"scores"`
 	// WallSec is the wall time of the run (indexing included), in seconds.
@@ -397,7 +400,8 @@ func evalStrategies(ctx context.Context, cmp *Comparison, opts CompareOptions) e
 			return err
 		}
 		c := rep.Configs[0]
-		st.Eval = &StrategyEval{Datapoints: rep.Datapoints, Failed: c.Failed, IDRecN: c.IDRecN, Scores: c.Scores, WallSec: rep.WallSec}
+		st.Eval = &StrategyEval{Datapoints: rep.Datapoints, Failed: c.Failed, IDRecN: c.IDRecN, NovelRecN: c.NovelRecN, AllRecN: c.AllRecN,
+			Scores: c.Scores, WallSec: rep.WallSec}
 		cmp.Settings = rep.Settings
 		for _, n := range rep.Notes {
 			cmp.Notes = append(cmp.Notes, string(st.Strategy)+" eval: "+n)
@@ -621,22 +625,16 @@ func (c *Comparison) evalRows(row func(name string, cell func(s *StrategyStats) 
 		return
 	}
 	for k, set := range c.Settings {
-		for _, m := range []string{"idrec", "line_chrf", "copy_chrf"} {
-			row(fmt.Sprintf("eval %s, %s⁴", m, set.Name), func(s *StrategyStats) string {
+		for m, name := range compareMetrics {
+			row(fmt.Sprintf("eval %s, %s⁴", name, set.Name), func(s *StrategyStats) string {
 				if s.Eval == nil || k >= len(s.Eval.Scores) {
 					return "-"
 				}
-				sc := s.Eval.Scores[k]
-				switch m {
-				case "idrec":
-					if sc.IDRec == nil {
-						return "-"
-					}
-					return fmt.Sprintf("%.3f", *sc.IDRec)
-				case "line_chrf":
-					return fmt.Sprintf("%.3f", sc.LineChrF)
+				v := compareValue(s.Eval.Scores[k], m)
+				if math.IsNaN(v) {
+					return "-"
 				}
-				return fmt.Sprintf("%.3f", sc.CopyChrF)
+				return fmt.Sprintf("%.3f", v)
 			})
 		}
 	}
@@ -646,6 +644,32 @@ func (c *Comparison) evalRows(row func(name string, cell func(s *StrategyStats) 
 		}
 		return fmt.Sprintf("%d (%d)", s.Eval.Datapoints, s.Eval.Failed)
 	})
+}
+
+// compareMetrics are the metrics a comparison shows per setting, in order
+// (see [compareValue]).
+var compareMetrics = []string{"idrec", "novelrec", "allrec", "line_chrf", "copy_chrf"}
+
+// compareValue returns metric m (an index of compareMetrics) of sc, NaN when
+// it has none.
+func compareValue(sc SettingScores, m int) float64 {
+	opt := func(v *float64) float64 {
+		if v == nil {
+			return math.NaN()
+		}
+		return *v
+	}
+	switch compareMetrics[m] {
+	case "idrec":
+		return opt(sc.IDRec)
+	case "novelrec":
+		return opt(sc.NovelRec)
+	case "allrec":
+		return opt(sc.AllRec)
+	case "line_chrf":
+		return sc.LineChrF
+	}
+	return sc.CopyChrF
 }
 
 // writeFootnotes writes the definitions of the table's marked rows.
@@ -670,7 +694,8 @@ func (c *Comparison) writeFootnotes(ew io.Writer) {
 				fmt.Fprintf(ew, ", %s = at most %d bytes", s.Name, s.Chars)
 			}
 		}
-		fmt.Fprintf(ew, ".\n\n")
+		fmt.Fprintf(ew, "; metrics as `repoctx eval --help` and docs/metrics.md define them (novelrec: share of the middle's identifiers absent from "+
+			"the datapoint's prefix/suffix found in the kept context; allrec: share of all its identifiers found anywhere in the prompt).\n\n")
 	}
 }
 
@@ -769,7 +794,7 @@ func (c *Comparison) chartPlots() ([][]*plot.Plot, error) {
 	}
 	var labels []string
 	for _, set := range c.Settings {
-		for _, m := range []string{"idrec", "line_chrf", "copy_chrf"} {
+		for _, m := range compareMetrics {
 			labels = append(labels, m+"\n"+set.Name)
 		}
 	}
@@ -782,14 +807,13 @@ func (c *Comparison) chartPlots() ([][]*plot.Plot, error) {
 			if s.Eval == nil {
 				return out
 			}
+			nm := len(compareMetrics)
 			for k, sc := range s.Eval.Scores {
-				if 3*k+2 >= len(out) {
-					break
+				for m := range nm {
+					if nm*k+m < len(out) {
+						out[nm*k+m] = compareValue(sc, m)
+					}
 				}
-				if sc.IDRec != nil {
-					out[3*k] = *sc.IDRec
-				}
-				out[3*k+1], out[3*k+2] = sc.LineChrF, sc.CopyChrF
 			}
 			return out
 		})

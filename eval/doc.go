@@ -11,6 +11,18 @@
 //     [A-Za-z_][A-Za-z0-9_]*, at least 2 bytes, not a keyword of the language,
 //     absent from the prefix and suffix the model gets), the fraction found in
 //     the context. Averaged over the datapoints that have such identifiers.
+//     Its denominator depends on the prefix and suffix a configuration gives:
+//     a configuration that trims the prefix is scored on more identifiers.
+//   - novelrec ([NovelRecall]): of the middle's novel identifiers (the same
+//     rule, absent from the datapoint's original prefix and suffix, as the
+//     datapoint file holds them), the share found in the kept context.
+//     Averaged over the datapoints that have novel identifiers: the same
+//     datapoints and identifiers for every configuration, however it trims.
+//   - allrec ([AllRecall]): of all the middle's identifiers (the same rule),
+//     the share found anywhere in the prompt: the kept context, the prefix and
+//     the suffix the prompt holds. Averaged over the datapoints whose middle
+//     has identifiers (the same for every configuration). A configuration
+//     that trims prefix lines the middle needs pays for it here.
 //   - line_chrf ([LineChrF]): the best [ChrF] of one context line against the
 //     middle's main (longest) line: what copying a single line could give.
 //   - copy_chrf ([CopyChrF]): the ChrF of a simple, non-oracle copy completer
@@ -37,7 +49,11 @@
 // window W ("w8000", "w16000": [TrimToWindow], the competition scorer's rule:
 // whole lines are kept from the end while 384 + tokens(prefix) +
 // tokens(suffix) + tokens(kept lines) <= W) and for each byte budget
-// ("c4000": [TrimToChars]).
+// ("c4000": [TrimToChars]). For allrec a window's prompt holds only what a
+// prompt of that window can: when the given prefix and suffix alone exceed
+// W − 384 tokens, whole lines of the far prefix are cut first, then of the far
+// suffix ([TrimPromptToWindow]), so an untrimmed long prefix is not free. The
+// full and byte-budget settings keep the prefix and suffix whole.
 //
 // # Configurations
 //
@@ -61,8 +77,10 @@
 // single line of the snapshot's files of the language or of the prefix and
 // suffix given ([OracleLineChrF], the same ChrF line_chrf uses), its idrec the
 // share of the middle's new identifiers found anywhere in those files
-// ([OracleIDRecall]). Neither depends on trimming: the row is the same in every
-// setting. copy_chrf and ctx_chars do not apply (the copy completer needs a
+// ([OracleIDRecall]); its novelrec is that idrec (the oracle is given the
+// datapoint's own prefix and suffix) and its allrec the share of all the
+// middle's identifiers found in those files or the prefix and suffix. None
+// depends on trimming: the row is the same in every setting. copy_chrf and ctx_chars do not apply (the copy completer needs a
 // context; a "best line" copy is what line_chrf already bounds), so the tables
 // print "-". A snapshot's distinct lines are read once; each datapoint's main
 // line is matched against them with upper bounds of ChrF (from lengths,
@@ -82,7 +100,8 @@
 // the datapoints, a fixed seed; Efron & Tibshirani 1993) and a [Verdict]: a
 // win is a positive mean, a loss a negative mean whose interval excludes 0,
 // anything else a tie. Datapoints without a value on both sides (idrec without
-// new identifiers) are left out of that pair.
+// new identifiers) are left out of that pair; novelrec's and allrec's
+// datapoints are the same on both sides.
 //
 // [Run] does it all and returns a [Report], printed by [Report.WriteTable] or
 // [Report.WriteJSON]. Errors start with "eval: " and name the file, line or

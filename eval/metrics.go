@@ -192,3 +192,47 @@ func splitLines(s string) []string {
 
 // runeCount is utf8.RuneCountInString, named for the unit it counts.
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
+
+// NovelRecall returns the metric novelrec for one datapoint: the share of the
+// middle's novel identifiers ([NewIdentifiers] of middle against the
+// datapoint's original prefix and suffix, origPrefix and origSuffix, as the
+// datapoint file holds them) that occur among the [Identifiers] of kept, the
+// context a prompt keeps (whole, case-sensitive matches); and n, the number of
+// novel identifiers. Unlike [IDRecall], whose new identifiers are counted
+// against the prefix and suffix a configuration gives the model, the
+// denominator depends on the datapoint only, so configurations that trim the
+// prefix differently are scored on the same identifiers. A novel identifier
+// cannot be in a given prefix or suffix that is a part of the original one, so
+// only kept is searched. When n is 0 the recall is undefined and returned as
+// 0; callers leave such datapoints out of the mean.
+func NovelRecall(middle, origPrefix, origSuffix, kept string, isKeyword func(string) bool) (recall float64, n int) {
+	return IDRecall(middle, origPrefix, origSuffix, kept, isKeyword)
+}
+
+// AllRecall returns the metric allrec for one datapoint: the share of all the
+// middle's identifiers ([NewIdentifiers] of middle alone: distinct, at least 2
+// bytes, not keywords) that occur anywhere in the prompt, among the
+// [Identifiers] of kept (the context the prompt keeps), prefix or suffix (the
+// prefix and suffix the prompt holds: in a window setting those of
+// [TrimPromptToWindow]); and n, the number of the middle's identifiers. When n
+// is 0 the recall is undefined and returned as 0; callers leave such
+// datapoints out of the mean.
+func AllRecall(middle, prefix, suffix, kept string, isKeyword func(string) bool) (recall float64, n int) {
+	ids := NewIdentifiers(middle, "", "", isKeyword)
+	if len(ids) == 0 {
+		return 0, 0
+	}
+	in := map[string]bool{}
+	for _, s := range []string{kept, prefix, suffix} {
+		for _, id := range Identifiers(s) {
+			in[id] = true
+		}
+	}
+	found := 0
+	for _, id := range ids {
+		if in[id] {
+			found++
+		}
+	}
+	return float64(found) / float64(len(ids)), len(ids)
+}

@@ -492,6 +492,8 @@ func (o *oracleSnap) score(middle, prefix, suffix string, settings []Setting, is
 		r := newOracleRef(main)
 		lineChrF = r.best(o.lines, r.best(visibleOracleLines(prefix, suffix), 0, st), st)
 	}
+	// prefix and suffix are the datapoint's own: the new identifiers are the
+	// novel ones, and idrec is novelrec.
 	ids := NewIdentifiers(middle, prefix, suffix, isKeyword)
 	ps := PointScores{LineChrF: lineChrF}
 	if len(ids) > 0 {
@@ -502,9 +504,26 @@ func (o *oracleSnap) score(middle, prefix, suffix string, settings []Setting, is
 			}
 		}
 		v := float64(found) / float64(len(ids))
-		ps.IDRec = &v
+		ps.IDRec, ps.NovelRec = &v, &v
 	}
-	ds := DatapointScores{NewIDs: len(ids), Settings: make([]PointScores, len(settings))}
+	all := NewIdentifiers(middle, "", "", isKeyword)
+	if len(all) > 0 {
+		shown := map[string]bool{}
+		for _, t := range []string{prefix, suffix} {
+			for _, id := range Identifiers(t) {
+				shown[id] = true
+			}
+		}
+		found := 0
+		for _, id := range all {
+			if o.ids[id] || shown[id] {
+				found++
+			}
+		}
+		v := float64(found) / float64(len(all))
+		ps.AllRec = &v
+	}
+	ds := DatapointScores{NewIDs: len(ids), NovelIDs: len(ids), AllIDs: len(all), Settings: make([]PointScores, len(settings))}
 	for k := range settings {
 		ds.Settings[k] = ps
 	}
@@ -560,10 +579,17 @@ func oracleRun(ctx context.Context, src workspace.Source, spec *grammars.Spec, d
 					msg = fmt.Sprintf("%s: snapshot %s: %v", d.Name(), d.SnapshotName(), e.err)
 					ds = DatapointScores{Settings: make([]PointScores, len(settings)), Error: ConfigOracle + ": " + msg}
 					if ids := NewIdentifiers(middles[i], d.Prefix, d.Suffix, spec.IsKeyword); len(ids) > 0 {
-						ds.NewIDs = len(ids)
+						ds.NewIDs, ds.NovelIDs = len(ids), len(ids)
 						for k := range ds.Settings {
 							zero := 0.0
-							ds.Settings[k].IDRec = &zero
+							ds.Settings[k].IDRec, ds.Settings[k].NovelRec = &zero, &zero
+						}
+					}
+					if all := NewIdentifiers(middles[i], "", "", spec.IsKeyword); len(all) > 0 {
+						ds.AllIDs = len(all)
+						for k := range ds.Settings {
+							zero := 0.0
+							ds.Settings[k].AllRec = &zero
 						}
 					}
 				} else {

@@ -57,10 +57,14 @@ type PairedConfig struct {
 // PairedSetting holds one setting's paired differences (row − reference), per
 // metric; a metric is nil when no datapoint has a value on both sides
 // (copy_chrf against the oracle, idrec without new identifiers, model_chrf
-// without a model or outside the window settings).
+// without a model or outside the window settings). novelrec's and allrec's
+// datapoints depend on the datapoint file only: every row is compared on the
+// same ones.
 type PairedSetting struct {
 	Setting   string      `json:"setting"`
 	IDRec     *PairedDiff `json:"idrec,omitempty"`
+	NovelRec  *PairedDiff `json:"novelrec,omitempty"`
+	AllRec    *PairedDiff `json:"allrec,omitempty"`
 	LineChrF  *PairedDiff `json:"line_chrf,omitempty"`
 	CopyChrF  *PairedDiff `json:"copy_chrf,omitempty"`
 	ModelChrF *PairedDiff `json:"model_chrf,omitempty"`
@@ -156,6 +160,8 @@ func PairedComparison(rep *Report, ref string) *Paired {
 		for k, s := range rep.Settings {
 			ps := PairedSetting{Setting: s.Name}
 			ps.IDRec = pairedDiff(c, base, func(p PointScores) *float64 { return p.IDRec }, k)
+			ps.NovelRec = pairedDiff(c, base, func(p PointScores) *float64 { return p.NovelRec }, k)
+			ps.AllRec = pairedDiff(c, base, func(p PointScores) *float64 { return p.AllRec }, k)
 			ps.LineChrF = pairedDiff(c, base, func(p PointScores) *float64 { return &p.LineChrF }, k)
 			if !c.Oracle && !base.Oracle {
 				ps.CopyChrF = pairedDiff(c, base, func(p PointScores) *float64 { return &p.CopyChrF }, k)
@@ -257,6 +263,6 @@ func PredictionArg(arg string) (name, path string) {
 
 // oracleNote says what the oracle row is.
 func oracleNote(lang string) string {
-	return fmt.Sprintf("%s: line_chrf = best chrF of one line of any %s file of the snapshot or of the given prefix/suffix (complete lines); idrec = share of the new identifiers that occur in those files; the same in every setting: it does not depend on trimming; copy_chrf and ctx_chars do not apply (-)",
+	return fmt.Sprintf("%s: line_chrf = best chrF of one line of any %s file of the snapshot or of the given prefix/suffix (complete lines); idrec = novelrec = share of the new identifiers that occur in those files; allrec = share of all the middle's identifiers in those files or the prefix/suffix; the same in every setting: it does not depend on trimming; copy_chrf and ctx_chars do not apply (-)",
 		ConfigOracle, lang)
 }

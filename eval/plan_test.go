@@ -82,8 +82,8 @@ func TestVisibleText(t *testing.T) {
 	pre := "    value = compute_total(items)\n\n\nx = 1\ny = 2\nz = 3\n"
 	settings := Settings([]int{8000}, nil)
 	c := newCaches()
-	off := scoreDatapoint(middle, pre, "", "", settings, repoctx.CharEstimate{}, nil, c, false)
-	on := scoreDatapoint(middle, pre, "", "", settings, repoctx.CharEstimate{}, nil, c, true)
+	off := scoreDatapoint(middle, pre, "", pre, "", "", settings, repoctx.CharEstimate{}, nil, c, false)
+	on := scoreDatapoint(middle, pre, "", pre, "", "", settings, repoctx.CharEstimate{}, nil, c, true)
 	if off.Settings[0].LineChrF != 0 || on.Settings[0].LineChrF != 1 {
 		t.Errorf("line_chrf without/with visible = %v / %v, want 0 / 1", off.Settings[0].LineChrF, on.Settings[0].LineChrF)
 	}

@@ -27,28 +27,36 @@ func (r *Report) WriteTable(w io.Writer) error {
 
 	type metric struct {
 		title string
-		nCol  bool
+		n     func(c *ConfigResult) int // the datapoints of the mean; nil: all
 		cell  func(c *ConfigResult, s SettingScores) string
 	}
 	f3 := func(v float64) string { return fmt.Sprintf("%.3f", v) }
+	opt3 := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return f3(*v)
+	}
 	metrics := []metric{
-		{"idrec: share of the middle's new identifiers (not in prefix/suffix) found in the context; n = datapoints that have some", true,
-			func(c *ConfigResult, s SettingScores) string {
-				if s.IDRec == nil {
-					return "-"
-				}
-				return f3(*s.IDRec)
-			}},
-		{"line_chrf: best chrF of one context line against the middle's main line (upper bound of copying a line)", false,
+		{"idrec: share of the middle's new identifiers (not in the given prefix/suffix) found in the context; n = datapoints that have some",
+			func(c *ConfigResult) int { return c.IDRecN },
+			func(c *ConfigResult, s SettingScores) string { return opt3(s.IDRec) }},
+		{"novelrec: share of the middle's novel identifiers (not in the datapoint's original prefix/suffix) found in the kept context; n = datapoints that have some, the same for every row",
+			func(c *ConfigResult) int { return c.NovelRecN },
+			func(c *ConfigResult, s SettingScores) string { return opt3(s.NovelRec) }},
+		{"allrec: share of all the middle's identifiers found anywhere in the prompt (kept context + prefix + suffix, far lines cut when they overflow a window); n = datapoints with identifiers",
+			func(c *ConfigResult) int { return c.AllRecN },
+			func(c *ConfigResult, s SettingScores) string { return opt3(s.AllRec) }},
+		{"line_chrf: best chrF of one context line against the middle's main line (upper bound of copying a line)", nil,
 			func(c *ConfigResult, s SettingScores) string { return f3(s.LineChrF) }},
-		{"copy_chrf: chrF of a copy completer's line (matches the last 3 prefix lines) against the middle's first line", false,
+		{"copy_chrf: chrF of a copy completer's line (matches the last 3 prefix lines) against the middle's first line", nil,
 			func(c *ConfigResult, s SettingScores) string {
 				if c.Oracle {
 					return "-"
 				}
 				return f3(s.CopyChrF)
 			}},
-		{"ctx_chars: context length in bytes, mean / p95", false,
+		{"ctx_chars: context length in bytes, mean / p95", nil,
 			func(c *ConfigResult, s SettingScores) string {
 				if c.Oracle {
 					return "-"
@@ -57,13 +65,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 			}},
 	}
 	if r.hasModel() {
-		metrics = append(metrics[:3:3], append([]metric{{"model_chrf: chrF of the model's completion against the middle (the competition's score; see notes)", false,
+		metrics = append(metrics[:5:5], append([]metric{{"model_chrf: chrF of the model's completion against the middle (the competition's score; see notes)", nil,
 			func(c *ConfigResult, s SettingScores) string {
 				if s.ModelChrF == nil {
 					return "-"
 				}
 				return f3(*s.ModelChrF)
-			}}}, metrics[3:]...)...)
+			}}}, metrics[5:]...)...)
 	}
 	for _, m := range metrics {
 		fmt.Fprintf(ew, "\n%s\n", m.title)
@@ -73,8 +81,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		for _, c := range r.Configs {
 			n := len(c.PerDatapoint)
-			if m.nCol {
-				n = c.IDRecN
+			if m.n != nil {
+				n = m.n(c)
 			}
 			row := []string{c.Name, fmt.Sprint(n)}
 			for _, s := range c.Scores {
@@ -154,6 +162,8 @@ func (r *Report) writePaired(w io.Writer) {
 		get  func(PairedSetting) *PairedDiff
 	}{
 		{"idrec", func(s PairedSetting) *PairedDiff { return s.IDRec }},
+		{"novelrec", func(s PairedSetting) *PairedDiff { return s.NovelRec }},
+		{"allrec", func(s PairedSetting) *PairedDiff { return s.AllRec }},
 		{"line_chrf", func(s PairedSetting) *PairedDiff { return s.LineChrF }},
 		{"copy_chrf", func(s PairedSetting) *PairedDiff { return s.CopyChrF }},
 		{"model_chrf", func(s PairedSetting) *PairedDiff { return s.ModelChrF }},

@@ -152,6 +152,12 @@ type ConfigResult struct {
 	// IDRecN counts datapoints whose middle has new identifiers: the
 	// datapoints idrec is averaged over.
 	IDRecN int `json:"idrec_n"`
+	// NovelRecN counts datapoints whose middle has novel identifiers (absent
+	// from the original prefix and suffix): the datapoints novelrec is averaged
+	// over, the same for every configuration. AllRecN counts those whose middle
+	// has identifiers at all: allrec's.
+	NovelRecN int `json:"novelrec_n"`
+	AllRecN   int `json:"allrec_n"`
 	// Scores has one entry per setting, in Report.Settings order.
 	Scores []SettingScores `json:"scores"`
 	// PerDatapoint has one entry per datapoint, in input order.
@@ -166,6 +172,11 @@ type SettingScores struct {
 	// IDRec is the mean IDRecall over the IDRecN datapoints with new
 	// identifiers; nil when there are none.
 	IDRec *float64 `json:"idrec"`
+	// NovelRec is the mean NovelRecall over the NovelRecN datapoints with novel
+	// identifiers, AllRec the mean AllRecall over the AllRecN datapoints with
+	// identifiers; nil when there are none.
+	NovelRec *float64 `json:"novelrec"`
+	AllRec   *float64 `json:"allrec"`
 	// LineChrF is the mean of LineChrF over all datapoints.
 	LineChrF float64 `json:"line_chrf"`
 	// CopyChrF is the mean of CopyChrF over all datapoints.
@@ -191,7 +202,12 @@ type DatapointScores struct {
 	ID string `json:"id"`
 	// NewIDs is the number of new identifiers of the middle.
 	NewIDs int `json:"new_ids"`
-	// Settings follow Report.Settings; IDRec is nil when NewIDs is 0.
+	// NovelIDs is the number of novel identifiers of the middle (absent from
+	// the original prefix and suffix), AllIDs the number of its identifiers.
+	NovelIDs int `json:"novel_ids"`
+	AllIDs   int `json:"all_ids"`
+	// Settings follow Report.Settings; IDRec is nil when NewIDs is 0, NovelRec
+	// when NovelIDs is 0 and AllRec when AllIDs is 0.
 	Settings []PointScores `json:"settings"`
 	// Error says why the context could not be built, if it could not.
 	Error string `json:"error,omitempty"`
@@ -200,6 +216,8 @@ type DatapointScores struct {
 // PointScores are one datapoint's metrics under one setting.
 type PointScores struct {
 	IDRec    *float64 `json:"idrec"`     // IDRecall; nil without new identifiers
+	NovelRec *float64 `json:"novelrec"`  // NovelRecall; nil without novel identifiers
+	AllRec   *float64 `json:"allrec"`    // AllRecall; nil without identifiers
 	LineChrF float64  `json:"line_chrf"` // LineChrF
 	CopyChrF float64  `json:"copy_chrf"` // CopyChrF
 	CtxChars int      `json:"ctx_chars"` // length of the trimmed context in bytes
@@ -460,7 +478,7 @@ func scoreRuns(runs []scoredConfig, dps []dataset.Datapoint, middles []string, s
 					if p.Suffix != nil {
 						suffix = *p.Suffix
 					}
-					ds := scoreDatapoint(middles[i], prefix, suffix, p.Context, settings, opts.Tokens, spec.IsKeyword, c, opts.Visible)
+					ds := scoreDatapoint(middles[i], prefix, suffix, d.Prefix, d.Suffix, p.Context, settings, opts.Tokens, spec.IsKeyword, c, opts.Visible)
 					ds.ID = d.ID
 					if r.errs != nil && r.errs[i] != nil {
 						ds.Error = r.errs[i].Error()
@@ -505,7 +523,7 @@ func about(c string, opts Options) string {
 		return fmt.Sprintf("RepoCoder over every %s file including the old completion file, less the old file's windows the prefix/suffix show: %d-line windows, stride %d, Jaccard to the last %d prefix lines, top %d, best last (the rule windows has always used)",
 			grammars.Lookup(opts.Lang).Name, WindowsLines, WindowsStride, WindowsLines, WindowsTopK)
 	case ConfigOracle:
-		return fmt.Sprintf("ceiling, no context: the best line of any %s file of the snapshot or of the given prefix/suffix (line_chrf), every identifier of those files (idrec); the same in every setting", grammars.Lookup(opts.Lang).Name)
+		return fmt.Sprintf("ceiling, no context: the best line of any %s file of the snapshot or of the given prefix/suffix (line_chrf), every identifier of those files (idrec, novelrec; allrec with the prefix/suffix's); the same in every setting", grammars.Lookup(opts.Lang).Name)
 	case ConfigSeed:
 		o := opts.Seed.withDefaults()
 		var rs []string
@@ -594,27 +612,33 @@ func newCaches() *caches {
 }
 
 // scoreDatapoint computes every metric of one context under every setting.
-// It gives the same numbers as the exported functions applied to the
-// trimmed context, sharing the work: every setting keeps a suffix of the
+// prefix and suffix are what the model is given, origPrefix and origSuffix the
+// datapoint's own. It gives the same numbers as the exported functions applied
+// to the trimmed context (and, for allrec, to the prompt's prefix and suffix of
+// TrimPromptToWindow), sharing the work: every setting keeps a suffix of the
 // context's lines.
 //
 // With visible, line_chrf and copy_chrf also search VisibleText(prefix,
 // suffix), which no window trims.
-func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, tc repoctx.TokenCounter, isKeyword func(string) bool, c *caches, visible bool) DatapointScores {
+func scoreDatapoint(middle, prefix, suffix, origPrefix, origSuffix, context string, settings []Setting, tc repoctx.TokenCounter, isKeyword func(string) bool, c *caches, visible bool) DatapointScores {
 	lines := splitLines(context)
 	var toks []float64
-	var room float64
+	var room, tPrefix, tSuffix float64
+	count := func(l string) float64 {
+		n, ok := c.tokens[l]
+		if !ok {
+			n = tc.Count(l)
+			c.tokens[l] = n
+		}
+		return n
+	}
 	countTokens := func() {
 		toks = make([]float64, len(lines))
 		for i, l := range lines {
-			n, ok := c.tokens[l]
-			if !ok {
-				n = tc.Count(l)
-				c.tokens[l] = n
-			}
-			toks[i] = n
+			toks[i] = count(l)
 		}
-		room = -repoctx.MaxNewTokens - tc.Count(prefix) - tc.Count(suffix)
+		tPrefix, tSuffix = tc.Count(prefix), tc.Count(suffix)
+		room = -repoctx.MaxNewTokens - tPrefix - tSuffix
 	}
 	size := make([]float64, len(lines))
 	suffixBytes := make([]int, len(lines)+1)
@@ -622,12 +646,15 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 		size[i] = float64(len(lines[i]))
 		suffixBytes[i] = suffixBytes[i+1] + len(lines[i])
 	}
-	// The last line holding each new identifier.
+	// The last line holding each identifier of the middle (new, novel or
+	// any: the new and the novel ones are among all of them).
 	ids := NewIdentifiers(middle, prefix, suffix, isKeyword)
-	last := make(map[string]int, len(ids))
-	if len(ids) > 0 {
+	novel := NewIdentifiers(middle, origPrefix, origSuffix, isKeyword)
+	all := NewIdentifiers(middle, "", "", isKeyword)
+	last := make(map[string]int, len(all))
+	if len(all) > 0 {
 		want := map[string]bool{}
-		for _, id := range ids {
+		for _, id := range all {
 			want[id] = true
 		}
 		for i, l := range lines {
@@ -638,12 +665,26 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 			}
 		}
 	}
+	// The middle's identifiers that the whole given prefix or suffix shows.
+	inPrompt := func(p, s string) map[string]bool {
+		out := map[string]bool{}
+		if len(all) == 0 {
+			return out
+		}
+		for _, t := range []string{p, s} {
+			for _, id := range Identifiers(t) {
+				out[id] = true
+			}
+		}
+		return out
+	}
+	shown := inPrompt(prefix, suffix)
 	lineScores := lineChrFs(middle, lines, c.chrf)
 	bestFrom := make([]float64, len(lines)+1)
 	for i := len(lines) - 1; i >= 0; i-- {
 		bestFrom[i] = max(bestFrom[i+1], lineScores[i])
 	}
-	ds := DatapointScores{NewIDs: len(ids), Settings: make([]PointScores, len(settings))}
+	ds := DatapointScores{NewIDs: len(ids), NovelIDs: len(novel), AllIDs: len(all), Settings: make([]PointScores, len(settings))}
 	firstLine := firstLine(middle)
 	seen, seenBest := "", 0.0
 	if visible {
@@ -654,12 +695,16 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 	}
 	for k, s := range settings {
 		from := 0
+		prompt := shown // identifiers of the prompt's prefix and suffix
 		switch {
 		case s.Window > 0:
 			if toks == nil {
 				countTokens()
 			}
 			from = keepFrom(toks, float64(s.Window)+room)
+			if float64(s.Window)+room < 0 && len(all) > 0 { // prefix and suffix overflow: the prompt loses their far lines
+				prompt = inPrompt(trimPrompt(prefix, suffix, float64(s.Window)-repoctx.MaxNewTokens, tPrefix, tSuffix, count))
+			}
 		case s.Chars > 0:
 			from = keepFrom(size, float64(s.Chars))
 		}
@@ -673,6 +718,26 @@ func scoreDatapoint(middle, prefix, suffix, context string, settings []Setting, 
 			}
 			r := float64(found) / float64(len(ids))
 			ps.IDRec = &r
+		}
+		if len(novel) > 0 {
+			found := 0
+			for _, id := range novel {
+				if i, ok := last[id]; ok && i >= from {
+					found++
+				}
+			}
+			r := float64(found) / float64(len(novel))
+			ps.NovelRec = &r
+		}
+		if len(all) > 0 {
+			found := 0
+			for _, id := range all {
+				if i, ok := last[id]; prompt[id] || ok && i >= from {
+					found++
+				}
+			}
+			r := float64(found) / float64(len(all))
+			ps.AllRec = &r
 		}
 		ps.CopyChrF = ChrF(CopyPredict(prefix, seen+joinFrom(lines, from)), firstLine)
 		ds.Settings[k] = ps
@@ -713,7 +778,7 @@ func VisibleText(prefix, suffix string) string {
 // aggregate fills res.Scores, Failed and IDRecN from res.PerDatapoint.
 func aggregate(res *ConfigResult, settings []Setting) {
 	res.Scores = make([]SettingScores, len(settings))
-	res.Failed, res.IDRecN = 0, 0
+	res.Failed, res.IDRecN, res.NovelRecN, res.AllRecN = 0, 0, 0, 0
 	for _, d := range res.PerDatapoint {
 		if d.Error != "" {
 			res.Failed++
@@ -721,17 +786,29 @@ func aggregate(res *ConfigResult, settings []Setting) {
 		if d.NewIDs > 0 {
 			res.IDRecN++
 		}
+		if d.NovelIDs > 0 {
+			res.NovelRecN++
+		}
+		if d.AllIDs > 0 {
+			res.AllRecN++
+		}
 	}
 	n := float64(len(res.PerDatapoint))
 	for k, s := range settings {
 		ss := SettingScores{Setting: s.Name}
-		var idSum, modelSum float64
+		var idSum, novelSum, allSum, modelSum float64
 		modelN := 0
 		chars := make([]float64, 0, len(res.PerDatapoint))
 		for _, d := range res.PerDatapoint {
 			p := d.Settings[k]
 			if p.IDRec != nil {
 				idSum += *p.IDRec
+			}
+			if p.NovelRec != nil {
+				novelSum += *p.NovelRec
+			}
+			if p.AllRec != nil {
+				allSum += *p.AllRec
 			}
 			ss.LineChrF += p.LineChrF
 			if p.ModelChrF != nil {
@@ -745,6 +822,14 @@ func aggregate(res *ConfigResult, settings []Setting) {
 		if res.IDRecN > 0 {
 			m := idSum / float64(res.IDRecN)
 			ss.IDRec = &m
+		}
+		if res.NovelRecN > 0 {
+			m := novelSum / float64(res.NovelRecN)
+			ss.NovelRec = &m
+		}
+		if res.AllRecN > 0 {
+			m := allSum / float64(res.AllRecN)
+			ss.AllRec = &m
 		}
 		if n > 0 {
 			ss.LineChrF /= n

@@ -74,6 +74,12 @@ func checkReport(t *testing.T, rep *Report, n int, names []string) {
 				if (p.IDRec != nil) != (d.NewIDs > 0) || (p.IDRec != nil && (*p.IDRec < 0 || *p.IDRec > 1)) {
 					t.Errorf("%s %s: idrec %v with %d new identifiers", c.Name, d.ID, p.IDRec, d.NewIDs)
 				}
+				if (p.NovelRec != nil) != (d.NovelIDs > 0) || (p.NovelRec != nil && (*p.NovelRec < 0 || *p.NovelRec > 1)) {
+					t.Errorf("%s %s: novelrec %v with %d novel identifiers", c.Name, d.ID, p.NovelRec, d.NovelIDs)
+				}
+				if (p.AllRec != nil) != (d.AllIDs > 0) || (p.AllRec != nil && (*p.AllRec < 0 || *p.AllRec > 1)) {
+					t.Errorf("%s %s: allrec %v with %d identifiers", c.Name, d.ID, p.AllRec, d.AllIDs)
+				}
 				_ = prev
 			}
 			// Trimming only removes: full >= w16000 >= w8000.
@@ -82,11 +88,25 @@ func checkReport(t *testing.T, rep *Report, n int, names []string) {
 				if !(f.CtxChars >= w16.CtxChars && w16.CtxChars >= w8.CtxChars && f.LineChrF >= w16.LineChrF && w16.LineChrF >= w8.LineChrF) {
 					t.Errorf("%s %s: trimming added something: %+v", c.Name, d.ID, d.Settings)
 				}
+				if d.NovelIDs > 0 && !(*f.NovelRec >= *w16.NovelRec && *w16.NovelRec >= *w8.NovelRec) ||
+					d.AllIDs > 0 && !(*f.AllRec >= *w16.AllRec && *w16.AllRec >= *w8.AllRec) {
+					t.Errorf("%s %s: trimming found more identifiers: %+v", c.Name, d.ID, d.Settings)
+				}
+			}
+		}
+		// novelrec's and allrec's datapoints are the datapoint file's: the same in every row.
+		first := rep.Configs[0]
+		if c.NovelRecN != first.NovelRecN || c.AllRecN != first.AllRecN {
+			t.Errorf("%s: novelrec over %d, allrec over %d datapoints; %s: %d, %d", c.Name, c.NovelRecN, c.AllRecN, first.Name, first.NovelRecN, first.AllRecN)
+		}
+		for i, d := range c.PerDatapoint {
+			if d.NovelIDs != first.PerDatapoint[i].NovelIDs || d.AllIDs != first.PerDatapoint[i].AllIDs {
+				t.Errorf("%s %s: %d novel, %d identifiers; %s: %d, %d", c.Name, d.ID, d.NovelIDs, d.AllIDs, first.Name, first.PerDatapoint[i].NovelIDs, first.PerDatapoint[i].AllIDs)
 			}
 		}
 		if c.Name == ConfigEmpty {
 			for _, s := range c.Scores {
-				if s.LineChrF != 0 || s.CopyChrF != 0 || s.CtxCharsMean != 0 || (s.IDRec != nil && *s.IDRec != 0) {
+				if s.LineChrF != 0 || s.CopyChrF != 0 || s.CtxCharsMean != 0 || (s.IDRec != nil && *s.IDRec != 0) || (s.NovelRec != nil && *s.NovelRec != 0) {
 					t.Errorf("empty context scored %+v", s)
 				}
 			}
@@ -99,7 +119,7 @@ func checkReport(t *testing.T, rep *Report, n int, names []string) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range append([]string{"idrec:", "line_chrf:", "copy_chrf:", "ctx_chars:", "configurations:"}, names...) {
+	for _, want := range append([]string{"idrec:", "novelrec:", "allrec:", "line_chrf:", "copy_chrf:", "ctx_chars:", "configurations:"}, names...) {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
@@ -206,7 +226,7 @@ func TestScoreDatapointMatchesExported(t *testing.T) {
 				middle := truth[d.ID].Middle
 				for _, cfg := range allConfigs() {
 					ctx := ctxs[cfg][i].Context
-					got := scoreDatapoint(middle, d.Prefix, d.Suffix, ctx, settings, tc, spec.IsKeyword, c, false)
+					got := scoreDatapoint(middle, d.Prefix, d.Suffix, d.Prefix, d.Suffix, ctx, settings, tc, spec.IsKeyword, c, false)
 					for k, s := range settings {
 						trimmed := ctx
 						switch {
@@ -225,6 +245,18 @@ func TestScoreDatapointMatchesExported(t *testing.T) {
 						}
 						if want := CopyChrF(d.Prefix, middle, trimmed); !near(p.CopyChrF, want) {
 							t.Errorf("%s %s %s %s: copy_chrf %v, want %v", lang, d.ID, cfg, s.Name, p.CopyChrF, want)
+						}
+						pre, suf := d.Prefix, d.Suffix
+						if s.Window > 0 {
+							pre, suf = TrimPromptToWindow(d.Prefix, d.Suffix, s.Window, tc)
+						}
+						r, n = NovelRecall(middle, d.Prefix, d.Suffix, trimmed, spec.IsKeyword)
+						if n != got.NovelIDs || (n > 0 && (p.NovelRec == nil || !near(*p.NovelRec, r))) {
+							t.Errorf("%s %s %s %s: novelrec %v over %d, want %v over %d", lang, d.ID, cfg, s.Name, p.NovelRec, got.NovelIDs, r, n)
+						}
+						r, n = AllRecall(middle, pre, suf, trimmed, spec.IsKeyword)
+						if n != got.AllIDs || (n > 0 && (p.AllRec == nil || !near(*p.AllRec, r))) {
+							t.Errorf("%s %s %s %s: allrec %v over %d, want %v over %d", lang, d.ID, cfg, s.Name, p.AllRec, got.AllIDs, r, n)
 						}
 						if p.CtxChars != len(trimmed) {
 							t.Errorf("%s %s %s %s: %d chars, want %d", lang, d.ID, cfg, s.Name, p.CtxChars, len(trimmed))

@@ -57,3 +57,47 @@ func joinFrom(lines []string, from int) string {
 	}
 	return string(b)
 }
+
+// TrimPromptToWindow returns the prefix and suffix that a prompt for a model
+// with a window of window tokens can hold, for the metric allrec: prefix and
+// suffix unchanged when tokens(prefix) + tokens(suffix) <= window −
+// repoctx.MaxNewTokens (the context, trimmed by [TrimToWindow], then gets the
+// rest); otherwise whole lines of the far prefix are cut first, as a
+// left-truncated prompt loses them: the prefix keeps the longest run of whole
+// lines at its end whose tokens add up to at most window − MaxNewTokens −
+// tokens(suffix); when the suffix alone exceeds window − MaxNewTokens the
+// prefix is "" and the suffix keeps the longest run of whole lines at its start
+// that fits. Lines are cut after each "\n" (the prefix's last, unfinished line
+// and the suffix's last line are lines too) and each is counted on its own by
+// tc, as [TrimToWindow] counts the context's lines. The results are a suffix of
+// prefix and a prefix of suffix. In that case [TrimToWindow] keeps no context.
+func TrimPromptToWindow(prefix, suffix string, window int, tc repoctx.TokenCounter) (keptPrefix, keptSuffix string) {
+	return trimPrompt(prefix, suffix, float64(window)-repoctx.MaxNewTokens, tc.Count(prefix), tc.Count(suffix), tc.Count)
+}
+
+// trimPrompt is [TrimPromptToWindow] for a room of room tokens, with the
+// prefix's and suffix's tokens tp and ts counted already and count counting a
+// line's.
+func trimPrompt(prefix, suffix string, room, tp, ts float64, count func(string) float64) (string, string) {
+	if tp+ts <= room {
+		return prefix, suffix
+	}
+	if ts <= room {
+		lines := splitLines(prefix)
+		cost := make([]float64, len(lines))
+		for i, l := range lines {
+			cost[i] = count(l)
+		}
+		return joinFrom(lines, keepFrom(cost, room-ts)), suffix
+	}
+	total, end := 0.0, 0
+	for _, l := range splitLines(suffix) {
+		c := count(l)
+		if total+c > room {
+			break
+		}
+		total += c
+		end += len(l)
+	}
+	return "", suffix[:end]
+}

@@ -40,7 +40,8 @@ func compareCmd() *cli.Command {
 			"chunk count, size distribution (non-space characters and lines: p50 / p90 / max), share of chunks cutting a\n" +
 			"definition in two, share of fallback chunks, files with parse errors and chunking throughput (one run).\n" +
 			"With --data, --lang and --stage it also runs the current configuration with --strategy structural and with\n" +
-			"--strategy fixed (the same other flags) on the dataset and adds idrec, line_chrf and copy_chrf (full and w8000).\n" +
+			"--strategy fixed (the same other flags) on the dataset and adds idrec, novelrec, allrec,\n" +
+			"line_chrf and copy_chrf (full and w8000; see `repoctx eval --help`).\n" +
 			"--out PATH writes PATH.md and a chart (size histograms and metric bars) to PATH.svg or PATH.png.",
 		Flags: flags,
 		Action: func(c *cli.Context) error {

@@ -20,10 +20,15 @@ func evalCmd() *cli.Command {
 	return &cli.Command{
 		Name:  "eval",
 		Usage: "score contexts against {lang}-{stage}.truth.jsonl: the current configuration, baselines or prediction files",
-		Description: "Metrics (means over datapoints, each in [0, 1]): idrec (share of the middle's new identifiers found in the context),\n" +
-			"line_chrf (best chrF of one context line against the middle's main line), copy_chrf (chrF of a simple copy completer),\n" +
-			"and ctx_chars (context bytes, mean and p95), for the untrimmed context and for each model window (--window) and byte budget\n" +
-			"(--budget-chars), trimmed from the left by whole lines as the competition's scorer did.\n\n" +
+		Description: "Metrics (means over datapoints, each in [0, 1]): idrec (share of the middle's new identifiers, those not in the prefix/suffix\n" +
+			"the model is given, found in the context), novelrec (share of the middle's novel identifiers, those not in the datapoint's\n" +
+			"original prefix/suffix, found in the kept context: the same identifiers for every configuration), allrec (share of all the\n" +
+			"middle's identifiers found anywhere in the prompt: kept context, prefix and suffix), line_chrf (best chrF of one context\n" +
+			"line against the middle's main line), copy_chrf (chrF of a simple copy completer), and ctx_chars (context bytes, mean and\n" +
+			"p95), for the untrimmed context and for each model window (--window) and byte budget (--budget-chars), trimmed from the\n" +
+			"left by whole lines as the competition's scorer did. Identifiers: [A-Za-z_][A-Za-z0-9_]*, 2 bytes or more, not keywords.\n" +
+			"In a window the prompt holds only what fits: when the prefix and suffix alone exceed the window minus 384 tokens, allrec\n" +
+			"loses whole lines of the far prefix first, then of the far suffix. See docs/metrics.md.\n\n" +
 			"Without --predictions or --config the current configuration runs (what `repoctx predict` does with the same flags).\n" +
 			"It runs with the budget planner for an N-token window (--plan-window N, default 8000; 0: off), counting tokens with --tokenizer; its prefix/suffix\n" +
 			"overrides are scored as what the model is given (idrec's new identifiers and the copy completer's query use them).\n" +
@@ -172,8 +177,8 @@ var baselines = map[string]string{
 	eval.ConfigWindowsOld: "RepoCoder's windows over every file of the language including the old completion file, less the old file's windows the\n" +
 		"              prefix/suffix already show (the strong copy baseline; windows has always used this rule, so the rows agree)",
 	eval.ConfigSeed: "the seed paper's submitted configuration, where this project started (8-line windows, RRF of BM25 and a sentence encoder, next/previous windows); seed-bm25 while only BM25 runs",
-	eval.ConfigOracle: "the ceiling, no context: line_chrf of the best line of any file of the language or of the given prefix/suffix, idrec of\n" +
-		"              every identifier of those files; the same in every setting; no copy_chrf",
+	eval.ConfigOracle: "the ceiling, no context: line_chrf of the best line of any file of the language or of the given prefix/suffix, idrec and\n" +
+		"              novelrec of every identifier of those files, allrec with the prefix/suffix's too; the same in every setting; no copy_chrf",
 }
 
 // baselineHelp lists the baselines, one indented line each, in eval.Baselines order.

@@ -11,8 +11,12 @@
 // parameter keeps the index loads down (the corpus's snapshots are big); the next
 // round checks the combination, since parameters can interact.
 //
-// The objective is the mean over cells of idrec and copy_chrf under every window of
-// -windows (4 numbers per cell with the default 8000,16000); line_chrf is reported.
+// The objective is the mean over cells and over every window of -windows of the metrics
+// of -objective (default idrec,copy_chrf: 4 numbers per cell with the default windows
+// 8000,16000); any of idrec, novelrec, allrec, line_chrf and copy_chrf (see package
+// eval) can be chosen. novelrec and allrec have denominators that do not depend on the
+// configuration, so configurations that trim the prefix differently (plan-window) are
+// scored on the same identifiers. Tokens are characters/4, or -tokenizer's.
 //
 // Usage (from the repository root):
 //
@@ -20,8 +24,9 @@
 //	    -cells /work/corpus/tune/small:kotlin:tune-small,/work/corpus/tune/small:python:tune-small \
 //	    -grid 'suffix-weight=0.3,0.6,0.9;top-k=4,8,12' -rounds 2
 //
-// It prints one table per round (configuration, per cell idrec/copy_chrf/line_chrf at
-// the first window, objective) and writes them to OUT/round-N.tsv.
+// It prints one table per round (configuration, objective, per cell the objective's
+// metrics at the first window) and writes them, with every metric at every window, to
+// OUT/round-N.tsv.
 package main
 
 import (
@@ -46,8 +51,53 @@ import (
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/eval"
+	"github.com/repoctx/repoctx/tokens"
 	"github.com/repoctx/repoctx/workspace"
 )
+
+// metric is one metric of a setting's scores, by its name in package eval.
+type metric struct {
+	name string
+	get  func(s eval.SettingScores) float64
+}
+
+// metrics are the metrics tune reports and may optimise, in TSV column order.
+var metrics = []metric{
+	{"idrec", func(s eval.SettingScores) float64 { return orZero(s.IDRec) }},
+	{"novelrec", func(s eval.SettingScores) float64 { return orZero(s.NovelRec) }},
+	{"allrec", func(s eval.SettingScores) float64 { return orZero(s.AllRec) }},
+	{"copy_chrf", func(s eval.SettingScores) float64 { return s.CopyChrF }},
+	{"line_chrf", func(s eval.SettingScores) float64 { return s.LineChrF }},
+}
+
+// orZero returns *v, or 0 for nil (a mean over no datapoints).
+func orZero(v *float64) float64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+// parseObjective returns the indexes in metrics of the comma-separated metric names.
+func parseObjective(s string) ([]int, error) {
+	var out []int
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		i := slices.IndexFunc(metrics, func(m metric) bool { return m.name == n })
+		if i < 0 {
+			var names []string
+			for _, m := range metrics {
+				names = append(names, m.name)
+			}
+			return nil, fmt.Errorf("unknown metric %q (known: %s)", n, strings.Join(names, ", "))
+		}
+		if slices.Contains(out, i) {
+			return nil, fmt.Errorf("metric %q given twice", n)
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
 
 // params are the tunable options, by name (the command-line flag where there is one).
 var params = map[string]func(o *assemble.Options, v float64){
@@ -117,6 +167,8 @@ func run() error {
 	rounds := flag.Int("rounds", 1, "search rounds")
 	minGain := flag.Float64("min-gain", 0.001, "a grid value replaces the base only if the objective gains more than this")
 	windowsF := flag.String("windows", "8000,16000", "model windows (tokens) of the objective")
+	objectiveF := flag.String("objective", "idrec,copy_chrf", "comma-separated metrics whose mean over cells and windows is maximised: idrec, novelrec, allrec, copy_chrf, line_chrf")
+	tokenizerF := flag.String("tokenizer", "", "count tokens with this Hugging Face tokenizer.json (default: characters/4)")
 	workers := flag.Int("workers", runtime.NumCPU(), "datapoints composed in parallel")
 	flag.Parse()
 	if *cellsF == "" || *cache == "" || *out == "" || (*grid == "") == (*configsF == "") {
@@ -139,6 +191,16 @@ func run() error {
 		}
 		windows = append(windows, n)
 	}
+	objective, err := parseObjective(*objectiveF)
+	if err != nil {
+		return fmt.Errorf("-objective: %w", err)
+	}
+	var tc repoctx.TokenCounter = repoctx.CharEstimate{}
+	if *tokenizerF != "" {
+		if tc, err = tokens.Load(*tokenizerF); err != nil {
+			return fmt.Errorf("-tokenizer: %w", err)
+		}
+	}
 	base, err := parseSettings(*baseF)
 	if err != nil {
 		return fmt.Errorf("-base: %w", err)
@@ -146,7 +208,7 @@ func run() error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers}
+	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc}
 	if *configsF != "" {
 		var cfgs []config
 		for _, c := range strings.Split(*configsF, ";") {
@@ -279,11 +341,13 @@ func describe(set []setting) string {
 }
 
 type tuner struct {
-	cells   []cell
-	cache   string
-	out     string
-	windows []int
-	workers int
+	cells     []cell
+	cache     string
+	out       string
+	windows   []int
+	workers   int
+	objective []int // indexes in metrics
+	tokens    repoctx.TokenCounter
 }
 
 // pass composes every configuration on every cell, scores them and prints and writes
@@ -302,7 +366,9 @@ func (t *tuner) pass(round int, cfgs []config) ([]float64, error) {
 	fmt.Fprintf(tsv, "config")
 	for _, c := range t.cells {
 		for _, w := range t.windows {
-			fmt.Fprintf(tsv, "\t%s idrec w%d\t%s copy w%d\t%s line w%d", c.name(), w, c.name(), w, c.name(), w)
+			for _, m := range metrics {
+				fmt.Fprintf(tsv, "\t%s %s w%d", c.name(), m.name, w)
+			}
 		}
 	}
 	fmt.Fprintf(tsv, "\tobjective\n")
@@ -316,12 +382,12 @@ func (t *tuner) pass(round int, cfgs []config) ([]float64, error) {
 			r := rep.Configs[i]
 			for _, w := range t.windows {
 				s := score(r, fmt.Sprintf("w%d", w))
-				id := 0.0
-				if s.IDRec != nil {
-					id = *s.IDRec
+				for _, m := range t.objective {
+					obj[i] += metrics[m].get(s) / float64(len(t.objective)*len(t.windows)*len(t.cells))
 				}
-				obj[i] += (id + s.CopyChrF) / float64(2*len(t.windows)*len(t.cells))
-				rows[i] = append(rows[i], fmt.Sprintf("%.4f", id), fmt.Sprintf("%.4f", s.CopyChrF), fmt.Sprintf("%.4f", s.LineChrF))
+				for _, m := range metrics {
+					rows[i] = append(rows[i], fmt.Sprintf("%.4f", m.get(s)))
+				}
 			}
 		}
 		fmt.Fprintf(os.Stderr, "round %d: %s scored (%s)\n", round, c.name(), time.Since(start).Round(time.Second))
@@ -331,13 +397,21 @@ func (t *tuner) pass(round int, cfgs []config) ([]float64, error) {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return obj[order[a]] > obj[order[b]] })
-	fmt.Printf("\nround %d (%d configurations, %s); objective = mean of idrec and copy_chrf at %v over %d cells; per cell at w%d: idrec / copy / line\n",
-		round, len(cfgs), time.Since(start).Round(time.Second), t.windows, len(t.cells), t.windows[0])
+	var names []string
+	for _, m := range t.objective {
+		names = append(names, metrics[m].name)
+	}
+	fmt.Printf("\nround %d (%d configurations, %s); objective = mean of %s at %v over %d cells; per cell at w%d: %s\n",
+		round, len(cfgs), time.Since(start).Round(time.Second), strings.Join(names, ", "), t.windows, len(t.cells), t.windows[0], strings.Join(names, " / "))
 	for _, i := range order {
 		fmt.Printf("%-28s %.4f (%+.4f)", cfgs[i].label, obj[i], obj[i]-obj[0])
 		for k := range t.cells {
-			r := rows[i][k*3*len(t.windows):]
-			fmt.Printf("  %s/%s/%s", r[0][1:], r[1][1:], r[2][1:])
+			r := rows[i][k*len(metrics)*len(t.windows):] // the cell's first window
+			var vs []string
+			for _, m := range t.objective {
+				vs = append(vs, r[m][1:]) // "0.1234" -> ".1234"
+			}
+			fmt.Printf("  %s", strings.Join(vs, "/"))
 		}
 		fmt.Println()
 	}
@@ -409,7 +483,7 @@ func (t *tuner) cell(c cell, cfgs []config, opts []assemble.Options) (*eval.Repo
 		files = append(files, fmt.Sprintf("c%03d=%s", i, p))
 	}
 	return eval.Run(ctx, eval.Options{DataDir: c.dir, Lang: c.lang, Stage: c.stage, Predictions: files,
-		Windows: t.windows, Visible: true, Batch: batch.Config{Workers: t.workers}})
+		Windows: t.windows, Tokens: t.tokens, Visible: true, Batch: batch.Config{Workers: t.workers}})
 }
 
 func writePredictions(path string, preds []eval.Prediction) error {

@@ -1,8 +1,6 @@
 package assemble
 
 import (
-	"fmt"
-	"math"
 	"strings"
 
 	"github.com/repoctx/repoctx"
@@ -10,9 +8,11 @@ import (
 	"github.com/repoctx/repoctx/retrieve"
 )
 
-// Options configures [Compose]. Start from [DefaultOptions]: every field's default
-// is defined there, once (the command line builds its flags from it), and Compose
-// refuses values that make no sense (see [Options.Validate]).
+// Options configures [Compose]. Start from [DefaultOptions] (or a [Preset]'s
+// Options): every scalar field is declared once, with its default, bounds and help,
+// in [OptionTable] (the command line, the HTTP API, eval and the tuning script are
+// made from it), and Compose refuses values that make no sense (see
+// [Options.Validate]).
 type Options struct {
 	// QueryLines is how many lines before the cursor form the prefix query and how many
 	// after it form the suffix query (lines).
@@ -68,7 +68,7 @@ type Options struct {
 	// completion file has none.
 	Languages []string
 	// Plan is the budget planner (off in DefaultOptions, an editor's single context;
-	// batch.DefaultConfig turns it on for batch.DefaultPlanWindow): it may trim the prefix and suffix
+	// PresetBatch turns it on for BatchPlanWindow): it may trim the prefix and suffix
 	// the model is given and budgets the context in tokens for one model window
 	// instead of BudgetChars; see [Plan].
 	Plan Plan
@@ -107,115 +107,35 @@ const MaxTopK = 10_000
 // to 4; every round drafts (possibly asking a model) and searches again.
 const MaxIterations = 10
 
-// DefaultOptions returns the defaults: 12 query lines, top 12 per query, a budget of
+// DefaultOptions returns the defaults, [PresetLive]'s: every option at its
+// [OptionTable] default. Those are 8 query lines, top 16 per query, a budget of
 // 24,000 bytes, suffix weight 0.6, modified-file boost 1.5, relative weight 1.05,
-// 8 edit identifiers, definition weight 0.9, old-file weight 1.2 (decay 40 lines), the seed's fusion
-// weights (dense 0.8, BM25 0.2, k = 60), every source on, the planner off (its
-// shares 0.5 and 0.25 when turned on; batch.DefaultConfig turns it on) and three
-// retrieval rounds of iterative retrieval (3 prefix lines with the draft, draft
-// weight 1), chosen on the tuning half of the issue #19 corpus (see the README's
-// "Iterative retrieval"). The weights and thresholds were tuned on that tuning half
-// by coordinate-wise grid search (scripts/tune; README "Results"): top-k 12 and 8
-// edit identifiers came out of it, every other value stayed (no grid value beat it
-// by more than noise).
-func DefaultOptions() Options {
-	return Options{
-		QueryLines:       8,
-		TopK:             16,
-		BudgetChars:      24000,
-		SuffixWeight:     0.6,
-		ModifiedBoost:    1.5,
-		RelativeWeight:   1.05,
-		EditIdentifiers:  8,
-		DefinitionWeight: 0.9,
-		Fusion:           retrieve.DefaultWeights(),
-		OldFileWeight:    1.2,
-		OldFileDecay:     40,
-		Plan:             Plan{SuffixShare: DefaultPlanSuffixShare}, // Share 0: by language (DefaultPlanShareFor)
-		Iterations:       1,                                         // batch.DefaultConfig runs batch.DefaultIterations
-		DraftQueryLines:  3,
-		DraftWeight:      1,
-	}
-}
+// 8 edit identifiers, definition weight 0.9, old-file weight 1.2 (decay 40 lines),
+// the seed's fusion weights (dense 0.8, BM25 0.2, k = 60), every source on, the
+// planner off (its suffix share 0.25 and the language's share when turned on;
+// [PresetBatch] turns it on) and one retrieval round (3 prefix lines with a draft,
+// draft weight 1; PresetBatch runs three). The weights and thresholds were tuned on
+// the tuning half of the tuning corpus by coordinate-wise grid search (scripts/tune;
+// README "Results").
+func DefaultOptions() Options { return PresetLive.Options() }
 
 // Validate reports the first option that makes no sense as a *repoctx.OptionError
-// naming the command-line flag made from it: non-positive counts and budgets, a TopK
-// over [MaxTopK], negative or non-finite weights, an unknown language, a score ratio
-// outside [0, 1], a planner window that leaves no room for the completion, planner
-// shares outside their ranges, a number of iterations outside [0, MaxIterations], a
-// negative number of draft query lines.
+// naming the option (its [OptionTable] Name, the command-line flag): a value outside
+// its table bounds (non-positive counts and budgets, a TopK over [MaxTopK], negative
+// or non-finite weights, a score ratio outside [0, 1], a planner window that leaves
+// no room for the completion, a number of iterations outside [0, MaxIterations], ...)
+// or an unknown language.
 func (o Options) Validate() error {
-	bad := func(option string, v any, want string) error {
-		return &repoctx.OptionError{Option: option, Value: fmt.Sprint(v), Want: want}
-	}
-	ints := []struct {
-		name string
-		v    int
-		want string
-	}{
-		{"query-lines", o.QueryLines, "a positive number of lines"},
-		{"top-k", o.TopK, "a positive number of chunks"},
-		{"budget", o.BudgetChars, "a positive number of bytes"},
-		{"edit-identifiers", o.EditIdentifiers, "a positive number of identifiers"},
-	}
-	for _, c := range ints {
-		if c.v <= 0 {
-			return bad(c.name, c.v, c.want)
+	for i := range OptionTable {
+		s := &OptionTable[i]
+		if err := s.check(s.Get(&o)); err != nil {
+			return err
 		}
-	}
-	if o.TopK > MaxTopK {
-		return bad("top-k", o.TopK, fmt.Sprintf("a positive number of chunks up to %d", MaxTopK))
-	}
-	if o.Iterations < 0 || o.Iterations > MaxIterations {
-		return bad("iterations", o.Iterations, fmt.Sprintf("a positive number of retrieval rounds up to %d (0 or 1: one)", MaxIterations))
-	}
-	if o.DraftQueryLines < 0 {
-		return bad("draft-query-lines", o.DraftQueryLines, "a number of lines >= 0")
-	}
-	floats := []struct {
-		name string
-		v    float64
-	}{
-		{"suffix-weight", o.SuffixWeight}, {"modified-boost", o.ModifiedBoost},
-		{"relative-weight", o.RelativeWeight}, {"definition-weight", o.DefinitionWeight},
-		{"old-file-weight", o.OldFileWeight}, {"old-file-decay", o.OldFileDecay}, {"bm25-weight", o.Fusion.BM25},
-		{"dense-weight", o.Fusion.Dense}, {"rrf-k", o.Fusion.K}, {"draft-weight", o.DraftWeight},
-	}
-	for _, c := range floats {
-		if !(c.v >= 0) || math.IsInf(c.v, 0) { // also NaN
-			return bad(c.name, c.v, "a finite number >= 0")
-		}
-	}
-	if !(o.OldFileDecay > 0) {
-		return bad("old-file-decay", o.OldFileDecay, "a positive number of lines")
 	}
 	for _, l := range o.Languages {
 		if grammars.Lookup(l) == nil {
-			return bad("langs", l, "a registered language ("+strings.Join(grammars.Names(), ", ")+")")
+			return &repoctx.OptionError{Option: "langs", Value: l, Want: "a registered language (" + strings.Join(grammars.Names(), ", ") + ")"}
 		}
-	}
-	if !(o.MinScoreRatio >= 0 && o.MinScoreRatio <= 1) {
-		return bad("min-score-ratio", o.MinScoreRatio, "in [0, 1]")
-	}
-	return o.Plan.validate()
-}
-
-// validate checks the planner's settings (see Options.Validate).
-func (p Plan) validate() error {
-	bad := func(option string, v any, want string) error {
-		return &repoctx.OptionError{Option: option, Value: fmt.Sprint(v), Want: want}
-	}
-	if p.Window < 0 || p.Window > 0 && p.Window <= repoctx.MaxNewTokens {
-		return bad("plan-window", p.Window, fmt.Sprintf("0 (off) or more than %d tokens (the completion's room)", repoctx.MaxNewTokens))
-	}
-	if !(p.Share >= 0) || math.IsInf(p.Share, 0) {
-		return bad("plan-share", p.Share, "a positive fraction, or 0 for the language's default")
-	}
-	if !(p.SuffixShare >= 0 && p.SuffixShare <= 1) {
-		return bad("plan-suffix-share", p.SuffixShare, "in (0, 1], or 0 for the default")
-	}
-	if p.ContextWindow < 0 {
-		return bad("plan-context-window", p.ContextWindow, "0 (the plan window) or a positive number of tokens")
 	}
 	return nil
 }

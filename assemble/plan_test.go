@@ -57,7 +57,9 @@ func TestSplitHoleContextWindow(t *testing.T) {
 		t.Errorf("ContextWindow under Window: room %v, want %v", got.Room, small.Room)
 	}
 	p.ContextWindow = -1
-	if err := p.withDefaults("").validate(); err == nil || !strings.Contains(err.Error(), "plan-context-window") {
+	o := DefaultOptions()
+	o.Plan = p.withDefaults("")
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "plan-context-window") {
 		t.Errorf("a negative ContextWindow: %v, want an error naming plan-context-window", err)
 	}
 }

@@ -64,39 +64,22 @@ const MaxWorkers = 1024
 // changes what its snapshots index.
 func DatasetLanguages(lang string) []string { return grammars.Family(lang) }
 
-// DefaultPlanWindow is the model window in tokens a batch plans for by default
-// (Config.Compose.Plan.Window): 8000, the smallest window the competition scored
-// with. A dataset's contexts are for a model whose window is known; an editor's
-// single context (assemble.DefaultOptions) has the planner off.
-const DefaultPlanWindow = 8000
-
-// DefaultContextWindow is the largest model window in tokens a batch budgets the
-// context for (Config.Compose.Plan.ContextWindow): 16000, the window of the two
-// larger models the competition scored each context with (the scorer trims it from
-// the left for the 8000-token model, keeping its most relevant end; prefix and
-// suffix stay planned for DefaultPlanWindow). Measured on the tuning half of the
-// issue #19 corpus: idrec at 16000 tokens +0.005 to +0.022 per cell, the 8000-token
-// scores unchanged.
-const DefaultContextWindow = 16000
-
-// DefaultIterations is the number of retrieval rounds a batch runs by default
-// (Config.Compose.Iterations): 3, measured on the tuning half of the issue #19 corpus
-// (README "Iterative retrieval"). An editor's single context (assemble.DefaultOptions)
-// runs one round: each round costs a search, and on the validation half 1 and 3
-// rounds scored the same within noise.
-const DefaultIterations = 3
+// DefaultPlanWindow, DefaultContextWindow and DefaultIterations are
+// assemble.PresetBatch's overrides (Config.Compose.Plan.Window,
+// Plan.ContextWindow and Iterations), declared and documented in assemble.
+const (
+	DefaultPlanWindow    = assemble.BatchPlanWindow
+	DefaultContextWindow = assemble.BatchContextWindow
+	DefaultIterations    = assemble.BatchIterations
+)
 
 // DefaultConfig returns the defaults: workspace.DefaultOptions,
-// assemble.DefaultOptions with the budget planner on for DefaultPlanWindow tokens
-// (the context budgeted for DefaultContextWindow)
-// (counting with repoctx.CharEstimate unless Compose.Plan.Tokens is set) and
-// DefaultIterations retrieval rounds, one LSA model per repository, one worker per CPU.
+// assemble.PresetBatch's options (the budget planner on for DefaultPlanWindow
+// tokens, the context budgeted for DefaultContextWindow, counting with
+// repoctx.CharEstimate unless Compose.Plan.Tokens is set, and DefaultIterations
+// retrieval rounds), one LSA model per repository, one worker per CPU.
 func DefaultConfig() Config {
-	c := Config{Workspace: workspace.DefaultOptions(), Compose: assemble.DefaultOptions(), Workers: runtime.NumCPU()}
-	c.Compose.Plan.Window = DefaultPlanWindow
-	c.Compose.Plan.ContextWindow = DefaultContextWindow
-	c.Compose.Iterations = DefaultIterations
-	return c
+	return Config{Workspace: workspace.DefaultOptions(), Compose: assemble.PresetBatch.Options(), Workers: runtime.NumCPU()}
 }
 
 // Result is the answer for one datapoint.

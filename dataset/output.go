@@ -3,7 +3,6 @@ package dataset
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -24,7 +22,8 @@ import (
 // order, replaced atomically at the end.
 //
 // While the run goes on it keeps a journal, OUT.partial next to OUT: a header
-// line {"n": N} and then, for each finished datapoint, the line
+// line {"n": N} (with CreateOutputConfig {"n": N, "format": 2, "options": {...}})
+// and then, for each finished datapoint, the line
 // {"i": index, "line": "<the exact output line as a JSON string>", "sum": CRC-32C}, appended
 // with one write per datapoint (no fsync per line). Finish writes all lines in
 // index order, read back from the journal, to a temporary file in OUT's folder,
@@ -48,17 +47,23 @@ type Output struct {
 	size        []uint32 // per index: the record's length in bytes with its "\n"; 0: no line yet
 	end         int64    // the journal's length in bytes
 	count       int
-	config      string    // the options the lines were made with (see CreateOutputConfig)
-	journal     *os.File  // the open journal, read back by Finish
-	stdout      io.Writer // for "-"
-	closed      bool      // after Finish or Abort
+	config      json.RawMessage // the options the lines were made with, compact (see CreateOutputConfig)
+	journal     *os.File        // the open journal, read back by Finish
+	stdout      io.Writer       // for "-"
+	closed      bool            // after Finish or Abort
 }
 
 // journalSuffix is appended to OUT to name its journal.
 const journalSuffix = ".partial"
 
 type journalRecord struct {
-	N      *int    `json:"n,omitempty"`
+	N *int `json:"n,omitempty"`
+	// Format is the header's version (journalFormat); 0 in a journal from before it.
+	Format int `json:"format,omitempty"`
+	// Options are the header's option record (CreateOutputConfig's config).
+	Options json.RawMessage `json:"options,omitempty"`
+	// Config is where format-1 journals kept their options, as text: only read, to
+	// refuse them.
 	Config string  `json:"config,omitempty"`
 	I      *int    `json:"i,omitempty"`
 	Line   *string `json:"line,omitempty"`
@@ -69,40 +74,6 @@ type journalRecord struct {
 // match it (a flipped byte) is redone on resume, never replayed.
 func lineSum(line string) string {
 	return fmt.Sprintf("%08x", crc32.Checksum([]byte(line), crc32.MakeTable(crc32.Castagnoli)))
-}
-
-// splitDigest splits a journal header's config into the options and the datapoint
-// file's digest (Predict's " datapoints=" suffix; "" when absent).
-func splitDigest(config string) (opts, digest string) {
-	if i := strings.LastIndex(config, " datapoints="); i >= 0 {
-		return config[:i], config[i+len(" datapoints="):]
-	}
-	return config, ""
-}
-
-// configDiff names what differs between two option descriptions (their
-// space-separated fields present in one and not the other), at most 4 each way.
-func configDiff(journal, now string) string {
-	count := func(s string) map[string]int {
-		m := map[string]int{}
-		for _, f := range strings.Fields(s) {
-			m[f]++
-		}
-		return m
-	}
-	a, b := count(journal), count(now)
-	only := func(x, y map[string]int, s string) []string {
-		var out []string
-		for _, f := range strings.Fields(s) {
-			if x[f] > y[f] && len(out) < 4 {
-				out = append(out, f)
-				x[f]--
-			}
-		}
-		return out
-	}
-	ja, nb := only(a, b, journal), only(count(now), count(journal), now)
-	return fmt.Sprintf("the journal has %s where this run has %s", strings.Join(ja, " "), strings.Join(nb, " "))
 }
 
 // CreateOutput prepares to write n lines (one per datapoint) to path, or to
@@ -121,19 +92,26 @@ func configDiff(journal, now string) string {
 // disk is a *repoctx.EnvironmentError), or when the journal was written for
 // another number of datapoints than n.
 func CreateOutput(path string, n int, resume bool) (*Output, error) {
-	return createOutput(path, n, resume, "", os.Stdout)
+	return createOutput(path, n, resume, nil, os.Stdout)
 }
 
 // CreateOutputConfig is CreateOutput for lines that depend on options: config
-// describes them (any string; equal strings mean equal options) and is kept in the
-// journal's header, and a resumed journal written with another config is refused
-// (an error saying so), so that one output never mixes lines made two ways. A
-// journal without a config (older versions) is accepted.
-func CreateOutputConfig(path string, n int, resume bool, config string) (*Output, error) {
-	return createOutput(path, n, resume, config, os.Stdout)
+// describes them as a JSON object (equal objects mean equal options; a member
+// "datapoints" names the input file's digest) and is kept in the journal's header,
+// and a resumed journal written with another config is refused (an error naming the
+// differing members), so that one output never mixes lines made two ways. A journal
+// without a config is accepted; one whose header is of an older format (options
+// recorded as text) is refused with an error saying to delete it or run without
+// resume. config that is not a JSON object is an error.
+func CreateOutputConfig(path string, n int, resume bool, config json.RawMessage) (*Output, error) {
+	var c bytes.Buffer
+	if err := json.Compact(&c, config); err != nil || !bytes.HasPrefix(c.Bytes(), []byte("{")) {
+		return nil, fmt.Errorf("dataset: output %s: the option record is not a JSON object", path)
+	}
+	return createOutput(path, n, resume, c.Bytes(), os.Stdout)
 }
 
-func createOutput(path string, n int, resume bool, config string, stdout io.Writer) (*Output, error) {
+func createOutput(path string, n int, resume bool, config json.RawMessage, stdout io.Writer) (*Output, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("dataset: output %s: negative number of lines %d", path, n)
 	}
@@ -202,7 +180,11 @@ func (o *Output) writeJournal(resume bool) error {
 	}
 	w := bufio.NewWriter(tmp)
 	n := o.n
-	if err := o.append(w, journalRecord{N: &n, Config: o.config}, -1); err != nil {
+	head := journalRecord{N: &n}
+	if o.config != nil {
+		head.Format, head.Options = journalFormat, o.config
+	}
+	if err := o.append(w, head, -1); err != nil {
 		return fail(err)
 	}
 	if resume {
@@ -255,17 +237,8 @@ func (o *Output) copyJournal(w io.Writer) error {
 			if *rec.N != o.n {
 				return fmt.Errorf("dataset: resume: journal %s was written for %d datapoints, not %d: remove it or run without resume", o.journalPath, *rec.N, o.n)
 			}
-			if rec.Config != "" && rec.Config != o.config {
-				jc, jd := splitDigest(rec.Config)
-				nc, nd := splitDigest(o.config)
-				if jc == nc {
-					return fmt.Errorf("dataset: resume: journal %s was written for another datapoint file (digest %s, not %s: regenerated, reordered or another one): remove it or run without resume", o.journalPath, cmp.Or(jd, "none"), nd)
-				}
-				d := optionDiff(jc, nc)
-				if d == "" {
-					d = configDiff(jc, nc)
-				}
-				return fmt.Errorf("dataset: resume: journal %s was written with other options: %s; use the same options, or run without resume", o.journalPath, d)
+			if err := o.checkHeader(rec); err != nil {
+				return err
 			}
 			continue
 		}
@@ -280,6 +253,28 @@ func (o *Output) copyJournal(w io.Writer) error {
 			return journalFault("write journal "+o.journalPath, err)
 		}
 	}
+}
+
+// checkHeader refuses a journal header written by an older or newer format, or
+// with other options than o's (see CreateOutputConfig).
+func (o *Output) checkHeader(rec journalRecord) error {
+	switch {
+	case rec.Config != "" || rec.Format == 1:
+		return fmt.Errorf("dataset: resume: journal %s was written by an older version of repoctx, which recorded its options as text: delete it, or run without resume (its datapoints are answered again)", o.journalPath)
+	case rec.Format > journalFormat:
+		return fmt.Errorf("dataset: resume: journal %s was written by a newer version of repoctx (journal format %d, this one reads %d): delete it, or run without resume", o.journalPath, rec.Format, journalFormat)
+	case rec.Options == nil:
+		return nil // no options recorded: the lines do not depend on any
+	}
+	var jc bytes.Buffer
+	if json.Compact(&jc, rec.Options) == nil && bytes.Equal(jc.Bytes(), o.config) {
+		return nil
+	}
+	if d := optionDiff(rec.Options, o.config, "datapoints"); d != "" {
+		return fmt.Errorf("dataset: resume: journal %s was written with other options: %s; use the same options, or run without resume", o.journalPath, d)
+	}
+	jd, nd := optionLeaves(rec.Options)["datapoints"], optionLeaves(o.config)["datapoints"]
+	return fmt.Errorf("dataset: resume: journal %s was written for another datapoint file (digest %s, not %s: regenerated, reordered or another one): remove it or run without resume", o.journalPath, leafText(jd, jd != ""), leafText(nd, nd != ""))
 }
 
 // checkLine accepts a non-empty, single-line JSON value in valid UTF-8 (which

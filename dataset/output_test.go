@@ -472,7 +472,7 @@ func TestOutputStdout(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	var buf bytes.Buffer
-	o, err := createOutput("-", 3, true, "", &buf)
+	o, err := createOutput("-", 3, true, nil, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}

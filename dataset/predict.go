@@ -5,12 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -210,34 +212,43 @@ func stopped(err error, out *Output, path string) error {
 	return &StoppedError{Err: err, Journal: path + journalSuffix, Done: out.n - out.Missing(), Total: out.n}
 }
 
-// Fingerprint describes the options of cfg that shape prediction lines (not the cache
+// Fingerprint records the options of cfg that shape prediction lines (not the cache
 // folder, logging or the number of workers, which do not change them), for the output
-// journal: a resumed run must use the same ones.
-func Fingerprint(cfg batch.Config) string {
+// journal, as a JSON object: "workspace" (workspace.Options' fields by Go name),
+// "model" (the embedder's ID), "lsa_per_snapshot", "cross_snapshot" and "compose"
+// (assemble.OptionTable's options by JSON name, "languages", "tokens" naming the
+// planner's counter and "drafter"). A resumed run must record the same.
+func Fingerprint(cfg batch.Config) json.RawMessage {
+	b, err := fingerprintObject(cfg).MarshalJSON()
+	if err != nil { // every value is a scalar, a string list or %+v text
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	return b
+}
+
+// fingerprintObject is Fingerprint's object, for journalHeader to extend.
+func fingerprintObject(cfg batch.Config) object {
 	c := cfg.Compose
 	tok := ""
 	if c.Plan.Tokens != nil {
 		tok = c.Plan.Tokens.Name()
 	}
-	c.Plan.Tokens = nil
 	drafter := "built-in"
 	if m, ok := c.Drafter.(*complete.Model); ok {
 		drafter = fmt.Sprintf("%s model=%q template=%s window=%d max-tokens=%d", m.Client.URL(), m.Name, m.Template.Name, m.Window, m.MaxTokens)
 	} else if c.Drafter != nil {
 		drafter = fmt.Sprintf("%T", c.Drafter)
 	}
-	c.Drafter, c.OnDraft = nil, nil // no pointers: the text must not change between runs
 	ws := cfg.Workspace
 	emb := ""
 	if ws.Embedder != nil {
 		emb = ws.Embedder.ID()
 	}
 	ws.Log, ws.Embedder, ws.EmbedderFunc, ws.CacheDir, ws.Progress = nil, nil, nil, "", nil
-	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v cross-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, cfg.CrossSnapshot, c, tok) + " drafter=" + drafter
+	compose := append(optionsObject(c), member{"tokens", tok}, member{"drafter", drafter})
+	return object{{"workspace", structObject(reflect.ValueOf(ws))}, {"model", emb},
+		{"lsa_per_snapshot", cfg.LSAPerSnapshot}, {"cross_snapshot", cfg.CrossSnapshot}, {"compose", compose}}
 }
-
-// fingerprint is Fingerprint with the shard, for a prediction's journal.
-func fingerprint(s Shard, cfg batch.Config) string { return Fingerprint(cfg) + " shard=" + s.String() }
 
 // notAnInput refuses an output path that is one of the dataset's own files (the
 // datapoints, the truth or a snapshot archive of dataDir), which predict would
@@ -263,10 +274,16 @@ func notAnInput(out, dataDir, set string) error {
 	return nil
 }
 
-// journalHeader is what a prediction journal's header records: the options, the
-// shard and the digest of the datapoint file (fileDigest).
-func journalHeader(s Shard, cfg batch.Config, digest string) string {
-	return fingerprint(s, cfg) + " datapoints=" + digest
+// journalHeader is what a prediction journal's header records: the options
+// (Fingerprint), the shard and the digest of the datapoint file (fileDigest), as
+// one JSON object.
+func journalHeader(s Shard, cfg batch.Config, digest string) json.RawMessage {
+	o := append(fingerprintObject(cfg), member{"shard", s.String()}, member{"datapoints", digest})
+	b, err := o.MarshalJSON()
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": err.Error(), "datapoints": digest})
+	}
+	return b
 }
 
 // fileDigest returns the first 16 hex digits of the SHA-256 of the file at path: a

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/retrieve"
@@ -13,7 +14,7 @@ import (
 // not a Go struct dump.
 func TestConfigFlags(t *testing.T) {
 	cfg := batch.DefaultConfig()
-	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 8 --top-k 16 --budget 24000 --relative-weight 1.05 --min-score-ratio 0 --iterations 3 --plan-window 8000 --plan-suffix-share 0.25 --plan-context-window 16000"
+	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 8 --top-k 16 --budget 24000 --min-score-ratio 0 --relative-weight 1.05 --plan-window 8000 --plan-share 0 --plan-suffix-share 0.25 --plan-context-window 16000 --iterations 3 --suffix-weight 0.6 --modified-boost 1.5 --edit-identifiers 8 --definition-weight 0.9 --bm25-weight 0.2 --dense-weight 0.8 --rrf-k 60 --fusion-depth 0 --old-file-weight 1.2 --old-file-decay 40 --draft-query-lines 3 --draft-weight 1"
 	if got := ConfigFlags(cfg); got != want {
 		t.Errorf("defaults:\n got  %s\n want %s", got, want)
 	}
@@ -23,7 +24,7 @@ func TestConfigFlags(t *testing.T) {
 	cfg.Compose.SuffixWeight = 0.7
 	got := ConfigFlags(cfg)
 	for _, part := range []string{"--strategy fixed", "--overlap-lines 10", "--dense none", "--top-k 3", "--no-relative", "--no-dense",
-		"--plan-window 8000 --plan-suffix-share 0.25 --plan-context-window 16000", "(library options: suffix-weight 0.7)"} {
+		"--plan-window 8000 --plan-share 0 --plan-suffix-share 0.25 --plan-context-window 16000", "--suffix-weight 0.7"} {
 		if !strings.Contains(got, part) {
 			t.Errorf("%s: no %q", got, part)
 		}
@@ -31,17 +32,32 @@ func TestConfigFlags(t *testing.T) {
 	if strings.ContainsAny(got, "{}") {
 		t.Errorf("struct dump: %s", got)
 	}
-	// A context budgeted for the plan window alone is written, not left to
-	// predict's default (16000).
-	for _, cw := range []int{0, 4000, 8000} {
-		c := cfg
-		c.Compose.Plan.ContextWindow = cw
-		if got := ConfigFlags(c); !strings.Contains(got, "--plan-suffix-share 0.25 --plan-context-window 0 ") {
-			t.Errorf("context window %d: %s, want --plan-context-window 0", cw, got)
+	// The planner off: its settings are left out (they need --plan-window).
+	cfg.Compose.Plan.Window = 0
+	if got := ConfigFlags(cfg); !strings.Contains(got, "--plan-window 0 --iterations 3") || strings.Contains(got, "--plan-share") {
+		t.Errorf("planner off: %s, want --plan-window 0 and no planner settings", got)
+	}
+}
+
+// TestConfigFlagsCoverTable: ConfigFlags names every option of assemble.OptionTable
+// (a switch when on), with predict's defaults for the defaults.
+func TestConfigFlagsCoverTable(t *testing.T) {
+	cfg := batch.DefaultConfig()
+	for i := range assemble.OptionTable {
+		s := &assemble.OptionTable[i]
+		if s.Kind == assemble.KindBool {
+			s.Set(&cfg.Compose, 1)
 		}
 	}
-	cfg.Compose.Plan.Window = 0
-	if got := ConfigFlags(cfg); !strings.HasSuffix(got, "--plan-window 0 (library options: suffix-weight 0.7)") {
-		t.Errorf("planner off: %s, want --plan-window 0", got)
+	got := " " + ConfigFlags(cfg) + " "
+	for i := range assemble.OptionTable {
+		s := &assemble.OptionTable[i]
+		want := " --" + s.Name + " "
+		if s.Kind != assemble.KindBool {
+			want += s.Format(assemble.PresetBatch.Default(s)) + " "
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("ConfigFlags has no %q: %s", want, got)
+		}
 	}
 }

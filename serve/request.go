@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,40 +39,129 @@ type ContextRequest struct {
 	// absolute); their chunks are boosted.
 	Modified []string `json:"modified,omitempty"`
 	// Options override the server's assembly options for this request.
-	Options *RequestOptions `json:"options,omitempty"`
+	Options RequestOptions `json:"options,omitempty"`
 }
 
-// RequestOptions are the assembly options a request may override: the flags of
-// `repoctx predict` and `query` of the same names, with "_" for "-" (see
-// assemble.Options for their meaning and units). Absent fields keep the server's
+// RequestOptions are the assembly options a request overrides, by JSON name: any
+// option of assemble.OptionTable (the flags of `repoctx predict`, `query` and
+// `serve` of the same names with "_" for "-"; see docs/openapi.yaml and
+// assemble.Options for their meaning and units). In JSON each is an integer, a
+// number or a boolean, as the option's kind; here its value is a float64 (a
+// boolean's 0 or 1, see assemble.OptionSpec). Absent fields keep the server's
 // values.
-type RequestOptions struct {
-	QueryLines       *int     `json:"query_lines,omitempty"`
-	TopK             *int     `json:"top_k,omitempty"`
-	Budget           *int     `json:"budget,omitempty"` // bytes
-	SuffixWeight     *float64 `json:"suffix_weight,omitempty"`
-	ModifiedBoost    *float64 `json:"modified_boost,omitempty"`
-	NoRelative       *bool    `json:"no_relative,omitempty"`
-	RelativeWeight   *float64 `json:"relative_weight,omitempty"`
-	NoEditQuery      *bool    `json:"no_edit_query,omitempty"`
-	EditIdentifiers  *int     `json:"edit_identifiers,omitempty"`
-	NoDefinitions    *bool    `json:"no_definitions,omitempty"`
-	MinScoreRatio    *float64 `json:"min_score_ratio,omitempty"`
-	DefinitionWeight *float64 `json:"definition_weight,omitempty"`
-	NoDense          *bool    `json:"no_dense,omitempty"`
-	BM25Weight       *float64 `json:"bm25_weight,omitempty"`
-	DenseWeight      *float64 `json:"dense_weight,omitempty"`
-	RRFK             *float64 `json:"rrf_k,omitempty"`
-	NoOldFile        *bool    `json:"no_old_file,omitempty"`
-	OldFileWeight    *float64 `json:"old_file_weight,omitempty"`
-	PlanWindow       *int     `json:"plan_window,omitempty"` // tokens; 0 turns the planner off
-	PlanShare        *float64 `json:"plan_share,omitempty"`
-	PlanSuffixShare  *float64 `json:"plan_suffix_share,omitempty"`
-	// PlanContextWindow is assemble.Plan.ContextWindow (tokens; needs PlanWindow).
-	PlanContextWindow *int `json:"plan_context_window,omitempty"`
-	// Iterations is the number of retrieval rounds (RepoCoder's iterative retrieval
-	// with the built-in copy drafter; 0 or 1: one), at most assemble.MaxIterations.
-	Iterations *int `json:"iterations,omitempty"`
+type RequestOptions map[string]float64
+
+// UnmarshalJSON reads a JSON object of options, refusing unknown names and values of
+// the wrong JSON type with errors that name the field ("options.top_k must be a JSON
+// integer, not a JSON string"). A null field is absent.
+func (o *RequestOptions) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		if string(bytes.TrimSpace(b)) == "null" {
+			return nil
+		}
+		return fmt.Errorf("options must be a JSON object, not a JSON %s", rawKind(b))
+	}
+	out := RequestOptions{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		s := assemble.OptionByJSON(name)
+		if s == nil {
+			return fmt.Errorf("unknown field %q in options (options: %s)", name, optionNames())
+		}
+		if string(raw) == "null" {
+			delete(out, name)
+			continue
+		}
+		v, ok := 0.0, false
+		want := map[assemble.OptionKind]string{assemble.KindInt: "integer", assemble.KindFloat: "number", assemble.KindBool: "boolean"}[s.Kind]
+		switch s.Kind {
+		case assemble.KindBool:
+			var b bool
+			if ok = json.Unmarshal(raw, &b) == nil; b {
+				v = 1
+			}
+		case assemble.KindInt:
+			var n int
+			ok = json.Unmarshal(raw, &n) == nil
+			v = float64(n)
+		case assemble.KindFloat:
+			ok = json.Unmarshal(raw, &v) == nil
+		}
+		if !ok {
+			return fmt.Errorf("options.%s must be a JSON %s, not a JSON %s %s", name, want, rawKind(raw), raw)
+		}
+		out[name] = v
+	}
+	*o = out
+	return nil
+}
+
+// MarshalJSON writes the options as a JSON object in assemble.OptionTable's order,
+// each value as its kind (integer, number or boolean); unknown names are an error.
+func (o RequestOptions) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	for i := range assemble.OptionTable {
+		s := &assemble.OptionTable[i]
+		v, ok := o[s.JSON]
+		if !ok {
+			continue
+		}
+		if n++; n > 1 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%s", s.JSON, s.Format(v))
+	}
+	if n != len(o) {
+		for name := range o {
+			if assemble.OptionByJSON(name) == nil {
+				return nil, fmt.Errorf("serve: unknown option %q (options: %s)", name, optionNames())
+			}
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// optionNames lists the options' JSON names for messages.
+func optionNames() string {
+	var names []string
+	for _, s := range assemble.OptionTable {
+		names = append(names, s.JSON)
+	}
+	return strings.Join(names, ", ")
+}
+
+// rawKind names the JSON type of a JSON value.
+func rawKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "value"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	return "number"
 }
 
 // ContextResponse is the body of a successful POST /v1/context.
@@ -197,60 +287,39 @@ func (q *ContextRequest) hole(rel string, resolve func(string) (string, error)) 
 	return h, nil
 }
 
-// apply returns base with the request's options set, validated; errors name the field
-// ("options.top_k must be a positive number of chunks, not 0").
-func (o *RequestOptions) apply(base assemble.Options) (assemble.Options, error) {
-	if o == nil {
+// apply returns base with the request's options set, checked once
+// (assemble.Options.CheckGiven); errors name the field ("options.top_k must be a
+// positive number of chunks up to 10000, not 0"). No options: base as it is, which
+// New validated.
+func (o RequestOptions) apply(base assemble.Options) (assemble.Options, error) {
+	if len(o) == 0 {
 		return base, nil
 	}
-	setI := func(dst *int, v *int) {
-		if v != nil {
-			*dst = *v
+	given := map[string]bool{}
+	for name, v := range o {
+		s := assemble.OptionByJSON(name)
+		if s == nil {
+			return base, fmt.Errorf("unknown field %q in options (options: %s)", name, optionNames())
 		}
+		s.Set(&base, v)
+		given[s.Name] = true
 	}
-	setF := func(dst *float64, v *float64) {
-		if v != nil {
-			*dst = *v
+	field := func(name string) string {
+		if s := assemble.Option(name); s != nil {
+			return "options." + s.JSON
 		}
+		return "options." + strings.ReplaceAll(name, "-", "_")
 	}
-	setB := func(dst *bool, v *bool) {
-		if v != nil {
-			*dst = *v
-		}
+	err := base.CheckGiven(func(name string) bool { return given[name] })
+	var oe *repoctx.OptionError
+	var ne *assemble.NeedsError
+	switch {
+	case err == nil:
+		return base, nil
+	case errors.As(err, &oe):
+		return base, fmt.Errorf("%s must be %s, not %s", field(oe.Option), oe.Want, oe.Value)
+	case errors.As(err, &ne):
+		return base, errors.New(ne.Format(field))
 	}
-	b := &base
-	setI(&b.QueryLines, o.QueryLines)
-	setI(&b.TopK, o.TopK)
-	setI(&b.BudgetChars, o.Budget)
-	setF(&b.SuffixWeight, o.SuffixWeight)
-	setF(&b.ModifiedBoost, o.ModifiedBoost)
-	setB(&b.NoRelative, o.NoRelative)
-	setF(&b.RelativeWeight, o.RelativeWeight)
-	setB(&b.NoEditQuery, o.NoEditQuery)
-	setI(&b.EditIdentifiers, o.EditIdentifiers)
-	setB(&b.NoDefinitions, o.NoDefinitions)
-	setF(&b.MinScoreRatio, o.MinScoreRatio)
-	setF(&b.DefinitionWeight, o.DefinitionWeight)
-	setB(&b.NoDense, o.NoDense)
-	setF(&b.Fusion.BM25, o.BM25Weight)
-	setF(&b.Fusion.Dense, o.DenseWeight)
-	setF(&b.Fusion.K, o.RRFK)
-	setB(&b.NoOldFile, o.NoOldFile)
-	setF(&b.OldFileWeight, o.OldFileWeight)
-	setI(&b.Plan.Window, o.PlanWindow)
-	setF(&b.Plan.Share, o.PlanShare)
-	setF(&b.Plan.SuffixShare, o.PlanSuffixShare)
-	setI(&b.Plan.ContextWindow, o.PlanContextWindow)
-	setI(&b.Iterations, o.Iterations)
-	nonzero := func(f *float64) bool { return f != nil && *f != 0 }
-	if (nonzero(o.PlanShare) || nonzero(o.PlanSuffixShare) || o.PlanContextWindow != nil && *o.PlanContextWindow != 0) && b.Plan.Window == 0 {
-		return base, fmt.Errorf("options.plan_share, options.plan_suffix_share and options.plan_context_window need options.plan_window (the planner is off)")
-	}
-	if err := base.Validate(); err != nil {
-		if oe := new(repoctx.OptionError); errors.As(err, &oe) {
-			return base, fmt.Errorf("options.%s must be %s, not %s", strings.ReplaceAll(oe.Option, "-", "_"), oe.Want, oe.Value)
-		}
-		return base, err
-	}
-	return base, nil
+	return base, err
 }

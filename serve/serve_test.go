@@ -455,7 +455,7 @@ func TestBadRequests(t *testing.T) {
 		{map[string]any{"path": "/etc/passwd", "prefix": "x"}, "outside every served workspace"},
 		{map[string]any{"path": "../outside.kt", "prefix": "x"}, "not a file inside the workspace"},
 		{map[string]any{"path": p, "prefix": "x", "workspace": "nope"}, `workspace "nope" is not served`},
-		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"top_k": 0}}, "options.top_k must be a positive number of chunks, not 0"},
+		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"top_k": 0}}, "options.top_k must be a positive number of chunks up to 10000, not 0"},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_window": 100}}, "options.plan_window must be"},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_share": 0.3}}, "need options.plan_window"},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_context_window": 16000}}, "need options.plan_window"},
@@ -652,13 +652,13 @@ func TestRelPath(t *testing.T) {
 }
 
 // TestOpenAPIFields checks that docs/openapi.yaml names every JSON field of the API's
-// types.
+// types (the options: TestOpenAPIOptions).
 func TestOpenAPIFields(t *testing.T) {
 	doc, err := os.ReadFile("../docs/openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []any{ContextRequest{}, RequestOptions{}, ContextResponse{}, Status{}, ErrorResponse{}, repoctx.Part{}} {
+	for _, v := range []any{ContextRequest{}, ContextResponse{}, Status{}, ErrorResponse{}, repoctx.Part{}} {
 		rt := reflect.TypeOf(v)
 		for i := range rt.NumField() {
 			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
@@ -705,15 +705,15 @@ func TestCompaction(t *testing.T) {
 func TestRequestIterations(t *testing.T) {
 	base := assemble.DefaultOptions()
 	two, many := 2, assemble.MaxIterations+1
-	got, err := (&RequestOptions{Iterations: &two}).apply(base)
+	got, err := RequestOptions{"iterations": float64(two)}.apply(base)
 	if err != nil || got.Iterations != 2 {
 		t.Errorf("iterations 2: %d, %v", got.Iterations, err)
 	}
-	if _, err := (&RequestOptions{Iterations: &many}).apply(base); err == nil || !strings.Contains(err.Error(), "options.iterations must be a positive number of retrieval rounds up to 10") {
+	if _, err := (RequestOptions{"iterations": float64(many)}).apply(base); err == nil || !strings.Contains(err.Error(), "options.iterations must be a positive number of retrieval rounds up to 10") {
 		t.Errorf("iterations %d: %v", many, err)
 	}
 	var req ContextRequest
-	if err := decodeRequest(strings.NewReader(`{"path": "a.kt", "prefix": "x", "options": {"iterations": 3}}`), &req); err != nil || *req.Options.Iterations != 3 {
+	if err := decodeRequest(strings.NewReader(`{"path": "a.kt", "prefix": "x", "options": {"iterations": 3}}`), &req); err != nil || req.Options["iterations"] != 3 {
 		t.Errorf("decode options.iterations: %v", err)
 	}
 }

@@ -215,7 +215,7 @@ func queryCmd() *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("query: give one repository folder")
 			}
-			copts, err := composeOptions(c) // flag errors first: nothing is read
+			copts, err := composeOptions(c, assemble.PresetLive) // flag errors first: nothing is read
 			if err != nil {
 				return err
 			}

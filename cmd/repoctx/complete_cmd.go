@@ -152,7 +152,7 @@ func completeCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			copts, err := composeOptions(c)
+			copts, err := composeOptions(c, assemble.PresetLive)
 			if err != nil {
 				return err
 			}

@@ -21,13 +21,10 @@ import (
 // The defaults every flag below shows and starts from: defined once, in the library.
 var (
 	defWorkspace = workspace.DefaultOptions()
-	defCompose   = assemble.DefaultOptions()
 	defBatch     = batch.DefaultConfig()
 	defFixed     = chunker.DefaultOptions(chunker.StrategyFixed)
 	defStruct    = chunker.DefaultOptions(chunker.StrategyStructural)
 )
-
-const planWUsage = "budget planner: plan for a model window of `N` tokens (e.g. 8000): trim the far prefix/suffix when they take more than --plan-share of it (written as \"prefix\"/\"suffix\" overrides) and budget the context in tokens to the room left instead of --budget; 0 = off"
 
 // Flags shared by several commands, grouped by topic: chunking, indexing, assembly
 // and the budget planner.
@@ -42,39 +39,12 @@ var (
 	lsaSnapFlag = &cli.BoolFlag{Name: "lsa-per-snapshot", Usage: "fit the LSA model on every snapshot instead of once per repository (its first snapshot in name order)"}
 	modelFlag   = &cli.StringFlag{Name: "model", Usage: "Hugging Face model `directory` (see repoctx model download) for dense retrieval instead of LSA"}
 	backendFlag = &cli.StringFlag{Name: "model-backend", Value: "go", Usage: "`backend` running --model: go (pure Go) or ort (ONNX Runtime; needs a binary built with -tags onnxruntime)"}
-	noDenseFlag = &cli.BoolFlag{Name: "no-dense", Usage: "search with BM25 only even if the index has dense vectors"}
 
-	queryLines   = &cli.IntFlag{Name: "query-lines", Value: defCompose.QueryLines, Usage: "lines before/after the cursor used as the prefix/suffix query"}
-	topKFlag     = &cli.IntFlag{Name: "top-k", Value: defCompose.TopK, Usage: "chunks retrieved per query"}
-	budgetFlag   = &cli.IntFlag{Name: "budget", Value: defCompose.BudgetChars, Usage: "context budget in characters (bytes); least relevant parts are dropped first"}
-	noRelFlag    = &cli.BoolFlag{Name: "no-relative", Usage: "turn relative positioning (next/prev chunk of a match) off"}
-	relWFlag     = &cli.Float64Flag{Name: "relative-weight", Value: defCompose.RelativeWeight, Usage: "score of a match's neighbour relative to the match"}
-	noEditFlag   = &cli.BoolFlag{Name: "no-edit-query", Usage: "do not add the identifiers of the user's edit (diff against the old file) to the queries"}
-	noDefsFlag   = &cli.BoolFlag{Name: "no-definitions", Usage: "do not add definitions of the identifiers near the cursor"}
-	noOldFlag    = &cli.BoolFlag{Name: "no-old-file", Usage: "do not add the old completion file's changed regions"}
-	minScoreFlag = &cli.Float64Flag{Name: "min-score-ratio", Value: defCompose.MinScoreRatio, Usage: "drop retrieval hits scoring below this fraction of the best hit (0 keeps all)"}
-
-	planWFlag = &cli.IntFlag{Name: "plan-window", Value: defCompose.Plan.Window, Usage: planWUsage}
-	// batchPlanWFlag is --plan-window of the commands that run a batch (predict,
-	// eval, compare): its default is batch.DefaultConfig's.
-	batchPlanWFlag = &cli.IntFlag{Name: "plan-window", Value: defBatch.Compose.Plan.Window, Usage: planWUsage}
-	planSFlag      = &cli.Float64Flag{Name: "plan-share", Value: defCompose.Plan.Share, Usage: fmt.Sprintf("budget planner: largest `fraction` of the window (minus %d tokens for the completion) prefix+suffix may take before they are trimmed to it; >= 1 never trims; 0 = the completion file's language's share (python %g, others %g)", repoctx.MaxNewTokens, assemble.DefaultPlanShareFor("python"), assemble.DefaultPlanShare)}
-	planSufFlag    = &cli.Float64Flag{Name: "plan-suffix-share", Value: defCompose.Plan.SuffixShare, Usage: "budget planner: largest `fraction` of the prefix+suffix allowance the suffix keeps when they are trimmed"}
-	planCWUsage    = "budget planner: budget the context for a model window of up to `N` tokens while prefix and suffix stay planned for --plan-window (a scorer that trims the context from the left for a smaller window keeps its most relevant end); 0, or less than --plan-window, = --plan-window"
-	planCWFlag     = &cli.IntFlag{Name: "plan-context-window", Value: defCompose.Plan.ContextWindow, Usage: planCWUsage}
-	// batchPlanCWFlag is --plan-context-window of predict, eval and compare:
-	// batch.DefaultConfig's.
-	batchPlanCWFlag = &cli.IntFlag{Name: "plan-context-window", Value: defBatch.Compose.Plan.ContextWindow, Usage: planCWUsage}
-	tokFlag         = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 4)"}
+	tokFlag = &cli.StringFlag{Name: "tokenizer", Usage: "budget planner: count tokens with this Hugging Face tokenizer.json `file` (default: characters / 4)"}
 
 	// langsFlag restricts indexing and retrieval to some languages; chunk has its own
 	// flag of that name (with the older alias --lang).
 	langsFlag = &cli.StringSliceFlag{Name: "langs", Usage: "index and retrieve from files of these `languages` only (comma-separated grammar names; default: predict and eval the family of --lang, e.g. kotlin,java; index and query every registered language, query then using the family of --file's language)"}
-
-	iterUsage = fmt.Sprintf("iterative retrieval (RepoCoder): retrieval `rounds`; each round after the first drafts the middle from the last context (the built-in copy drafter, or --draft-endpoint's model), queries with the last %d prefix lines plus the draft, fuses the hits into the candidates by reciprocal rank and composes again; 1 = one pass", defCompose.DraftQueryLines)
-	iterFlag  = &cli.IntFlag{Name: "iterations", Value: defCompose.Iterations, Usage: iterUsage}
-	// batchIterFlag is --iterations of predict, eval and compare: batch.DefaultConfig's.
-	batchIterFlag = &cli.IntFlag{Name: "iterations", Value: defBatch.Compose.Iterations, Usage: iterUsage}
 
 	workersFlag = &cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: defBatch.Workers, Usage: "datapoints answered in parallel"}
 	verboseFlag = &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log skipped files"}
@@ -86,29 +56,34 @@ func indexFlags() []cli.Flag {
 	return []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, cacheFlag, cacheSizeFlag, denseFlag, modelFlag, backendFlag}
 }
 
-// composeFlags are the assembly and planner flags, with the defaults of
-// assemble.DefaultOptions (the planner off, one retrieval round).
-func composeFlags() []cli.Flag {
-	return []cli.Flag{queryLines, topKFlag, budgetFlag, noRelFlag, noEditFlag, noDefsFlag, noOldFlag, minScoreFlag, relWFlag, noDenseFlag,
-		planWFlag, planSFlag, planSufFlag, planCWFlag, tokFlag, iterFlag}
-}
+// composeFlags are the assembly and planner flags (one per assemble.OptionTable
+// option, see optionFlags) with the defaults of assemble.PresetLive (the planner
+// off, one retrieval round), and --tokenizer.
+func composeFlags() []cli.Flag { return append(optionFlags(assemble.PresetLive), tokFlag) }
 
-// batchComposeFlags are composeFlags with the defaults of batch.DefaultConfig (the
+// batchComposeFlags are composeFlags with the defaults of assemble.PresetBatch (the
 // planner on for batch.DefaultPlanWindow tokens, batch.DefaultIterations rounds), for
 // predict, eval and compare.
-func batchComposeFlags() []cli.Flag {
-	f := composeFlags()
-	for i := range f {
-		switch f[i] {
-		case planWFlag:
-			f[i] = batchPlanWFlag
-		case planCWFlag:
-			f[i] = batchPlanCWFlag
-		case iterFlag:
-			f[i] = batchIterFlag
+func batchComposeFlags() []cli.Flag { return append(optionFlags(assemble.PresetBatch), tokFlag) }
+
+// optionFlags makes a flag of every assemble.OptionTable option, named and
+// described by the table, with preset p's default. The table declares no switch
+// that defaults to on.
+func optionFlags(p assemble.Preset) []cli.Flag {
+	var out []cli.Flag
+	for i := range assemble.OptionTable {
+		s := &assemble.OptionTable[i]
+		def := p.Default(s)
+		switch s.Kind {
+		case assemble.KindInt:
+			out = append(out, &cli.IntFlag{Name: s.Name, Value: int(def), Usage: s.FlagHelp()})
+		case assemble.KindFloat:
+			out = append(out, &cli.Float64Flag{Name: s.Name, Value: def, Usage: s.FlagHelp()})
+		case assemble.KindBool:
+			out = append(out, &cli.BoolFlag{Name: s.Name, Usage: s.FlagHelp()})
 		}
 	}
-	return f
+	return out
 }
 
 // languages reads --langs (comma-separated or repeated grammar names); an unknown
@@ -210,27 +185,32 @@ func onClose(c *cli.Context, f func() error) {
 	}
 }
 
-// composeOptions reads the assembly and planner flags (with --tokenizer's counter
-// when given) and validates them: a value that makes no sense is a usage error.
-func composeOptions(c *cli.Context) (assemble.Options, error) {
-	o := assemble.DefaultOptions()
-	o.QueryLines, o.TopK, o.BudgetChars = c.Int("query-lines"), c.Int("top-k"), c.Int("budget")
-	o.NoRelative, o.NoEditQuery, o.NoDefinitions = c.Bool("no-relative"), c.Bool("no-edit-query"), c.Bool("no-definitions")
-	o.MinScoreRatio, o.NoDense, o.RelativeWeight = c.Float64("min-score-ratio"), c.Bool("no-dense"), c.Float64("relative-weight")
-	o.NoOldFile, o.Iterations = c.Bool("no-old-file"), c.Int("iterations")
+// composeOptions reads the assembly and planner flags, starting from preset p for
+// any the command does not define, and validates them (assemble.Options.CheckGiven):
+// a value that makes no sense is a usage error.
+func composeOptions(c *cli.Context, p assemble.Preset) (assemble.Options, error) {
+	o := p.Options()
+	for i := range assemble.OptionTable {
+		s := &assemble.OptionTable[i]
+		if !defined(c, s.Name) {
+			continue
+		}
+		switch s.Kind {
+		case assemble.KindInt:
+			s.Set(&o, float64(c.Int(s.Name)))
+		case assemble.KindFloat:
+			s.Set(&o, c.Float64(s.Name))
+		case assemble.KindBool:
+			if c.Bool(s.Name) {
+				s.Set(&o, 1)
+			}
+		}
+	}
 	var err error
 	if o.Languages, err = languages(c); err != nil {
 		return o, err
 	}
-	if defined(c, "plan-window") {
-		set := func(name string) bool { return c.IsSet(name) && c.Float64(name) != 0 } // 0: the default, fine without a planner
-		if (set("plan-share") || set("plan-suffix-share") || c.IsSet("plan-context-window") && c.Int("plan-context-window") != 0) && c.Int("plan-window") == 0 {
-			return o, usagef("--plan-share, --plan-suffix-share and --plan-context-window need a --plan-window above 0 (the planner is off)")
-		}
-		o.Plan.Window, o.Plan.Share, o.Plan.SuffixShare = c.Int("plan-window"), c.Float64("plan-share"), c.Float64("plan-suffix-share")
-		o.Plan.ContextWindow = c.Int("plan-context-window")
-	}
-	if err := o.Validate(); err != nil {
+	if err := o.CheckGiven(c.IsSet); err != nil {
 		return o, usagef("%v", err)
 	}
 	return o, nil
@@ -283,7 +263,7 @@ func batchConfig(c *cli.Context) (batch.Config, error) {
 	if cfg.Workspace, err = workspaceOptions(c); err != nil {
 		return cfg, err
 	}
-	if cfg.Compose, err = composeOptions(c); err != nil {
+	if cfg.Compose, err = composeOptions(c, assemble.PresetBatch); err != nil {
 		return cfg, err
 	}
 	if c.Command.Names()[0] == "predict" {

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/serve"
 	"github.com/repoctx/repoctx/workspace"
@@ -57,7 +58,7 @@ func runServe(c *cli.Context) error {
 	if cfg.Workspace, err = workspaceOptions(c); err != nil {
 		return err
 	}
-	if cfg.Compose, err = composeOptions(c); err != nil {
+	if cfg.Compose, err = composeOptions(c, assemble.PresetLive); err != nil {
 		return err
 	}
 	if err := plannerTokens(c, &cfg.Compose.Plan); err != nil {

@@ -11,6 +11,10 @@
 // parameter keeps the index loads down (the corpus's snapshots are big); the next
 // round checks the combination, since parameters can interact.
 //
+// Parameters are the options of assemble.OptionTable by their flag names, each one
+// field: dense-weight sets the dense retriever's fusion weight alone (BM25 keeps
+// bm25-weight; grid both to move them together).
+//
 // The objective is the mean over cells and over every window of -windows of the metrics
 // of -objective (default idrec,copy_chrf: 4 numbers per cell with the default windows
 // 8000,16000); any of idrec, novelrec, allrec, line_chrf and copy_chrf (see package
@@ -99,31 +103,9 @@ func parseObjective(s string) ([]int, error) {
 	return out, nil
 }
 
-// params are the tunable options, by name (the command-line flag where there is one).
-var params = map[string]func(o *assemble.Options, v float64){
-	"query-lines":         func(o *assemble.Options, v float64) { o.QueryLines = int(v) },
-	"top-k":               func(o *assemble.Options, v float64) { o.TopK = int(v) },
-	"suffix-weight":       func(o *assemble.Options, v float64) { o.SuffixWeight = v },
-	"modified-boost":      func(o *assemble.Options, v float64) { o.ModifiedBoost = v },
-	"relative-weight":     func(o *assemble.Options, v float64) { o.RelativeWeight = v },
-	"edit-identifiers":    func(o *assemble.Options, v float64) { o.EditIdentifiers = int(v) },
-	"definition-weight":   func(o *assemble.Options, v float64) { o.DefinitionWeight = v },
-	"old-file-weight":     func(o *assemble.Options, v float64) { o.OldFileWeight = v },
-	"old-file-decay":      func(o *assemble.Options, v float64) { o.OldFileDecay = v },
-	"min-score-ratio":     func(o *assemble.Options, v float64) { o.MinScoreRatio = v },
-	"dense-weight":        func(o *assemble.Options, v float64) { o.Fusion.Dense = v; o.Fusion.BM25 = 1 - v },
-	"plan-window":         func(o *assemble.Options, v float64) { o.Plan.Window = int(v) },
-	"plan-share":          func(o *assemble.Options, v float64) { o.Plan.Share = v },
-	"plan-suffix-share":   func(o *assemble.Options, v float64) { o.Plan.SuffixShare = v },
-	"plan-context-window": func(o *assemble.Options, v float64) { o.Plan.ContextWindow = int(v) },
-	"iterations":          func(o *assemble.Options, v float64) { o.Iterations = int(v) },
-	"draft-weight":        func(o *assemble.Options, v float64) { o.DraftWeight = v },
-	"draft-query-lines":   func(o *assemble.Options, v float64) { o.DraftQueryLines = int(v) },
-	"no-relative":         func(o *assemble.Options, v float64) { o.NoRelative = v != 0 },
-	"no-edit-query":       func(o *assemble.Options, v float64) { o.NoEditQuery = v != 0 },
-	"no-definitions":      func(o *assemble.Options, v float64) { o.NoDefinitions = v != 0 },
-	"no-old-file":         func(o *assemble.Options, v float64) { o.NoOldFile = v != 0 },
-}
+// param returns the tunable option name: any option of assemble.OptionTable, by
+// its command-line name (a switch is on for any value other than 0), or nil.
+func param(name string) *assemble.OptionSpec { return assemble.Option(name) }
 
 // cell is one dataset: DIR holding LANG-STAGE.jsonl.
 type cell struct{ dir, lang, stage string }
@@ -145,7 +127,7 @@ type config struct {
 func (c config) options(base assemble.Options) assemble.Options {
 	o := base
 	for _, s := range c.set {
-		params[s.name](&o, s.v)
+		param(s.name).Set(&o, s.v)
 	}
 	return o
 }
@@ -161,8 +143,8 @@ func run() error {
 	cellsF := flag.String("cells", "", "comma-separated DIR:LANG:STAGE datasets")
 	cache := flag.String("cache", "", "index cache directory (reuse one across runs)")
 	out := flag.String("out", "", "output directory (prediction files, round tables)")
-	grid := flag.String("grid", "", "semicolon-separated NAME=V1,V2,... grids (names: see params in main.go)")
-	baseF := flag.String("base", "", "semicolon-separated NAME=V settings of the starting point (default: batch.DefaultConfig().Compose, what predict runs)")
+	grid := flag.String("grid", "", "semicolon-separated NAME=V1,V2,... grids (names: the options of assemble.OptionTable, as predict's flags)")
+	baseF := flag.String("base", "", "semicolon-separated NAME=V settings of the starting point (default: assemble.PresetBatch, what predict runs)")
 	configsF := flag.String("configs", "", "instead of a search: semicolon-separated configurations, each LABEL:NAME=V,NAME=V (LABEL: alone is the base)")
 	rounds := flag.Int("rounds", 1, "search rounds")
 	minGain := flag.Float64("min-gain", 0.001, "a grid value replaces the base only if the objective gains more than this")
@@ -274,7 +256,7 @@ func parseGrids(s string) ([]grid, error) {
 	var out []grid
 	for _, g := range strings.Split(s, ";") {
 		name, vals, ok := strings.Cut(strings.TrimSpace(g), "=")
-		if !ok || params[name] == nil {
+		if !ok || param(name) == nil {
 			return nil, fmt.Errorf("%q: want NAME=V1,V2 with a known NAME", g)
 		}
 		gr := grid{name: name}
@@ -297,7 +279,7 @@ func parseSettings(s string) ([]setting, error) {
 			continue
 		}
 		name, v, ok := strings.Cut(kv, "=")
-		if !ok || params[name] == nil {
+		if !ok || param(name) == nil {
 			return nil, fmt.Errorf("%q: want NAME=V with a known NAME", kv)
 		}
 		f, err := strconv.ParseFloat(v, 64)
@@ -356,7 +338,7 @@ func (t *tuner) pass(round int, cfgs []config) ([]float64, error) {
 	start := time.Now()
 	opts := make([]assemble.Options, len(cfgs))
 	for i, c := range cfgs {
-		opts[i] = c.options(batch.DefaultConfig().Compose) // what predict runs
+		opts[i] = c.options(assemble.PresetBatch.Options()) // what predict runs
 		if err := opts[i].Validate(); err != nil {
 			return nil, fmt.Errorf("configuration %s: %w", c.label, err)
 		}

@@ -3,7 +3,6 @@ package eval
 import (
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/repoctx/repoctx/complete"
 )
@@ -189,6 +188,3 @@ func splitLines(s string) []string {
 	}
 	return lines
 }
-
-// runeCount is utf8.RuneCountInString, named for the unit it counts.
-func runeCount(s string) int { return utf8.RuneCountInString(s) }

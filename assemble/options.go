@@ -107,17 +107,18 @@ const MaxTopK = 10_000
 // to 4; every round drafts (possibly asking a model) and searches again.
 const MaxIterations = 10
 
-// DefaultOptions returns the defaults: 12 query lines, top 12 per query, a budget of
+// DefaultOptions returns the defaults: 8 query lines, top 16 per query, a budget of
 // 24,000 bytes, suffix weight 0.6, modified-file boost 1.5, relative weight 1.05,
-// 8 edit identifiers, definition weight 0.9, old-file weight 1.2 (decay 40 lines), the seed's fusion
-// weights (dense 0.8, BM25 0.2, k = 60), every source on, the planner off (its
-// shares 0.5 and 0.25 when turned on; batch.DefaultConfig turns it on) and three
-// retrieval rounds of iterative retrieval (3 prefix lines with the draft, draft
-// weight 1), chosen on the tuning half of the issue #19 corpus (see the README's
-// "Iterative retrieval"). The weights and thresholds were tuned on that tuning half
-// by coordinate-wise grid search (scripts/tune; README "Results"): top-k 12 and 8
-// edit identifiers came out of it, every other value stayed (no grid value beat it
-// by more than noise).
+// 8 edit identifiers, definition weight 0.9, old-file weight 1.2 (decay 40 lines), the
+// seed's fusion weights (dense 0.8, BM25 0.2, k = 60), every source on, the planner
+// off (when turned on: the language's share, DefaultPlanShareFor, and suffix share
+// 0.25; batch.DefaultConfig turns it on) and one retrieval round (an editor's single
+// context; batch.DefaultConfig runs batch.DefaultIterations; a further round queries
+// with 3 prefix lines and the draft, draft weight 1). The weights and thresholds were
+// tuned on the tuning half of the evaluation corpus (scripts/build-corpus.sh) by
+// coordinate-wise grid search (scripts/tune; docs/results.md): top-k, query lines and
+// edit identifiers came out of it, every other value stayed (no grid value beat it by
+// more than noise).
 func DefaultOptions() Options {
 	return Options{
 		QueryLines:       8,

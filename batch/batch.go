@@ -36,7 +36,7 @@ type Config struct {
 	// CrossSnapshot makes the default method also search, for each datapoint, the
 	// other snapshots of its repository that the source holds (workspace.Options.Extra):
 	// in a competition stage a later revision can hold the finished code. An editor has
-	// no such revisions; it is off by default and never in the README's main figures.
+	// no such revisions; it is off by default and never in docs/results.md's figures.
 	CrossSnapshot bool
 	// Method answers datapoints; nil means [Repoctx](Workspace, Compose,
 	// LSAPerSnapshot).
@@ -75,13 +75,13 @@ const DefaultPlanWindow = 8000
 // larger models the competition scored each context with (the scorer trims it from
 // the left for the 8000-token model, keeping its most relevant end; prefix and
 // suffix stay planned for DefaultPlanWindow). Measured on the tuning half of the
-// issue #19 corpus: idrec at 16000 tokens +0.005 to +0.022 per cell, the 8000-token
+// evaluation corpus (scripts/build-corpus.sh): idrec at 16000 tokens +0.005 to +0.022 per cell, the 8000-token
 // scores unchanged.
 const DefaultContextWindow = 16000
 
 // DefaultIterations is the number of retrieval rounds a batch runs by default
-// (Config.Compose.Iterations): 3, measured on the tuning half of the issue #19 corpus
-// (README "Iterative retrieval"). An editor's single context (assemble.DefaultOptions)
+// (Config.Compose.Iterations): 3, measured on the tuning half of the evaluation
+// corpus (scripts/build-corpus.sh; docs/results.md). An editor's single context (assemble.DefaultOptions)
 // runs one round: each round costs a search, and on the validation half 1 and 3
 // rounds scored the same within noise.
 const DefaultIterations = 3

@@ -8,7 +8,7 @@ import (
 )
 
 // TestOptionDiff: a resumed journal's option mismatch names the differing options
-// instead of printing two whole option structs (adversarial F12).
+// instead of printing two whole option structs.
 func TestOptionDiff(t *testing.T) {
 	a := batch.DefaultConfig()
 	b := a

@@ -1,4 +1,4 @@
-# repoctx — see README.md. All targets work offline once modules are downloaded (and,
+# repoctx — see README.md and docs/development.md. All targets work offline once modules are downloaded (and,
 # with the kotlin2 tag, once `make grammar` has installed the grammar's C source).
 GO        ?= go
 BIN       ?= bin/repoctx
@@ -11,7 +11,12 @@ COUNT     ?= 6
 TAGS      ?= kotlin2
 GRAMMAR   := $(if $(findstring kotlin2,$(TAGS)),grammar)
 
-.PHONY: build test race vet demo fuzz bench bench-memory clean grammar
+# staticcheck (honnef.co/go/tools), run by `make lint` when installed; `make tools` installs
+# this version from the Go module proxy (.ci/run does, so CI fails on any finding).
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK ?= $(or $(shell command -v staticcheck 2>/dev/null),$(wildcard $(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin/staticcheck))
+
+.PHONY: build test race vet lint tools demo fuzz bench bench-memory clean grammar
 
 # Installs the kotlin2 grammar's generated C source into grammars/kotlin2/src (gitignored).
 grammar:
@@ -20,10 +25,10 @@ grammar:
 build: $(GRAMMAR)
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/repoctx
 
-# The test command CI runs (.ci/run): vet, all tests with the race detector, the golden
-# digest test of predict's output (too slow under the race detector), then the
-# grammar-dependent packages again in a plain build (fwcd 0.3.8).
-test: vet
+# The test command CI runs (.ci/run): vet, staticcheck (when installed), all tests with the
+# race detector, the golden digest test of predict's output (too slow under the race
+# detector), then the grammar-dependent packages again in a plain build (fwcd 0.3.8).
+test: vet lint
 	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
 	$(GO) test -count=1 -tags '$(TAGS)' -run TestGoldenDigests ./cmd/repoctx
 	$(GO) test -count=1 ./grammars/... ./chunker/ ./symbols/
@@ -32,8 +37,24 @@ vet: $(GRAMMAR)
 	$(GO) vet -tags '$(TAGS)' ./...
 	$(GO) vet ./...
 
+# staticcheck over the tagged build; fails on any finding. Without staticcheck it says how
+# to install it and passes, except under CI (CI=true), where it fails.
+lint: $(GRAMMAR)
+ifneq ($(STATICCHECK),)
+	$(STATICCHECK) -tags '$(TAGS)' ./...
+else
+	@echo "lint: staticcheck is not installed, skipped (make tools installs $(STATICCHECK_VERSION))"
+	@if [ -n "$$CI" ]; then echo "lint: CI runs staticcheck: make tools first" >&2; exit 1; fi
+endif
+
+# Installs the linters `make lint` runs (into $(GO) env GOPATH's bin).
+tools:
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
 # Runs the main job on the bundled sample (testdata/sample) for both languages.
-demo: build
+demo:
+	@echo "demo: building $(BIN); the first build compiles 15 tree-sitter grammars in C (cgo) and takes a few minutes"
+	@$(MAKE) --no-print-directory build
 	@mkdir -p out
 	$(BIN) predict --data testdata/sample --lang python --stage sample -o out/python-sample.jsonl --cache-dir out/cache
 	$(BIN) predict --data testdata/sample --lang kotlin --stage sample -o out/kotlin-sample.jsonl --cache-dir out/cache
@@ -50,7 +71,7 @@ fuzz: $(GRAMMAR)
 	$(GO) test -run=^$$ -fuzz=FuzzCSharpRewrite -fuzztime=$(FUZZTIME) ./grammars
 	$(GO) test -run=^$$ -fuzz=FuzzResolveText -fuzztime=$(FUZZTIME) ./symbols
 
-# Benchmarks (see README, Performance), then a summary table of medians (benchstat):
+# Benchmarks (see docs/performance.md), then a summary table of medians (benchstat):
 #   bench.txt           micro-benchmarks, COUNT runs each (chunking vs parsing, BM25, LSA, ...)
 #   bench-pipelines.txt whole runs over ../shared/data/dev, PCOUNT runs each: predict cold and
 #                       warm, the same pipeline rebuilt per datapoint, the seed's flow
@@ -72,7 +93,7 @@ bench: $(GRAMMAR)
 	$(GO) tool benchstat bench-pipelines.txt
 	@if [ -f bench-growth.txt ] && [ -n "$(BENCH_REPO)" ]; then $(GO) tool benchstat bench-growth.txt; fi
 
-# Peak memory of big runs (issue #18), one process each: predict on 20,000 datapoints
+# Peak memory of big runs, one process each: predict on 20,000 datapoints
 # generated on one dev snapshot (<= 400 MB) and the index of a generated repository of
 # 160,800 chunks (<= 500 MB).
 bench-memory: $(GRAMMAR)

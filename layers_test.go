@@ -12,7 +12,7 @@ import (
 
 // layers gives every package of the module its layer: a package may import only
 // packages of lower layers (test files may import anything). The order is the one the
-// README's "Layout" documents:
+// layout in docs/architecture.md documents:
 //
 //	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens ← chunker, complete ← symbols, retrieve ←
 //	retrieve/hugot ← workspace ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ←
@@ -48,7 +48,7 @@ var layers = map[string]int{
 const module = "github.com/repoctx/repoctx"
 
 // TestImportLayers fails on any import that goes up (or sideways) the layers, and on
-// a package that has no layer yet (add it to the table and to the README).
+// a package that has no layer yet (add it to the table and to docs/architecture.md).
 func TestImportLayers(t *testing.T) {
 	imports := map[string]map[string]bool{} // package dir -> project packages it imports
 	fset := token.NewFileSet()
@@ -91,7 +91,7 @@ func TestImportLayers(t *testing.T) {
 	for _, dir := range dirs {
 		from, ok := layers[dir]
 		if !ok {
-			t.Errorf("package %s has no layer: add it to the layers table (and the README's layout)", dir)
+			t.Errorf("package %s has no layer: add it to the layers table (and to docs/architecture.md)", dir)
 			continue
 		}
 		for to := range imports[dir] {

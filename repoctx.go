@@ -18,7 +18,7 @@
 //	cmd/repoctx the command line
 //
 // A Go program that opens a folder and composes the context of one hole is in
-// the README and in the workspace package's example.
+// README.md and in the assemble package's example.
 package repoctx
 
 import (
@@ -95,16 +95,16 @@ type TokenCounter interface {
 
 // CharsPerToken is the characters-per-token ratio of [CharEstimate] (characters are
 // Unicode code points). It is measured, not guessed: with the exact Qwen2.5 counter
-// (package tokens, ../shared/tokenizers/qwen2.5/tokenizer.json) on the tuning half of
-// the issue #19 corpus (800 datapoints, 10 repositories), the text the budget planner
+// (package tokens, Qwen2.5's tokenizer.json) on the tuning half of the evaluation
+// corpus (scripts/build-corpus.sh; 800 datapoints, 10 repositories), the text the budget planner
 // budgets for an 8000-token window (prefix and suffix as predict gives them plus the
 // context) has 4.69 (Kotlin, small middles), 4.75 (Kotlin, block), 4.43 (Python,
 // small) and 4.44 (Python, block) characters per token pooled, 3.9-4.1 at the 5th
 // percentile of datapoints. The lowest pooled figure, rounded down to a whole number,
 // is 4; it also stays below the validation half's prefix+suffix (Python 4.06, Kotlin
 // 4.34), so a context planned with it overfills a Qwen window rarely and by little
-// (the scorer then drops its least relevant lines, which come first). See the README
-// ("Characters per token").
+// (the scorer then drops its least relevant lines, which come first). See
+// docs/results.md ("Characters per token").
 const CharsPerToken = 4.0
 
 // CharEstimate estimates tokens as characters / [CharsPerToken], characters being

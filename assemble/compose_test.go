@@ -73,21 +73,6 @@ func compose(t *testing.T, r *workspace.Repo, h repoctx.Hole, o Options) (string
 	return c.Text, c.Parts, err
 }
 
-func sortedKeys(m map[string]string) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := range ks {
-		for j := i + 1; j < len(ks); j++ {
-			if ks[j] < ks[i] {
-				ks[i], ks[j] = ks[j], ks[i]
-			}
-		}
-	}
-	return ks
-}
-
 const shapes = `import math
 
 

@@ -13,7 +13,7 @@ package assemble
 // RepoCoder/make_window.py, PredictionWindowMaker), because each of its rounds
 // replaces the last one's retrieval; here the first round's candidates stay, so
 // the second query is there to find what the long window did not. On dev+devb
-// (README "Iterative retrieval") the whole 12-line window plus the draft re-found
+// (docs/cli.md, "Iterative retrieval") the whole 12-line window plus the draft re-found
 // the first round's chunks and changed no metric; 0 or 3 lines found one more
 // middle line.
 //

@@ -116,7 +116,7 @@ const MaxIterations = 10
 // [PresetBatch] turns it on) and one retrieval round (3 prefix lines with a draft,
 // draft weight 1; PresetBatch runs three). The weights and thresholds were tuned on
 // the tuning half of the tuning corpus by coordinate-wise grid search (scripts/tune;
-// README "Results").
+// docs/results.md).
 func DefaultOptions() Options { return PresetLive.Options() }
 
 // Validate reports the first option that makes no sense as a *repoctx.OptionError

@@ -341,11 +341,11 @@ const (
 	// the competition scored each context with (the scorer trims it from the left
 	// for the 8000-token model, keeping its most relevant end; prefix and suffix stay
 	// planned for BatchPlanWindow). Measured on the tuning half of
-	// the tuning corpus (README "Results"): idrec at 16000 tokens +0.005 to +0.022 per cell, the 8000-token scores
+	// the tuning corpus (docs/results.md): idrec at 16000 tokens +0.005 to +0.022 per cell, the 8000-token scores
 	// unchanged.
 	BatchContextWindow = 16000
 	// BatchIterations is the number of retrieval rounds a batch runs (iterations):
-	// 3, measured on the tuning half of the tuning corpus (README "Iterative
+	// 3, measured on the tuning half of the tuning corpus (docs/results.md, "Iterative
 	// retrieval"). An editor's single context runs one round: each round costs a
 	// search, and on the validation half 1 and 3 rounds scored the same within
 	// noise.

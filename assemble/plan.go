@@ -21,8 +21,8 @@ const (
 )
 
 // planShares are the Plan.Share defaults of the languages whose tuning cells chose
-// another share than DefaultPlanShare (issue #19's tuning half, README "How the
-// defaults were chosen"): Python completions scored higher with more of the window
+// another share than DefaultPlanShare (the evaluation corpus's tuning half,
+// docs/results.md): Python completions scored higher with more of the window
 // left to the context (0.3: idrec +0.02 on small, +0.09 on block middles at 8000
 // tokens), Kotlin's with the prefix kept longer (0.5).
 var planShares = map[string]float64{"python": 0.3}

@@ -36,7 +36,7 @@ type Config struct {
 	// CrossSnapshot makes the default method also search, for each datapoint, the
 	// other snapshots of its repository that the source holds (workspace.Options.Extra):
 	// in a competition stage a later revision can hold the finished code. An editor has
-	// no such revisions; it is off by default and never in the README's main figures.
+	// no such revisions; it is off by default and never in docs/results.md's figures.
 	CrossSnapshot bool
 	// Method answers datapoints; nil means [Repoctx](Workspace, Compose,
 	// LSAPerSnapshot).

@@ -11,7 +11,7 @@ import (
 	"unicode/utf16"
 )
 
-// Tests of Decode's share of the shared mechanism (issue 14): line breaks and
+// Tests of Decode's share of the shared mechanism: line breaks and
 // encodings, with fixtures of our own, then the handed-over case of the same kind
 // (../shared/cases/chunker, skipped when absent). chunkString checks Validate.
 

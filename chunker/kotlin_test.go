@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Kotlin 2.x constructs and parse-error recovery (issue 16). Each test runs with the
+// Kotlin 2.x constructs and parse-error recovery. Each test runs with the
 // compiled-in grammar: fwcd 0.3.8 in a plain build, tree-sitter-grammars 1.1.0 with
 // the tag kotlin2; both must give these chunks.
 

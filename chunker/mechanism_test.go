@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Tests of the structural share of the shared mechanism (issue 14): each fault kind
+// Tests of the structural share of the shared mechanism: each fault kind
 // with a fixture of our own, then the handed-over cases of the same kinds
 // (../shared/cases/chunker, skipped when absent). chunkString checks Validate on every
 // chunking. Line breaks and encodings: decode_test.go.

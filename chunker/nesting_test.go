@@ -10,7 +10,7 @@ import (
 )
 
 // nestedErrors returns depth copies of an opening that is a syntax error in most
-// languages, then depth closing braces: the adversarial review's F3 input.
+// languages, then depth closing braces: a hostile input whose error recovery nests deep.
 func nestedErrors(depth int) string {
 	return strings.Repeat("fun a() {", depth) + strings.Repeat("}", depth) + "\n"
 }

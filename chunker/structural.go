@@ -183,7 +183,7 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 // structural chunker parses; a deeper file is windowed without a parse. It bounds the
 // depth of the trees the chunker walks, and spares the parse of files whose structure
 // would be windows of a few long lines anyway: tree-sitter's error recovery on the
-// adversarial review's "fun a() {" * 20000 (180 KB) costs 2-4 s for Python, Java,
+// input "fun a() {" * 20000 (180 KB) costs 2-4 s for Python, Java,
 // JavaScript, Go, Rust and TypeScript. Real code, generated tables included, nests
 // tens deep. It is a defence for one shape only: a file dense with syntax errors at
 // any depth costs tree-sitter seconds too (200 KB of "fun a() {" 30 deep: 1-4 s),
@@ -330,17 +330,13 @@ func (b *builder) endLineAt(s, e int) int {
 	return b.li.lineOf(e)
 }
 
-// contentEnd returns the last line of n that holds something other than trailing
-// comments (grammars attach comments that precede the next definition to the node
-// before it: fwcd/tree-sitter-kotlin puts a KDoc inside import_header).
+// contentEndAt returns the last line of n, which spans bytes [s, e), that holds
+// something other than trailing comments (grammars attach comments that precede the
+// next definition to the node before it: fwcd/tree-sitter-kotlin puts a KDoc inside
+// import_header).
 //
 // A node on one line needs no walk: whatever the walk finds lies on that line (most
 // of them are comments, which the walk would descend into).
-func (b *builder) contentEnd(n *sitter.Node) int {
-	return b.contentEndAt(n, grammars.StartByte(n), int(n.EndByte()))
-}
-
-// contentEndAt is contentEnd of n, which spans bytes [s, e).
 func (b *builder) contentEndAt(n *sitter.Node, s, e int) int {
 	if last := b.endLineAt(s, e); last == b.li.lineOf(s) || b.noTrailingComment(s, e) {
 		return last
@@ -369,12 +365,12 @@ func (b *builder) contentEndAt(n *sitter.Node, s, e int) int {
 	return b.endLine(n)
 }
 
-// noTrailingComment reports, from the text alone, that contentEnd(n) is endLine(n)
+// noTrailingComment reports, from the text alone, that contentEndAt(n, s, e) is endLine(n)
 // for the node n spanning bytes [s, e):
 // n's last line up to its end holds none of the spec's CommentBytes, so no comment
 // ends where n ends (a node ends where its last child ends, so a trailing comment at
 // any depth would end there), and n's last byte is not a line break (so a zero-width
-// node at the end of n, where contentEnd's walk may stop, is on the same line). It
+// node at the end of n, where contentEndAt's walk may stop, is on the same line). It
 // looks at most 256 bytes back and answers false when unsure.
 func (b *builder) noTrailingComment(s, e int) bool {
 	cb := b.spec.CommentBytes
@@ -409,7 +405,7 @@ func (b *builder) items(n *sitter.Node, inErr bool) []item {
 // maxItemDepth is the most nested ERROR, error-holding or Flatten nodes items descends
 // through; a node deeper than that is one item (windowed when over the cap). Real code
 // stays far below it; deeper nesting is a syntax error repeated thousands of times
-// (the adversarial review's "fun a() {" * 20000), whose recovery tree nests that deep.
+// (such as "fun a() {" * 20000), whose recovery tree nests that deep.
 const maxItemDepth = 256
 
 // appendItems appends the items of n (see items) to out and returns it. The items of

@@ -19,7 +19,7 @@ import (
 // BenchmarkMemoryPredict20k runs predict on 20,000 datapoints that it generates on one
 // snapshot of ../shared/data/dev (kotlin; a random line of a random Kotlin file is the
 // hole, the whole file around it prefix and suffix) and reports the process's peak
-// RSS (peak-MB; issue #18 wants <= 400 MB: datapoints are read, composed and written
+// RSS (peak-MB; the bound is 400 MB: datapoints are read, composed and written
 // as a stream, the output built from the journal) and ms per datapoint. Run it alone:
 //
 //	go test -run '^$' -bench MemoryPredict20k -benchtime 1x -timeout 1h ./dataset

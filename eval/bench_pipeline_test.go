@@ -42,11 +42,11 @@ func cpuTime() (time.Duration, int64) {
 //     prefix and the suffix (eval's seed-bm25 context), 2 datapoints at once. Its dense
 //     model is LSA, or the Hugging Face model folder in $REPOCTX_BENCH_MODEL (the seed
 //     used all-MiniLM-L6-v2; $REPOCTX_BENCH_BACKEND=ort runs it with ONNX Runtime, see
-//     the README), then over the first $REPOCTX_BENCH_SEED_N datapoints only (default
+//     docs/cli.md), then over the first $REPOCTX_BENCH_SEED_N datapoints only (default
 //     1: embedding every window of a snapshot takes minutes).
 //
-// cold vs seed is the issue #6 comparison: repoctx's cost per datapoint against a
-// pipeline that rebuilds its index per datapoint.
+// cold vs seed compares repoctx's cost per datapoint with a pipeline that rebuilds
+// its index per datapoint.
 func BenchmarkPipelines(b *testing.B) {
 	if _, err := os.Stat(devDir); err != nil {
 		b.Skip("no shared dev data")

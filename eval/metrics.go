@@ -3,7 +3,6 @@ package eval
 import (
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/repoctx/repoctx/complete"
 )
@@ -189,9 +188,6 @@ func splitLines(s string) []string {
 	}
 	return lines
 }
-
-// runeCount is utf8.RuneCountInString, named for the unit it counts.
-func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // NovelRecall returns the metric novelrec for one datapoint: the share of the
 // middle's novel identifiers ([NewIdentifiers] of middle against the

@@ -121,8 +121,8 @@ func sumOf(values []float64) float64 {
 	return s
 }
 
-// Verdict classifies a paired difference as the issue tracker's comparisons
-// do: VerdictWin for a positive mean (no interval needed), VerdictLoss for a
+// Verdict classifies a paired difference for a comparison against a baseline:
+// VerdictWin for a positive mean (no interval needed), VerdictLoss for a
 // negative mean whose interval excludes 0 (hi < 0), else VerdictTie.
 func Verdict(mean, lo, hi float64) string {
 	switch {

@@ -17,8 +17,7 @@ const (
 func ktClassify(src []byte) []byte {
 	cls := make([]byte, len(src))
 	type str struct {
-		raw   bool
-		depth int // braces open inside the current template
+		raw bool // a triple-quoted string
 	}
 	var strs []str // open strings, innermost last
 	var tmpl []int // brace depth of each open template
@@ -409,7 +408,7 @@ scan:
 	}
 	// The declaration's last line: after a body, through continuation lines; else
 	// up to the next statement at this depth.
-	last := o.lineOf(k)
+	var last int
 	if end >= 0 {
 		last = o.lineOf(end)
 		for last+1 < hi && o.first[last+1] >= 0 && o.continues(last+1) && o.depth[last+1] <= d {

@@ -7,7 +7,7 @@ import "strings"
 // replaces constructs a grammar mis-parses by constructs of the same length that it
 // parses. The rewritten text is only parsed: names, signatures and chunk text are read
 // from the original, so a rewrite only has to keep the structure (which node spans
-// which bytes), not the meaning. Measured on three Kotlin 2.x repositories (README,
+// which bytes), not the meaning. Measured on three Kotlin 2.x repositories (docs/languages.md,
 // "Kotlin grammars"); TestKotlinRuleSurvey attributes error files to the rules.
 
 // kotlinRules selects the rewrites of rewriteKotlinTokens.

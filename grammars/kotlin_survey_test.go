@@ -12,7 +12,7 @@ import (
 
 // TestKotlinRuleSurvey attributes the Kotlin files of each checkout in
 // REPOCTX_KT_RULES (a path list) whose parse has errors with the line rewrites alone
-// (the rewrites before issue 16) to the token rewrite rules of the compiled-in
+// (the first rewrites) to the token rewrite rules of the compiled-in
 // grammar that make them parse cleanly: one rule alone, else the smallest set found
 // greedily, else "not fixed". A file counts when its tree has an error (chunker's
 // parse_error flag, before its recovery). Skipped unless REPOCTX_KT_RULES is set.

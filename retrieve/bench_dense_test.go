@@ -21,8 +21,8 @@ import (
 )
 
 // Benchmarks of dense retrieval. They run on synthetic chunks (synthChunks, 5,000) unless
-// REPOCTX_BENCH_GITDIRS names git directories (colon-separated, e.g. the mirrors under
-// /work/.mirror/*/repo): then on the structural chunks of every Kotlin and Python file at
+// REPOCTX_BENCH_GITDIRS names git directories (colon-separated, e.g. bare mirrors of
+// repositories): then on the structural chunks of every Kotlin and Python file at
 // their HEAD. REPOCTX_BENCH_MODEL names a model folder for the hugot benchmarks (default:
 // the tiny test model); with -tags onnxruntime and REPOCTX_ORT_LIB set, the ONNX Runtime
 // backend is measured too.

@@ -56,12 +56,6 @@ func (f *fakeEmbedder) Embed(texts []string, keep KeepEnd) ([][]float32, []bool,
 	return vecs, trunc, nil
 }
 
-func (f *fakeEmbedder) embedded() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.count
-}
-
 // refDense ranks every chunk by the cosine of its embedding (computed afresh) with the
 // query's, ties by chunk order.
 func refDense(t *testing.T, emb Embedder, chunks []chunker.Chunk, query string, keep KeepEnd) []Hit {
@@ -181,14 +175,6 @@ func TestSearchDenseTiesByChunkOrder(t *testing.T) {
 			t.Errorf("k=%d: %v, want %v", k, ids, want)
 		}
 	}
-}
-
-func stringsRepeat(s string, n int) string {
-	out := ""
-	for range n {
-		out += s
-	}
-	return out
 }
 
 // fakeSplitter is fakeEmbedder with Split: pieces of at most limit bytes.

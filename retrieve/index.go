@@ -3,7 +3,6 @@ package retrieve
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -27,9 +26,6 @@ const (
 	fieldPath
 	numFields
 )
-
-// fieldNames names the fields in messages.
-var fieldNames = [numFields]string{"text", "header", "path"}
 
 // fieldStats are the collection statistics BM25 needs for one field.
 type fieldStats struct {
@@ -142,14 +138,4 @@ func (ix *Index) termPostings(id int32, f int) []posting {
 type postings struct {
 	offs []uint32 // len: corpus terms + 1
 	flat []posting
-}
-
-// sortedIDs returns the chunk IDs of the index in index order (for tests and
-// messages).
-func (ix *Index) sortedIDs() []string {
-	ids := make([]string, len(ix.chunks))
-	for i := range ix.chunks {
-		ids[i] = ix.chunks[i].ID
-	}
-	return slices.Clip(ids)
 }

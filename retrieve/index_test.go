@@ -416,7 +416,3 @@ func TestPruningIsExact(t *testing.T) {
 	}
 	t.Logf("pruning kicked in for %d of %d searches", pruned, searches)
 }
-
-// childEnv names the cache directory a re-executed test binary should use in
-// TestChildProcess.
-const childEnv = "REPOCTX_RETRIEVE_TEST_CACHE"

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 
@@ -667,15 +666,6 @@ func DecodeLSA(b []byte) (*LSA, error) {
 	pos += 4 * int(nterms)
 	m.projLE = b[pos : pos+4*int(nterms*dim) : pos+4*int(nterms*dim)]
 	return m, nil
-}
-
-func readLSAFile(path string) (*LSA, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadLSA(f)
 }
 
 type countWriter struct {

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # build-corpus.sh MIRROR OUT [REPOCTX]
 #
-# Builds the tuning/validation corpus of issue #19 from local git mirrors:
+# Builds the tuning/validation corpus (docs/results.md) from local git mirrors:
 #   OUT/{tune,valid}/{small,block}/{kotlin,python}-{half}-{style}.{jsonl,truth.jsonl,zip}
 # each folder a data dir for `repoctx eval --data OUT/tune/small --lang kotlin --stage tune-small`.
 #
 # MIRROR holds one folder per repository named owner+name, with the bare git folder (or a clone)
-# at owner+name/repo, as the search tool's fetch leaves them in /work/.mirror. Every repository is
+# at owner+name/repo (e.g. MIRROR/square+okio/repo). Every repository is
 # read at the revision pinned below (not the mirror's HEAD), through a small bare repository under
 # OUT/.repos that borrows the mirror's objects (objects/info/alternates), so a later fetch of the
 # mirror changes nothing as long as the pinned commits are still in it. REPOCTX is the binary to

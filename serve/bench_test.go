@@ -23,7 +23,7 @@ import (
 )
 
 // BenchmarkServe measures `repoctx serve` on the repository in $REPOCTX_BENCH_REPO
-// (the issue's is the first 1,000 Kotlin files of ktorio/ktor at ef92e55) over HTTP on
+// (docs/performance.md uses the first 1,000 Kotlin files of ktorio/ktor at ef92e55) over HTTP on
 // a loopback listener:
 //
 //   - first-view: the first view with an empty cache (cold-ms), and again in the same

@@ -699,9 +699,9 @@ func TestCompaction(t *testing.T) {
 	})
 }
 
-// TestRequestIterations: options.iterations sets the retrieval rounds (the README
-// lists --iterations among the options a request may set), up to
-// assemble.MaxIterations (adversarial F12).
+// TestRequestIterations: options.iterations sets the retrieval rounds (docs/openapi.yaml
+// lists iterations among the options a request may set), up to
+// assemble.MaxIterations.
 func TestRequestIterations(t *testing.T) {
 	base := assemble.DefaultOptions()
 	two, many := 2, assemble.MaxIterations+1

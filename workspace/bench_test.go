@@ -49,7 +49,7 @@ func BenchmarkIndexGrowth(b *testing.B) {
 // BenchmarkMemoryLargeRepo indexes a generated Python repository of 160,800 chunks
 // (1,608 files of 100 functions; benchrepo.Synthetic) with an empty cache and the
 // default options (structural chunks, BM25, the built-in LSA model, symbols) and
-// reports the chunks and the process's peak RSS (peak-MB; issue #18 wants <= 500 MB,
+// reports the chunks and the process's peak RSS (peak-MB; the bound is 500 MB,
 // the LSA fit being bounded by retrieve.MaxLSAFitChunks). Run it alone:
 //
 //	go test -run '^$' -bench MemoryLargeRepo -benchtime 1x ./workspace

@@ -320,8 +320,8 @@ func TestZipBombs(t *testing.T) {
 }
 
 // TestZipRatioCountsReadableFiles: the compression ratio and total size checks of an
-// inner zip count only the files the walker reads (adversarial review F6: one large,
-// very compressible file that is skipped anyway failed its whole snapshot). A file
+// inner zip count only the files the walker reads (one large, very compressible
+// file that is skipped anyway must not fail its whole snapshot). A file
 // over MaxFileBytes is never read; a file that is not source is charged when first
 // read, so that reading every file still decompresses no more than the limits.
 func TestZipRatioCountsReadableFiles(t *testing.T) {

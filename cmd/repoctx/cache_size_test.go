@@ -6,7 +6,7 @@ import (
 )
 
 // TestParseSize: sizes that would overflow or round to 0 (which means no cap) are
-// errors (adversarial F12: "inf" and "1e30" became MinInt64, no cap).
+// errors ("inf" and "1e30" must not become MinInt64, no cap).
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"0": 0, "1": 1, "5GB": 5e9, "64KiB": 64 << 10, "1.5MiB": 3 << 19} {
 		if got, err := parseSize(in); err != nil || got != want {

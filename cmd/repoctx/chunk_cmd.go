@@ -52,7 +52,7 @@ const chunkSchema = 1
 // chunkRow is one chunk as `repoctx chunk` writes it: one JSON object per line
 // (jsonl) or one row (parquet), with the same names. The fields are those of
 // chunker.Chunk (same JSON names and meaning), every one always present, plus
-// Schema and FileSHA256. The README's "Chunk schema" section documents it.
+// Schema and FileSHA256. docs/chunks.md ("Chunk schema") documents it.
 type chunkRow struct {
 	// Schema is chunkSchema.
 	Schema int `json:"schema" parquet:"schema"`
@@ -165,7 +165,7 @@ func chunkCmd() *cli.Command {
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{
 			strategyFlag, maxCharsFlag, windowFlag, overlapFlag,
-			&cli.StringFlag{Name: "format", Usage: "output `format`: text (default), jsonl (one chunk record per line, see README) or parquet (needs -o FILE)"},
+			&cli.StringFlag{Name: "format", Usage: "output `format`: text (default), jsonl (one chunk record per line, see docs/chunks.md) or parquet (needs -o FILE)"},
 			&cli.BoolFlag{Name: "json", Usage: "same as --format jsonl"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically: a temporary file renamed at the end); - or none: stdout"},
 			&cli.BoolFlag{Name: "stats", Usage: "print per-language counts (files, chunks, files with parse errors, fallback share and the share of it cut inside string literals or comments, MB/s) to stderr"},

@@ -10,7 +10,7 @@ package main
 // describe turns an error into the message Main prints, in the user's words: a
 // library's package prefix ("dataset: ", "retrieve: ") is dropped, a fault of the
 // environment says what could not be written and how to continue; exitCode picks
-// the exit status (README, "Exit codes").
+// the exit status (docs/cli.md, "Exit codes").
 
 import (
 	"context"

@@ -141,7 +141,7 @@ func TestNumericFlags(t *testing.T) {
 		{predict("--budget", "0"), "--budget"},
 		{predict("--budget", "-1"), "--budget"},
 		{predict("--top-k", "0"), "--top-k"},
-		{predict("--top-k", "10001"), "--top-k"}, // a huge k once reserved memory by k (adversarial F1)
+		{predict("--top-k", "10001"), "--top-k"}, // a huge k must not reserve memory by k
 		{predict("--top-k", "1000000000"), "--top-k"},
 		{predict("--workers", "1025"), "--workers"},
 		{predict("--query-lines", "0"), "--query-lines"},

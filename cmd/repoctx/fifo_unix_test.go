@@ -42,7 +42,7 @@ func mkfifo(t *testing.T, path string) string {
 }
 
 // TestFIFOArguments: a FIFO named where a regular file is expected is refused with
-// a message naming it instead of blocking forever in open (adversarial F10).
+// a message naming it instead of blocking forever in open.
 func TestFIFOArguments(t *testing.T) {
 	dir := t.TempDir()
 	cache := t.TempDir()

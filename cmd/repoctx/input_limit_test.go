@@ -14,8 +14,8 @@ import (
 
 // TestInputLimit: the files named by --prefix-file, --suffix-file, --text-file and
 // tokens' arguments are read through a limit (64 MiB; lowered here) and a device is
-// refused, instead of being read whole into memory (adversarial F5: --prefix-file
-// /dev/zero took 19 GB).
+// refused, instead of being read whole into memory (--prefix-file /dev/zero would
+// take all of it).
 func TestInputLimit(t *testing.T) {
 	defer func(n int64) { maxInputBytes = n }(maxInputBytes)
 	maxInputBytes = 1000

@@ -87,8 +87,8 @@ type Options struct {
 	// Name is the "owner/name" of the repository, used in ids, the repo
 	// field and snapshot names. It may only be set with a single repository.
 	// When empty, the name comes from the path: a folder named "owner+name"
-	// (for a bare repository also its parent folder, as in
-	// /work/.mirror/owner+name/repo) gives "owner/name", anything else
+	// (for a bare repository also its parent folder, as in a mirror's
+	// owner+name/repo) gives "owner/name", anything else
 	// "local/<folder name>" (a ".git" suffix removed).
 	Name string
 	// Lang is a registered grammar name (grammars.Names); the completion files

@@ -755,8 +755,8 @@ func TestRepoNameFromPath(t *testing.T) {
 		bare bool
 		want string
 	}{
-		{"/work/.mirror/square+kotlinpoet/repo", true, "square/kotlinpoet"},
-		{"/work/.mirror/square+kotlinpoet", true, "square/kotlinpoet"},
+		{"/srv/mirror/square+moshi/repo", true, "square/moshi"},
+		{"/srv/mirror/square+moshi", true, "square/moshi"},
 		{"/x/square+okio.git", true, "square/okio"},
 		{"/x/owner+name/repo", false, "local/repo"},
 		{"/home/me/proj", false, "local/proj"},

@@ -25,7 +25,7 @@
 // Usage (from the repository root):
 //
 //	go run -tags kotlin2 ./scripts/tune -cache /tmp/tune-cache -out /tmp/tune-out \
-//	    -cells /work/corpus/tune/small:kotlin:tune-small,/work/corpus/tune/small:python:tune-small \
+//	    -cells CORPUS/tune/small:kotlin:tune-small,CORPUS/tune/small:python:tune-small \
 //	    -grid 'suffix-weight=0.3,0.6,0.9;top-k=4,8,12' -rounds 2
 //
 // It prints one table per round (configuration, objective, per cell the objective's

@@ -353,8 +353,11 @@ func TestCompareWithEval(t *testing.T) {
 		if s.Eval == nil || s.Eval.Datapoints != 2 || s.Eval.Failed != 0 || len(s.Eval.Scores) != 2 {
 			t.Fatalf("%s: eval %+v", s.Strategy, s.Eval)
 		}
+		if s.Eval.NovelRecN != cmp.Strategies[0].Eval.NovelRecN || s.Eval.AllRecN != 2 {
+			t.Errorf("%s: novelrec over %d, allrec over %d datapoints", s.Strategy, s.Eval.NovelRecN, s.Eval.AllRecN)
+		}
 		for _, sc := range s.Eval.Scores {
-			if sc.LineChrF <= 0 || sc.LineChrF > 1 || sc.CopyChrF < 0 || sc.CopyChrF > 1 {
+			if sc.LineChrF <= 0 || sc.LineChrF > 1 || sc.CopyChrF < 0 || sc.CopyChrF > 1 || sc.AllRec == nil || *sc.AllRec <= 0 || *sc.AllRec > 1 {
 				t.Errorf("%s %s: scores %+v", s.Strategy, sc.Setting, sc)
 			}
 		}
@@ -368,7 +371,8 @@ func TestCompareWithEval(t *testing.T) {
 	if err := cmp.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| eval idrec, full⁴ |", "| eval copy_chrf, w8000⁴ |", "| eval datapoints (failed) | 2 (0) | 2 (0) |"} {
+	for _, want := range []string{"| eval idrec, full⁴ |", "| eval novelrec, full⁴ |", "| eval allrec, w8000⁴ |", "| eval copy_chrf, w8000⁴ |",
+		"| eval datapoints (failed) | 2 (0) | 2 (0) |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}

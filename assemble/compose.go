@@ -1,5 +1,5 @@
 // Package assemble composes the context for one completion point from an opened
-// repository ([workspace.Repo]): it queries with the lines around the hole, applies
+// repository ([index.View]): it queries with the lines around the hole, applies
 // relative positioning (the chunk after a prefix match, the chunk before a suffix
 // match), adds the user's edit, the definitions of the names near the cursor and what
 // the edit replaced, merges overlapping spans, fits a budget and orders the parts so
@@ -23,9 +23,9 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/symbols"
-	"github.com/repoctx/repoctx/workspace"
 )
 
 // QueryText returns the prefix query (the unfinished current line plus the n
@@ -56,7 +56,7 @@ func QueryText(prefix, suffix string, n int) (string, string) {
 // previous chunk of a suffix match); the identifiers of the user's edit (the lines
 // where prefix+suffix differ from the old completion file) added to the queries;
 // definitions of the identifiers nearest the cursor that the visible text does not
-// define (with the repository's symbol table, see workspace.Options.Symbols); the old
+// define (with the repository's symbol table, see index.Options.Symbols); the old
 // completion file's chunks that the prefix and suffix do not show, and the region the
 // edit replaced.
 //
@@ -77,7 +77,7 @@ func QueryText(prefix, suffix string, n int) (string, string) {
 // It returns a *repoctx.OptionError for invalid options, ctx's error when ctx is
 // done, and the index's errors; a panic while composing (a bug, or an index damaged
 // in a way its checks missed) is returned as an error naming the file.
-func Compose(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Options) (c repoctx.Context, err error) {
+func Compose(ctx context.Context, repo *index.View, h repoctx.Hole, opts Options) (c repoctx.Context, err error) {
 	if err := opts.Validate(); err != nil {
 		return repoctx.Context{}, err
 	}
@@ -174,8 +174,8 @@ func (c *composer) allowed(path, lang string) bool {
 // newComposer collects the candidate parts for hole h (c.cands: every source of one
 // retrieval round, unbudgeted). seen is what the model is given of the hole's
 // prefix and suffix.
-func newComposer(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Options, seen Split) (*composer, error) {
-	ix := repo.Index()
+func newComposer(ctx context.Context, repo *index.View, h repoctx.Hole, opts Options, seen Split) (*composer, error) {
+	ix := repo.Retriever()
 	c := &composer{ctx: ctx, ix: ix, syms: repo.Symbols(), h: h, opts: opts, seen: seen,
 		visible: LineSet(seen.Prefix, seen.Suffix), modified: map[string]bool{},
 		spec: grammars.ForPath(h.Path), files: newFileTexts(ix), cands: newCandidates()}

@@ -50,7 +50,7 @@ func lookup(ls []leaf, key string) (string, bool) {
 }
 
 // fingerprintLeaves splits a Fingerprint text into its leaf options, each named by
-// its path of struct fields ("workspace.Chunk.MaxChars", "compose.TopK",
+// its path of struct fields ("index.Chunk.MaxChars", "compose.TopK",
 // "model"). Values in brackets ([a b], map[k:v]) and quotes stay whole, and words
 // without ':' or '=' after a value continue it (a Stringer's text, such as
 // assemble.Plan's "window 8000 tokens, share 0.5, suffix share 0.25").
@@ -94,7 +94,7 @@ func fingerprintLeaves(s string) []leaf {
 		}
 		word := s[i:min(j, len(s))]
 		i = j
-		if i < len(s) && s[i] == '{' { // a struct: "Name:{" or "workspace {"
+		if i < len(s) && s[i] == '{' { // a struct: "Name:{" or "index {"
 			path = append(path, strings.TrimSuffix(word, ":"))
 			i++
 			continue
@@ -103,7 +103,7 @@ func fingerprintLeaves(s string) []leaf {
 			continue
 		}
 		if i+1 < len(s) && s[i] == ' ' && s[i+1] == '{' && !strings.ContainsAny(word, ":=") {
-			path = append(path, word) // "workspace {...}"
+			path = append(path, word) // "index {...}"
 			i += 2
 			continue
 		}

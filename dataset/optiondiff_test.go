@@ -14,11 +14,11 @@ func TestOptionDiff(t *testing.T) {
 	b := a
 	b.Compose.TopK = 3
 	b.Compose.Plan.Window = 0
-	b.Workspace.Chunk.MaxChars = 500
+	b.Index.Chunk.MaxChars = 500
 	b.LSAPerSnapshot = true
 	got := optionDiff(fingerprint(Shard{}, a), fingerprint(Shard{}, b))
 	for _, want := range []string{"compose.TopK 16 (journal) vs 3 (this run)", "compose.Plan window 8000 tokens, share by language (python 0.3, others 0.5), suffix share 0.25, context window 16000 tokens (journal) vs off (this run)",
-		"workspace.Chunk.MaxChars 0 (journal) vs 500 (this run)", "lsa-per-snapshot false (journal) vs true (this run)"} {
+		"index.Chunk.MaxChars 0 (journal) vs 500 (this run)", "lsa-per-snapshot false (journal) vs true (this run)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("optionDiff = %q, want it to contain %q", got, want)
 		}

@@ -20,7 +20,8 @@ import (
 	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/inputfile"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // PredictOptions configures [Predict].
@@ -34,11 +35,11 @@ type PredictOptions struct {
 	// Resume continues an interrupted run from Out's journal.
 	Resume bool
 	// Batch configures indexing, composition and the workers (batch.DefaultConfig).
-	// An empty Batch.Workspace.Languages means batch.DatasetLanguages(Lang): the
+	// An empty Batch.Index.Languages means batch.DatasetLanguages(Lang): the
 	// language's family (Kotlin snapshots index their Java files too).
 	Batch batch.Config
-	// Limits bound snapshot reading; zero fields mean workspace.DefaultLimits.
-	Limits workspace.Limits
+	// Limits bound snapshot reading; zero fields mean snapshot.DefaultLimits.
+	Limits snapshot.Limits
 	// Shard, when on, answers only the datapoints of the shard's repositories and
 	// writes their lines with the datapoint's line number ({"datapoint":N,...}) for
 	// [Merge]; Out then holds only them.
@@ -82,8 +83,8 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	}
 	sum.Out = opts.Out
 	cfg := opts.Batch
-	if cfg.Workspace.CacheDir == "" {
-		cfg.Workspace.CacheDir = workspace.DefaultCacheDir()
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = store.DefaultCacheDir()
 	}
 	if grammars.Lookup(opts.Lang) == nil {
 		return sum, &repoctx.OptionError{Option: "lang", Value: strconv.Quote(opts.Lang),
@@ -92,7 +93,7 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	if err := cfg.Compose.Validate(); err != nil {
 		return sum, err
 	}
-	if err := checkWritable(cfg.Workspace.CacheDir); err != nil {
+	if err := checkWritable(cfg.CacheDir); err != nil {
 		return sum, repoctx.WriteFault("", err)
 	}
 	if err := CheckDataset(opts.DataDir, opts.Lang, opts.Stage); err != nil {
@@ -120,10 +121,10 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	if err != nil {
 		return sum, err
 	}
-	if len(cfg.Workspace.Languages) == 0 {
+	if len(cfg.Index.Languages) == 0 {
 		// The dataset language's family (batch.DatasetLanguages). After the
 		// fingerprint: the default follows from Lang, which names the output already.
-		cfg.Workspace.Languages = batch.DatasetLanguages(opts.Lang)
+		cfg.Index.Languages = batch.DatasetLanguages(opts.Lang)
 	}
 	done := 0
 	tick := func() {
@@ -227,13 +228,13 @@ func Fingerprint(cfg batch.Config) string {
 		drafter = fmt.Sprintf("%T", c.Drafter)
 	}
 	c.Drafter, c.OnDraft = nil, nil // no pointers: the text must not change between runs
-	ws := cfg.Workspace
+	ws := cfg.Index
 	emb := ""
 	if ws.Embedder != nil {
 		emb = ws.Embedder.ID()
 	}
-	ws.Log, ws.Embedder, ws.EmbedderFunc, ws.CacheDir, ws.Progress = nil, nil, nil, "", nil
-	return fmt.Sprintf("workspace %+v model=%s lsa-per-snapshot=%v cross-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, cfg.CrossSnapshot, c, tok) + " drafter=" + drafter
+	ws.Log, ws.Embedder, ws.Extra, ws.SharedLSA, ws.Progress = nil, nil, nil, nil, nil
+	return fmt.Sprintf("index %+v model=%s lsa-per-snapshot=%v cross-snapshot=%v; compose %+v tokens=%s", ws, emb, cfg.LSAPerSnapshot, cfg.CrossSnapshot, c, tok) + " drafter=" + drafter
 }
 
 // fingerprint is Fingerprint with the shard, for a prediction's journal.

@@ -24,7 +24,7 @@ import (
 // added as "(library options: name value, ...)", by the names Options.Validate
 // gives them, when they differ from assemble.DefaultOptions.
 func ConfigFlags(cfg batch.Config) string {
-	ws := cfg.Workspace
+	ws := cfg.Index
 	s := ws.Strategy
 	if s == "" {
 		s = chunker.StrategyStructural

@@ -1,4 +1,4 @@
-package workspace
+package index
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx/internal/benchrepo"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // BenchmarkIndexGrowth indexes growing prefixes (in path order) of the repository in
@@ -20,7 +21,7 @@ func BenchmarkIndexGrowth(b *testing.B) {
 			break
 		}
 		b.Run("files="+strconv.Itoa(n), func(b *testing.B) {
-			snap, err := OpenDir(benchrepo.Subset(b, root, paths, n), Limits{})
+			snap, err := snapshot.OpenDir(benchrepo.Subset(b, root, paths, n), snapshot.Limits{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -29,10 +30,9 @@ func BenchmarkIndexGrowth(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				opts := DefaultOptions()
-				opts.CacheDir = b.TempDir()
+				cache := b.TempDir()
 				b.StartTimer()
-				r, err := Open(context.Background(), snap, opts)
+				r, err := openView(context.Background(), snap, cache, "", DefaultOptions())
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -52,18 +52,16 @@ func BenchmarkIndexGrowth(b *testing.B) {
 // reports the chunks and the process's peak RSS (peak-MB; issue #18 wants <= 500 MB,
 // the LSA fit being bounded by retrieve.MaxLSAFitChunks). Run it alone:
 //
-//	go test -run '^$' -bench MemoryLargeRepo -benchtime 1x ./workspace
+//	go test -run '^$' -bench MemoryLargeRepo -benchtime 1x ./index
 func BenchmarkMemoryLargeRepo(b *testing.B) {
 	dir := benchrepo.Synthetic(b, 1608, 100)
-	snap, err := OpenDir(dir, Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		opts := DefaultOptions()
-		opts.CacheDir = b.TempDir()
-		r, err := Open(context.Background(), snap, opts)
+		r, err := openView(context.Background(), snap, b.TempDir(), "", DefaultOptions())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package workspace
+package snapshot
 
 import (
 	"bytes"
@@ -18,34 +18,41 @@ import (
 // unrooted (fs.ValidPath); anything not listed gives an *fs.PathError wrapping
 // fs.ErrNotExist.
 func (s *snapshot) Open(name string) (fs.File, error) {
+	return openListed(name, s.paths, s.Size, s.ReadFile)
+}
+
+// openListed is the Open of every snapshot: name among the sorted paths of the listed
+// files (whose sizes size gives and whose content read returns), or a folder holding
+// some of them.
+func openListed(name string, paths []string, size func(string) (int64, bool), read func(string) ([]byte, error)) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	if _, ok := s.files[name]; ok {
-		b, err := s.ReadFile(name)
+	if _, ok := size(name); ok {
+		b, err := read(name)
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
 		return &snapFile{r: bytes.NewReader(b), info: snapInfo{name: path.Base(name), size: int64(len(b))}}, nil
 	}
-	if ents := s.dirEntries(name); ents != nil {
+	if ents := dirEntries(name, paths, size); ents != nil {
 		return &snapDir{info: snapInfo{name: path.Base(name), dir: true}, ents: ents}, nil
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
 
-// dirEntries returns the entries of folder dir (sorted), or nil when no listed
-// file is under it.
-func (s *snapshot) dirEntries(dir string) []fs.DirEntry {
+// dirEntries returns the entries of folder dir (sorted) among the sorted paths of
+// listed files (of sizes size), or nil when no listed file is under it.
+func dirEntries(dir string, paths []string, size func(string) (int64, bool)) []fs.DirEntry {
 	prefix := ""
 	if dir != "." {
 		prefix = dir + "/"
 	}
-	i := sort.SearchStrings(s.paths, prefix)
+	i := sort.SearchStrings(paths, prefix)
 	var ents []fs.DirEntry
 	last := ""
-	for ; i < len(s.paths) && strings.HasPrefix(s.paths[i], prefix); i++ {
-		rest := s.paths[i][len(prefix):]
+	for ; i < len(paths) && strings.HasPrefix(paths[i], prefix); i++ {
+		rest := paths[i][len(prefix):]
 		elem, _, isDir := strings.Cut(rest, "/")
 		if elem == last {
 			continue
@@ -53,7 +60,7 @@ func (s *snapshot) dirEntries(dir string) []fs.DirEntry {
 		last = elem
 		info := snapInfo{name: elem, dir: isDir}
 		if !isDir {
-			info.size = s.files[s.paths[i]].size
+			info.size, _ = size(paths[i])
 		}
 		ents = append(ents, fs.FileInfoToDirEntry(info))
 	}

@@ -1,4 +1,4 @@
-package workspace
+package snapshot
 
 import (
 	"archive/zip"
@@ -47,7 +47,7 @@ func exerciseSource(t *testing.T, src Source) {
 	for _, name := range names {
 		s, err := src.Open(name)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "workspace: ") {
+			if !strings.HasPrefix(err.Error(), "snapshot: ") {
 				t.Fatalf("error message %q", err)
 			}
 			continue

@@ -1,4 +1,4 @@
-package workspace
+package snapshot
 
 import (
 	"archive/zip"
@@ -20,7 +20,7 @@ import (
 
 // ErrNoSnapshot is wrapped by the error of Source.Open when the source has no
 // snapshot of that name (or the name cannot be one, such as "../x").
-var ErrNoSnapshot = errors.New("workspace: no such snapshot")
+var ErrNoSnapshot = errors.New("snapshot: no such snapshot")
 
 // Source gives repository snapshots by name, such as the snapshots of one
 // {lang}-{stage} set of the competition (name "{owner}__{repo}-{revision}"). Its
@@ -51,16 +51,16 @@ func OpenZipSource(zipPath string, lim Limits) (Source, error) {
 	lim = lim.withDefaults()
 	f, err := inputfile.Open(zipPath) // a FIFO would block in os.Open
 	if err != nil {
-		return nil, fmt.Errorf("workspace: open snapshots: %w", err)
+		return nil, fmt.Errorf("snapshot: open snapshots: %w", err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("workspace: open snapshots: %w", err)
+		return nil, fmt.Errorf("snapshot: open snapshots: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("workspace: open snapshots %s: not a regular file", zipPath)
+		return nil, fmt.Errorf("snapshot: open snapshots %s: not a regular file", zipPath)
 	}
 	src, err := newZipSource(f, fi.Size(), zipPath, lim, f)
 	if err != nil {
@@ -94,11 +94,11 @@ type zipSource struct {
 func newZipSource(ra io.ReaderAt, size int64, file string, lim Limits, closer io.Closer) (*zipSource, error) {
 	lim = lim.withDefaults()
 	if err := checkZipEnd(ra, size); err != nil {
-		return nil, fmt.Errorf("workspace: open snapshots %s: %w", file, err)
+		return nil, fmt.Errorf("snapshot: open snapshots %s: %w", file, err)
 	}
 	zr, err := zip.NewReader(ra, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return nil, fmt.Errorf("workspace: open snapshots %s: %w", file, err)
+		return nil, fmt.Errorf("snapshot: open snapshots %s: %w", file, err)
 	}
 	s := &zipSource{file: file, size: size, lim: lim, entries: map[string]*zip.File{}, closer: closer}
 	for _, zf := range zr.File {
@@ -129,7 +129,7 @@ func (s *zipSource) Close() error {
 	s.closed = true
 	if s.closer != nil {
 		if err := s.closer.Close(); err != nil {
-			return fmt.Errorf("workspace: close %s: %w", s.file, err)
+			return fmt.Errorf("snapshot: close %s: %w", s.file, err)
 		}
 	}
 	return nil
@@ -140,26 +140,26 @@ func (s *zipSource) Open(name string) (Snapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
-		return nil, fmt.Errorf("workspace: open snapshot %s: %s is closed", name, s.file)
+		return nil, fmt.Errorf("snapshot: open snapshot %s: %s is closed", name, s.file)
 	}
 	zf, ok := s.entries[name]
 	if !ok {
-		return nil, wrapf(ErrNoSnapshot, "workspace: snapshot %s not found in %s", name, s.file)
+		return nil, wrapf(ErrNoSnapshot, "snapshot: snapshot %s not found in %s", name, s.file)
 	}
 	lim := s.lim
 	declared, comp := zf.UncompressedSize64, zf.CompressedSize64
 	if declared > uint64(lim.MaxSnapshotBytes) {
-		return nil, fmt.Errorf("workspace: snapshot %s in %s: inner zip is %d bytes, over the limit of %d bytes", name, s.file, declared, lim.MaxSnapshotBytes)
+		return nil, fmt.Errorf("snapshot: snapshot %s in %s: inner zip is %d bytes, over the limit of %d bytes", name, s.file, declared, lim.MaxSnapshotBytes)
 	}
 	if comp > uint64(s.size) {
-		return nil, fmt.Errorf("workspace: snapshot %s in %s: entry claims %d compressed bytes, more than the whole file", name, s.file, comp)
+		return nil, fmt.Errorf("snapshot: snapshot %s in %s: entry claims %d compressed bytes, more than the whole file", name, s.file, comp)
 	}
 	if declared > 0 && (comp == 0 || float64(declared) > lim.MaxRatio*float64(comp)) {
-		return nil, fmt.Errorf("workspace: snapshot %s in %s: inner zip compressed from %d to %d bytes, a ratio over the limit of %g", name, s.file, declared, comp, lim.MaxRatio)
+		return nil, fmt.Errorf("snapshot: snapshot %s in %s: inner zip compressed from %d to %d bytes, a ratio over the limit of %g", name, s.file, declared, comp, lim.MaxRatio)
 	}
 	rc, err := zf.Open()
 	if err != nil {
-		return nil, fmt.Errorf("workspace: snapshot %s in %s: %w", name, s.file, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s in %s: %w", name, s.file, err)
 	}
 	defer rc.Close()
 	// declared is bounded by MaxSnapshotBytes and by MaxRatio times the
@@ -167,18 +167,18 @@ func (s *zipSource) Open(name string) (Snapshot, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, declared+bytes.MinRead))
 	n, err := buf.ReadFrom(io.LimitReader(rc, int64(declared)+1))
 	if err != nil {
-		return nil, fmt.Errorf("workspace: snapshot %s in %s: %w", name, s.file, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s in %s: %w", name, s.file, err)
 	}
 	if uint64(n) > declared {
-		return nil, fmt.Errorf("workspace: snapshot %s in %s: inner zip holds more than its declared %d bytes", name, s.file, declared)
+		return nil, fmt.Errorf("snapshot: snapshot %s in %s: inner zip holds more than its declared %d bytes", name, s.file, declared)
 	}
 	br := bytes.NewReader(buf.Bytes())
 	if err := checkZipEnd(br, n); err != nil {
-		return nil, fmt.Errorf("workspace: snapshot %s in %s: corrupt inner zip: %w", name, s.file, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s in %s: corrupt inner zip: %w", name, s.file, err)
 	}
 	zr, err := zip.NewReader(br, n)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return nil, fmt.Errorf("workspace: snapshot %s in %s: corrupt inner zip: %w", name, s.file, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s in %s: corrupt inner zip: %w", name, s.file, err)
 	}
 	snap, err := newZipSnapshot(name, zr, n, lim)
 	if err != nil {
@@ -201,7 +201,7 @@ type dirSource struct {
 func openDirSource(dir string, lim Limits) (*dirSource, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: open snapshots: %w", err)
+		return nil, fmt.Errorf("snapshot: open snapshots: %w", err)
 	}
 	s := &dirSource{dir: dir, lim: lim}
 	for _, e := range ents {
@@ -237,18 +237,18 @@ func (s *dirSource) Open(name string) (Snapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
-		return nil, fmt.Errorf("workspace: open snapshot %s: %s is closed", name, s.dir)
+		return nil, fmt.Errorf("snapshot: open snapshot %s: %s is closed", name, s.dir)
 	}
 	if !pathsafe.SnapshotNameOK(name) {
-		return nil, wrapf(ErrNoSnapshot, "workspace: snapshot %q not found in %s: not a plain name", name, s.dir)
+		return nil, wrapf(ErrNoSnapshot, "snapshot: snapshot %q not found in %s: not a plain name", name, s.dir)
 	}
 	p := filepath.Join(s.dir, name)
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
-		return nil, wrapf(ErrNoSnapshot, "workspace: snapshot %s not found in %s", name, s.dir)
+		return nil, wrapf(ErrNoSnapshot, "snapshot: snapshot %s not found in %s", name, s.dir)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("workspace: open snapshot %s: %w", name, err)
+		return nil, fmt.Errorf("snapshot: open snapshot %s: %w", name, err)
 	}
 	return OpenDir(p, s.lim)
 }

@@ -1,4 +1,4 @@
-package workspace
+package index
 
 import (
 	"context"
@@ -7,9 +7,11 @@ import (
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
-// UpdateStats describes what [Update] did.
+// UpdateStats describes what [Index.Update] did.
 type UpdateStats struct {
 	Stats
 	// NewChunks counts the chunks of the files chunked now; Embedded the chunk texts
@@ -22,7 +24,7 @@ type UpdateStats struct {
 	// [retrieve.DenseInfo]); TruncatedIDs names the truncated chunks.
 	Split, Truncated int
 	TruncatedIDs     []string
-	// Full reports that no fast path applied and the whole view was made ([Open]):
+	// Full reports that no fast path applied and the whole view was made ([Index.View]):
 	// the repository's first run, or a dense model fitted on each view.
 	Full bool
 }
@@ -31,28 +33,20 @@ type UpdateStats struct {
 // files need: files whose chunks (and symbols) are stored are not read beyond hashing
 // them, the others are chunked and their chunks embedded and stored; no view is made.
 // It is what `repoctx index` runs after an edit. The fast path needs a dense model
-// that does not depend on the whole view: opts.Embedder, or opts.RepoLSA once the
-// repository's model is stored (or no dense retriever); otherwise Update makes the
-// whole view with [Open] (and says so in Full).
-func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, error) {
+// that does not depend on the whole view: Options.Embedder, or Options.RepoLSA once
+// the repository's model is stored (or no dense retriever); otherwise Update makes the
+// whole view with [Index.View] (and says so in Full).
+func (ix *Index) Update(ctx context.Context, snap snapshot.Snapshot) (UpdateStats, error) {
 	var us UpdateStats
-	if opts.CacheDir == "" {
-		opts.CacheDir = DefaultCacheDir()
-	}
-	if opts.Strategy == "" {
-		opts.Strategy = chunker.StrategyStructural
-	}
-	if opts.Repo == "" {
-		opts.Repo = defaultRepo(snap)
-	}
-	rs := OpenStore(opts.CacheDir).repo(opts.Repo)
+	opts := ix.opts
+	rs := ix.recs
 	var model *retrieve.LSA
 	if opts.Embedder == nil && opts.Dense == retrieve.DenseLSA {
 		if opts.RepoLSA {
-			model = storedRepoLSA(rs, opts)
+			model = storedRepoLSA(rs, ix.repo, opts)
 		}
 		if model == nil {
-			return fullUpdate(ctx, snap, opts)
+			return ix.fullUpdate(ctx, snap)
 		}
 	}
 	logf := func(format string, a ...any) {
@@ -60,7 +54,7 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 			fmt.Fprintf(opts.Log, format+"\n", a...)
 		}
 	}
-	_, files, skipped, err := viewKey(ctx, snap, opts, logf)
+	_, files, skipped, err := ix.viewKey(ctx, snap, logf)
 	if err != nil {
 		return us, err
 	}
@@ -82,19 +76,19 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 	}
 	var newChunks, unembedded []chunker.Chunk
 	var newSums, unembeddedSums [][32]byte
-	var embeddedKeys []recKey // files whose chunk texts all have vectors once the new ones are stored
+	var embeddedKeys []store.Key // files whose chunk texts all have vectors once the new ones are stored
 	for i := range files {
 		if err := ctx.Err(); err != nil {
 			return us, err
 		}
 		sf := &files[i]
 		skey := chunkKey(opts, *sf)
-		if rs.has(recKey{kindChunks, skey}) && (!opts.Symbols || rs.has(recKey{kindSymbols, symbolKey(sf.path, sf.sum)})) {
+		if rs.Has(store.Key{Kind: store.KindChunks, Hash: skey}) && (!opts.Symbols || rs.Has(store.Key{Kind: store.KindSymbols, Hash: symbolKey(sf.path, sf.sum)})) {
 			us.Reused++
 			if emb != nil {
 				// Chunked before, perhaps under another dense model (`index` with LSA,
 				// then with --model): its texts may have no vectors under this one.
-				if ek := embeddedKey(emb.ID(), skey); !rs.has(ek) {
+				if ek := embeddedKey(emb.ID(), skey); !rs.Has(ek) {
 					if cs, sums, ok := storedChunks(rs, skey); ok {
 						unembedded, unembeddedSums = append(unembedded, cs...), append(unembeddedSums, sums...)
 						embeddedKeys = append(embeddedKeys, ek)
@@ -127,31 +121,31 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 			return us, err
 		}
 		for _, k := range embeddedKeys {
-			rs.put(k, []byte{})
+			rs.Put(k, []byte{})
 		}
 	}
 	us.Built = us.Chunked > 0 || us.Embedded > 0
-	n, err := rs.flush()
+	n, err := rs.Flush()
 	us.CacheWriteFailures += n
 	return us, err
 }
 
 // embeddedKey is the key of the marker that every chunk text of the file version
 // whose chunk record is skey has a vector under model id.
-func embeddedKey(id string, skey [32]byte) recKey {
+func embeddedKey(id string, skey [32]byte) store.Key {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00embedded\x00%s\x00%d\x00", storeVersion, id, retrieve.KeepHead)
+	fmt.Fprintf(h, "%s\x00embedded\x00%s\x00%d\x00", store.Version, id, retrieve.KeepHead)
 	h.Write(skey[:])
-	k := recKey{kind: kindEmbedded}
-	h.Sum(k.key[:0])
+	k := store.Key{Kind: store.KindEmbedded}
+	h.Sum(k.Hash[:0])
 	return k
 }
 
 // storedChunks returns the chunks and their text sums of the stored chunk record
 // skey (storeVectors then embeds those whose vectors are missing); ok is false when
 // the record is missing or damaged.
-func storedChunks(rs *repoStore, skey [32]byte) (cs []chunker.Chunk, sums [][32]byte, ok bool) {
-	b, ok := rs.get(recKey{kindChunks, skey})
+func storedChunks(rs *store.Records, skey [32]byte) (cs []chunker.Chunk, sums [][32]byte, ok bool) {
+	b, ok := rs.Get(store.Key{Kind: store.KindChunks, Hash: skey})
 	if !ok {
 		return nil, nil, false
 	}
@@ -164,13 +158,13 @@ func storedChunks(rs *repoStore, skey [32]byte) (cs []chunker.Chunk, sums [][32]
 
 // storeFile chunks f (with its symbols when asked) and stores both records, appending
 // the chunks to out.
-func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk, sums *[][32]byte) error {
+func storeFile(rs *store.Records, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk, sums *[][32]byte) error {
 	cs, syms, err := chunkOne(f, ch, opts.Symbols)
 	if err != nil {
 		return err
 	}
 	rec := newChunkRecord(cs, f.Lossy, f.Encoding)
-	rs.put(recKey{kindChunks, skey}, rec.encode())
+	rs.Put(store.Key{Kind: store.KindChunks, Hash: skey}, rec.encode())
 	if opts.Symbols {
 		if syms == nil {
 			ex := extractors.Get().(*extractorT)
@@ -178,7 +172,7 @@ func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch
 			extractors.Put(ex)
 		}
 		if syms != nil {
-			rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
+			rs.Put(store.Key{Kind: store.KindSymbols, Hash: symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
 		}
 	}
 	*out = append(*out, cs...)
@@ -188,13 +182,13 @@ func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch
 
 // storeVectors embeds the texts of chunks whose vectors under emb are not stored yet,
 // and stores them.
-func storeVectors(ctx context.Context, rs *repoStore, emb retrieve.Embedder, chunks []chunker.Chunk, sums [][32]byte, us *UpdateStats) error {
+func storeVectors(ctx context.Context, rs *store.Records, emb retrieve.Embedder, chunks []chunker.Chunk, sums [][32]byte, us *UpdateStats) error {
 	id := emb.ID()
 	var texts, ids []string
 	var keys [][32]byte
 	seen := map[[32]byte]bool{}
 	for i := range chunks {
-		if seen[sums[i]] || rs.has(vectorKey(id, sums[i])) {
+		if seen[sums[i]] || rs.Has(vectorKey(id, sums[i])) {
 			continue
 		}
 		seen[sums[i]] = true
@@ -219,13 +213,13 @@ func storeVectors(ctx context.Context, rs *repoStore, emb retrieve.Embedder, chu
 }
 
 // repoLSAKey is the store key of the repository's one LSA model (Options.RepoLSA).
-func repoLSAKey(opts Options) recKey {
-	return recKey{kindModel, sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", opts.LSADim, "repo\x00"+opts.Repo)))}
+func repoLSAKey(repo string, opts Options) store.Key {
+	return store.Key{Kind: store.KindModel, Hash: sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", opts.LSADim, "repo\x00"+repo)))}
 }
 
 // storedRepoLSA returns the repository's stored LSA model, or nil.
-func storedRepoLSA(rs *repoStore, opts Options) *retrieve.LSA {
-	b, ok := rs.get(repoLSAKey(opts))
+func storedRepoLSA(rs *store.Records, repo string, opts Options) *retrieve.LSA {
+	b, ok := rs.Get(repoLSAKey(repo, opts))
 	if !ok {
 		return nil
 	}
@@ -236,15 +230,15 @@ func storedRepoLSA(rs *repoStore, opts Options) *retrieve.LSA {
 	return m.Labeled(label)
 }
 
-// fullUpdate makes the whole view with Open (and closes it).
-func fullUpdate(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, error) {
-	r, err := Open(ctx, snap, opts)
+// fullUpdate makes the whole view (and closes it).
+func (ix *Index) fullUpdate(ctx context.Context, snap snapshot.Snapshot) (UpdateStats, error) {
+	v, err := ix.View(ctx, snap)
 	if err != nil {
 		return UpdateStats{}, err
 	}
-	defer r.Close()
-	d := r.Index().DenseInfo()
-	us := UpdateStats{Stats: r.Stats(), Full: true, Model: d.Model, Embedded: d.Embedded, NewChunks: -1,
+	defer v.Close()
+	d := v.Retriever().DenseInfo()
+	us := UpdateStats{Stats: v.Stats(), Full: true, Model: d.Model, Embedded: d.Embedded, NewChunks: -1,
 		Split: d.Split, Truncated: d.Truncated, TruncatedIDs: d.TruncatedIDs}
 	return us, nil
 }

@@ -1,4 +1,15 @@
-package workspace
+// Package store keeps what repoctx computes per file and per repository on disk, in
+// a cache directory shared by any number of processes: records under content keys,
+// grouped by repository in append-only segment files, with the locks that let
+// processes share them and the garbage collection that bounds them.
+//
+// A process opens the store of a cache directory ([Open]), the records of one
+// repository in it ([Store.Records]), reads ([Records.Get]) and adds ([Records.Put])
+// records, and writes what it added as one new segment ([Records.Flush]); [GC],
+// [Stat] and [Clear] work on a cache directory from outside. The index package
+// decides what the records hold (chunks, symbols, vectors, models); the snapshot
+// package keeps what walks learnt of a folder.
+package store
 
 // Design note. The store keeps what repoctx computes per file and per repository —
 // chunks, symbols, dense vectors, fitted LSA models — so that a later snapshot of a
@@ -40,30 +51,40 @@ import (
 	"time"
 
 	"github.com/repoctx/repoctx"
-	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 )
 
-// StoreDir is the subdirectory of a cache directory that holds the store; its name
+// DirName is the subdirectory of a cache directory that holds the store; its name
 // carries the format version, so a cache written in another format is never misread.
-const StoreDir = "store-v2"
+const DirName = "store-v2"
 
 // DefaultCacheMaxBytes is the default size cap of a cache directory: 5 GB.
 const DefaultCacheMaxBytes = 5 << 30
 
-// storeVersion is part of every record key; bump it when a stored record changes
-// meaning (chunker.Chunk or symbols.File fields, or how they are computed).
-const storeVersion = "store-2"
+// DefaultCacheDir returns the directory the cache is kept in by default:
+// os.UserCacheDir()/repoctx, or os.TempDir()/repoctx-cache when the user has no cache
+// directory (e.g. $HOME unset). It does not create the directory.
+func DefaultCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil && d != "" {
+		return filepath.Join(d, "repoctx")
+	}
+	return filepath.Join(os.TempDir(), "repoctx-cache")
+}
 
-// Record kinds.
+// Version is part of every record key; bump it when a stored record changes
+// meaning (chunker.Chunk or symbols.File fields, or how they are computed).
+const Version = "store-2"
+
+// Record kinds: which part of repoctx a record belongs to (the first byte of its
+// entry in a segment).
 const (
-	kindChunks   = 'c' // a file's chunks (chunkRecord)
-	kindSymbols  = 's' // a file's symbols (symbols.File)
-	kindVector   = 'v' // a chunk text's vector under one model
-	kindModel    = 'l' // a fitted LSA model
-	kindManifest = 'm' // a snapshot's files (paths, sizes, hashes) by the snapshot's content digest
-	kindWalk     = 'w' // what the walks of a folder learnt of its files (folderState)
-	kindEmbedded = 'e' // a file version's chunk texts all have vectors under one model (empty payload)
+	KindChunks   = 'c' // a file's chunks (the index's chunk record)
+	KindSymbols  = 's' // a file's symbols (symbols.File)
+	KindVector   = 'v' // a chunk text's vector under one model
+	KindModel    = 'l' // a fitted LSA model
+	KindManifest = 'm' // a snapshot's files (paths, sizes, hashes) by the snapshot's content digest
+	KindWalk     = 'w' // what the walks of a folder learnt of its files (the snapshot package's)
+	KindEmbedded = 'e' // a file version's chunk texts all have vectors under one model (empty payload)
 )
 
 // Segment file layout: segMagic; the records, each its kind, its 32-byte key, the
@@ -80,10 +101,11 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// recKey names a record.
-type recKey struct {
-	kind byte
-	key  [32]byte
+// Key names a record: its kind (one of the Kind constants) and a SHA-256 of
+// everything that shapes its payload, [Version] included.
+type Key struct {
+	Kind byte
+	Hash [32]byte
 }
 
 // recLoc is where a record is.
@@ -101,7 +123,7 @@ type segment struct {
 	// read with ReadAt). A segment never changes once written (a new one is renamed
 	// into place), and a mapping outlives the file's removal by another process's gc
 	// or compaction, so the mapping stays valid for the process's life (it is never
-	// unmapped); get copies a record out of it, so that a file truncated or rewritten
+	// unmapped); Get copies a record out of it, so that a file truncated or rewritten
 	// in place by another program is a miss, not a crash or a changed payload.
 	data []byte
 }
@@ -135,18 +157,21 @@ func copyMapped(src []byte) (b []byte, ok bool) {
 
 // Store is the store of one cache directory (see the design note above). Its methods
 // are safe for concurrent use; a failed write only costs a later run the work again,
-// and is counted (StoreStats.WriteErrors).
+// and is counted (WriteErrors). Close it when done: it holds a shared lock on each
+// repository it opened, which keeps [GC] from evicting it.
 type Store struct {
 	cacheDir, dir string
 
-	mu    sync.Mutex
-	repos map[string]*repoStore // by repository ID
+	mu     sync.Mutex
+	repos  map[string]*Records // by repository name
+	closed bool
 
 	writeErrors int
 }
 
-// repoStore is one repository's records.
-type repoStore struct {
+// Records are one repository's records in a [Store]: read with Get, added with Put
+// and written as a new segment by Flush. Its methods are safe for concurrent use.
+type Records struct {
 	st   *Store
 	id   string
 	dir  string
@@ -154,40 +179,32 @@ type repoStore struct {
 
 	mu       sync.RWMutex
 	segs     map[string]*segment
-	index    map[recKey]recLoc
-	pending  map[recKey][]byte
+	index    map[Key]recLoc
+	pending  map[Key][]byte
 	pendSize int64
 	scanned  time.Time
 }
 
-// storeSet shares one Store per cache directory within a process.
-var storeSet = struct {
-	sync.Mutex
-	m map[string]*Store
-}{m: map[string]*Store{}}
-
-// OpenStore returns the store of cacheDir (one per directory within a process). It
-// removes what killed runs left behind (temporary segment files no process is writing)
-// and caches of older formats (see [CleanOldFormats]) the first time a process opens
-// the directory. It never fails: a store that cannot be written only costs time.
-func OpenStore(cacheDir string) *Store {
+// Open returns the store of cacheDir. It removes what killed runs left behind
+// (temporary segment files no process is writing) and caches of older formats (see
+// [CleanOldFormats]). It never fails: a store that cannot be written only costs time.
+// Two stores of one directory (in one process or two) share its records as two
+// processes do.
+func Open(cacheDir string) *Store {
 	abs, err := filepath.Abs(cacheDir)
 	if err != nil {
 		abs = cacheDir
 	}
-	storeSet.Lock()
-	defer storeSet.Unlock()
-	if s := storeSet.m[abs]; s != nil {
-		return s
-	}
-	s := &Store{cacheDir: abs, dir: filepath.Join(abs, StoreDir), repos: map[string]*repoStore{}}
-	storeSet.m[abs] = s
+	s := &Store{cacheDir: abs, dir: filepath.Join(abs, DirName), repos: map[string]*Records{}}
 	CleanOldFormats(abs)
 	return s
 }
 
-// Dir returns the store's folder.
+// Dir returns the store's folder (DirName in the cache directory).
 func (s *Store) Dir() string { return s.dir }
+
+// CacheDir returns the cache directory the store is in (absolute).
+func (s *Store) CacheDir() string { return s.cacheDir }
 
 // repoDir returns the folder of repository id's segments.
 func (s *Store) repoDir(id string) string {
@@ -195,16 +212,17 @@ func (s *Store) repoDir(id string) string {
 	return filepath.Join(s.dir, "repos", hex.EncodeToString(sum[:12]))
 }
 
-// repo returns repository id's records, opening its folder (and taking its shared lock)
-// on first use.
-func (s *Store) repo(id string) *repoStore {
+// Records returns the records of the repository named id ("owner/name", or any name
+// that stays the same across the repository's revisions), opening its folder (and
+// taking its shared lock) on first use.
+func (s *Store) Records(id string) *Records {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r := s.repos[id]; r != nil {
 		return r
 	}
-	r := &repoStore{st: s, id: id, dir: s.repoDir(id), segs: map[string]*segment{}, index: map[recKey]recLoc{}, pending: map[recKey][]byte{}}
-	if err := os.MkdirAll(r.dir, 0o755); err == nil {
+	r := &Records{st: s, id: id, dir: s.repoDir(id), segs: map[string]*segment{}, index: map[Key]recLoc{}, pending: map[Key][]byte{}}
+	if err := os.MkdirAll(r.dir, 0o755); err == nil && !s.closed {
 		os.WriteFile(filepath.Join(r.dir, "repo"), []byte(id+"\n"), 0o644)
 		if f, err := os.OpenFile(filepath.Join(r.dir, "lock"), os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
 			if flock(f, syscall.LOCK_SH) == nil {
@@ -221,6 +239,34 @@ func (s *Store) repo(id string) *repoStore {
 	return r
 }
 
+// Dir returns the folder of the repository's segment files.
+func (r *Records) Dir() string { return r.dir }
+
+// Close writes every repository's pending records (see Flush), then releases the
+// repositories' locks and closes their segment files; the store and its Records must
+// not be used afterwards. It returns the first write error.
+func (s *Store) Close() error {
+	err := s.Flush()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return err
+	}
+	s.closed = true
+	for _, r := range s.repos {
+		r.mu.Lock()
+		if r.lock != nil {
+			r.lock.Close()
+			r.lock = nil
+		}
+		for _, seg := range r.segs {
+			seg.f.Close()
+		}
+		r.mu.Unlock()
+	}
+	return err
+}
+
 // touch sets path's modification time to now, creating it if needed.
 func touch(path string) {
 	now := time.Now()
@@ -230,7 +276,7 @@ func touch(path string) {
 }
 
 // rescan opens the segments of the folder not opened yet (r.mu held or not shared).
-func (r *repoStore) rescan() {
+func (r *Records) rescan() {
 	ents, err := os.ReadDir(r.dir)
 	r.scanned = time.Now()
 	if err != nil {
@@ -248,7 +294,7 @@ func (r *repoStore) rescan() {
 		mapSegment(seg)
 		r.segs[name] = seg
 		if len(r.index) == 0 {
-			r.index = make(map[recKey]recLoc, len(entries))
+			r.index = make(map[Key]recLoc, len(entries))
 		}
 		for _, e := range entries {
 			r.index[e.key] = e.loc
@@ -258,7 +304,7 @@ func (r *repoStore) rescan() {
 
 // segEntry is one record of a segment's footer.
 type segEntry struct {
-	key recKey
+	key Key
 	loc recLoc
 }
 
@@ -303,10 +349,10 @@ func openSegment(path string) (*segment, []segEntry, error) {
 	seg := &segment{name: filepath.Base(path), f: f, size: size}
 	entries := make([]segEntry, 0, count)
 	for range count {
-		var k recKey
+		var k Key
 		var err error
-		if k.kind, err = br.ReadByte(); err == nil {
-			_, err = io.ReadFull(br, k.key[:])
+		if k.Kind, err = br.ReadByte(); err == nil {
+			_, err = io.ReadFull(br, k.Hash[:])
 		}
 		o, err1 := binary.ReadUvarint(br)
 		l, err2 := binary.ReadUvarint(br)
@@ -318,13 +364,13 @@ func openSegment(path string) (*segment, []segEntry, error) {
 	return seg, entries, nil
 }
 
-// get returns the payload of record k, from this process's pending writes or a segment,
+// Get returns the payload of record k, from this process's pending writes or a segment,
 // and whether it was found intact (a record whose checksum does not match is a miss).
 // A record of a mapped segment is copied out of the mapping (see copyMapped) before its
-// checksum is checked, so what get returns never changes afterwards, even when the file
+// checksum is checked, so what Get returns never changes afterwards, even when the file
 // under the mapping does. The payload must not be modified; it stays valid for the
 // process's life.
-func (r *repoStore) get(k recKey) ([]byte, bool) {
+func (r *Records) Get(k Key) ([]byte, bool) {
 	r.mu.RLock()
 	if p, ok := r.pending[k]; ok {
 		r.mu.RUnlock()
@@ -363,8 +409,8 @@ func (r *repoStore) get(k recKey) ([]byte, bool) {
 	return b[4:], true
 }
 
-// has reports whether record k is stored (pending or in a segment), without reading it.
-func (r *repoStore) has(k recKey) bool {
+// Has reports whether record k is stored (pending or in a segment), without reading it.
+func (r *Records) Has(k Key) bool {
 	r.mu.RLock()
 	_, ok := r.pending[k]
 	if !ok {
@@ -374,8 +420,9 @@ func (r *repoStore) has(k recKey) bool {
 	return ok
 }
 
-// put buffers record k (written at the next flush).
-func (r *repoStore) put(k recKey, payload []byte) {
+// Put buffers record k (written at the next Flush); a key already pending keeps its
+// first payload.
+func (r *Records) Put(k Key, payload []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.pending[k]; ok {
@@ -385,29 +432,29 @@ func (r *repoStore) put(k recKey, payload []byte) {
 	r.pendSize += int64(len(payload))
 }
 
-// flush writes the pending records as a new segment. A failed write is counted in the
+// Flush writes the pending records as a new segment. A failed write is counted in the
 // store's statistics; the records stay pending in memory for this process. It returns
 // the number of records not written with the error, which is a
 // [repoctx.EnvironmentError] for a fault of the machine (see [repoctx.WriteFault]).
-func (r *repoStore) flush() (int, error) {
+func (r *Records) Flush() (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.pending) == 0 {
 		return 0, nil
 	}
-	keys := make([]recKey, 0, len(r.pending))
+	keys := make([]Key, 0, len(r.pending))
 	for k := range r.pending {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b recKey) int {
-		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+	slices.SortFunc(keys, func(a, b Key) int {
+		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 			return c
 		}
-		return bytes.Compare(a.key[:], b.key[:])
+		return bytes.Compare(a.Hash[:], b.Hash[:])
 	})
 	name := fmt.Sprintf("seg-%d-%d-%08x%s", time.Now().UnixNano(), os.Getpid(), rand.Uint32(), segExt)
 	path := filepath.Join(r.dir, name)
-	locs := make(map[recKey]recLoc, len(keys))
+	locs := make(map[Key]recLoc, len(keys))
 	err := writeSegment(path, keys, r.pending, locs)
 	if err != nil {
 		r.st.mu.Lock()
@@ -425,13 +472,13 @@ func (r *repoStore) flush() (int, error) {
 		loc.seg = seg
 		r.index[k] = loc
 	}
-	r.pending, r.pendSize = map[recKey][]byte{}, 0
+	r.pending, r.pendSize = map[Key][]byte{}, 0
 	return 0, nil
 }
 
 // writeSegment writes the records keys (payloads in recs) to path atomically and
 // returns their locations in locs.
-func writeSegment(path string, keys []recKey, recs map[recKey][]byte, locs map[recKey]recLoc) error {
+func writeSegment(path string, keys []Key, recs map[Key][]byte, locs map[Key]recLoc) error {
 	f, err := createLocked(path)
 	if err != nil {
 		return err
@@ -446,8 +493,8 @@ func writeSegment(path string, keys []recKey, recs map[recKey][]byte, locs map[r
 	var hdr [1 + 32 + binary.MaxVarintLen64 + 4]byte
 	for _, k := range keys {
 		p := recs[k]
-		hdr[0] = k.kind
-		copy(hdr[1:], k.key[:])
+		hdr[0] = k.Kind
+		copy(hdr[1:], k.Hash[:])
 		n := 33 + binary.PutUvarint(hdr[33:], uint64(len(p)))
 		binary.LittleEndian.PutUint32(hdr[n:], crc32.Checksum(p, castagnoli))
 		write(hdr[:n])
@@ -462,8 +509,8 @@ func writeSegment(path string, keys []recKey, recs map[recKey][]byte, locs map[r
 	foot.Write(vb[:binary.PutUvarint(vb[:], uint64(len(keys)))])
 	for _, k := range keys {
 		loc := locs[k]
-		foot.WriteByte(k.kind)
-		foot.Write(k.key[:])
+		foot.WriteByte(k.Kind)
+		foot.Write(k.Hash[:])
 		foot.Write(vb[:binary.PutUvarint(vb[:], uint64(loc.off))])
 		foot.Write(vb[:binary.PutUvarint(vb[:], uint64(loc.len))])
 	}
@@ -554,14 +601,14 @@ func removeDeadTemps(dir string) {
 // Flush writes every repository's pending records. It returns the first write error.
 func (s *Store) Flush() error {
 	s.mu.Lock()
-	repos := make([]*repoStore, 0, len(s.repos))
+	repos := make([]*Records, 0, len(s.repos))
 	for _, r := range s.repos {
 		repos = append(repos, r)
 	}
 	s.mu.Unlock()
 	var first error
 	for _, r := range repos {
-		if _, err := r.flush(); err != nil && first == nil {
+		if _, err := r.Flush(); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -574,29 +621,6 @@ func (s *Store) WriteErrors() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.writeErrors
-}
-
-// storeKey returns the key of a record of kind for the file at path whose raw bytes
-// hash to sum, under settings: the SHA-256 of storeVersion, kind, settings, the
-// grammar version of path's language ("" for none), path and sum in hex, separated by
-// NUL bytes (the hash the store has always used; built without fmt, as it is
-// computed a few times per file of every view).
-func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
-	buf := make([]byte, 0, 192+len(settings)+len(path))
-	buf = append(buf, storeVersion...)
-	buf = append(buf, 0)
-	buf = append(buf, kind...)
-	buf = append(buf, 0)
-	buf = append(buf, settings...)
-	buf = append(buf, 0)
-	if g := grammars.ForPath(path); g != nil {
-		buf = append(buf, g.Version...)
-	}
-	buf = append(buf, 0)
-	buf = append(buf, path...)
-	buf = append(buf, 0)
-	buf = hex.AppendEncode(buf, sum[:])
-	return sha256.Sum256(buf)
 }
 
 // CleanOldFormats removes from cacheDir what repoctx wrote there in older formats (the

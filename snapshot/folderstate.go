@@ -1,4 +1,4 @@
-package workspace
+package snapshot
 
 import (
 	"bytes"
@@ -10,13 +10,15 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/repoctx/repoctx/store"
 )
 
 // folderState is what the walks of one folder learnt of its files (see
 // OpenFolderCached): per accepted file its metadata and hash, and when it was recorded.
 type folderState struct {
-	rs      *repoStore
-	key     recKey
+	rs      *store.Records
+	key     store.Key
 	written time.Time            // when the loaded state was recorded
 	old     map[string]fileStamp // from the last walk
 	cur     map[string]fileStamp // from this walk
@@ -44,14 +46,14 @@ func stampOf(fi fs.FileInfo, sum [32]byte) (fileStamp, bool) {
 
 // loadFolderState reads the state of folder abs walked with opts from rs (empty when
 // there is none or it is damaged).
-func loadFolderState(rs *repoStore, abs string, opts WalkOptions) *folderState {
+func loadFolderState(rs *store.Records, abs string, opts WalkOptions) *folderState {
 	slices.Sort(opts.Exclude)
 	slices.Sort(opts.Languages)
 	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00walk\x00%s\x00%v\x00%v\x00%v\x00%v\x00%q\x00%q\x00%d",
-		storeVersion, abs, opts.NoIgnoreFiles, opts.KeepVendored, opts.KeepGenerated, opts.OtherFiles,
+		store.Version, abs, opts.NoIgnoreFiles, opts.KeepVendored, opts.KeepGenerated, opts.OtherFiles,
 		opts.Exclude, opts.Languages, opts.MaxFileBytes))
-	f := &folderState{rs: rs, key: recKey{kindWalk, h}, old: map[string]fileStamp{}, cur: map[string]fileStamp{}}
-	if b, ok := rs.get(f.key); ok {
+	f := &folderState{rs: rs, key: store.Key{Kind: store.KindWalk, Hash: h}, old: map[string]fileStamp{}, cur: map[string]fileStamp{}}
+	if b, ok := rs.Get(f.key); ok {
 		f.decode(b)
 	}
 	return f
@@ -84,10 +86,10 @@ func (f *folderState) knownStamp(path string, now fileStamp) ([32]byte, bool) {
 // indexes, from rs (empty when there is none or it is damaged): what the views of that
 // folder learnt of its files, so that a later view hashes only the files whose
 // metadata changed.
-func loadSnapshotState(rs *repoStore, abs string, langs []string) *folderState {
-	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00snapshot-folder\x00%s\x00%q", storeVersion, abs, langs))
-	f := &folderState{rs: rs, key: recKey{kindWalk, h}, old: map[string]fileStamp{}, cur: map[string]fileStamp{}}
-	if b, ok := rs.get(f.key); ok {
+func loadSnapshotState(rs *store.Records, abs string, langs []string) *folderState {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00snapshot-folder\x00%s\x00%q", store.Version, abs, langs))
+	f := &folderState{rs: rs, key: store.Key{Kind: store.KindWalk, Hash: h}, old: map[string]fileStamp{}, cur: map[string]fileStamp{}}
+	if b, ok := rs.Get(f.key); ok {
 		f.decode(b)
 	}
 	return f
@@ -122,7 +124,7 @@ func (f *folderState) save() {
 	if same && recent.Before(f.written.Add(-racyWindow)) {
 		return
 	}
-	f.rs.put(f.key, f.encode(time.Now()))
+	f.rs.Put(f.key, f.encode(time.Now()))
 }
 
 // encode writes the record time (int64 LE nanoseconds), the file count and per file
@@ -182,4 +184,76 @@ func (f *folderState) decode(b []byte) {
 		old[string(p)] = s
 	}
 	f.old, f.written = old, time.Unix(0, ns)
+}
+
+// FolderHashes is what the views of a folder snapshot ([OpenDir]) learnt of its
+// files' hashes, kept in the store: a view takes the hash of a file whose metadata
+// (size, modification and change times, inode) did not change since from it, as git's
+// index trusts a file's stat data, and reads and hashes only the others. The zero
+// state (nil) knows nothing; its methods do nothing.
+type FolderHashes struct {
+	snap  *snapshot
+	recs  *store.Records
+	langs []string
+	state *folderState // loaded on first use
+}
+
+// LoadFolderHashes returns the hashes that earlier views of snap indexing the files of
+// languages langs (grammar names, sorted; empty: every language) left in recs, or nil
+// when snap is not a folder snapshot opened by [OpenDir] or [OpenDirFiles].
+func LoadFolderHashes(recs *store.Records, snap Snapshot, langs []string) *FolderHashes {
+	s, ok := snap.(*snapshot)
+	if !ok || s.dir == "" || recs == nil {
+		return nil
+	}
+	return &FolderHashes{snap: s, recs: recs, langs: langs}
+}
+
+// Known returns the hash and size of the listed file path when its metadata did not
+// change since a view recorded its hash (and it is within the snapshot's size limit);
+// the file's bytes are then read only when needed, and must be checked against the
+// hash then.
+func (h *FolderHashes) Known(path string) (sum [32]byte, size int64, ok bool) {
+	if h == nil {
+		return sum, 0, false
+	}
+	dir, stamp, stamped := h.snap.folderStamp(path)
+	if !stamped {
+		return sum, 0, false
+	}
+	if h.state == nil {
+		h.state = loadSnapshotState(h.recs, dir, h.langs)
+	}
+	if sum, ok := h.state.knownStamp(path, stamp); ok && stamp.size <= h.snap.fileLimit() {
+		stamp.sum = sum
+		h.state.cur[path] = stamp
+		return sum, stamp.size, true
+	}
+	return sum, 0, false
+}
+
+// Add records the hash of the listed file path, read now (size bytes): a later view
+// trusts it while the file's metadata stay as they were when the snapshot listed it.
+func (h *FolderHashes) Add(path string, size int64, sum [32]byte) {
+	if h == nil {
+		return
+	}
+	dir, stamp, stamped := h.snap.folderStamp(path)
+	if !stamped || size != stamp.size {
+		return
+	}
+	if h.state == nil {
+		h.state = loadSnapshotState(h.recs, dir, h.langs)
+	}
+	stamp.sum = sum
+	h.state.cur[path] = stamp
+}
+
+// Save puts what this view learnt in the store (written with its next segment), when
+// it differs from what was there.
+func (h *FolderHashes) Save() {
+	if h == nil || h.state == nil {
+		return
+	}
+	h.state.save()
 }

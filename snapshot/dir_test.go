@@ -1,9 +1,8 @@
 //go:build unix
 
-package workspace
+package snapshot
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -273,38 +271,4 @@ func copyExecutable(from, to string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// TestFolderRepo checks the repository name Open gives a folder when Options.Repo is
-// empty: that of FolderRepo, the absolute path, so two folders named alike do not
-// share an index, and "owner/repo" for a competition snapshot folder.
-func TestFolderRepo(t *testing.T) {
-	root := t.TempDir()
-	var ids []string
-	for _, d := range []string{filepath.Join(root, "a", "src"), filepath.Join(root, "b", "src"), filepath.Join(root, "acme__tool-0123abcd")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, "m.py"), []byte("def f():\n    return 1\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := OpenDir(d, Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := DefaultOptions()
-		opts.CacheDir = filepath.Join(root, "cache")
-		r, err := Open(context.Background(), s, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.ID() != FolderRepo(d) {
-			t.Errorf("%s: Open's repository %q, FolderRepo %q", d, r.ID(), FolderRepo(d))
-		}
-		ids = append(ids, r.ID())
-		r.Close()
-	}
-	if want := []string{filepath.Join(root, "a", "src"), filepath.Join(root, "b", "src"), "acme/tool"}; !slices.Equal(ids, want) {
-		t.Errorf("repositories %q, want %q", ids, want)
-	}
 }

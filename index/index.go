@@ -1,4 +1,4 @@
-package workspace
+package index
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -25,6 +24,8 @@ import (
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 	"github.com/repoctx/repoctx/symbols"
 )
 
@@ -32,21 +33,13 @@ import (
 // is made of change meaning.
 const FormatVersion = "repoctx-index-2"
 
-// Options configures [Open]. Start from [DefaultOptions]; zero fields of Chunk mean the
-// chunker's defaults.
+// Options configures an [Index] ([Open]). Start from [DefaultOptions]; zero fields of
+// Chunk mean the chunker's defaults.
 type Options struct {
-	// Repo names the repository the snapshot is a revision of ("owner/name"; for a
-	// folder, anything that stays the same across its revisions): the snapshots of one
-	// repository share one index (see [Open]) and one group of cache records. "" means
-	// [FolderRepo] of a folder's snapshot, [RepoID] of the snapshot's name otherwise.
-	Repo string
 	// Strategy is the chunking strategy.
 	Strategy chunker.Strategy
 	// Chunk holds the chunker options (zero fields: chunker.DefaultOptions).
 	Chunk chunker.Options
-	// CacheDir is where the store keeps chunks, symbols, vectors and models; ""
-	// means [DefaultCacheDir].
-	CacheDir string
 	// MaxFileBytes skips larger source files (bytes); 0 means
 	// chunker.DefaultMaxFileBytes.
 	MaxFileBytes int
@@ -54,34 +47,34 @@ type Options struct {
 	// or the model Embedder (retrieve.DenseModel).
 	Dense retrieve.DenseKind
 	// Embedder, if not nil, computes the dense vectors and embeds queries: a model
-	// opened by the caller and shared by every snapshot (for example all-MiniLM-L6-v2
-	// from the retrieve/hugot package, or a repository's shared LSA model). The
-	// repository never closes it. Without it, an LSA model is fitted on each view
-	// (and kept in the store, so a view is fitted once).
+	// opened by the caller and shared by every view (for example all-MiniLM-L6-v2
+	// from the retrieve/hugot package). The index never closes it. Without it, an LSA
+	// model is fitted on each view (and kept in the store, so a view is fitted once),
+	// unless RepoLSA or SharedLSA say otherwise.
 	Embedder retrieve.Embedder
-	// EmbedderFunc, if not nil, is called once the snapshot's files are chunked, and
-	// its embedder (when not nil) is used as Embedder: a caller can let a snapshot
-	// chunk while the model it is to be embedded with is still being fitted elsewhere.
-	EmbedderFunc func(context.Context) (retrieve.Embedder, error)
 	// LSADim is the LSA dimension; 0 means retrieve.DefaultLSADim.
 	LSADim int
-	// RepoLSA fits the LSA model once per repository, on the first view opened, keeps
+	// RepoLSA fits the LSA model once per repository, on the first view made, keeps
 	// it in the store and embeds every later view (a later revision, the working tree
 	// after an edit) with it, so that a view only embeds its new chunks and never
 	// refits: what an editor wants. Without it each view has its own fit (deterministic
-	// whatever was opened before; predict shares one model per repository explicitly
-	// through Embedder).
+	// whatever was viewed before).
 	RepoLSA bool
-	// Symbols makes Open extract every parsed file's definitions and imports from the
-	// chunker's syntax tree (the file is parsed once) and give the repository a symbol
-	// table ([Repo.Symbols]), for the definitions source of context assembly.
+	// SharedLSA, if not nil (and Embedder is nil), makes the views share the LSA model
+	// fitted on one named snapshot's view, whichever view is made first: what a batch
+	// over a dataset wants (deterministic, and each snapshot embeds only its new chunks).
+	SharedLSA *SharedLSA
+	// Symbols makes a view extract every parsed file's definitions and imports from the
+	// chunker's syntax tree (the file is parsed once) and give the view a symbol
+	// table ([View.Symbols]), for the definitions source of context assembly.
 	Symbols bool
-	// Extra are other snapshots (other revisions) whose file versions join the view:
-	// each version that the snapshot itself (or an earlier extra) does not hold is
-	// searched under the path "{path}@{revision}" (revision: the extra's name after its
-	// last "-", at most 7 characters), so a later revision's finished code can be
-	// retrieved. The definitions source uses the snapshot's own files only.
-	Extra []Snapshot
+	// Extra, if not nil, returns for the snapshot named name other snapshots (other
+	// revisions) whose file versions join its view: each version that the snapshot
+	// itself (or an earlier extra) does not hold is searched under the path
+	// "{path}@{revision}" (revision: the extra's name after its last "-", at most 7
+	// characters), so a later revision's finished code can be retrieved. The
+	// definitions source uses the snapshot's own files only.
+	Extra func(name string) []snapshot.Snapshot
 	// Languages are the grammar names (grammars.Names) whose files are indexed and
 	// given symbols; files of other languages are left out. Empty means every
 	// registered language. Batch runs over a dataset set it to the family of the
@@ -92,15 +85,28 @@ type Options struct {
 	Log io.Writer
 	// Progress, if not nil, is called while a view is made, as files are handed to the
 	// chunkers (or taken from the store) and once at the end, with the files started
-	// and the total, from the goroutine that called Open.
+	// and the total, from the goroutine that called View.
 	Progress func(done, total int)
-	// DeferFlush leaves the store records Open makes (the chunks, symbols and vectors
-	// of new file versions) in memory, where every later Open of the process finds
-	// them, instead of writing them as a new segment file when Open ends; the next
-	// Open without it, or [Store.Flush], writes them. A process that opens a view per
-	// edit (repoctx serve) sets it so that each edit does not leave a segment file (and
-	// an open file) behind.
+	// DeferFlush leaves the store records a view makes (the chunks, symbols and vectors
+	// of new file versions) in memory, where every later view of the store finds them,
+	// instead of writing them as a new segment file when the view is made; the next
+	// view without it, [store.Store.Flush] or [Index.Close] writes them. A process that
+	// makes a view per edit (repoctx serve) sets it so that each edit does not leave a
+	// segment file (and an open file) behind.
 	DeferFlush bool
+}
+
+// SharedLSA names the snapshot whose view's own LSA fit embeds every view of an
+// index ([Options.SharedLSA]).
+type SharedLSA struct {
+	// Snapshot is the name of the snapshot the model is fitted on, such as the
+	// repository's first snapshot in name order among those a dataset holds.
+	Snapshot string
+	// Open opens the snapshot named Snapshot, once, when the first view needs the
+	// model (a [snapshot.Source]'s Open). When it fails (other than by a fault of the
+	// machine), or the view cannot be made, each view fits its own model, with a
+	// warning in Options.Log.
+	Open func(name string) (snapshot.Snapshot, error)
 }
 
 // languageFilter returns a predicate telling whether a path is of one of langs (a
@@ -136,20 +142,9 @@ func languageNames(langs []string) []string {
 }
 
 // DefaultOptions returns the defaults: structural chunking with the chunker's
-// default options, hybrid retrieval with the built-in LSA model, symbols on, the
-// cache in [DefaultCacheDir].
+// default options, hybrid retrieval with the built-in LSA model, symbols on.
 func DefaultOptions() Options {
-	return Options{Strategy: chunker.StrategyStructural, CacheDir: DefaultCacheDir(), Symbols: true}
-}
-
-// DefaultCacheDir returns the directory the cache is kept in by default:
-// os.UserCacheDir()/repoctx, or os.TempDir()/repoctx-cache when the user has no cache
-// directory (e.g. $HOME unset). It does not create the directory.
-func DefaultCacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil && d != "" {
-		return filepath.Join(d, "repoctx")
-	}
-	return filepath.Join(os.TempDir(), "repoctx-cache")
+	return Options{Strategy: chunker.StrategyStructural, Symbols: true}
 }
 
 // snapshotRepo matches the competition's snapshot names, "{owner}__{repo}-{revision}".
@@ -164,10 +159,10 @@ func RepoID(name string) string {
 	return name
 }
 
-// FolderRepo returns the repository name of the folder dir that [Open] and [Update]
-// use when Options.Repo is empty, and so do `repoctx index`, `query` and `serve`:
-// "owner/repo" for a folder named "owner__repo-REVISION", else the folder's absolute
-// path (two unrelated folders with the same base name do not share an index).
+// FolderRepo returns the repository name of the folder dir that `repoctx index`,
+// `query` and `serve` give [Open]: "owner/repo" for a folder named
+// "owner__repo-REVISION", else the folder's absolute path (two unrelated folders with
+// the same base name do not share an index).
 func FolderRepo(dir string) string {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -179,16 +174,7 @@ func FolderRepo(dir string) string {
 	return abs
 }
 
-// defaultRepo is the repository name of snap when Options.Repo is empty: [FolderRepo]
-// of a folder's snapshot, [RepoID] of its name otherwise (a zip's, a caller's own).
-func defaultRepo(snap Snapshot) string {
-	if s, ok := snap.(*snapshot); ok && s.dir != "" {
-		return FolderRepo(s.dir)
-	}
-	return RepoID(snap.Name())
-}
-
-// Stats describes what [Open] did for one snapshot.
+// Stats describes what [Index.View] did for one snapshot.
 type Stats struct {
 	Files       int  // source files of the view
 	Skipped     int  // files skipped: unreadable, binary, over the size limit
@@ -197,62 +183,135 @@ type Stats struct {
 	ParseErrors int  // files with ERROR or MISSING nodes
 	Built       bool // whether anything was computed (chunked, embedded, fitted) for the view
 	// Chunked counts the files chunked by this call; Reused those whose chunks came
-	// from the repository's index or the store because another snapshot (or an earlier
-	// run) had the same file.
+	// from the index or the store because another snapshot (or an earlier run) had
+	// the same file.
 	Chunked, Reused int
 	// ParseErrorFiles lists the files with parse errors, in path order.
 	ParseErrorFiles []string
 	// CacheWriteFailures counts the store records that could not be written (each
 	// only costs a later run the work again). A fault of the machine (a full or
-	// read-only cache disk) is an error of Open instead.
+	// read-only cache disk) is an error of View instead.
 	CacheWriteFailures int
+	// SharedLSA reports that the view was embedded with the model of
+	// [Options.SharedLSA] (not its own fit).
+	SharedLSA bool
 }
 
-// Repo is one opened repository snapshot: a view of its repository's index and, with
-// [Options.Symbols], its symbol table. It is safe for concurrent use; Close it when
-// done.
-type Repo struct {
-	snap  Snapshot
+// Index is one repository's index in this process: the corpus of every file version
+// its views hold (chunked, parsed and tokenised once, when the first view holding it
+// is made), the store records of its files, and the chunks' vectors by model. Views
+// ([Index.View]) of the repository's snapshots draw on it, so later snapshots, later
+// edits and later runs pay only for the files that changed. The caller holds it as
+// long as it makes views (an index only grows: a long-running caller opens a new one
+// now and then) and closes it. Its methods are safe for concurrent use.
+type Index struct {
+	repo   string
+	opts   Options
+	keep   func(path string) bool // the files of Options.Languages
+	recs   *store.Records
+	corpus *retrieve.Corpus
+	// chunkSettings is the settings part of its chunk records' keys (see chunkKey).
+	chunkSettings string
+
+	mu     sync.Mutex
+	files  map[[32]byte]*corpusFile // by chunk record key
+	vecs   map[string]*ordVectors   // model ID -> the vectors by corpus ordinal
+	fits   map[string]*retrieve.LSA // view key -> its LSA model
+	sums   [][32]byte               // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
+	shared *sharedFit               // Options.SharedLSA's model, fitted on first use
+}
+
+// Open returns the index of the repository named repo ("owner/name", [RepoID] of a
+// snapshot name, [FolderRepo] of a folder: anything that stays the same across the
+// repository's revisions) over the store st, with opts for every view. It fails on
+// invalid options (an unknown language, an unknown chunking strategy) and an empty
+// repo.
+func Open(st *store.Store, repo string, opts Options) (*Index, error) {
+	if repo == "" {
+		return nil, &repoctx.OptionError{Option: "repo", Value: `""`, Want: "a repository name"}
+	}
+	if opts.Strategy == "" {
+		opts.Strategy = chunker.StrategyStructural
+	}
+	keep, err := languageFilter(opts.Languages)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := chunker.New(opts.Strategy, opts.Chunk)
+	if err != nil {
+		return nil, err
+	}
+	ch.Close()
+	return &Index{repo: repo, opts: opts, keep: keep, recs: st.Records(repo), corpus: retrieve.NewCorpus(),
+		chunkSettings: chunkSettings(opts), files: map[[32]byte]*corpusFile{}, vecs: map[string]*ordVectors{},
+		fits: map[string]*retrieve.LSA{}}, nil
+}
+
+// Repository returns the name of the index's repository.
+func (ix *Index) Repository() string { return ix.repo }
+
+// Close writes the store records its views left pending ([Options.DeferFlush]) and
+// closes the view the shared model was fitted on if no View took it. Views already
+// made stay usable until they are closed; the index must not make views afterwards.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	sh := ix.shared
+	ix.mu.Unlock()
+	if sh != nil {
+		sh.mu.Lock()
+		if sh.view != nil {
+			sh.view.Close()
+			sh.view = nil
+		}
+		sh.mu.Unlock()
+	}
+	_, err := ix.recs.Flush()
+	return err
+}
+
+// View is the view of one snapshot over its repository's [Index]: the snapshot's
+// retrieval index (its own BM25 statistics, so it ranks exactly as an index of that
+// snapshot alone would, and its dense vectors) and, with [Options.Symbols], its symbol
+// table. It is safe for concurrent use; Close it when done.
+type View struct {
+	snap  snapshot.Snapshot
 	ix    *retrieve.Index
 	syms  *symbols.Table
 	stats Stats
-	rep   *repository
+	repo  string
 	once  sync.Once
 }
 
-// Snapshot returns the snapshot the repository was opened from.
-func (r *Repo) Snapshot() Snapshot { return r.snap }
+// Snapshot returns the snapshot the view is of.
+func (v *View) Snapshot() snapshot.Snapshot { return v.snap }
 
-// ID returns the repository's name ([Options.Repo]).
-func (r *Repo) ID() string { return r.rep.rs.id }
+// Repository returns the name of the snapshot's repository ([Index.Repository]).
+func (v *View) Repository() string { return v.repo }
 
-// Index returns the snapshot's view of the repository's retrieval index.
-func (r *Repo) Index() *retrieve.Index { return r.ix }
+// Retriever returns the snapshot's retrieval index (BM25 and dense search).
+func (v *View) Retriever() *retrieve.Index { return v.ix }
 
-// Symbols returns the repository's symbol table, or nil when it was opened without
-// [Options.Symbols].
-func (r *Repo) Symbols() *symbols.Table { return r.syms }
+// Symbols returns the snapshot's symbol table, or nil when the index was opened
+// without [Options.Symbols].
+func (v *View) Symbols() *symbols.Table { return v.syms }
 
-// Stats returns what Open did.
-func (r *Repo) Stats() Stats { return r.stats }
+// Stats returns what making the view did.
+func (v *View) Stats() Stats { return v.stats }
 
-// Close releases the view. The Repo must not be used afterwards.
-func (r *Repo) Close() error {
-	r.once.Do(func() {
-		r.ix.Close()
-		r.rep.release()
-	})
+// Close releases the view. The View must not be used afterwards.
+func (v *View) Close() error {
+	v.once.Do(func() { v.ix.Close() })
 	return nil
 }
 
 // sourceFile is a file read from a snapshot, before chunking.
 type sourceFile struct {
 	path  string
-	raw   []byte   // nil until read (see content) when the hash came from a manifest
-	size  int      // len(raw)
-	sum   [32]byte // SHA-256 of raw
-	vpath string   // the path a file of another revision is searched under, or ""
-	snap  Snapshot // where raw is read from
+	raw   []byte            // nil until read (see content) when the hash came from a manifest
+	size  int               // len(raw)
+	sum   [32]byte          // SHA-256 of raw
+	vpath string            // the path a file of another revision is searched under, or ""
+	snap  snapshot.Snapshot // where raw is read from
 }
 
 // content returns the file's bytes, reading them when the view's file list came from
@@ -266,66 +325,67 @@ func (sf *sourceFile) content() ([]byte, error) {
 		return nil, err
 	}
 	if sha256.Sum256(raw) != sf.sum {
-		return nil, fmt.Errorf("workspace: %s changed while it was indexed", sf.path)
+		return nil, fmt.Errorf("index: %s changed while it was indexed", sf.path)
 	}
 	return raw, nil
 }
 
-// Open returns the view of a snapshot over its repository's index. Every snapshot of a
-// repository ([Options.Repo]) opened by a process shares one in-memory index
-// (retrieve.Corpus): a file version is chunked, parsed and tokenised once, when the
-// first snapshot holding it is opened, and its chunks, symbols and vectors are kept in
-// the store, so later snapshots, later edits and later runs pay only for the files
-// that changed. The view's BM25 statistics are the snapshot's own, so it ranks exactly
-// as an index of that snapshot alone would.
-//
-// Unreadable, binary and oversized files are skipped and logged. It returns ctx's
-// error when ctx is cancelled (nothing half-written is left in the cache), and an error
-// when the view cannot be made (a model failing).
-func Open(ctx context.Context, snap Snapshot, opts Options) (*Repo, error) {
-	if opts.CacheDir == "" {
-		opts.CacheDir = DefaultCacheDir()
+// View makes the view of a snapshot of the index's repository: the files the index
+// does not hold yet are chunked (or their chunks read from the store), embedded and
+// stored; the others cost nothing but their hash. Unreadable, binary and oversized
+// files are skipped and logged. It returns ctx's error when ctx is cancelled (nothing
+// half-written is left in the cache), and an error when the view cannot be made (a
+// model failing, a fault of the machine).
+func (ix *Index) View(ctx context.Context, snap snapshot.Snapshot) (*View, error) {
+	var embedder func(context.Context) (retrieve.Embedder, error)
+	if sh := ix.opts.SharedLSA; sh != nil && ix.opts.Embedder == nil {
+		if snap.Name() == sh.Snapshot {
+			if _, err := ix.sharedModel(ctx); err != nil {
+				return nil, err
+			}
+			if v := ix.takeModelView(); v != nil {
+				return v, nil
+			}
+		} else {
+			// Chunk while the model is fitted (possibly by another goroutine), then wait.
+			embedder = func(ctx context.Context) (retrieve.Embedder, error) {
+				lsa, err := ix.sharedModel(ctx)
+				if err != nil || lsa == nil {
+					return nil, err
+				}
+				return lsa, nil
+			}
+		}
 	}
-	if opts.Strategy == "" {
-		opts.Strategy = chunker.StrategyStructural
-	}
-	if opts.Repo == "" {
-		opts.Repo = defaultRepo(snap)
-	}
+	return ix.view(ctx, snap, embedder)
+}
+
+// view makes the view of snap; embedder, if not nil, is called once its files are
+// chunked, and its embedder (when not nil) is used as Options.Embedder.
+func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func(context.Context) (retrieve.Embedder, error)) (*View, error) {
+	opts := ix.opts
 	logf := func(format string, a ...any) {
 		if opts.Log != nil {
 			fmt.Fprintf(opts.Log, format+"\n", a...)
 		}
 	}
 	var st Stats
-	key, files, skipped, err := viewKey(ctx, snap, opts, logf)
+	key, files, skipped, err := ix.viewKey(ctx, snap, logf)
 	if err != nil {
 		return nil, err
 	}
 	st.Skipped = skipped
-	if len(opts.Extra) > 0 {
-		var extraKey string
-		files, extraKey, err = addExtra(ctx, files, opts, logf)
-		if err != nil {
-			return nil, err
+	if opts.Extra != nil {
+		if extra := opts.Extra(snap.Name()); len(extra) > 0 {
+			var extraKey string
+			files, extraKey, err = ix.addExtra(ctx, files, extra, logf)
+			if err != nil {
+				return nil, err
+			}
+			key += "+" + extraKey
 		}
-		key += "+" + extraKey
 	}
-	rep, err := acquireRepository(opts)
-	if err != nil {
-		return nil, err
-	}
-	r, err := openView(ctx, rep, snap, key, files, opts, &st, logf)
-	if err != nil {
-		rep.release()
-		return nil, err
-	}
-	return r, nil
-}
-
-// openView makes the view of files over rep.
-func openView(ctx context.Context, rep *repository, snap Snapshot, key string, files []sourceFile, opts Options, st *Stats, logf func(string, ...any)) (*Repo, error) {
-	entries, err := rep.chunkFiles(ctx, snap, files, opts, st, logf)
+	entries, err := ix.chunkFiles(ctx, snap, files, opts, &st, logf)
 	if err != nil {
 		return nil, err
 	}
@@ -337,41 +397,42 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 		}
 		ords = append(ords, e.ords...)
 		if opts.Symbols && files[i].vpath == "" {
-			if s := rep.symbols(files[i], e, opts); s != nil {
+			if s := ix.symbols(files[i], e, opts); s != nil {
 				syms = append(syms, s)
 			}
 		}
 	}
-	if opts.EmbedderFunc != nil {
-		emb, err := opts.EmbedderFunc(ctx)
+	if embedder != nil {
+		emb, err := embedder(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if emb != nil {
 			opts.Embedder = emb
+			st.SharedLSA = true
 		}
 	}
 	st.Files = len(files)
-	dense, err := rep.dense(ctx, key, ords, opts, st)
+	dense, err := ix.dense(ctx, key, ords, opts, &st)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := rep.corpus.NewIndex(key, ords, dense)
+	rix, err := ix.corpus.NewIndex(key, ords, dense)
 	if err != nil {
 		return nil, err
 	}
 	st.Chunks = len(ords)
 	last := ""
-	for _, o := range ords { // the view's chunks, in its order (ix.Chunks would copy them)
-		if c := rep.corpus.Chunk(o); c.ParseError && c.Path != last {
+	for _, o := range ords { // the view's chunks, in its order (rix.Chunks would copy them)
+		if c := ix.corpus.Chunk(o); c.ParseError && c.Path != last {
 			st.ParseErrors++
 			st.ParseErrorFiles = append(st.ParseErrorFiles, c.Path)
 			last = c.Path
 		}
 	}
 	if opts.DeferFlush {
-		// Written by a later Open or Store.Flush.
-	} else if n, err := rep.rs.flush(); err != nil {
+		// Written by a later view, Store.Flush or Index.Close.
+	} else if n, err := ix.recs.Flush(); err != nil {
 		st.CacheWriteFailures += n
 		if repoctx.IsEnvironment(err) {
 			// Every later snapshot would fail the same way: stop (see repoctx.EnvironmentError).
@@ -379,11 +440,117 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 		}
 		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
 	}
-	r := &Repo{snap: snap, ix: ix, stats: *st, rep: rep}
+	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo}
 	if opts.Symbols {
-		r.syms = symbols.NewTable(syms)
+		v.syms = symbols.NewTable(syms)
 	}
-	return r, nil
+	return v, nil
+}
+
+// sharedFit is the bookkeeping of Options.SharedLSA: the model, fitted once, and the
+// view it was fitted on until a View of that snapshot takes it.
+type sharedFit struct {
+	once sync.Once
+	lsa  *retrieve.LSA // nil: none (each view fits its own)
+	err  error
+
+	mu   sync.Mutex
+	view *View
+}
+
+// sharedModel returns the model of Options.SharedLSA, fitting it on first use (nil
+// when its snapshot cannot be opened or viewed: each view then fits its own). A fit
+// that was cancelled, or that a fault of the machine stopped, is tried again by a
+// later call.
+func (ix *Index) sharedModel(ctx context.Context) (*retrieve.LSA, error) {
+	ix.mu.Lock()
+	sh := ix.shared
+	if sh == nil {
+		sh = &sharedFit{}
+		ix.shared = sh
+	}
+	ix.mu.Unlock()
+	sh.once.Do(func() {
+		var v *View
+		sh.lsa, v, sh.err = ix.fitShared(ctx)
+		sh.mu.Lock()
+		sh.view = v
+		sh.mu.Unlock()
+	})
+	if sh.err != nil && (ctx.Err() != nil || repoctx.IsEnvironment(sh.err)) {
+		// Not the model's fault: let a later call try again.
+		ix.mu.Lock()
+		if ix.shared == sh {
+			ix.shared = nil
+		}
+		ix.mu.Unlock()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, sh.err
+	}
+	return sh.lsa, nil
+}
+
+// takeModelView hands over the view the shared model was fitted on, once (nil when
+// there is none or it was taken).
+func (ix *Index) takeModelView() *View {
+	ix.mu.Lock()
+	sh := ix.shared
+	ix.mu.Unlock()
+	if sh == nil {
+		return nil
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	v := sh.view
+	sh.view = nil
+	return v
+}
+
+// fitShared views the snapshot of Options.SharedLSA with its own LSA fit and returns
+// that model (labelled with the view's key, so that the views embedded with it never
+// mix with other fits) and the view (for the snapshot's own requests).
+func (ix *Index) fitShared(ctx context.Context) (*retrieve.LSA, *View, error) {
+	name := ix.opts.SharedLSA.Snapshot
+	if name == "" {
+		return nil, nil, nil
+	}
+	warn := func(err error) {
+		if ix.opts.Log != nil {
+			fmt.Fprintf(ix.opts.Log, "warning: %s: %s; its repository's snapshots fit their own LSA models\n", name, strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+	}
+	snap, err := ix.opts.SharedLSA.Open(name)
+	if err != nil {
+		if repoctx.IsEnvironment(err) {
+			return nil, nil, err
+		}
+		warn(err)
+		return nil, nil, nil
+	}
+	v, err := ix.view(ctx, snap, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if repoctx.IsEnvironment(err) {
+			return nil, nil, fmt.Errorf("fit the repository's LSA model on snapshot %s: %w", name, err)
+		}
+		warn(err)
+		return nil, nil, nil
+	}
+	lsa, err := v.Retriever().LSA()
+	if err != nil {
+		warn(err)
+		v.Close()
+		return nil, nil, nil
+	}
+	if lsa == nil {
+		v.Close()
+		return nil, nil, nil
+	}
+	return lsa, v, nil
 }
 
 // viewKey returns the key of the snapshot's view and the files it indexes (in path
@@ -392,18 +559,15 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 // takes its files' hashes from the store's manifest of that digest when an earlier
 // run left one, without reading the files (they are read later only if their chunks
 // are not in the store).
-func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string, ...any)) (string, []sourceFile, int, error) {
-	keep, err := languageFilter(opts.Languages)
-	if err != nil {
-		return "", nil, 0, err
-	}
-	var rs *repoStore
-	var mk recKey
-	if d, ok := snap.(interface{ contentDigest() ([32]byte, bool) }); ok {
-		if digest, ok := d.contentDigest(); ok {
-			rs = OpenStore(opts.CacheDir).repo(opts.Repo)
-			mk = recKey{kindManifest, sha256.Sum256([]byte(fmt.Sprintf("%s\x00manifest\x00%x\x00%s", storeVersion, digest, grammarVersions(opts.Languages))))}
-			if b, ok := rs.get(mk); ok {
+func (ix *Index) viewKey(ctx context.Context, snap snapshot.Snapshot, logf func(string, ...any)) (string, []sourceFile, int, error) {
+	opts, keep := ix.opts, ix.keep
+	var mk store.Key
+	useManifest := false
+	if d, ok := snap.(snapshot.Digester); ok {
+		if digest, ok := d.ContentDigest(); ok {
+			useManifest = true
+			mk = store.Key{Kind: store.KindManifest, Hash: sha256.Sum256([]byte(fmt.Sprintf("%s\x00manifest\x00%x\x00%s", store.Version, digest, grammarVersions(opts.Languages))))}
+			if b, ok := ix.recs.Get(mk); ok {
 				if files, skipped, err := decodeManifest(b, snap); err == nil {
 					return manifestKey(snap, opts, files), files, skipped, nil
 				}
@@ -412,12 +576,9 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 	}
 	var files []sourceFile
 	skipped := 0
-	hasher, _ := snap.(Hasher)
-	stamper, _ := snap.(interface {
-		folderStamp(string) (string, fileStamp, bool)
-		fileLimit() int64
-	})
-	var state *folderState // what earlier views learnt of a folder snapshot's files
+	hasher, _ := snap.(snapshot.Hasher)
+	// What earlier views learnt of a folder snapshot's files (nil for other snapshots).
+	known := snapshot.LoadFolderHashes(ix.recs, snap, languageNames(opts.Languages))
 	paths := snap.Paths()
 	sort.Strings(paths)
 	for i, p := range paths {
@@ -438,24 +599,12 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 				continue
 			}
 		}
-		var stamp fileStamp
-		stamped := false
-		if stamper != nil {
-			var dir string
-			if dir, stamp, stamped = stamper.folderStamp(p); stamped {
-				if state == nil {
-					state = loadSnapshotState(OpenStore(opts.CacheDir).repo(opts.Repo), dir, languageNames(opts.Languages))
-				}
-				// Unchanged metadata since a view read it (as git's index trusts a
-				// file's stat data): its hash holds; the bytes are read later, only if
-				// the file must be chunked, and checked against the hash then.
-				if sum, ok := state.knownStamp(p, stamp); ok && stamp.size <= stamper.fileLimit() {
-					stamp.sum = sum
-					state.cur[p] = stamp
-					files = append(files, sourceFile{path: p, size: int(stamp.size), sum: sum, snap: snap})
-					continue
-				}
-			}
+		// Unchanged metadata since a view read it (as git's index trusts a file's stat
+		// data): its hash holds; the bytes are read later, only if the file must be
+		// chunked, and checked against the hash then.
+		if sum, size, ok := known.Known(p); ok {
+			files = append(files, sourceFile{path: p, size: int(size), sum: sum, snap: snap})
+			continue
 		}
 		raw, err := snap.ReadFile(p)
 		if err != nil {
@@ -464,29 +613,14 @@ func viewKey(ctx context.Context, snap Snapshot, opts Options, logf func(string,
 			continue
 		}
 		sum := sha256.Sum256(raw)
-		if stamped && int64(len(raw)) == stamp.size {
-			stamp.sum = sum
-			state.cur[p] = stamp
-		}
+		known.Add(p, int64(len(raw)), sum)
 		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sum, snap: snap})
 	}
-	if rs != nil && skipped == 0 {
-		rs.put(mk, encodeManifest(files))
+	if useManifest && skipped == 0 {
+		ix.recs.Put(mk, encodeManifest(files))
 	}
-	if state != nil {
-		state.save()
-	}
+	known.Save()
 	return manifestKey(snap, opts, files), files, skipped, nil
-}
-
-// Hasher is an optional interface of a [Snapshot] that already knows the SHA-256 of
-// its files' raw bytes, such as an in-memory snapshot that hashed each file once when
-// it stored it: [Open] and [Update] then take a listed file's hash from SHA256 instead
-// of hashing its bytes again (on a 1,000-file repository, about 10 MB hashed per view).
-// SHA256 must return the digest of exactly the bytes ReadFile returns for path, and ok
-// false for a path it has no hash of (that file is hashed as usual).
-type Hasher interface {
-	SHA256(path string) (sum [32]byte, ok bool)
 }
 
 // grammarVersions names the languages indexed (langs, every registered one when
@@ -503,7 +637,7 @@ func grammarVersions(langs []string) string {
 }
 
 // manifestKey returns the view key of files.
-func manifestKey(snap Snapshot, opts Options, files []sourceFile) string {
+func manifestKey(snap snapshot.Snapshot, opts Options, files []sourceFile) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s", FormatVersion, opts.Chunk.CacheKey(opts.Strategy), grammarVersions(opts.Languages))
 	for _, f := range files {
@@ -530,9 +664,9 @@ func encodeManifest(files []sourceFile) []byte {
 // decodeManifest reads what encodeManifest wrote; the files are read from snap when
 // needed. Files the snapshot no longer lists make it an error (the manifest is then
 // rebuilt).
-func decodeManifest(b []byte, snap Snapshot) ([]sourceFile, int, error) {
+func decodeManifest(b []byte, snap snapshot.Snapshot) ([]sourceFile, int, error) {
 	br := bytes.NewReader(b)
-	bad := fmt.Errorf("workspace: damaged manifest")
+	bad := fmt.Errorf("index: damaged manifest")
 	n, err := binary.ReadUvarint(br)
 	if err != nil || n > uint64(len(b)) {
 		return nil, 0, bad
@@ -563,7 +697,7 @@ func decodeManifest(b []byte, snap Snapshot) ([]sourceFile, int, error) {
 
 // chunkFiles returns the corpus entries of files (nil for a file skipped), in order, chunking
 // the new ones on up to GOMAXPROCS goroutines (one chunker each).
-func (rep *repository) chunkFiles(ctx context.Context, snap Snapshot, files []sourceFile, opts Options, st *Stats, logf func(string, ...any)) ([]*corpusFile, error) {
+func (ix *Index) chunkFiles(ctx context.Context, snap snapshot.Snapshot, files []sourceFile, opts Options, st *Stats, logf func(string, ...any)) ([]*corpusFile, error) {
 	entries := make([]*corpusFile, len(files))
 	stats := make([]Stats, len(files))
 	errs := make([]error, len(files))
@@ -583,7 +717,7 @@ func (rep *repository) chunkFiles(ctx context.Context, snap Snapshot, files []so
 			defer wg.Done()
 			defer ch.Close()
 			for i := range next {
-				entries[i], errs[i] = rep.file(files[i], ch, opts, &stats[i])
+				entries[i], errs[i] = ix.file(files[i], ch, opts, &stats[i])
 			}
 		}()
 	}
@@ -632,16 +766,17 @@ func (rep *repository) chunkFiles(ctx context.Context, snap Snapshot, files []so
 // sourceFile.vpath, when not "", is the path a file of another revision is searched
 // under (see Options.Extra); path is its real path.
 
-// addExtra appends to files the versions of opts.Extra's files that no earlier file
-// holds, under their revision paths, and returns the key of what was added.
-func addExtra(ctx context.Context, files []sourceFile, opts Options, logf func(string, ...any)) ([]sourceFile, string, error) {
+// addExtra appends to files the versions of the extra snapshots' files that no
+// earlier file holds, under their revision paths, and returns the key of what was
+// added.
+func (ix *Index) addExtra(ctx context.Context, files []sourceFile, extra []snapshot.Snapshot, logf func(string, ...any)) ([]sourceFile, string, error) {
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f.path+"\x00"+string(f.sum[:])] = true
 	}
 	h := sha256.New()
-	for _, x := range opts.Extra {
-		_, xf, _, err := viewKey(ctx, x, opts, logf)
+	for _, x := range extra {
+		_, xf, _, err := ix.viewKey(ctx, x, logf)
 		if err != nil {
 			return nil, "", err
 		}
@@ -661,27 +796,6 @@ func addExtra(ctx context.Context, files []sourceFile, opts Options, logf func(s
 	return files, hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// repository is one repository's index in this process: the corpus of every file
-// version its opened snapshots hold, the store records of its files, and vectors by
-// model.
-type repository struct {
-	regKey string
-	rs     *repoStore
-	corpus *retrieve.Corpus
-	// chunkSettings is the settings part of its chunk records' keys (see chunkKey):
-	// the repository's chunk options are part of regKey.
-	chunkSettings string
-
-	mu    sync.Mutex
-	files map[[32]byte]*corpusFile // by chunk record key
-	vecs  map[string]*ordVectors   // model ID -> the vectors by corpus ordinal
-	fits  map[string]*retrieve.LSA // view key -> its LSA model
-	sums  [][32]byte               // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
-	users int
-	// forgotten: dropped from the registry by Forget (registry's lock).
-	forgotten bool
-}
-
 // corpusFile is one file version in the corpus.
 type corpusFile struct {
 	ready    chan struct{} // closed when the fields below are set
@@ -693,94 +807,18 @@ type corpusFile struct {
 	symsDone bool
 }
 
-// The repositories of this process, by store, repository and chunk settings; unused ones
-// stay in memory (most recently used last) up to keepRepositories.
-var registry = struct {
-	sync.Mutex
-	m    map[string]*repository
-	idle []string
-}{m: map[string]*repository{}}
-
-const keepRepositories = 4
-
-// acquireRepository returns the in-memory repository for opts, making it on first use.
-func acquireRepository(opts Options) (*repository, error) {
-	st := OpenStore(opts.CacheDir)
-	regKey := st.dir + "\x00" + opts.Repo + "\x00" + opts.Chunk.CacheKey(opts.Strategy)
-	registry.Lock()
-	defer registry.Unlock()
-	rep := registry.m[regKey]
-	if rep == nil {
-		rep = &repository{regKey: regKey, rs: st.repo(opts.Repo), corpus: retrieve.NewCorpus(), chunkSettings: chunkSettings(opts),
-			files: map[[32]byte]*corpusFile{}, vecs: map[string]*ordVectors{}, fits: map[string]*retrieve.LSA{}}
-		registry.m[regKey] = rep
-	}
-	for i, k := range registry.idle {
-		if k == regKey {
-			registry.idle = append(registry.idle[:i], registry.idle[i+1:]...)
-			break
-		}
-	}
-	rep.users++
-	return rep, nil
-}
-
-// Forget drops this process's in-memory index of the repository opts.Repo (under opts'
-// cache directory and chunk settings; nothing when opts.Repo is ""): the next [Open]
-// makes a new one from the store, holding only the file versions it needs, while the
-// views open now keep the old one until they are closed. The in-memory index keeps
-// every file version any view held (chunks are never removed), so a long-lived process
-// whose files keep changing (repoctx serve) forgets it now and then. The store is not
-// touched.
-func Forget(opts Options) {
-	if opts.Repo == "" {
-		return
-	}
-	if opts.CacheDir == "" {
-		opts.CacheDir = DefaultCacheDir()
-	}
-	if opts.Strategy == "" {
-		opts.Strategy = chunker.StrategyStructural
-	}
-	regKey := OpenStore(opts.CacheDir).dir + "\x00" + opts.Repo + "\x00" + opts.Chunk.CacheKey(opts.Strategy)
-	registry.Lock()
-	defer registry.Unlock()
-	if rep := registry.m[regKey]; rep != nil {
-		rep.forgotten = true
-		delete(registry.m, regKey)
-		registry.idle = slices.DeleteFunc(registry.idle, func(k string) bool { return k == regKey })
-	}
-}
-
-// release ends one use of the repository; unused repositories beyond keepRepositories
-// are dropped from memory (their store records stay).
-func (rep *repository) release() {
-	registry.Lock()
-	defer registry.Unlock()
-	rep.users--
-	if rep.users > 0 || rep.forgotten {
-		return
-	}
-	registry.idle = append(registry.idle, rep.regKey)
-	for len(registry.idle) > keepRepositories {
-		old := registry.idle[0]
-		registry.idle = registry.idle[1:]
-		delete(registry.m, old)
-	}
-}
-
 // file returns the corpus entry of one file version: from memory, else from the store's
 // chunk record, else chunked now (with its symbols from the same parse when asked) and
 // stored. Concurrent callers for the same version wait for the first.
-func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats) (*corpusFile, error) {
+func (ix *Index) file(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats) (*corpusFile, error) {
 	if sf.vpath != "" {
-		return rep.foreign(sf, ch, opts, st)
+		return ix.foreign(sf, ch, opts, st)
 	}
-	skey := storeKey("chunks", rep.chunkSettings, sf.path, sf.sum) // = chunkKey(opts, sf)
-	rep.mu.Lock()
-	e := rep.files[skey]
+	skey := storeKey("chunks", ix.chunkSettings, sf.path, sf.sum) // = chunkKey(opts, sf)
+	ix.mu.Lock()
+	e := ix.files[skey]
 	if e != nil {
-		rep.mu.Unlock()
+		ix.mu.Unlock()
 		<-e.ready
 		if e.err == nil {
 			st.Reused++
@@ -788,11 +826,11 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 		return e, e.err
 	}
 	e = &corpusFile{ready: make(chan struct{})}
-	rep.files[skey] = e
-	rep.mu.Unlock()
+	ix.files[skey] = e
+	ix.mu.Unlock()
 	defer close(e.ready)
 	var rec *chunkRecord
-	if b, ok := rep.rs.get(recKey{kindChunks, skey}); ok && fitsSize(sf.size, opts.MaxFileBytes) {
+	if b, ok := ix.recs.Get(store.Key{Kind: store.KindChunks, Hash: skey}); ok && fitsSize(sf.size, opts.MaxFileBytes) {
 		rec, _ = decodeChunkRecord(b) // a damaged record is a miss
 	}
 	if rec != nil {
@@ -801,67 +839,67 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 		raw, err := sf.content()
 		if err != nil {
 			e.err = err
-			rep.forget(skey, e)
+			ix.forget(skey, e)
 			return e, err
 		}
 		f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes)
 		if err != nil {
 			e.err = err
-			rep.forget(skey, e)
+			ix.forget(skey, e)
 			return e, err
 		}
 		cs, syms, err := chunkOne(f, ch, opts.Symbols)
 		if err != nil {
 			e.err = err
-			rep.forget(skey, e)
+			ix.forget(skey, e)
 			return e, err
 		}
 		rec = newChunkRecord(cs, f.Lossy, f.Encoding)
-		rep.rs.put(recKey{kindChunks, skey}, rec.encode())
+		ix.recs.Put(store.Key{Kind: store.KindChunks, Hash: skey}, rec.encode())
 		if syms != nil {
 			e.syms, e.symsDone = syms, true
-			rep.rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
+			ix.recs.Put(store.Key{Kind: store.KindSymbols, Hash: symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
 		}
 		st.Chunked++
 		st.Built = true
 	}
-	ords, err := rep.corpus.AddEncoded(rec.Chunks, rec.Terms)
+	ords, err := ix.corpus.AddEncoded(rec.Chunks, rec.Terms)
 	if err != nil {
-		ords = rep.corpus.Add(rec.Chunks) // damaged terms: tokenise again
+		ords = ix.corpus.Add(rec.Chunks) // damaged terms: tokenise again
 	}
 	e.ords = ords
 	e.lossy, e.encoding = rec.Lossy, rec.Encoding
-	rep.mu.Lock()
+	ix.mu.Lock()
 	for i, o := range ords {
-		rep.setSum(o, rec.Sums[i])
+		ix.setSum(o, rec.Sums[i])
 	}
-	rep.mu.Unlock()
+	ix.mu.Unlock()
 	return e, nil
 }
 
 // foreign returns the corpus entry of a file of another revision (sf.vpath): the chunks
 // of its real version, copied under the revision path (IDs and links renamed).
-func (rep *repository) foreign(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats) (*corpusFile, error) {
+func (ix *Index) foreign(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats) (*corpusFile, error) {
 	real := sf
 	real.vpath = ""
 	var rst Stats
-	e, err := rep.file(real, ch, opts, &rst)
+	e, err := ix.file(real, ch, opts, &rst)
 	st.Chunked += rst.Chunked
 	st.Built = st.Built || rst.Built
 	if err != nil {
 		return nil, err
 	}
 	k := sha256.Sum256([]byte("foreign\x00" + sf.vpath + "\x00" + string(sf.sum[:])))
-	rep.mu.Lock()
-	fe := rep.files[k]
+	ix.mu.Lock()
+	fe := ix.files[k]
 	if fe != nil {
-		rep.mu.Unlock()
+		ix.mu.Unlock()
 		<-fe.ready
 		return fe, fe.err
 	}
 	fe = &corpusFile{ready: make(chan struct{}), lossy: e.lossy, encoding: e.encoding, symsDone: true}
-	rep.files[k] = fe
-	rep.mu.Unlock()
+	ix.files[k] = fe
+	ix.mu.Unlock()
 	defer close(fe.ready)
 	rename := func(id string) string {
 		if id == "" {
@@ -871,42 +909,42 @@ func (rep *repository) foreign(sf sourceFile, ch chunker.Chunker, opts Options, 
 	}
 	cs := make([]chunker.Chunk, len(e.ords))
 	for i, o := range e.ords {
-		c := *rep.corpus.Chunk(o)
+		c := *ix.corpus.Chunk(o)
 		c.Path, c.ID, c.Prev, c.Next, c.Parent = sf.vpath, rename(c.ID), rename(c.Prev), rename(c.Next), rename(c.Parent)
 		cs[i] = c
 	}
-	fe.ords = rep.corpus.Add(cs)
-	rep.mu.Lock()
+	fe.ords = ix.corpus.Add(cs)
+	ix.mu.Lock()
 	for i, o := range fe.ords {
-		rep.setSum(o, rep.sums[e.ords[i]])
+		ix.setSum(o, ix.sums[e.ords[i]])
 	}
-	rep.mu.Unlock()
+	ix.mu.Unlock()
 	st.Reused++
 	return fe, nil
 }
 
 // forget drops a failed entry so that a later call tries again.
-func (rep *repository) forget(k [32]byte, e *corpusFile) {
-	rep.mu.Lock()
-	defer rep.mu.Unlock()
-	if rep.files[k] == e {
-		delete(rep.files, k)
+func (ix *Index) forget(k [32]byte, e *corpusFile) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.files[k] == e {
+		delete(ix.files, k)
 	}
 }
 
 // symbols returns a file version's symbols: from the chunker's parse, else the store,
 // else extracted now (and stored); nil when the file cannot be parsed.
-func (rep *repository) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.File {
-	rep.mu.Lock()
+func (ix *Index) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.File {
+	ix.mu.Lock()
 	if e.symsDone {
 		s := e.syms
-		rep.mu.Unlock()
+		ix.mu.Unlock()
 		return s
 	}
-	rep.mu.Unlock()
-	k := recKey{kindSymbols, symbolKey(sf.path, sf.sum)}
+	ix.mu.Unlock()
+	k := store.Key{Kind: store.KindSymbols, Hash: symbolKey(sf.path, sf.sum)}
 	var got *symbols.File
-	if b, ok := rep.rs.get(k); ok {
+	if b, ok := ix.recs.Get(k); ok {
 		got, _ = decodeSymbols(b) // a damaged record is a miss: extracted again
 	}
 	if got == nil {
@@ -916,14 +954,14 @@ func (rep *repository) symbols(sf sourceFile, e *corpusFile, opts Options) *symb
 			ex := extractors.Get().(*symbols.Extractor)
 			if s, err := ex.Extract(f); err == nil {
 				got = s
-				rep.rs.put(k, encodeSymbols(s))
+				ix.recs.Put(k, encodeSymbols(s))
 			}
 			extractors.Put(ex)
 		}
 	}
-	rep.mu.Lock()
+	ix.mu.Lock()
 	e.syms, e.symsDone = got, true
-	rep.mu.Unlock()
+	ix.mu.Unlock()
 	return got
 }
 
@@ -948,7 +986,7 @@ func chunkOne(f *chunker.File, ch chunker.Chunker, withSymbols bool) ([]chunker.
 // under opts.Embedder, or under the view's own LSA model, fitted on the view's chunks
 // (in view order) unless the store has it; each chunk text's vector is computed once
 // per model and kept in the store.
-func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts Options, st *Stats) (*retrieve.DenseVectors, error) {
+func (ix *Index) dense(ctx context.Context, key string, ords []int32, opts Options, st *Stats) (*retrieve.DenseVectors, error) {
 	if opts.Dense == retrieve.DenseNone && opts.Embedder == nil {
 		return nil, nil
 	}
@@ -956,9 +994,9 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	if emb == nil {
 		fitKey, label := key, key
 		if opts.RepoLSA {
-			fitKey, label = "repo\x00"+opts.Repo, ""
+			fitKey, label = "repo\x00"+ix.repo, ""
 		}
-		m, err := rep.viewLSA(fitKey, label, ords, opts, st)
+		m, err := ix.viewLSA(fitKey, label, ords, opts, st)
 		if err != nil {
 			return nil, err
 		}
@@ -970,11 +1008,11 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		return d, nil
 	}
 	id := emb.ID()
-	rep.mu.Lock()
-	mv := rep.vecs[id]
+	ix.mu.Lock()
+	mv := ix.vecs[id]
 	if mv == nil {
 		mv = &ordVectors{}
-		rep.vecs[id] = mv
+		ix.vecs[id] = mv
 	}
 	var todo []int32
 	var todoSums [][32]byte
@@ -982,13 +1020,13 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		if !mv.has(o) {
 			todo = append(todo, o)
 			var sum [32]byte
-			if int(o) < len(rep.sums) {
-				sum = rep.sums[o]
+			if int(o) < len(ix.sums) {
+				sum = ix.sums[o]
 			}
 			todoSums = append(todoSums, sum)
 		}
 	}
-	rep.mu.Unlock()
+	ix.mu.Unlock()
 	// From the store, else embedded now.
 	var texts []string
 	var textSums [][32]byte
@@ -998,7 +1036,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 	var gotStatus []retrieve.EmbedStatus
 	var arena []float32 // where the stored vectors are decoded
 	for i, o := range todo {
-		text := rep.corpus.Chunk(o).Text
+		text := ix.corpus.Chunk(o).Text
 		sum := todoSums[i]
 		if sum == ([32]byte{}) {
 			sum = sha256.Sum256([]byte(text))
@@ -1006,7 +1044,7 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		if len(arena) < d.Dim {
 			arena = make([]float32, (len(todo)-i)*d.Dim) // one allocation for the stored vectors
 		}
-		if tr, ok := rep.storedVector(id, arena[:d.Dim:d.Dim], sum); ok {
+		if tr, ok := ix.storedVector(id, arena[:d.Dim:d.Dim], sum); ok {
 			got, gotVecs, gotStatus = append(got, o), append(gotVecs, arena[:d.Dim:d.Dim]), append(gotStatus, tr)
 			arena = arena[d.Dim:]
 			d.Info.Cached++
@@ -1024,29 +1062,29 @@ func (rep *repository) dense(ctx context.Context, key string, ords []int32, opts
 		}
 		got, gotVecs, gotStatus = append(got, missing...), append(gotVecs, vecs...), append(gotStatus, trunc...)
 		for i := range missing {
-			putVector(rep.rs, id, textSums[i], vecs[i], trunc[i])
+			putVector(ix.recs, id, textSums[i], vecs[i], trunc[i])
 		}
 		d.Info.Embedded += len(missing)
 		st.Built = true
 	}
 	d.Info.Cached += len(ords) - len(todo) // vectors already in memory
 	d.Rows = make([][]float32, len(ords))  // the repository's vectors, not copied
-	rep.mu.Lock()
+	ix.mu.Lock()
 	for i, o := range got {
 		mv.set(o, gotVecs[i], gotStatus[i])
 	}
 	for i, o := range ords {
 		d.Rows[i] = mv.vecs[o]
 		if s := mv.status[o]; s != 0 {
-			d.Info.Count(s, rep.corpus.Chunk(o).ID)
+			d.Info.Count(s, ix.corpus.Chunk(o).ID)
 		}
 	}
-	rep.mu.Unlock()
+	ix.mu.Unlock()
 	return d, nil
 }
 
 // ordVectors holds one model's vectors of corpus chunks, by corpus ordinal (nil: not
-// known yet), and how each chunk's text was embedded (repository.mu guards it).
+// known yet), and how each chunk's text was embedded (Index.mu guards it).
 type ordVectors struct {
 	vecs   [][]float32
 	status []retrieve.EmbedStatus
@@ -1062,12 +1100,12 @@ func (v *ordVectors) set(o int32, vec []float32, s retrieve.EmbedStatus) {
 	v.vecs[o], v.status[o] = vec, s
 }
 
-// setSum records the SHA-256 of the text of the chunk of corpus ordinal o (rep.mu held).
-func (rep *repository) setSum(o int32, sum [32]byte) {
-	if n := int(o) + 1; n > len(rep.sums) {
-		rep.sums = slices.Grow(rep.sums, n-len(rep.sums))[:n]
+// setSum records the SHA-256 of the text of the chunk of corpus ordinal o (ix.mu held).
+func (ix *Index) setSum(o int32, sum [32]byte) {
+	if n := int(o) + 1; n > len(ix.sums) {
+		ix.sums = slices.Grow(ix.sums, n-len(ix.sums))[:n]
 	}
-	rep.sums[o] = sum
+	ix.sums[o] = sum
 }
 
 // viewLSA returns the LSA model named by fitKey (a view key, or the repository's one
@@ -1075,15 +1113,15 @@ func (rep *repository) setSum(o int32, sum [32]byte) {
 // order and stored. Its ID is labelled with label (the view key; for the repository's
 // model, the key of the view it was fitted on, kept with it), so that vectors of
 // different fits never mix.
-func (rep *repository) viewLSA(fitKey, label string, ords []int32, opts Options, st *Stats) (*retrieve.LSA, error) {
-	rep.mu.Lock()
-	m := rep.fits[fitKey]
-	rep.mu.Unlock()
+func (ix *Index) viewLSA(fitKey, label string, ords []int32, opts Options, st *Stats) (*retrieve.LSA, error) {
+	ix.mu.Lock()
+	m := ix.fits[fitKey]
+	ix.mu.Unlock()
 	if m != nil {
 		return m, nil
 	}
-	mk := recKey{kindModel, sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", opts.LSADim, fitKey)))}
-	if b, ok := rep.rs.get(mk); ok {
+	mk := store.Key{Kind: store.KindModel, Hash: sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", opts.LSADim, fitKey)))}
+	if b, ok := ix.recs.Get(mk); ok {
 		if got, l, err := readLabeledLSA(b); err == nil {
 			m = got.Labeled(l)
 		}
@@ -1091,7 +1129,7 @@ func (rep *repository) viewLSA(fitKey, label string, ords []int32, opts Options,
 	if m == nil {
 		chunks := make([]chunker.Chunk, len(ords))
 		for i, o := range ords {
-			chunks[i] = *rep.corpus.Chunk(o)
+			chunks[i] = *ix.corpus.Chunk(o)
 		}
 		fit, err := retrieve.FitLSA(chunks, opts.LSADim)
 		if err != nil {
@@ -1102,14 +1140,14 @@ func (rep *repository) viewLSA(fitKey, label string, ords []int32, opts Options,
 			label = "fit-" + hex.EncodeToString(sum[:8])
 		}
 		if b, err := writeLabeledLSA(fit, label); err == nil {
-			rep.rs.put(mk, b)
+			ix.recs.Put(mk, b)
 		}
 		m = fit.Labeled(label)
 		st.Built = true
 	}
-	rep.mu.Lock()
-	rep.fits[fitKey] = m
-	rep.mu.Unlock()
+	ix.mu.Lock()
+	ix.fits[fitKey] = m
+	ix.mu.Unlock()
 	return m, nil
 }
 
@@ -1127,7 +1165,7 @@ func writeLabeledLSA(m *retrieve.LSA, label string) ([]byte, error) {
 func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
-		return nil, "", fmt.Errorf("workspace: damaged model record")
+		return nil, "", fmt.Errorf("index: damaged model record")
 	}
 	label := string(b[k : k+int(n)])
 	m, err := retrieve.DecodeLSA(b[k+int(n):])
@@ -1136,25 +1174,25 @@ func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
 
 // vectorKey is the store key of the vector under model id of the chunk text whose
 // SHA-256 is textSum (chunks are embedded keeping their head).
-func vectorKey(id string, textSum [32]byte) recKey {
-	// The SHA-256 of storeVersion, "vec", id and KeepHead (decimal), each followed by
+func vectorKey(id string, textSum [32]byte) store.Key {
+	// The SHA-256 of store.Version, "vec", id and KeepHead (decimal), each followed by
 	// a NUL byte, then textSum (built without fmt: it is computed per chunk of a view).
 	buf := make([]byte, 0, 96+len(id))
-	buf = append(buf, storeVersion...)
+	buf = append(buf, store.Version...)
 	buf = append(buf, "\x00vec\x00"...)
 	buf = append(buf, id...)
 	buf = append(buf, 0)
 	buf = strconv.AppendInt(buf, int64(retrieve.KeepHead), 10)
 	buf = append(buf, 0)
 	buf = append(buf, textSum[:]...)
-	return recKey{kind: kindVector, key: sha256.Sum256(buf)}
+	return store.Key{Kind: store.KindVector, Hash: sha256.Sum256(buf)}
 }
 
 // storedVector decodes into v (of the model's dimension) the vector under model id of
 // the chunk text whose SHA-256 is textSum from the store; ok is false when it is not
 // stored (or not of that dimension).
-func (rep *repository) storedVector(id string, v []float32, textSum [32]byte) (retrieve.EmbedStatus, bool) {
-	b, ok := rep.rs.get(vectorKey(id, textSum))
+func (ix *Index) storedVector(id string, v []float32, textSum [32]byte) (retrieve.EmbedStatus, bool) {
+	b, ok := ix.recs.Get(vectorKey(id, textSum))
 	if !ok || len(b) != 1+4*len(v) {
 		return 0, false
 	}
@@ -1166,13 +1204,13 @@ func (rep *repository) storedVector(id string, v []float32, textSum [32]byte) (r
 
 // putVector stores the vector under model id of the chunk text whose SHA-256 is
 // textSum (a status byte, then the vector).
-func putVector(rs *repoStore, id string, textSum [32]byte, v []float32, status retrieve.EmbedStatus) {
+func putVector(rs *store.Records, id string, textSum [32]byte, v []float32, status retrieve.EmbedStatus) {
 	b := make([]byte, 1+4*len(v))
 	b[0] = byte(status)
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[1+4*i:], math.Float32bits(x))
 	}
-	rs.put(vectorKey(id, textSum), b)
+	rs.Put(vectorKey(id, textSum), b)
 }
 
 // chunkKey is the store key of the chunk record of file version sf.

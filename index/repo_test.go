@@ -1,4 +1,4 @@
-package workspace
+package index
 
 import (
 	"context"
@@ -8,19 +8,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 const sampleDir = "../testdata/sample"
 
 // TestCachedSymbols: the symbols are stored and a new process reads back an equal table.
 func TestCachedSymbols(t *testing.T) {
-	src, err := OpenDirSource(filepath.Join(sampleDir, "repositories-python-sample"), Limits{})
+	src, err := snapshot.OpenDirSource(filepath.Join(sampleDir, "repositories-python-sample"), snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +29,13 @@ func TestCachedSymbols(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{CacheDir: t.TempDir(), Dense: retrieve.DenseNone, Symbols: true}
-	a, err := Open(context.Background(), snap, opts)
+	opts, cache := Options{Dense: retrieve.DenseNone, Symbols: true}, t.TempDir()
+	a, err := openView(context.Background(), snap, cache, "", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	newProcess()
-	b, err := Open(context.Background(), snap, opts)
+	b, err := openView(context.Background(), snap, cache, "", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,36 +50,6 @@ func TestCachedSymbols(t *testing.T) {
 	}
 }
 
-// TestSnapshotFS: both kinds of snapshot are file systems that fstest accepts, holding
-// exactly the listed files with their contents.
-func TestSnapshotFS(t *testing.T) {
-	files := map[string]string{"a.py": "print(1)\n", "pkg/b.kt": "fun b() = 2\n", "pkg/sub/c.py": "c = 3\n", "pkg.txt": "x"}
-	dir := t.TempDir()
-	writeFiles(t, dir, files)
-	var ents []zent
-	for p, body := range files {
-		ents = append(ents, zent{name: p, body: []byte(body)})
-	}
-	zsrc, _ := openZipData(t, buildOuter(t, inner{"o__r-1", buildZip(t, ents...)}), Limits{})
-	zs, err := zsrc.Open("o__r-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := OpenDir(dir, Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []Snapshot{zs, ds} {
-		if err := fstest.TestFS(s, "a.py", "pkg/b.kt", "pkg/sub/c.py", "pkg.txt"); err != nil {
-			t.Errorf("%s: %v", s.Name(), err)
-		}
-		b, err := s.ReadFile("pkg/sub/c.py")
-		if err != nil || string(b) != files["pkg/sub/c.py"] {
-			t.Errorf("%s: ReadFile = %q, %v", s.Name(), b, err)
-		}
-	}
-}
-
 // TestOpenCancelled: a cancelled Open returns the context's error promptly and leaves
 // no temporary file in the cache.
 func TestOpenCancelled(t *testing.T) {
@@ -89,7 +59,7 @@ func TestOpenCancelled(t *testing.T) {
 		files[fmt.Sprintf("pkg/m%03d.py", i)] = strings.Repeat("def f(x):\n    return x + 1\n\n", 30)
 	}
 	writeFiles(t, dir, files)
-	snap, err := OpenDir(dir, Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +67,7 @@ func TestOpenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	start := time.Now()
-	r, err := Open(ctx, snap, Options{CacheDir: cache})
+	r, err := openView(ctx, snap, cache, "", Options{})
 	if err == nil {
 		r.Close()
 		t.Skip("the index was built before the cancel")
@@ -123,22 +93,28 @@ func assertNoTemps(t *testing.T, dir string) {
 	})
 }
 
-// TestForgetAndDeferFlush: with DeferFlush, views write no segment until Store.Flush;
-// after Forget the next view comes from a new in-memory index (read from the store),
-// the same as before, while the view opened earlier keeps working.
-func TestForgetAndDeferFlush(t *testing.T) {
+// TestNewIndexAndDeferFlush: with DeferFlush, views write no segment until
+// Store.Flush; a new index of the repository makes the next view from the store, the
+// same as before, while the view of the old index keeps working.
+func TestNewIndexAndDeferFlush(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
-	snap, err := OpenDir(dir, Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{CacheDir: t.TempDir(), Repo: "x/forget", RepoLSA: true, Symbols: true, DeferFlush: true}
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	opts := Options{RepoLSA: true, Symbols: true, DeferFlush: true}
 	segments := func() int {
-		m, _ := filepath.Glob(filepath.Join(OpenStore(opts.CacheDir).repoDir(opts.Repo), "*"+segExt))
+		m, _ := filepath.Glob(filepath.Join(st.Records("x/new").Dir(), "*.seg"))
 		return len(m)
 	}
-	a, err := Open(context.Background(), snap, opts)
+	ix, err := Open(st, "x/new", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ix.View(context.Background(), snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,29 +122,27 @@ func TestForgetAndDeferFlush(t *testing.T) {
 	if n := segments(); n != 0 {
 		t.Fatalf("%d segments written with DeferFlush", n)
 	}
-	if err := OpenStore(opts.CacheDir).Flush(); err != nil || segments() != 1 {
+	if err := st.Flush(); err != nil || segments() != 1 {
 		t.Fatalf("Flush: %v, %d segments, want 1", err, segments())
 	}
-	Forget(opts)
-	b, err := Open(context.Background(), snap, opts)
+	ix2, err := Open(st, "x/new", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	b, err := ix2.View(context.Background(), snap)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if a.rep == b.rep || b.Stats().Chunked != 0 || b.Stats().Reused != 2 {
-		t.Fatalf("after Forget: same index %v, chunked %d, reused %d; want a new index from the store", a.rep == b.rep, b.Stats().Chunked, b.Stats().Reused)
+	if b.Stats().Chunked != 0 || b.Stats().Reused != 2 {
+		t.Fatalf("a new index: chunked %d, reused %d; want every file from the store", b.Stats().Chunked, b.Stats().Reused)
 	}
-	ha, _ := a.Index().Search(context.Background(), retrieve.Query{Text: "alpha", K: 2, Mode: retrieve.Hybrid})
-	hb, _ := b.Index().Search(context.Background(), retrieve.Query{Text: "alpha", K: 2, Mode: retrieve.Hybrid})
+	ix.Close() // the old index's view stays usable
+	ha, _ := a.Retriever().Search(context.Background(), retrieve.Query{Text: "alpha", K: 2, Mode: retrieve.Hybrid})
+	hb, _ := b.Retriever().Search(context.Background(), retrieve.Query{Text: "alpha", K: 2, Mode: retrieve.Hybrid})
 	if fmt.Sprint(ha) != fmt.Sprint(hb) || len(ha) == 0 {
-		t.Fatalf("hits differ after Forget:\n%v\n%v", ha, hb)
-	}
-	a.Close() // the forgotten index's last view: the registry keeps b's
-	registry.Lock()
-	kept := registry.m[b.rep.regKey] == b.rep
-	registry.Unlock()
-	if !kept {
-		t.Fatal("closing a view of the forgotten index dropped the new one")
+		t.Fatalf("hits differ in a new index:\n%v\n%v", ha, hb)
 	}
 }
 
@@ -177,22 +151,18 @@ func TestForgetAndDeferFlush(t *testing.T) {
 func TestChunkKeyGrammarVersion(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.go": "package b\n\nfunc Beta() int { return 2 }\n"})
-	snap, err := OpenDir(dir, Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{CacheDir: t.TempDir(), Repo: "x/grammar-version", Languages: []string{"python", "go"}}
+	opts, cache := Options{Languages: []string{"python", "go"}}, t.TempDir()
 	open := func() Stats {
 		t.Helper()
-		Forget(opts) // from the store, not the process's index
-		r, err := Open(context.Background(), snap, opts)
+		r, err := openView(context.Background(), snap, cache, "x/grammar-version", opts) // a new index: from the store
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if err := OpenStore(opts.CacheDir).Flush(); err != nil {
-			t.Fatal(err)
-		}
 		return r.Stats()
 	}
 	if st := open(); st.Chunked != 2 {

@@ -1,4 +1,4 @@
-package workspace
+package index
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // TestOpenLanguages: Options.Languages restricts the index and the symbol table to
@@ -18,12 +19,12 @@ func TestOpenLanguages(t *testing.T) {
 		"a/App.kt": "package a\n\nfun app() = 1\n", "a/Lib.java": "package a;\nclass Lib {}\n",
 		"s/tool.py": "def tool():\n    pass\n", "s/use.py": "from s.tool import tool\n", "w/site.js": "function site() {}\n",
 	})
-	snap, err := OpenDir(dir, Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func(langs ...string) (*Repo, error) {
-		return Open(context.Background(), snap, Options{CacheDir: t.TempDir(), Dense: retrieve.DenseNone, Symbols: true, Languages: langs})
+	open := func(langs ...string) (*View, error) {
+		return openView(context.Background(), snap, t.TempDir(), "", Options{Dense: retrieve.DenseNone, Symbols: true, Languages: langs})
 	}
 	for _, c := range []struct {
 		langs []string
@@ -34,7 +35,7 @@ func TestOpenLanguages(t *testing.T) {
 			t.Fatal(err)
 		}
 		paths := map[string]bool{}
-		for _, ch := range r.Index().Chunks() {
+		for _, ch := range r.Retriever().Chunks() {
 			paths[ch.Path] = true
 		}
 		if r.Stats().Files != c.files || len(paths) != c.files {

@@ -1,14 +1,16 @@
-package workspace
+package index
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"unsafe"
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/store"
 	"github.com/repoctx/repoctx/symbols"
 )
 
@@ -88,7 +90,7 @@ func (r *chunkRecord) encode() []byte {
 	return b
 }
 
-var errDamagedRecord = errors.New("workspace: damaged chunk record")
+var errDamagedRecord = errors.New("index: damaged chunk record")
 
 // decodeChunkRecord reads what encode wrote. The chunks' strings and terms point into
 // b, which must never change afterwards: a payload of repoStore.get (copied out of the
@@ -181,7 +183,7 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 const symbolsMagic = "rcsym1\n"
 
 // errDamagedSymbols is returned by decodeSymbols for a record it cannot read.
-var errDamagedSymbols = errors.New("workspace: damaged symbol record")
+var errDamagedSymbols = errors.New("index: damaged symbol record")
 
 // encodeSymbols writes a file's symbols: symbolsMagic; the path, language and package
 // (strings as varint length and bytes); the definition count and per definition its
@@ -294,4 +296,27 @@ func decodeSymbols(b []byte) (*symbols.File, error) {
 		return nil, errDamagedSymbols
 	}
 	return f, nil
+}
+
+// storeKey returns the key of a record of kind for the file at path whose raw bytes
+// hash to sum, under settings: the SHA-256 of store.Version, kind, settings, the
+// grammar version of path's language ("" for none), path and sum in hex, separated by
+// NUL bytes (the hash the store has always used; built without fmt, as it is
+// computed a few times per file of every view).
+func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
+	buf := make([]byte, 0, 192+len(settings)+len(path))
+	buf = append(buf, store.Version...)
+	buf = append(buf, 0)
+	buf = append(buf, kind...)
+	buf = append(buf, 0)
+	buf = append(buf, settings...)
+	buf = append(buf, 0)
+	if g := grammars.ForPath(path); g != nil {
+		buf = append(buf, g.Version...)
+	}
+	buf = append(buf, 0)
+	buf = append(buf, path...)
+	buf = append(buf, 0)
+	buf = hex.AppendEncode(buf, sum[:])
+	return sha256.Sum256(buf)
 }

@@ -1,4 +1,4 @@
-package workspace
+package store
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 
 // RepoUsage describes one repository's records in a cache directory.
 type RepoUsage struct {
-	// ID is the repository's name (Options.Repo).
+	// ID is the repository's name (the name given to Store.Records).
 	ID string
 	// Bytes is the size of its segment files; Segments their number.
 	Bytes    int64
@@ -54,9 +54,9 @@ func Stat(cacheDir string) (CacheStats, error) { return stat(cacheDir, true) }
 func stat(cacheDir string, checkSegments bool) (CacheStats, error) {
 	cs := CacheStats{Dir: cacheDir}
 	if _, err := os.Stat(cacheDir); err != nil {
-		return cs, fmt.Errorf("workspace: cache directory %s: %w", cacheDir, err)
+		return cs, fmt.Errorf("store: cache directory %s: %w", cacheDir, err)
 	}
-	root := filepath.Join(cacheDir, StoreDir, "repos")
+	root := filepath.Join(cacheDir, DirName, "repos")
 	ents, _ := os.ReadDir(root)
 	for _, e := range ents {
 		if !e.IsDir() {
@@ -146,7 +146,7 @@ type GCResult struct {
 func GC(cacheDir string, maxBytes int64) (GCResult, error) {
 	var res GCResult
 	res.Freed += CleanOldFormats(cacheDir)
-	root := filepath.Join(cacheDir, StoreDir, "repos")
+	root := filepath.Join(cacheDir, DirName, "repos")
 	ents, _ := os.ReadDir(root)
 	for _, e := range ents {
 		if e.IsDir() {
@@ -221,7 +221,7 @@ func compactRepo(dir string) bool {
 	if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false
 	}
-	recs := map[recKey][]byte{}
+	recs := map[Key][]byte{}
 	var merged []string
 	// Newest segment first (names sort by creation time), so that a record written
 	// again under its key (a folder's state) keeps its latest payload, as readers see it.
@@ -244,18 +244,18 @@ func compactRepo(dir string) bool {
 		seg.f.Close()
 		merged = append(merged, n)
 	}
-	keys := make([]recKey, 0, len(recs))
+	keys := make([]Key, 0, len(recs))
 	for k := range recs {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b recKey) int {
-		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+	slices.SortFunc(keys, func(a, b Key) int {
+		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 			return c
 		}
-		return strings.Compare(string(a.key[:]), string(b.key[:]))
+		return strings.Compare(string(a.Hash[:]), string(b.Hash[:]))
 	})
 	name := fmt.Sprintf("seg-%d-%d-merged%s", time.Now().UnixNano(), os.Getpid(), segExt)
-	if err := writeSegment(filepath.Join(dir, name), keys, recs, map[recKey]recLoc{}); err != nil {
+	if err := writeSegment(filepath.Join(dir, name), keys, recs, map[Key]recLoc{}); err != nil {
 		return false
 	}
 	for _, n := range merged {

@@ -1,4 +1,4 @@
-package workspace
+package snapshot
 
 import (
 	"archive/zip"
@@ -130,8 +130,8 @@ func mustContain(t testing.TB, err error, parts ...string) {
 		t.Fatalf("want an error containing %q, got nil", parts)
 	}
 	msg := err.Error()
-	if !strings.HasPrefix(msg, "workspace: ") {
-		t.Errorf("error %q does not start with \"workspace: \"", msg)
+	if !strings.HasPrefix(msg, "snapshot: ") {
+		t.Errorf("error %q does not start with \"snapshot: \"", msg)
 	}
 	for _, p := range parts {
 		if !strings.Contains(msg, p) {
@@ -158,7 +158,7 @@ func writeFiles(t testing.TB, root string, files map[string]string) {
 // the tests of both kinds of source.
 func OpenSource(dataDir, lang, stage string, lim Limits) (Source, error) {
 	if !pathsafe.SafeComponent(lang) || !pathsafe.SafeComponent(stage) {
-		return nil, fmt.Errorf("workspace: language %q and stage %q must be plain names", lang, stage)
+		return nil, fmt.Errorf("snapshot: language %q and stage %q must be plain names", lang, stage)
 	}
 	set := lang + "-" + stage
 	dir := filepath.Join(dataDir, "repositories-"+set)
@@ -167,7 +167,7 @@ func OpenSource(dataDir, lang, stage string, lim Limits) (Source, error) {
 	}
 	zipPath := filepath.Join(dataDir, set+".zip")
 	if _, err := os.Lstat(zipPath); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("workspace: no snapshots for %s: neither %s nor %s exists: %w", set, dir, zipPath, fs.ErrNotExist)
+		return nil, fmt.Errorf("snapshot: no snapshots for %s: neither %s nor %s exists: %w", set, dir, zipPath, fs.ErrNotExist)
 	}
 	return OpenZipSource(zipPath, lim)
 }

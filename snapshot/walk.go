@@ -1,4 +1,4 @@
-package workspace
+package snapshot
 
 // Design note: the repository walker.
 //
@@ -36,6 +36,7 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/store"
 )
 
 // SkipReason says why Walk left a file or folder out.
@@ -214,7 +215,7 @@ func (s *WalkStats) count(r SkipReason, n int) {
 func Walk(ctx context.Context, root string, opts WalkOptions, fn func(File) error) (WalkStats, error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return WalkStats{}, fmt.Errorf("workspace: walk %s: %w", root, err)
+		return WalkStats{}, fmt.Errorf("snapshot: walk %s: %w", root, err)
 	}
 	defer r.Close()
 	fsys := newRootFS(r)
@@ -322,7 +323,7 @@ func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
 	entries, err := fs.ReadDir(w.fsys, p)
 	if err != nil {
 		if p == "." {
-			return fmt.Errorf("workspace: read the root folder: %w", err)
+			return fmt.Errorf("snapshot: read the root folder: %w", err)
 		}
 		w.skip(p, true, SkipUnreadable)
 		return nil
@@ -684,34 +685,27 @@ func IsMinified(p string, data []byte) bool {
 // only the files whose chunks are not stored. It returns the walk's statistics with it,
 // and the walker's errors (a bad option as a *repoctx.OptionError, ctx's error).
 func OpenFolder(ctx context.Context, dir string, opts WalkOptions) (Snapshot, WalkStats, error) {
-	return OpenFolderCached(ctx, dir, opts, FolderCache{})
+	return OpenFolderCached(ctx, dir, opts, nil)
 }
 
-// FolderCache says where [OpenFolderCached] keeps what a walk learnt of a folder's
-// files: the store of CacheDir (the cache directory of [Options.CacheDir]), under the
-// repository Repo ([Options.Repo]). The zero value keeps nothing.
-type FolderCache struct {
-	CacheDir, Repo string
-}
-
-// OpenFolderCached is [OpenFolder] that remembers, in the store, each accepted file's
-// size, modification and change times, inode and SHA-256, so that a later walk of the
-// same folder with the same options reads only the files that changed (an `index`
-// after one saved edit reads one file, not every file): a file whose metadata all
-// match is taken as unchanged, as git's index does, unless it was modified within
-// two seconds before the state was recorded (a write in the same clock tick could
-// leave the times as they were). The state is written with the store's next segment
-// (workspace.Update or Open writes it).
-func OpenFolderCached(ctx context.Context, dir string, opts WalkOptions, fc FolderCache) (Snapshot, WalkStats, error) {
+// OpenFolderCached is [OpenFolder] that remembers, in recs (the store records of the
+// folder's repository; nil keeps nothing), each accepted file's size, modification and
+// change times, inode and SHA-256, so that a later walk of the same folder with the
+// same options reads only the files that changed (an `index` after one saved edit
+// reads one file, not every file): a file whose metadata all match is taken as
+// unchanged, as git's index does, unless it was modified within two seconds before the
+// state was recorded (a write in the same clock tick could leave the times as they
+// were). The state is written with recs' next segment ([store.Records.Flush]).
+func OpenFolderCached(ctx context.Context, dir string, opts WalkOptions, recs *store.Records) (Snapshot, WalkStats, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, WalkStats{}, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+		return nil, WalkStats{}, fmt.Errorf("snapshot: open snapshot folder %s: %w", dir, err)
 	}
 	lim := Limits{MaxFileBytes: opts.MaxFileBytes}.withDefaults()
 	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}, sums: map[string][32]byte{}}
 	var state *folderState
-	if fc.CacheDir != "" && fc.Repo != "" {
-		state = loadFolderState(OpenStore(fc.CacheDir).repo(fc.Repo), abs, opts)
+	if recs != nil {
+		state = loadFolderState(recs, abs, opts)
 		opts.known = state.known
 	}
 	st, err := Walk(ctx, abs, opts, func(f File) error {

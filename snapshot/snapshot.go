@@ -1,4 +1,4 @@
-package workspace
+package snapshot
 
 import (
 	"archive/zip"
@@ -23,7 +23,7 @@ import (
 // ErrTooLarge is wrapped by the errors of Snapshot.ReadFile for a file over
 // Limits.MaxFileBytes, by declared size or by the bytes it really holds.
 // Callers typically log such an error and go on without the file.
-var ErrTooLarge = errors.New("workspace: file over the size limit")
+var ErrTooLarge = errors.New("snapshot: file over the size limit")
 
 // Skip is one entry refused while opening a snapshot: Path is the entry's
 // name as found (for a zip, possibly hostile, such as "../x"), Reason says
@@ -164,11 +164,11 @@ func (s *snapshot) skip(path, reason string) {
 func (s *snapshot) ReadFile(path string) ([]byte, error) {
 	e, ok := s.lookup(path)
 	if !ok {
-		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, fs.ErrNotExist)
+		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: %w", s.name, path, fs.ErrNotExist)
 	}
 	max := s.lim.MaxFileBytes
 	if e.size > max {
-		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, e.size, max)
+		return nil, wrapf(ErrTooLarge, "snapshot: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, e.size, max)
 	}
 	if e.zf != nil {
 		if e.later {
@@ -192,7 +192,7 @@ func (s *snapshot) charge(path string, size int64) error {
 		return nil
 	}
 	if size > s.budget {
-		return wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: its %d bytes would take what the snapshot's files decompress to over the limit (%d bytes left: at most %g times the zip's size and %d bytes in all)",
+		return wrapf(ErrTooLarge, "snapshot: snapshot %s: read %s: its %d bytes would take what the snapshot's files decompress to over the limit (%d bytes left: at most %g times the zip's size and %d bytes in all)",
 			s.name, path, size, s.budget, s.lim.MaxRatio, s.lim.MaxSnapshotBytes)
 	}
 	s.budget -= size
@@ -222,17 +222,17 @@ func countedWhenOpened(path string, size uint64, lim Limits) bool {
 func (s *snapshot) readZip(path string, e fileEntry) ([]byte, error) {
 	rc, err := e.zf.Open()
 	if err != nil {
-		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	defer rc.Close()
 	buf := bytes.NewBuffer(make([]byte, 0, e.size+bytes.MinRead))
 	// e.size <= MaxFileBytes here: never read more than one byte past it.
 	n, err := buf.ReadFrom(io.LimitReader(rc, e.size+1))
 	if err != nil {
-		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	if n > e.size {
-		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: entry decompresses to more than its declared %d bytes", s.name, path, e.size)
+		return nil, wrapf(ErrTooLarge, "snapshot: snapshot %s: read %s: entry decompresses to more than its declared %d bytes", s.name, path, e.size)
 	}
 	return buf.Bytes(), nil
 }
@@ -241,26 +241,26 @@ func (s *snapshot) readDir(path string) ([]byte, error) {
 	max := s.lim.MaxFileBytes
 	f, err := os.OpenInRoot(s.dir, filepath.FromSlash(path))
 	if err != nil {
-		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("workspace: snapshot %s: read %s: not a regular file", s.name, path)
+		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: not a regular file", s.name, path)
 	}
 	if fi.Size() > max {
-		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, fi.Size(), max)
+		return nil, wrapf(ErrTooLarge, "snapshot: snapshot %s: read %s: file is %d bytes, over the limit of %d bytes", s.name, path, fi.Size(), max)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
 	n, err := buf.ReadFrom(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("workspace: snapshot %s: read %s: %w", s.name, path, err)
+		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: %w", s.name, path, err)
 	}
 	if n > max {
-		return nil, wrapf(ErrTooLarge, "workspace: snapshot %s: read %s: file grew over the limit of %d bytes", s.name, path, max)
+		return nil, wrapf(ErrTooLarge, "snapshot: snapshot %s: read %s: file grew over the limit of %d bytes", s.name, path, max)
 	}
 	return buf.Bytes(), nil
 }
@@ -285,11 +285,11 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 	lim = lim.withDefaults()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+		return nil, fmt.Errorf("snapshot: open snapshot folder %s: %w", dir, err)
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+		return nil, fmt.Errorf("snapshot: open snapshot folder %s: %w", dir, err)
 	}
 	defer root.Close()
 	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}}
@@ -365,7 +365,7 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+		return nil, fmt.Errorf("snapshot: open snapshot folder %s: %w", dir, err)
 	}
 	s.finish()
 	return s, nil
@@ -373,7 +373,7 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 
 // OpenDirFiles opens the repository folder dir as a snapshot that lists only
 // paths (slash-separated, relative to dir), such as the files a
-// workspace.Walk yielded after its ignore rules; dir itself is not walked.
+// [Walk] yielded after its ignore rules; dir itself is not walked.
 // Each path is checked as OpenDir checks what it finds (a clean relative name,
 // a regular file or a symlink to one inside dir, at most lim.MaxFiles files);
 // refused ones are recorded in Skipped. It returns an error when dir cannot be
@@ -382,11 +382,11 @@ func OpenDirFiles(dir string, paths []string, lim Limits) (Snapshot, error) {
 	lim = lim.withDefaults()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+		return nil, fmt.Errorf("snapshot: open snapshot folder %s: %w", dir, err)
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: open snapshot folder %s: %w", dir, err)
+		return nil, fmt.Errorf("snapshot: open snapshot folder %s: %w", dir, err)
 	}
 	defer root.Close()
 	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}}
@@ -507,10 +507,10 @@ func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*s
 		s.skip(firstDropped, fmt.Sprintf("over the limit of %d files: %d files left out from here on", lim.MaxFiles, dropped))
 	}
 	if total > uint64(lim.MaxSnapshotBytes) {
-		return nil, fmt.Errorf("workspace: snapshot %s: files declare %d bytes uncompressed, over the limit of %d bytes", name, total, lim.MaxSnapshotBytes)
+		return nil, fmt.Errorf("snapshot: snapshot %s: files declare %d bytes uncompressed, over the limit of %d bytes", name, total, lim.MaxSnapshotBytes)
 	}
 	if zipBytes > 0 && float64(total) > lim.MaxRatio*float64(zipBytes) {
-		return nil, fmt.Errorf("workspace: snapshot %s: compression ratio %.0f (%d bytes from a %d-byte zip) is over the limit of %g", name, float64(total)/float64(zipBytes), total, zipBytes, lim.MaxRatio)
+		return nil, fmt.Errorf("snapshot: snapshot %s: compression ratio %.0f (%d bytes from a %d-byte zip) is over the limit of %g", name, float64(total)/float64(zipBytes), total, zipBytes, lim.MaxRatio)
 	}
 	limit := float64(lim.MaxSnapshotBytes)
 	if zipBytes > 0 {
@@ -534,6 +534,24 @@ func wrapf(target error, format string, args ...any) error {
 	return &wrapError{msg: fmt.Sprintf(format, args...), err: target}
 }
 
-// contentDigest returns a digest of the snapshot's whole content, when it has one
-// (an inner zip of a zip of zips).
-func (s *snapshot) contentDigest() ([32]byte, bool) { return s.digest, s.hasDigest }
+// ContentDigest implements [Digester]: an inner zip's SHA-256.
+func (s *snapshot) ContentDigest() ([32]byte, bool) { return s.digest, s.hasDigest }
+
+// Hasher is an optional interface of a [Snapshot] that already knows the SHA-256 of
+// its files' raw bytes, such as an in-memory snapshot that hashed each file once when
+// it stored it ([NewMem]), or a folder the walker read ([OpenFolder]): a view then
+// takes a listed file's hash from SHA256 instead of hashing its bytes again (on a
+// 1,000-file repository, about 10 MB hashed per view). SHA256 must return the digest of
+// exactly the bytes ReadFile returns for path, and ok false for a path it has no hash
+// of (that file is hashed as usual).
+type Hasher interface {
+	SHA256(path string) (sum [32]byte, ok bool)
+}
+
+// Digester is an optional interface of a [Snapshot] with a digest of its whole
+// content (an inner zip of a zip of zips, [Source.Open]): the same digest is the same
+// files, so a view can take its files' hashes from the store without reading them.
+// ok is false when the snapshot has none.
+type Digester interface {
+	ContentDigest() (sum [32]byte, ok bool)
+}

@@ -1,4 +1,4 @@
-package workspace
+package snapshot
 
 import (
 	"archive/zip"
@@ -488,7 +488,7 @@ func TestOpenSourceErrors(t *testing.T) {
 		if !errors.Is(err, ErrNoSnapshot) {
 			t.Errorf("Open(%q) = %v, want ErrNoSnapshot", name, err)
 		}
-		if err != nil && !strings.HasPrefix(err.Error(), "workspace: ") {
+		if err != nil && !strings.HasPrefix(err.Error(), "snapshot: ") {
 			t.Errorf("error %q lacks the prefix", err)
 		}
 	}

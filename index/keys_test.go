@@ -1,4 +1,4 @@
-package workspace
+package index
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/store"
 )
 
 // TestRecordKeysUnchanged: the store keys of chunk, symbol and vector records are the
@@ -19,7 +20,7 @@ func TestRecordKeysUnchanged(t *testing.T) {
 		{"chunks", "fixed/c800/w20/o10", "README"},
 	} {
 		h := sha256.New()
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", storeVersion, c.kind, c.settings)
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", store.Version, c.kind, c.settings)
 		if g := grammars.ForPath(c.path); g != nil {
 			fmt.Fprintf(h, "%s", g.Version)
 		}
@@ -31,11 +32,11 @@ func TestRecordKeysUnchanged(t *testing.T) {
 		}
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00vec\x00%s\x00%d\x00", storeVersion, "lsa-v1-d128@fit-1", retrieve.KeepHead)
+	fmt.Fprintf(h, "%s\x00vec\x00%s\x00%d\x00", store.Version, "lsa-v1-d128@fit-1", retrieve.KeepHead)
 	h.Write(sum[:])
-	want := recKey{kind: kindVector}
-	h.Sum(want.key[:0])
+	want := store.Key{Kind: store.KindVector}
+	h.Sum(want.Hash[:0])
 	if got := vectorKey("lsa-v1-d128@fit-1", sum); got != want {
-		t.Errorf("vectorKey = %x, want %x", got.key, want.key)
+		t.Errorf("vectorKey = %x, want %x", got.Hash, want.Hash)
 	}
 }

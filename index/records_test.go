@@ -1,4 +1,4 @@
-package workspace
+package index
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/store"
 	"github.com/repoctx/repoctx/symbols"
 )
 
@@ -144,15 +145,16 @@ func TestOldSymbolRecordsRebuilt(t *testing.T) {
 	cache := t.TempDir()
 	snap := writeRepo(t, filepath.Join(t.TempDir(), "r-1"), storeV2)
 	fresh := open(t, snap, t.TempDir(), true)
-	newProcess()
 	// A cache whose symbol records are all gob-encoded.
 	open(t, snap, cache, true)
-	rs := OpenStore(cache).repo("o/r")
+	st := store.Open(cache)
+	defer st.Close()
+	rs := st.Records("o/r")
 	n := 0
 	for _, p := range snap.Paths() {
 		raw, _ := snap.ReadFile(p)
-		k := recKey{kindSymbols, symbolKey(p, sha256.Sum256(raw))}
-		b, ok := rs.get(k)
+		k := store.Key{Kind: store.KindSymbols, Hash: symbolKey(p, sha256.Sum256(raw))}
+		b, ok := rs.Get(k)
 		if !ok {
 			t.Fatalf("%s: no symbol record", p)
 		}
@@ -162,34 +164,29 @@ func TestOldSymbolRecordsRebuilt(t *testing.T) {
 		}
 		var gb bytes.Buffer
 		gob.NewEncoder(&gb).Encode(s)
-		rs.mu.Lock()
-		delete(rs.index, k)
-		rs.mu.Unlock()
-		rs.put(k, gb.Bytes())
+		rs.Put(k, gb.Bytes()) // in a newer segment: the record readers find
+
 		n++
 	}
-	if _, err := rs.flush(); err != nil || n != len(storeV2) {
+	if _, err := rs.Flush(); err != nil || n != len(storeV2) {
 		t.Fatalf("flush: %v (%d records)", err, n)
 	}
-	newProcess()
 	for _, p := range snap.Paths() {
 		raw, _ := snap.ReadFile(p)
-		if b, ok := OpenStore(cache).repo("o/r").get(recKey{kindSymbols, symbolKey(p, sha256.Sum256(raw))}); !ok || bytes.HasPrefix(b, []byte(symbolsMagic)) {
+		if b, ok := store.Open(cache).Records("o/r").Get(store.Key{Kind: store.KindSymbols, Hash: symbolKey(p, sha256.Sum256(raw))}); !ok || bytes.HasPrefix(b, []byte(symbolsMagic)) {
 			t.Fatalf("%s: the old-format record is not the one a new process finds", p)
 		}
 	}
-	newProcess()
 	r := open(t, snap, cache, true)
 	got := r.Symbols().Resolve("alpha", "pkg/d.py", nil, 2)
 	want := fresh.Symbols().Resolve("alpha", "pkg/d.py", nil, 2)
 	if len(got) != 1 || !reflect.DeepEqual(got, want) {
 		t.Errorf("symbols over an old-format cache: %+v, want %+v", got, want)
 	}
-	newProcess()
-	rs = OpenStore(cache).repo("o/r")
+	rs = store.Open(cache).Records("o/r")
 	for _, p := range snap.Paths() {
 		raw, _ := snap.ReadFile(p)
-		b, ok := rs.get(recKey{kindSymbols, symbolKey(p, sha256.Sum256(raw))})
+		b, ok := rs.Get(store.Key{Kind: store.KindSymbols, Hash: symbolKey(p, sha256.Sum256(raw))})
 		if _, err := decodeSymbols(b); !ok || err != nil {
 			t.Errorf("%s: the symbol record was not rebuilt in the current format (%v, %v)", p, ok, err)
 		}

@@ -179,3 +179,50 @@ func TestChunkKeyGrammarVersion(t *testing.T) {
 		t.Fatalf("after the Go spec's version changed: chunked %d, reused %d; want 1 (b.go), 1", st.Chunked, st.Reused)
 	}
 }
+
+// TestSharedLSA: with Options.SharedLSA, a view of another snapshot made first waits
+// for the model fitted on the named snapshot's own view and is embedded with it; the
+// named snapshot's view is the one the model was fitted on, handed over once.
+func TestSharedLSA(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, filepath.Join(root, "o__r-1111111"), map[string]string{"a.py": "def alpha(x):\n    return x + 1\n", "b.py": "def beta():\n    return alpha(2)\n"})
+	writeFiles(t, filepath.Join(root, "o__r-2222222"), map[string]string{"a.py": "def alpha(x):\n    return x + 2\n", "c.py": "def gamma():\n    return 3\n"})
+	src, err := snapshot.OpenDirSource(root, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	ix, err := Open(st, "o/r", Options{SharedLSA: &SharedLSA{Snapshot: "o__r-1111111", Open: src.Open}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	second, _ := src.Open("o__r-2222222")
+	v2, err := ix.View(context.Background(), second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	first, _ := src.Open("o__r-1111111")
+	v1, err := ix.View(context.Background(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v1.Close()
+	if !v2.Stats().SharedLSA || v1.Stats().SharedLSA {
+		t.Errorf("shared: second %v, first %v; want true, false (the first is the fit's own view)", v2.Stats().SharedLSA, v1.Stats().SharedLSA)
+	}
+	m1, m2 := v1.Retriever().DenseInfo().Model, v2.Retriever().DenseInfo().Model
+	if m1 == "" || m1 != m2 {
+		t.Errorf("models %q and %q, want the same", m1, m2)
+	}
+	again, err := ix.View(context.Background(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again == v1 || again.Retriever().DenseInfo().Model != m1 {
+		t.Errorf("a second view of the model snapshot: same view %v, model %q", again == v1, again.Retriever().DenseInfo().Model)
+	}
+}

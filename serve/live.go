@@ -120,7 +120,7 @@ type stat struct {
 
 // view is one index.View with the requests using it.
 type view struct {
-	repo    *index.View
+	iv      *index.View
 	refs    int  // requests using it (Workspace.mu)
 	retired bool // replaced: closed when refs drops to 0
 }
@@ -193,7 +193,7 @@ func (w *Workspace) Status() Status {
 	st := Status{Name: w.name, Root: w.root, Repo: w.repo, Updates: w.updates, LastUpdate: w.last.Time,
 		LastUpdateMS: float64((w.last.Walk + w.last.View).Microseconds()) / 1000, Pending: len(w.pending) + w.inflight, Watch: "polling"}
 	if w.cur != nil {
-		st.Files, st.Chunks = w.cur.repo.Stats().Files, w.cur.repo.Stats().Chunks
+		st.Files, st.Chunks = w.cur.iv.Stats().Files, w.cur.iv.Stats().Chunks
 	}
 	if w.fsw != nil {
 		st.Watch = "fsnotify"
@@ -212,7 +212,7 @@ func (w *Workspace) Acquire() (*index.View, func()) {
 	}
 	v.refs++
 	var once sync.Once
-	return v.repo, func() { once.Do(func() { w.release(v) }) }
+	return v.iv, func() { once.Do(func() { w.release(v) }) }
 }
 
 func (w *Workspace) release(v *view) {
@@ -221,15 +221,15 @@ func (w *Workspace) release(v *view) {
 	done := v.retired && v.refs == 0
 	w.mu.Unlock()
 	if done {
-		v.repo.Close()
+		v.iv.Close()
 	}
 }
 
-// swap makes repo the current view; the old one is closed once its requests end.
-func (w *Workspace) swap(repo *index.View) {
+// swap makes iv the current view; the old one is closed once its requests end.
+func (w *Workspace) swap(iv *index.View) {
 	w.mu.Lock()
 	old := w.cur
-	w.cur = &view{repo: repo}
+	w.cur = &view{iv: iv}
 	done := false
 	if old != nil {
 		old.retired = true
@@ -237,7 +237,7 @@ func (w *Workspace) swap(repo *index.View) {
 	}
 	w.mu.Unlock()
 	if done {
-		old.repo.Close()
+		old.iv.Close()
 	}
 }
 
@@ -352,29 +352,29 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 		return false, nil
 	}
 	t1 := time.Now()
-	repo, err := w.ix.View(ctx, memSnapshot(w.name, next))
+	nv, err := w.ix.View(ctx, memSnapshot(w.name, next))
 	if err != nil {
 		return false, err
 	}
 	if !first {
-		w.churn += changedChunks(repo, sc.files, cur)
-		if w.churn > max(compactMin, compactAfter*len(repo.Retriever().Chunks())) {
+		w.churn += changedChunks(nv, sc.files, cur)
+		if w.churn > max(compactMin, compactAfter*len(nv.Retriever().Chunks())) {
 			// The index holds as many chunks of old file versions as the view has: open
 			// a new one, made from the store (requests go on with the old one's views).
 			t := time.Now()
 			ix, err := index.Open(w.st, w.repo, w.opts)
 			if err != nil {
-				repo.Close()
+				nv.Close()
 				return false, err
 			}
 			fresh, err := ix.View(ctx, memSnapshot(w.name, next))
 			if err != nil {
 				ix.Close()
-				repo.Close()
+				nv.Close()
 				return false, err
 			}
-			repo.Close()
-			repo = fresh
+			nv.Close()
+			nv = fresh
 			w.ix.Close()
 			w.ix = ix
 			w.logf("dropped %d chunks of old file versions from memory (the index was made again from the store in %.0f ms)", w.churn, ms(time.Since(t)))
@@ -382,9 +382,9 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 		}
 	}
 	u.View = time.Since(t1)
-	st := repo.Stats()
-	u.Files, u.Chunks, u.Chunked, u.Embedded = st.Files, st.Chunks, st.Chunked, repo.Retriever().DenseInfo().Embedded
-	w.swap(repo)
+	st := nv.Stats()
+	u.Files, u.Chunks, u.Chunked, u.Embedded = st.Files, st.Chunks, st.Chunked, nv.Retriever().DenseInfo().Embedded
+	w.swap(nv)
 	if first || time.Since(w.flushed) > flushEvery {
 		w.flush()
 	}
@@ -428,11 +428,11 @@ func (w *Workspace) flush() {
 	w.flushed = time.Now()
 }
 
-// changedChunks counts the chunks in repo of the files of sc that are new or changed
+// changedChunks counts the chunks in v of the files of sc that are new or changed
 // against cur: what the update added to the in-memory index.
-func changedChunks(repo *index.View, found, cur map[string]*memFile) int {
+func changedChunks(v *index.View, found, cur map[string]*memFile) int {
 	n := 0
-	for _, c := range repo.Retriever().Chunks() {
+	for _, c := range v.Retriever().Chunks() {
 		if f := found[c.Path]; f != nil && (cur[c.Path] == nil || cur[c.Path].Sum != f.Sum) {
 			n++
 		}
@@ -466,7 +466,7 @@ func (w *Workspace) Close() error {
 	}
 	w.mu.Unlock()
 	if done {
-		v.repo.Close()
+		v.iv.Close()
 	}
 	return w.osRoot.Close()
 }

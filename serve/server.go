@@ -289,13 +289,13 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	repo, release := ws.Acquire()
+	cur, release := ws.Acquire()
 	defer release()
-	if repo == nil {
+	if cur == nil {
 		writeError(w, http.StatusServiceUnavailable, "%v", errClosed)
 		return
 	}
-	c, err := assemble.Compose(r.Context(), repo, hole, opts)
+	c, err := assemble.Compose(r.Context(), cur, hole, opts)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client went away

@@ -1,10 +1,10 @@
 // Package assemble composes the context for one completion point from a snapshot's
 // view of its repository's index ([index.View]): it queries with the lines around the
 // hole, applies relative positioning (the chunk after a prefix match, the chunk
-// before a suffix match), adds the user's edit, the definitions of the names near the cursor and what
-// the edit replaced, merges overlapping spans, fits a budget and orders the parts so
-// that the most relevant one ends the context (the competition scorer trims contexts
-// from the left).
+// before a suffix match), adds the user's edit, the definitions of the names near the
+// cursor and what the edit replaced, merges overlapping spans, fits a budget and
+// orders the parts so that the most relevant one ends the context (the competition
+// scorer trims contexts from the left).
 //
 // Relative positioning is the seed method's key idea ("Relative positioning" chunk
 // retrieval, see docs/ and the seed paper §II-B): code similar to the prefix is

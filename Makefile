@@ -63,7 +63,7 @@ demo:
 fuzz: $(GRAMMAR)
 	$(GO) test -tags '$(TAGS)' -run=^$$ -fuzz=FuzzChunk -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./chunker
 	$(GO) test -run=^$$ -fuzz=FuzzReadDatapoints -fuzztime=$(FUZZTIME) ./dataset
-	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./workspace
+	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./snapshot
 	$(GO) test -run=^$$ -fuzz=FuzzScanner -fuzztime=$(FUZZTIME) ./tokens
 	$(GO) test -run=^$$ -fuzz=FuzzCount -fuzztime=$(FUZZTIME) ./tokens
 	$(GO) test -run=^$$ -fuzz=FuzzCRewrite -fuzztime=$(FUZZTIME) ./grammars
@@ -84,7 +84,7 @@ bench: $(GRAMMAR)
 	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=. -skip='Pipelines|IndexGrowth|ComposeWarm|Memory' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) -timeout=2h ./... | tee bench.txt
 	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=Pipelines -benchtime=1x -count=$(PCOUNT) -timeout=2h ./eval | tee bench-pipelines.txt
 	@if [ -n "$(BENCH_REPO)" ]; then \
-		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./workspace | tee bench-growth.txt; \
+		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=IndexGrowth -benchtime=1x -count=$(PCOUNT) -timeout=2h ./index | tee bench-growth.txt; \
 		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=ComposeWarm -benchtime=500x -count=$(PCOUNT) ./assemble | tee -a bench-growth.txt; \
 		REPOCTX_BENCH_REPO=$(BENCH_REPO) $(GO) test -tags '$(TAGS)' -run='^$$' -bench=Serve -benchtime=1x -count=$(PCOUNT) ./serve | tee -a bench-growth.txt; \
 	fi
@@ -98,7 +98,7 @@ bench: $(GRAMMAR)
 # 160,800 chunks (<= 500 MB).
 bench-memory: $(GRAMMAR)
 	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=MemoryPredict20k -benchtime=1x -timeout=2h ./dataset | tee bench-memory.txt
-	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=MemoryLargeRepo -benchtime=1x -timeout=2h ./workspace | tee -a bench-memory.txt
+	$(GO) test -tags '$(TAGS)' -run='^$$' -bench=MemoryLargeRepo -benchtime=1x -timeout=2h ./index | tee -a bench-memory.txt
 
 clean:
 	rm -rf bin out bench.txt bench-pipelines.txt bench-growth.txt bench-memory.txt

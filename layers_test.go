@@ -14,9 +14,13 @@ import (
 // packages of lower layers (test files may import anything). The order is the one the
 // layout in docs/architecture.md documents:
 //
-//	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens ← chunker, complete ← symbols, retrieve ←
-//	retrieve/hugot ← workspace ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ←
-//	cmd/repoctx, scripts/tune
+//	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens, store ← chunker, complete ←
+//	symbols, retrieve, snapshot ← retrieve/hugot ← index ← assemble ← batch ← dataset, serve ←
+//	dataset/fromgit, eval ← cmd/repoctx, scripts/tune
+//
+// store keeps records on disk and knows nothing of what they hold; snapshot reads
+// repository revisions (folders, zips, memory) and walks folders, keeping what a walk
+// learnt in the store; index chunks, embeds and searches snapshots over the store.
 var layers = map[string]int{
 	".":                        0,
 	"internal/atomicfile":      1,
@@ -27,14 +31,16 @@ var layers = map[string]int{
 	"grammars/kotlin2/install": 2, // build tool: installs that grammar's C source
 	"grammars":                 2,
 	"tokens":                   2,
+	"store":                    2, // on-disk records, locks, GC
 	"internal/benchrepo":       3, // benchmark helper, imported by test files only
 	"internal/faultfs":         1, // tmpfs helper of fault tests, imported by test files only
 	"chunker":                  3,
 	"complete":                 3, // model endpoints: needs only the root; eval and the CLI use it
 	"symbols":                  4,
 	"retrieve":                 4,
+	"snapshot":                 4, // sources, snapshots, the walker
 	"retrieve/hugot":           5,
-	"workspace":                6,
+	"index":                    6, // a repository's index and its snapshots' views
 	"assemble":                 7,
 	"batch":                    8,
 	"serve":                    9,

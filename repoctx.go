@@ -10,7 +10,9 @@
 //	chunker   structural and fixed chunking
 //	symbols   definitions and imports
 //	retrieve  BM25, dense retrieval (LSA or a sentence encoder), weighted RRF
-//	workspace snapshots over io/fs, the content-addressed store, one repository's index
+//	store     the on-disk records of a cache directory (segments, locks, GC)
+//	snapshot  repository revisions over io/fs (folders, zips, memory), the walker
+//	index     one repository's index and its snapshots' views
 //	assemble  the context of one hole (Compose)
 //	batch     datapoints in, results out (shared by predict and eval)
 //	dataset   competition I/O (datapoint files, truth, prediction files)
@@ -18,7 +20,7 @@
 //	cmd/repoctx the command line
 //
 // A Go program that opens a folder and composes the context of one hole is in
-// README.md and in the assemble package's example.
+// README.md and in the index package's example.
 package repoctx
 
 import (

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/internal/benchrepo"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // BenchmarkComposeWarm measures warm query latency on about 1,000 source files of
@@ -21,13 +23,18 @@ import (
 // p95-ms).
 func BenchmarkComposeWarm(b *testing.B) {
 	root, paths := benchrepo.Paths(b)
-	snap, err := workspace.OpenDir(benchrepo.Subset(b, root, paths, min(1000, len(paths))), workspace.Limits{})
+	snap, err := snapshot.OpenDir(benchrepo.Subset(b, root, paths, min(1000, len(paths))), snapshot.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := workspace.DefaultOptions()
-	opts.CacheDir = b.TempDir()
-	repo, err := workspace.Open(context.Background(), snap, opts)
+	st := store.Open(b.TempDir())
+	defer st.Close()
+	ix, err := index.Open(st, "bench/repo", index.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	repo, err := ix.View(context.Background(), snap)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,5 +70,5 @@ func BenchmarkComposeWarm(b *testing.B) {
 	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
 	b.ReportMetric(q(0.5), "p50-ms")
 	b.ReportMetric(q(0.95), "p95-ms")
-	b.ReportMetric(float64(len(repo.Index().Chunks())), "chunks")
+	b.ReportMetric(float64(len(repo.Retriever().Chunks())), "chunks")
 }

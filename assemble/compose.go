@@ -1,10 +1,10 @@
-// Package assemble composes the context for one completion point from an opened
-// repository ([workspace.Repo]): it queries with the lines around the hole, applies
-// relative positioning (the chunk after a prefix match, the chunk before a suffix
-// match), adds the user's edit, the definitions of the names near the cursor and what
-// the edit replaced, merges overlapping spans, fits a budget and orders the parts so
-// that the most relevant one ends the context (the competition scorer trims contexts
-// from the left).
+// Package assemble composes the context for one completion point from a snapshot's
+// view of its repository's index ([index.View]): it queries with the lines around the
+// hole, applies relative positioning (the chunk after a prefix match, the chunk
+// before a suffix match), adds the user's edit, the definitions of the names near the
+// cursor and what the edit replaced, merges overlapping spans, fits a budget and
+// orders the parts so that the most relevant one ends the context (the competition
+// scorer trims contexts from the left).
 //
 // Relative positioning is the seed method's key idea ("Relative positioning" chunk
 // retrieval, see docs/ and the seed paper §II-B): code similar to the prefix is
@@ -23,9 +23,9 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/symbols"
-	"github.com/repoctx/repoctx/workspace"
 )
 
 // QueryText returns the prefix query (the unfinished current line plus the n
@@ -47,16 +47,17 @@ func QueryText(prefix, suffix string, n int) (string, string) {
 	return prefix[cut:], suffix[:end]
 }
 
-// Compose builds the context for hole h from repo. It returns the context text, its
-// parts in output order (least relevant first) and, when opts.Plan is on and trims
-// them, the prefix and suffix overrides.
+// Compose builds the context for hole h from view (a snapshot's view of its
+// repository's index). It returns the context text, its parts in output order (least
+// relevant first) and, when opts.Plan is on and trims them, the prefix and suffix
+// overrides.
 //
 // Sources, each switchable in Options: hole-centred retrieval queries (hybrid BM25 +
 // dense, or BM25 alone) with relative positioning (next chunk of a prefix match,
 // previous chunk of a suffix match); the identifiers of the user's edit (the lines
 // where prefix+suffix differ from the old completion file) added to the queries;
 // definitions of the identifiers nearest the cursor that the visible text does not
-// define (with the repository's symbol table, see workspace.Options.Symbols); the old
+// define (with the repository's symbol table, see index.Options.Symbols); the old
 // completion file's chunks that the prefix and suffix do not show, and the region the
 // edit replaced.
 //
@@ -77,7 +78,7 @@ func QueryText(prefix, suffix string, n int) (string, string) {
 // It returns a *repoctx.OptionError for invalid options, ctx's error when ctx is
 // done, and the index's errors; a panic while composing (a bug, or an index damaged
 // in a way its checks missed) is returned as an error naming the file.
-func Compose(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Options) (c repoctx.Context, err error) {
+func Compose(ctx context.Context, view *index.View, h repoctx.Hole, opts Options) (c repoctx.Context, err error) {
 	if err := opts.Validate(); err != nil {
 		return repoctx.Context{}, err
 	}
@@ -89,7 +90,7 @@ func Compose(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Opt
 	whole := Split{Prefix: h.Prefix, Suffix: h.Suffix, SuffixCut: len(h.Suffix)}
 	if !opts.Plan.On() {
 		fit := func(parts []repoctx.Part) []repoctx.Part { return fitBudget(parts, opts.BudgetChars) }
-		cp, err := newComposer(ctx, repo, h, opts, whole)
+		cp, err := newComposer(ctx, view, h, opts, whole)
 		if err != nil {
 			return repoctx.Context{}, err
 		}
@@ -101,7 +102,7 @@ func Compose(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Opt
 	}
 	plan := opts.Plan.withDefaults(lang)
 	split := plan.SplitHole(h.Prefix, h.Suffix)
-	cp, err := newComposer(ctx, repo, h, opts, split)
+	cp, err := newComposer(ctx, view, h, opts, split)
 	if err != nil {
 		return repoctx.Context{}, err
 	}
@@ -110,7 +111,7 @@ func Compose(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Opt
 		// Nothing to show in the room made: give the model its whole text back.
 		split = whole
 		split.Room = plan.roomFor(plan.Tokens.Count(h.Prefix), plan.Tokens.Count(h.Suffix))
-		if cp, err = newComposer(ctx, repo, h, opts, split); err != nil {
+		if cp, err = newComposer(ctx, view, h, opts, split); err != nil {
 			return repoctx.Context{}, err
 		}
 		parts = fitTokens(cp.cands.parts(cp.files), split.Room, plan.Tokens)
@@ -174,9 +175,9 @@ func (c *composer) allowed(path, lang string) bool {
 // newComposer collects the candidate parts for hole h (c.cands: every source of one
 // retrieval round, unbudgeted). seen is what the model is given of the hole's
 // prefix and suffix.
-func newComposer(ctx context.Context, repo *workspace.Repo, h repoctx.Hole, opts Options, seen Split) (*composer, error) {
-	ix := repo.Index()
-	c := &composer{ctx: ctx, ix: ix, syms: repo.Symbols(), h: h, opts: opts, seen: seen,
+func newComposer(ctx context.Context, view *index.View, h repoctx.Hole, opts Options, seen Split) (*composer, error) {
+	ix := view.Retriever()
+	c := &composer{ctx: ctx, ix: ix, syms: view.Symbols(), h: h, opts: opts, seen: seen,
 		visible: LineSet(seen.Prefix, seen.Suffix), modified: map[string]bool{},
 		spec: grammars.ForPath(h.Path), files: newFileTexts(ix), cands: newCandidates()}
 	c.langs = languages(opts, c.spec)

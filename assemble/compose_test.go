@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 func TestQueryText(t *testing.T) {
@@ -33,7 +35,7 @@ func TestQueryText(t *testing.T) {
 
 // buildIndex writes the given files into a repository folder and opens it (default
 // options: structural chunks, BM25 + LSA, the symbol table) with a cache of its own.
-func buildIndex(t *testing.T, files map[string]string) *workspace.Repo {
+func buildIndex(t *testing.T, files map[string]string) *index.View {
 	t.Helper()
 	dir := t.TempDir()
 	for p, text := range files {
@@ -45,13 +47,18 @@ func buildIndex(t *testing.T, files map[string]string) *workspace.Repo {
 			t.Fatal(err)
 		}
 	}
-	snap, err := workspace.OpenDir(dir, workspace.Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := workspace.DefaultOptions()
-	opts.CacheDir = t.TempDir()
-	r, err := workspace.Open(context.Background(), snap, opts)
+	st := store.Open(t.TempDir())
+	t.Cleanup(func() { st.Close() })
+	ix, err := index.Open(st, "test/repo", index.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	r, err := ix.View(context.Background(), snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +74,7 @@ func with(f func(*Options)) Options {
 }
 
 // compose is Compose with a background context, returning text and parts.
-func compose(t *testing.T, r *workspace.Repo, h repoctx.Hole, o Options) (string, []repoctx.Part, error) {
+func compose(t *testing.T, r *index.View, h repoctx.Hole, o Options) (string, []repoctx.Part, error) {
 	t.Helper()
 	c, err := Compose(context.Background(), r, h, o)
 	return c.Text, c.Parts, err

@@ -8,14 +8,14 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/index"
 )
 
 // definitionsOnly returns the parts the definitions source alone adds for h (no
 // retrieval, no old file), merged as Compose merges them.
-func definitionsOnly(t *testing.T, r *workspace.Repo, h repoctx.Hole) []repoctx.Part {
+func definitionsOnly(t *testing.T, r *index.View, h repoctx.Hole) []repoctx.Part {
 	t.Helper()
-	ix := r.Index()
+	ix := r.Retriever()
 	c := &composer{ctx: context.Background(), ix: ix, syms: r.Symbols(), h: h, opts: DefaultOptions(),
 		seen: Split{Prefix: h.Prefix, Suffix: h.Suffix, SuffixCut: len(h.Suffix)}, visible: LineSet(h.Prefix, h.Suffix),
 		modified: map[string]bool{}, spec: grammars.ForPath(h.Path), files: newFileTexts(ix), cands: newCandidates()}

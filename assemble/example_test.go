@@ -9,21 +9,29 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // Open a repository folder and compose the context for one hole: the model is writing
 // a new function in invoicing/report.py.
 func Example() {
 	ctx := context.Background()
-	snap, err := workspace.OpenDir("../testdata/sample/repositories-python-sample/acme__invoicing-3883f317f2454c5c841829b87ede02c71c20ef65", workspace.Limits{})
+	snap, err := snapshot.OpenDir("../testdata/sample/repositories-python-sample/acme__invoicing-3883f317f2454c5c841829b87ede02c71c20ef65", snapshot.Limits{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	opts := workspace.DefaultOptions()
-	opts.CacheDir, _ = os.MkdirTemp("", "repoctx-example-") // default: the user's cache
-	defer os.RemoveAll(opts.CacheDir)
-	repo, err := workspace.Open(ctx, snap, opts) // indexes once; later opens reuse the cache
+	cache, _ := os.MkdirTemp("", "repoctx-example-") // default: store.DefaultCacheDir()
+	defer os.RemoveAll(cache)
+	st := store.Open(cache)
+	defer st.Close()
+	ix, err := index.Open(st, index.RepoID(snap.Name()), index.DefaultOptions())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ix.Close()
+	repo, err := ix.View(ctx, snap) // indexes once; later views and runs reuse the store
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/index"
 )
 
 // fakeDrafter returns a fixed draft (or error) and records the contexts it saw.
@@ -46,7 +46,7 @@ func (f *fakeDrafter) calls() int {
 // iterRepo is a repository where the hole's prefix matches the parsers, while the
 // code that completes it (a call of the ledger API) is in a file the prefix shares
 // no word with.
-func iterRepo(t *testing.T) *workspace.Repo {
+func iterRepo(t *testing.T) *index.View {
 	return buildIndex(t, map[string]string{
 		"app/parse_a.py": "# the header row\ndef parse_header(line):\n    fields = line.split(',')\n    return fields[0]\n",
 		"app/parse_b.py": "def parse_footer(line):\n    fields = line.split(';')\n    return fields[-1]\n",

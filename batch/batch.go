@@ -1,10 +1,10 @@
 // Package batch is the datapoint engine shared by `repoctx predict` and `repoctx
 // eval`: datapoints in, one [Result] per datapoint out, in input order. It reads the
 // datapoints lazily, opens each snapshot once while its datapoints are being answered
-// (a [Method] says how: by default repoctx's own, workspace.Open plus
-// assemble.Compose), answers on a bounded pool of workers and holds at most about
-// 2 × workers datapoints at once, so memory does not grow with the number of
-// datapoints.
+// (a [Method] says how: by default repoctx's own, a view of the snapshot over its
+// repository's index.Index plus assemble.Compose), answers on a bounded pool of
+// workers and holds at most about 2 × workers datapoints at once, so memory does not
+// grow with the number of datapoints.
 package batch
 
 import (
@@ -21,24 +21,30 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // Config configures [Run]. Start from [DefaultConfig].
 type Config struct {
-	// Workspace configures opening (indexing) snapshots for the default method.
-	Workspace workspace.Options
+	// Index configures the repositories' indexes (chunking, retrieval, symbols) of
+	// the default method.
+	Index index.Options
+	// CacheDir is the cache directory of the store the default method's indexes keep
+	// their records in; "" means store.DefaultCacheDir().
+	CacheDir string
 	// Compose configures context assembly for the default method.
 	Compose assemble.Options
 	// LSAPerSnapshot makes the default method fit the built-in LSA model on every
 	// snapshot instead of once per repository (see [Repoctx]).
 	LSAPerSnapshot bool
 	// CrossSnapshot makes the default method also search, for each datapoint, the
-	// other snapshots of its repository that the source holds (workspace.Options.Extra):
+	// other snapshots of its repository that the source holds (index.Options.Extra):
 	// in a competition stage a later revision can hold the finished code. An editor has
 	// no such revisions; it is off by default and never in docs/results.md's figures.
 	CrossSnapshot bool
-	// Method answers datapoints; nil means [Repoctx](Workspace, Compose,
+	// Method answers datapoints; nil means [Repoctx](Index, Compose,
 	// LSAPerSnapshot).
 	Method Method
 	// Workers is the number of datapoints answered at once (goroutines), at most
@@ -57,7 +63,7 @@ type Config struct {
 const MaxWorkers = 1024
 
 // DatasetLanguages returns the languages whose files a dataset run in language lang
-// indexes when the caller names none (workspace.Options.Languages): lang's family
+// indexes when the caller names none (index.Options.Languages): lang's family
 // (grammars.Family: Kotlin with Java, TypeScript and TSX with JavaScript, C with
 // C++), so a completion retrieves from the languages its code calls into; --langs
 // kotlin gives the language alone. Registering a language outside lang's family never
@@ -73,13 +79,13 @@ const (
 	DefaultIterations    = assemble.BatchIterations
 )
 
-// DefaultConfig returns the defaults: workspace.DefaultOptions,
+// DefaultConfig returns the defaults: index.DefaultOptions,
 // assemble.PresetBatch's options (the budget planner on for DefaultPlanWindow
 // tokens, the context budgeted for DefaultContextWindow, counting with
 // repoctx.CharEstimate unless Compose.Plan.Tokens is set, and DefaultIterations
 // retrieval rounds), one LSA model per repository, one worker per CPU.
 func DefaultConfig() Config {
-	return Config{Workspace: workspace.DefaultOptions(), Compose: assemble.PresetBatch.Options(), Workers: runtime.NumCPU()}
+	return Config{Index: index.DefaultOptions(), Compose: assemble.PresetBatch.Options(), Workers: runtime.NumCPU()}
 }
 
 // Result is the answer for one datapoint.
@@ -105,7 +111,7 @@ type Summary struct {
 	// Index statistics of the default method, summed over snapshot openings.
 	Built, Chunks, SkipFiles, Chunked, Reused, SharedLSA int
 	// CacheWriteFailures counts the writes to the cache (the store, the index cache)
-	// that failed and were dropped, summed from workspace.Stats: each only costs a later
+	// that failed and were dropped, summed from index.Stats: each only costs a later
 	// run the work again, but many mean a full or unwritable cache disk.
 	CacheWriteFailures int
 	// Drafts counts the drafts the default method asked of Compose.Drafter (iterative
@@ -123,7 +129,7 @@ type Method interface {
 	// Open prepares to answer datapoints of snapshot snap of repository repo
 	// ("owner/name"): index it, read its files. Run calls it once for a run of
 	// datapoints of one snapshot and shares the Answerer between workers.
-	Open(ctx context.Context, snap workspace.Snapshot, repo string) (Answerer, error)
+	Open(ctx context.Context, snap snapshot.Snapshot, repo string) (Answerer, error)
 }
 
 // An Answerer answers the datapoints of one snapshot; Answer must be safe for
@@ -136,7 +142,7 @@ type Answerer interface {
 }
 
 // statser is implemented by answerers that report index statistics.
-type statser interface{ stats() workspace.Stats }
+type statser interface{ stats() index.Stats }
 
 // Run answers every datapoint of dps with snapshots from src and calls emit once per
 // datapoint not skipped, in input order, from one goroutine at a time. A datapoint
@@ -157,7 +163,7 @@ type statser interface{ stats() workspace.Stats }
 // When ctx is cancelled, Run stops reading, lets the workers' index builds and
 // compositions return at their next check (they remove their temporary files), and
 // returns ctx's error without emitting the results not yet in order.
-func Run(ctx context.Context, src workspace.Source, dps iter.Seq2[Datapoint, error], cfg Config, emit func(Result)) (Summary, error) {
+func Run(ctx context.Context, src snapshot.Source, dps iter.Seq2[Datapoint, error], cfg Config, emit func(Result)) (Summary, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
@@ -172,9 +178,15 @@ func Run(ctx context.Context, src workspace.Source, dps iter.Seq2[Datapoint, err
 		if cfg.Compose.Drafter != nil && cfg.Compose.Iterations > 1 {
 			cfg.Compose.OnDraft = drafts.hook(cfg.Compose.OnDraft, cfg.Log)
 		}
-		m := Repoctx(src, cfg.Workspace, cfg.Compose, cfg.LSAPerSnapshot)
+		cacheDir := cfg.CacheDir
+		if cacheDir == "" {
+			cacheDir = store.DefaultCacheDir()
+		}
+		st := store.Open(cacheDir)
+		defer st.Close()
+		m := Repoctx(src, st, cfg.Index, cfg.Compose, cfg.LSAPerSnapshot)
 		m.(*repoctxMethod).cross = cfg.CrossSnapshot
-		defer m.(io.Closer).Close() // the model snapshots no datapoint took over
+		defer m.(io.Closer).Close() // the indexes (before the store)
 		cfg.Method = m
 	}
 	parent := ctx
@@ -266,7 +278,7 @@ type job struct {
 // runner holds one Run's state.
 type runner struct {
 	ctx   context.Context
-	src   workspace.Source
+	src   snapshot.Source
 	cfg   Config
 	snaps *snapCache
 	mu    sync.Mutex // guards sum

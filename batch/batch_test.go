@@ -16,7 +16,7 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/internal/atomicfile"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // fakeMethod answers "<snapshot>:<id>" after a random delay and counts openings.
@@ -27,7 +27,7 @@ type fakeMethod struct {
 	fail     string // datapoint ID whose answer fails
 }
 
-func (m *fakeMethod) Open(_ context.Context, snap workspace.Snapshot, _ string) (Answerer, error) {
+func (m *fakeMethod) Open(_ context.Context, snap snapshot.Snapshot, _ string) (Answerer, error) {
 	m.opens.Add(1)
 	return &fakeAnswerer{m: m, name: snap.Name()}, nil
 }
@@ -56,7 +56,7 @@ func (a *fakeAnswerer) Answer(ctx context.Context, d *Datapoint) (repoctx.Contex
 func (a *fakeAnswerer) Close() error { return nil }
 
 // testSource writes snapshot folders o__r-1 .. o__r-n holding one Python file each.
-func testSource(t *testing.T, n int) workspace.Source {
+func testSource(t *testing.T, n int) snapshot.Source {
 	t.Helper()
 	dir := t.TempDir()
 	for i := 1; i <= n; i++ {
@@ -64,7 +64,7 @@ func testSource(t *testing.T, n int) workspace.Source {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte("x = 1\n"), 0o644)
 	}
-	src, err := workspace.OpenDirSource(dir, workspace.Limits{})
+	src, err := snapshot.OpenDirSource(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRunOrder(t *testing.T) {
 	for _, r := range got {
 		byIndex[r.Index] = r
 	}
-	if err := byIndex[7].Err; err == nil || !strings.Contains(err.Error(), "datapoint d7 (line 8)") || !errors.Is(err, workspace.ErrNoSnapshot) {
+	if err := byIndex[7].Err; err == nil || !strings.Contains(err.Error(), "datapoint d7 (line 8)") || !errors.Is(err, snapshot.ErrNoSnapshot) {
 		t.Errorf("missing snapshot error %v", err)
 	}
 	if err := byIndex[11].Err; err == nil || !strings.Contains(err.Error(), "d11") || !strings.Contains(err.Error(), "boom") {
@@ -193,7 +193,7 @@ func TestRunCancel(t *testing.T) {
 			os.WriteFile(p, []byte(body), 0o644)
 		}
 	}
-	src, err := workspace.OpenDirSource(dir, workspace.Limits{})
+	src, err := snapshot.OpenDirSource(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestRunCancel(t *testing.T) {
 		dps = append(dps, Datapoint{ID: fmt.Sprint(i), Repo: "o/r", Revision: fmt.Sprint(1 + i%2), Path: "pkg/m001.py", Prefix: "def f(x):\n    return "})
 	}
 	cfg := DefaultConfig()
-	cfg.Workspace.CacheDir = t.TempDir()
+	cfg.CacheDir = t.TempDir()
 	cfg.Workers = 2
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
@@ -220,7 +220,7 @@ func TestRunCancel(t *testing.T) {
 	if took > 300*time.Millisecond+time.Second {
 		t.Errorf("Run returned %v after the start, %v after the cancel", took, took-300*time.Millisecond)
 	}
-	filepath.WalkDir(cfg.Workspace.CacheDir, func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(cfg.CacheDir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && (atomicfile.IsTemp(d.Name()) || strings.Contains(d.Name(), ".tmp-")) {
 			t.Errorf("temporary file left: %s", p)
 		}

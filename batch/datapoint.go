@@ -24,7 +24,7 @@ type Datapoint struct {
 }
 
 // SnapshotName returns "{owner}__{repo}-{revision}": Repo with "/" replaced by "__", a
-// dash, and Revision. It is the name of the snapshot in a [workspace.Source] (the inner
+// dash, and Revision. It is the name of the snapshot in a [snapshot.Source] (the inner
 // zip's name without ".zip", or the unpacked folder's name).
 func (d *Datapoint) SnapshotName() string {
 	return RepoPrefix(d.Repo) + d.Revision

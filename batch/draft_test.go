@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // flakyDrafter fails every draft of a hole whose prefix holds "fail".
@@ -33,7 +33,7 @@ func TestRunDraftFailures(t *testing.T) {
 	p := filepath.Join(dir, "o__r-1", "shop", "cart.py")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte("def compute_total(items):\n    return sum(i.price for i in items)\n\n\ndef checkout(items):\n    total = compute_total(items)\n    return total\n"), 0o644)
-	src, err := workspace.OpenDirSource(dir, workspace.Limits{})
+	src, err := snapshot.OpenDirSource(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestRunDraftFailures(t *testing.T) {
 		dps = append(dps, Datapoint{ID: fmt.Sprint(i), Repo: "o/r", Revision: "1", Path: "shop/pay.py", Prefix: pre, Suffix: "\n"})
 	}
 	cfg := DefaultConfig()
-	cfg.Workspace.CacheDir = t.TempDir()
+	cfg.CacheDir = t.TempDir()
 	cfg.Workers = 2
 	cfg.Compose.Iterations, cfg.Compose.Drafter = 2, flakyDrafter{}
 	var mu sync.Mutex

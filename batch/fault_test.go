@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // fakeSnap is a snapshot with a name only (faultMethod reads nothing from it).
 type fakeSnap struct {
-	workspace.Snapshot
+	snapshot.Snapshot
 	name string
 }
 
@@ -28,7 +29,7 @@ type fakeSource struct {
 	openErr func(name string) error
 }
 
-func (s *fakeSource) Open(name string) (workspace.Snapshot, error) {
+func (s *fakeSource) Open(name string) (snapshot.Snapshot, error) {
 	if s.openErr != nil {
 		if err := s.openErr(name); err != nil {
 			return nil, err
@@ -48,7 +49,7 @@ type faultMethod struct {
 	opened   atomic.Int32
 }
 
-func (m *faultMethod) Open(_ context.Context, snap workspace.Snapshot, _ string) (Answerer, error) {
+func (m *faultMethod) Open(_ context.Context, snap snapshot.Snapshot, _ string) (Answerer, error) {
 	m.opened.Add(1)
 	if m.openErr != nil {
 		if err := m.openErr(snap.Name()); err != nil {
@@ -68,8 +69,8 @@ func (a *faultAnswerer) Answer(_ context.Context, d *Datapoint) (repoctx.Context
 	return repoctx.Context{Text: d.ID}, nil
 }
 func (a *faultAnswerer) Close() error { return nil }
-func (a *faultAnswerer) stats() workspace.Stats {
-	return workspace.Stats{CacheWriteFailures: a.m.failures}
+func (a *faultAnswerer) stats() index.Stats {
+	return index.Stats{CacheWriteFailures: a.m.failures}
 }
 
 // fakeDatapoints returns n datapoints, two per snapshot "o__r-{i/2}".
@@ -87,7 +88,7 @@ func fakeDatapoints(n int) ([]Datapoint, []string) {
 }
 
 // runFake runs dps and returns the emitted results.
-func runFake(t *testing.T, src workspace.Source, m Method, dps []Datapoint) ([]Result, Summary, error) {
+func runFake(t *testing.T, src snapshot.Source, m Method, dps []Datapoint) ([]Result, Summary, error) {
 	t.Helper()
 	var got []Result
 	sum, err := Run(context.Background(), src, FromSlice(dps), Config{Method: m, Workers: 3}, func(r Result) { got = append(got, r) })
@@ -182,7 +183,7 @@ func TestRunRecoversPanics(t *testing.T) {
 }
 
 // TestSummaryCountsCacheWriteFailures: the failed cache writes each opening reports
-// (workspace.Stats.CacheWriteFailures) add up in the summary.
+// (index.Stats.CacheWriteFailures) add up in the summary.
 func TestSummaryCountsCacheWriteFailures(t *testing.T) {
 	dps, names := fakeDatapoints(6)
 	m := &faultMethod{failures: 2}

@@ -2,139 +2,129 @@ package batch
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
-// Repoctx returns repoctx's own method: open each snapshot with workspace.Open (its
-// index from the cache when an earlier run built it; unchanged files' chunks and
-// symbols from the content-addressed store) and compose each datapoint's context with
+// Repoctx returns repoctx's own method: one [index.Index] per repository over st,
+// a view of each snapshot (its files' chunks, symbols and vectors from the index, or
+// the store when an earlier run made them) and each datapoint's context composed with
 // assemble.Compose. The symbol table is built unless compose turns the definitions
-// source off.
+// source off. Close the method (it implements io.Closer) to close its indexes.
 //
 // Snapshots of one repository share the built-in LSA model, unless lsaPerSnapshot or
-// ws selects another dense retriever: it is fitted once, on the repository's first
-// snapshot in name order among the snapshots src holds, whichever datapoints come
-// first, so that the output depends neither on the cache, nor on resuming, nor on
-// the order of the datapoints; the repository's other snapshots are embedded with
-// it. (The competition's sources hold exactly the snapshots their datapoints name.)
-// Its answerers have a method Repo() *workspace.Repo (see repoAnswerer.Repo).
-// A repository whose model snapshot cannot be indexed falls back to one model per
-// snapshot, with a warning in the log.
-func Repoctx(src workspace.Source, ws workspace.Options, compose assemble.Options, lsaPerSnapshot bool) Method {
-	ws.Symbols = !compose.NoDefinitions
-	m := &repoctxMethod{src: src, ws: ws, compose: compose, models: map[string]*repoModel{}, snaps: map[string]workspace.Snapshot{}}
-	m.share = !lsaPerSnapshot && ws.Embedder == nil && ws.Dense == retrieve.DenseLSA
+// opts selects another dense retriever ([index.Options.SharedLSA]): it is fitted once,
+// on the repository's first snapshot in name order among the snapshots src holds,
+// whichever datapoints come first, so that the output depends neither on the cache,
+// nor on resuming, nor on the order of the datapoints; the repository's other
+// snapshots are embedded with it. (The competition's sources hold exactly the
+// snapshots their datapoints name.) A repository whose model snapshot cannot be
+// indexed falls back to one model per snapshot, with a warning in the log.
+//
+// Its answerers have a method View() *index.View (see repoAnswerer.View).
+func Repoctx(src snapshot.Source, st *store.Store, opts index.Options, compose assemble.Options, lsaPerSnapshot bool) Method {
+	opts.Symbols = !compose.NoDefinitions
+	m := &repoctxMethod{src: src, st: st, opts: opts, compose: compose, indexes: map[string]*repoIndex{}, snaps: map[string]snapshot.Snapshot{}}
+	m.share = !lsaPerSnapshot && opts.Embedder == nil && opts.Dense == retrieve.DenseLSA
 	m.names = src.Names()
 	return m
 }
 
 type repoctxMethod struct {
-	src     workspace.Source
-	ws      workspace.Options
+	src     snapshot.Source
+	st      *store.Store
+	opts    index.Options
 	compose assemble.Options
 	share   bool
-	cross   bool                          // search the repository's other snapshots too (Config.CrossSnapshot)
-	names   []string                      // the source's snapshots, sorted
-	snaps   map[string]workspace.Snapshot // other snapshots opened for cross-snapshot search
+	cross   bool                         // search the repository's other snapshots too (Config.CrossSnapshot)
+	names   []string                     // the source's snapshots, sorted
+	snaps   map[string]snapshot.Snapshot // other snapshots opened for cross-snapshot search (mu)
 
-	mu     sync.Mutex
-	models map[string]*repoModel // by repository
+	mu      sync.Mutex
+	indexes map[string]*repoIndex // by repository
+	idle    []string              // repositories whose index no answerer uses, least recently used first
 }
 
-// repoModel is the LSA model a repository's snapshots share.
-type repoModel struct {
-	once     sync.Once
-	snapshot string        // the snapshot it is fitted on
-	lsa      *retrieve.LSA // nil: none (each snapshot fits its own)
-	err      error
-	repo     *workspace.Repo // the model snapshot, opened by the fit, until Open takes it
+// repoIndex is one repository's index with the answerers using it.
+type repoIndex struct {
+	ix    *index.Index
+	users int
 }
 
-// Open opens snap as a workspace.Repo, with its repository's shared LSA model.
-func (m *repoctxMethod) Open(ctx context.Context, snap workspace.Snapshot, repo string) (Answerer, error) {
-	opts := m.ws
-	opts.Repo = repo
-	if m.cross {
-		opts.Extra = m.others(repo, snap.Name())
-	}
-	shared := false
-	if m.share {
-		if m.modelSnapshot(repo) == snap.Name() {
-			if _, _, err := m.model(ctx, repo); err != nil {
-				return nil, err
-			}
-			if r := m.takeModelRepo(repo); r != nil {
-				return &repoAnswerer{repo: r, compose: m.compose}, nil
-			}
-		} else {
-			// Chunk while the model is fitted (possibly by another worker), then wait.
-			opts.EmbedderFunc = func(ctx context.Context) (retrieve.Embedder, error) {
-				lsa, _, err := m.model(ctx, repo)
-				if err != nil || lsa == nil {
-					return nil, err
-				}
-				shared = true
-				return lsa, nil
-			}
-		}
-	}
-	r, err := workspace.Open(ctx, snap, opts)
+// keepIndexes is the number of unused repository indexes kept in memory (a repository's
+// snapshots usually come together; one that comes back later reads its files' records
+// from the store again).
+const keepIndexes = 4
+
+// Open makes the view of snap over its repository's index.
+func (m *repoctxMethod) Open(ctx context.Context, snap snapshot.Snapshot, repo string) (Answerer, error) {
+	ri, err := m.acquire(repo)
 	if err != nil {
 		return nil, err
 	}
-	return &repoAnswerer{repo: r, compose: m.compose, isShared: shared}, nil
+	v, err := ri.ix.View(ctx, snap)
+	if err != nil {
+		m.release(repo, ri)
+		return nil, err
+	}
+	return &repoAnswerer{view: v, compose: m.compose, done: func() { m.release(repo, ri) }}, nil
 }
 
-// modelSnapshot returns the snapshot repo's shared model is fitted on ("" when the
-// source holds none of repo's).
-func (m *repoctxMethod) modelSnapshot(repo string) string {
+// acquire returns repo's index, opening it on first use.
+func (m *repoctxMethod) acquire(repo string) (*repoIndex, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rm := m.models[repo]
-	if rm == nil {
-		rm = &repoModel{snapshot: m.firstSnapshot(repo)}
-		m.models[repo] = rm
+	m.idle = slices.DeleteFunc(m.idle, func(r string) bool { return r == repo })
+	if ri := m.indexes[repo]; ri != nil {
+		ri.users++
+		return ri, nil
 	}
-	return rm.snapshot
+	opts := m.opts
+	if m.cross {
+		opts.Extra = func(name string) []snapshot.Snapshot { return m.others(repo, name) }
+	}
+	if m.share {
+		opts.SharedLSA = &index.SharedLSA{Snapshot: m.firstSnapshot(repo), Open: m.src.Open}
+	}
+	ix, err := index.Open(m.st, repo, opts)
+	if err != nil {
+		return nil, err
+	}
+	ri := &repoIndex{ix: ix, users: 1}
+	m.indexes[repo] = ri
+	return ri, nil
 }
 
-// model returns repo's shared LSA model and the snapshot it is fitted on, fitting it
-// on first use (nil when the repository has no snapshot in the source, or its model
-// snapshot failed).
-func (m *repoctxMethod) model(ctx context.Context, repo string) (*retrieve.LSA, string, error) {
+// release ends one use of repo's index; unused indexes beyond keepIndexes are closed.
+func (m *repoctxMethod) release(repo string, ri *repoIndex) {
 	m.mu.Lock()
-	rm := m.models[repo]
-	if rm == nil {
-		rm = &repoModel{snapshot: m.firstSnapshot(repo)}
-		m.models[repo] = rm
+	defer m.mu.Unlock()
+	ri.users--
+	if ri.users > 0 || m.indexes[repo] != ri {
+		return
 	}
-	m.mu.Unlock()
-	rm.once.Do(func() { rm.lsa, rm.repo, rm.err = m.fit(ctx, repo, rm.snapshot) })
-	if rm.err != nil && (ctx.Err() != nil || repoctx.IsEnvironment(rm.err)) {
-		// A cancelled fit, or one the machine failed, is not the model's fault: let a
-		// later run try again.
-		m.mu.Lock()
-		delete(m.models, repo)
-		m.mu.Unlock()
-		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+	m.idle = append(m.idle, repo)
+	for len(m.idle) > keepIndexes {
+		old := m.idle[0]
+		m.idle = m.idle[1:]
+		if o := m.indexes[old]; o != nil {
+			delete(m.indexes, old)
+			o.ix.Close()
 		}
-		return nil, "", rm.err
 	}
-	return rm.lsa, rm.snapshot, nil
 }
 
 // others returns the source's other snapshots of repo (name order), opened once.
-func (m *repoctxMethod) others(repo, self string) []workspace.Snapshot {
-	var out []workspace.Snapshot
+func (m *repoctxMethod) others(repo, self string) []snapshot.Snapshot {
+	var out []snapshot.Snapshot
 	for _, n := range m.repoSnapshots(repo) {
 		if n == self {
 			continue
@@ -179,108 +169,43 @@ func (m *repoctxMethod) firstSnapshot(repo string) string {
 	return ""
 }
 
-// takeModelRepo hands over the model snapshot of repo opened by its fit, once (nil
-// when there is none or it was taken).
-func (m *repoctxMethod) takeModelRepo(repo string) *workspace.Repo {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	rm := m.models[repo]
-	if rm == nil {
-		return nil
-	}
-	r := rm.repo
-	rm.repo = nil
-	return r
-}
-
-// Close closes the model snapshots no datapoint took over.
+// Close closes the repositories' indexes (and the model views no datapoint took over).
 func (m *repoctxMethod) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, rm := range m.models {
-		if rm.repo != nil {
-			rm.repo.Close()
-			rm.repo = nil
+	var first error
+	for repo, ri := range m.indexes {
+		if err := ri.ix.Close(); err != nil && first == nil {
+			first = err
 		}
+		delete(m.indexes, repo)
 	}
-	return nil
+	m.idle = nil
+	return first
 }
 
-// fit indexes the model snapshot with its own LSA model and returns that model,
-// labelled with the index key so that the indexes built with it never mix with
-// per-snapshot fits, and the opened snapshot (for its own datapoints).
-func (m *repoctxMethod) fit(ctx context.Context, repo, name string) (*retrieve.LSA, *workspace.Repo, error) {
-	lsa, r, err := m.fitRepo(ctx, repo, name)
-	if err != nil || lsa == nil {
-		if r != nil {
-			r.Close()
-		}
-		return nil, nil, err
-	}
-	return lsa, r, nil
-}
-
-func (m *repoctxMethod) fitRepo(ctx context.Context, repo, name string) (*retrieve.LSA, *workspace.Repo, error) {
-	if name == "" {
-		return nil, nil, nil
-	}
-	warn := func(err error) {
-		if m.ws.Log != nil {
-			fmt.Fprintf(m.ws.Log, "warning: %s: %s; its repository's snapshots fit their own LSA models\n", name, strings.ReplaceAll(err.Error(), "\n", "; "))
-		}
-	}
-	snap, err := m.src.Open(name)
-	if err != nil {
-		if repoctx.IsEnvironment(err) {
-			return nil, nil, err
-		}
-		warn(err)
-		return nil, nil, nil
-	}
-	opts := m.ws
-	opts.Repo = repo
-	if m.cross {
-		opts.Extra = m.others(repo, name)
-	}
-	r, err := workspace.Open(ctx, snap, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		if repoctx.IsEnvironment(err) {
-			return nil, nil, fmt.Errorf("fit the repository's LSA model on snapshot %s: %w", name, err)
-		}
-		warn(err)
-		return nil, nil, nil
-	}
-	lsa, err := r.Index().LSA()
-	if err != nil {
-		warn(err)
-		return nil, r, nil
-	}
-	if lsa == nil {
-		return nil, r, nil
-	}
-	return lsa, r, nil // labelled with the model snapshot's view key
-}
-
-// repoAnswerer composes with assemble.Compose from one opened repository.
+// repoAnswerer composes with assemble.Compose from one snapshot's view.
 type repoAnswerer struct {
-	repo     *workspace.Repo
-	compose  assemble.Options
-	isShared bool
+	view    *index.View
+	compose assemble.Options
+	done    func() // ends the use of the view's index
+	once    sync.Once
 }
 
 func (a *repoAnswerer) Answer(ctx context.Context, d *Datapoint) (repoctx.Context, error) {
-	return assemble.Compose(ctx, a.repo, d.Hole(), a.compose)
+	return assemble.Compose(ctx, a.view, d.Hole(), a.compose)
 }
 
-// Repo returns the opened repository the answerer composes from: callers that
-// compose one snapshot with several option sets (scripts/tune) find it with a type
-// assertion to interface{ Repo() *workspace.Repo } on [Repoctx]'s answerers. It is
-// closed with the answerer.
-func (a *repoAnswerer) Repo() *workspace.Repo { return a.repo }
+// View returns the snapshot's view the answerer composes from: callers that compose
+// one snapshot with several option sets (scripts/tune) find it with a type assertion
+// to interface{ View() *index.View } on [Repoctx]'s answerers. It is closed with the
+// answerer.
+func (a *repoAnswerer) View() *index.View { return a.view }
 
-func (a *repoAnswerer) Close() error           { return a.repo.Close() }
-func (a *repoAnswerer) stats() workspace.Stats { return a.repo.Stats() }
-func (a *repoAnswerer) shared() bool           { return a.isShared }
+func (a *repoAnswerer) Close() error {
+	err := a.view.Close()
+	a.once.Do(a.done)
+	return err
+}
+func (a *repoAnswerer) stats() index.Stats { return a.view.Stats() }
+func (a *repoAnswerer) shared() bool       { return a.view.Stats().SharedLSA }

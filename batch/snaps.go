@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // snapCache keeps the answerers of the snapshots in use, opening each once however
@@ -15,7 +15,7 @@ import (
 // one: datapoints of a snapshot usually come together).
 type snapCache struct {
 	method  Method
-	src     workspace.Source
+	src     snapshot.Source
 	idleMax int
 
 	mu      sync.Mutex
@@ -35,7 +35,7 @@ type opening struct {
 	sharedLSA bool // opened with its repository's shared LSA model
 }
 
-func newSnapCache(m Method, src workspace.Source, idleMax int) *snapCache {
+func newSnapCache(m Method, src snapshot.Source, idleMax int) *snapCache {
 	return &snapCache{method: m, src: src, idleMax: max(idleMax, 0), m: map[string]*opening{}, pending: map[string]int{}}
 }
 

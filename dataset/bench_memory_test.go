@@ -13,7 +13,7 @@ import (
 
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/internal/benchrepo"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // BenchmarkMemoryPredict20k runs predict on 20,000 datapoints that it generates on one
@@ -26,7 +26,7 @@ import (
 func BenchmarkMemoryPredict20k(b *testing.B) {
 	const n = 20000
 	dev := filepath.Join(realDataDir(b), "dev")
-	src, err := OpenSource(dev, "kotlin", "dev", workspace.Limits{})
+	src, err := OpenSource(dev, "kotlin", "dev", snapshot.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func BenchmarkMemoryPredict20k(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		cfg := batch.DefaultConfig()
-		cfg.Workspace.CacheDir = b.TempDir()
+		cfg.CacheDir = b.TempDir()
 		sum, err := Predict(context.Background(), PredictOptions{DataDir: dir, Lang: "kotlin", Stage: "bench", Out: filepath.Join(b.TempDir(), "out.jsonl"), Batch: cfg})
 		if err != nil {
 			b.Fatal(err)

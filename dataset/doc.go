@@ -31,9 +31,9 @@
 //     output line per input line even when some input lines are bad.
 //   - [Datapoints] reads the same lazily, for batches that stream.
 //   - [OpenSource] gives the snapshots of one {lang}-{stage} set (a
-//     workspace.Source), from the unpacked folder if present, otherwise from
+//     snapshot.Source), from the unpacked folder if present, otherwise from
 //     the zip of zips, reading inner zips in memory without unpacking them to
-//     disk; the snapshots themselves are package workspace's, which refuses
+//     disk; the snapshots themselves are package snapshot's, which refuses
 //     hostile content (zip-slip names, duplicate entries, zip bombs, symlinks
 //     leaving the snapshot, symlink loops, .git folders, oversize files).
 //   - [Output] writes predictions atomically with a journal, so that an

@@ -14,7 +14,8 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/internal/faultfs"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // faultyMethod is repoctx's own method with a fault injected: opening the snapshot
@@ -26,7 +27,7 @@ type faultyMethod struct {
 	hits  atomic.Int32
 }
 
-func (m *faultyMethod) Open(ctx context.Context, snap workspace.Snapshot, repo string) (batch.Answerer, error) {
+func (m *faultyMethod) Open(ctx context.Context, snap snapshot.Snapshot, repo string) (batch.Answerer, error) {
 	if snap.Name() == m.fail {
 		m.hits.Add(1)
 		return nil, m.err
@@ -64,7 +65,7 @@ func TestPredictStopsOnEnvironmentFault(t *testing.T) {
 	full := filepath.Join(t.TempDir(), "full.jsonl")
 	_, want := predict(t, PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: full, Batch: c})
 
-	src, err := OpenSource(sampleDir, "kotlin", "sample", workspace.Limits{})
+	src, err := OpenSource(sampleDir, "kotlin", "sample", snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,9 @@ func TestPredictStopsOnEnvironmentFault(t *testing.T) {
 		t.Run(fault.Error(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.jsonl")
 			bc := c
-			m := &faultyMethod{inner: batch.Repoctx(src, bc.Workspace, bc.Compose, false), fail: "acme__tracker-528745a191d579c8bac4254c06097b43a65d2cf6", err: fault}
+			st := store.Open(bc.CacheDir)
+			defer st.Close()
+			m := &faultyMethod{inner: batch.Repoctx(src, st, bc.Index, bc.Compose, false), fail: "acme__tracker-528745a191d579c8bac4254c06097b43a65d2cf6", err: fault}
 			bc.Method = m
 			_, err := Predict(context.Background(), PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Batch: bc})
 			assertStopped(t, err, out, 2)
@@ -103,7 +106,7 @@ func TestPredictFullCacheDisk(t *testing.T) {
 	_, want := predict(t, PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: full, Batch: c})
 	for _, size := range []int64{48 << 10, 160 << 10} {
 		small := c
-		small.Workspace.CacheDir = faultfs.Tmpfs(t, size, false)
+		small.CacheDir = faultfs.Tmpfs(t, size, false)
 		out := filepath.Join(t.TempDir(), "out.jsonl")
 		_, err := Predict(context.Background(), PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Batch: small})
 		if err == nil {
@@ -130,7 +133,7 @@ func TestPredictFullCacheDisk(t *testing.T) {
 // datapoint.
 func TestPredictReadOnlyCache(t *testing.T) {
 	c := cfg(t, 1)
-	c.Workspace.CacheDir = faultfs.Tmpfs(t, 1<<20, true)
+	c.CacheDir = faultfs.Tmpfs(t, 1<<20, true)
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	_, err := Predict(context.Background(), PredictOptions{DataDir: sampleDir, Lang: "kotlin", Stage: "sample", Out: out, Batch: c})
 	if !repoctx.IsEnvironment(err) || !strings.Contains(err.Error(), "read-only file system") {

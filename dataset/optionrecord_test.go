@@ -18,11 +18,11 @@ func TestOptionDiff(t *testing.T) {
 	b := a
 	b.Compose.TopK = 3
 	b.Compose.Plan.Window = 0
-	b.Workspace.Chunk.MaxChars = 500
+	b.Index.Chunk.MaxChars = 500
 	b.LSAPerSnapshot = true
 	got := optionDiff(Fingerprint(a), Fingerprint(b))
 	for _, want := range []string{"compose.top_k 16 (journal) vs 3 (this run)", "compose.plan_window 8000 (journal) vs 0 (this run)",
-		"workspace.Chunk.MaxChars 0 (journal) vs 500 (this run)", "lsa_per_snapshot false (journal) vs true (this run)"} {
+		"index.Chunk.MaxChars 0 (journal) vs 500 (this run)", "lsa_per_snapshot false (journal) vs true (this run)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("optionDiff = %q, want it to contain %q", got, want)
 		}

@@ -22,7 +22,8 @@ import (
 	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/inputfile"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // PredictOptions configures [Predict].
@@ -36,11 +37,11 @@ type PredictOptions struct {
 	// Resume continues an interrupted run from Out's journal.
 	Resume bool
 	// Batch configures indexing, composition and the workers (batch.DefaultConfig).
-	// An empty Batch.Workspace.Languages means batch.DatasetLanguages(Lang): the
+	// An empty Batch.Index.Languages means batch.DatasetLanguages(Lang): the
 	// language's family (Kotlin snapshots index their Java files too).
 	Batch batch.Config
-	// Limits bound snapshot reading; zero fields mean workspace.DefaultLimits.
-	Limits workspace.Limits
+	// Limits bound snapshot reading; zero fields mean snapshot.DefaultLimits.
+	Limits snapshot.Limits
 	// Shard, when on, answers only the datapoints of the shard's repositories and
 	// writes their lines with the datapoint's line number ({"datapoint":N,...}) for
 	// [Merge]; Out then holds only them.
@@ -84,8 +85,8 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	}
 	sum.Out = opts.Out
 	cfg := opts.Batch
-	if cfg.Workspace.CacheDir == "" {
-		cfg.Workspace.CacheDir = workspace.DefaultCacheDir()
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = store.DefaultCacheDir()
 	}
 	if grammars.Lookup(opts.Lang) == nil {
 		return sum, &repoctx.OptionError{Option: "lang", Value: strconv.Quote(opts.Lang),
@@ -94,7 +95,7 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	if err := cfg.Compose.Validate(); err != nil {
 		return sum, err
 	}
-	if err := checkWritable(cfg.Workspace.CacheDir); err != nil {
+	if err := checkWritable(cfg.CacheDir); err != nil {
 		return sum, repoctx.WriteFault("", err)
 	}
 	if err := CheckDataset(opts.DataDir, opts.Lang, opts.Stage); err != nil {
@@ -122,10 +123,10 @@ func Predict(ctx context.Context, opts PredictOptions) (PredictSummary, error) {
 	if err != nil {
 		return sum, err
 	}
-	if len(cfg.Workspace.Languages) == 0 {
+	if len(cfg.Index.Languages) == 0 {
 		// The dataset language's family (batch.DatasetLanguages). After the
 		// fingerprint: the default follows from Lang, which names the output already.
-		cfg.Workspace.Languages = batch.DatasetLanguages(opts.Lang)
+		cfg.Index.Languages = batch.DatasetLanguages(opts.Lang)
 	}
 	done := 0
 	tick := func() {
@@ -214,7 +215,7 @@ func stopped(err error, out *Output, path string) error {
 
 // Fingerprint records the options of cfg that shape prediction lines (not the cache
 // folder, logging or the number of workers, which do not change them), for the output
-// journal, as a JSON object: "workspace" (workspace.Options' fields by Go name),
+// journal, as a JSON object: "index" (index.Options' fields by Go name),
 // "model" (the embedder's ID), "lsa_per_snapshot", "cross_snapshot" and "compose"
 // (assemble.OptionTable's options by JSON name, "languages", "tokens" naming the
 // planner's counter and "drafter"). A resumed run must record the same.
@@ -239,14 +240,14 @@ func fingerprintObject(cfg batch.Config) object {
 	} else if c.Drafter != nil {
 		drafter = fmt.Sprintf("%T", c.Drafter)
 	}
-	ws := cfg.Workspace
+	ws := cfg.Index
 	emb := ""
 	if ws.Embedder != nil {
 		emb = ws.Embedder.ID()
 	}
-	ws.Log, ws.Embedder, ws.EmbedderFunc, ws.CacheDir, ws.Progress = nil, nil, nil, "", nil
+	ws.Log, ws.Embedder, ws.Extra, ws.SharedLSA, ws.Progress = nil, nil, nil, nil, nil
 	compose := append(optionsObject(c), member{"tokens", tok}, member{"drafter", drafter})
-	return object{{"workspace", structObject(reflect.ValueOf(ws))}, {"model", emb},
+	return object{{"index", structObject(reflect.ValueOf(ws))}, {"model", emb},
 		{"lsa_per_snapshot", cfg.LSAPerSnapshot}, {"cross_snapshot", cfg.CrossSnapshot}, {"compose", compose}}
 }
 

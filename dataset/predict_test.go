@@ -34,7 +34,7 @@ func readLines(t *testing.T, path string) []string {
 // and workers workers (0: the default).
 func cfg(t *testing.T, workers int) batch.Config {
 	c := batch.DefaultConfig()
-	c.Workspace.CacheDir = t.TempDir()
+	c.CacheDir = t.TempDir()
 	if workers > 0 {
 		c.Workers = workers
 	}
@@ -218,7 +218,7 @@ func TestPredictSharedDev(t *testing.T) {
 	for _, lang := range langs {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
 		c := cfg(t, 0)
-		c.Workspace.Dense = dense
+		c.Index.Dense = dense
 		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out, Batch: c})
 		if len(lines) != 20 {
 			t.Errorf("%s: %d lines", lang, len(lines))
@@ -241,7 +241,7 @@ func TestPredictDense(t *testing.T) {
 	}
 	defer emb.Close()
 	c := cfg(t, 0)
-	c.Workspace.Dense, c.Workspace.Embedder = retrieve.DenseModel, emb
+	c.Index.Dense, c.Index.Embedder = retrieve.DenseModel, emb
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	sum, lines := predict(t, PredictOptions{DataDir: sampleDir, Lang: "python", Stage: "sample", Out: out, Batch: c})
 	if sum.Failed != 0 || len(lines) != 4 || sum.SharedLSA != 0 {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // realDataDir returns the shared data folder, skipping the test without it.
@@ -54,7 +54,7 @@ func TestRealData(t *testing.T) {
 					t.Logf("line %d: id %q, prefix %d bytes, suffix %d bytes (accepted)", d.Line, d.ID, len(d.Prefix), len(d.Suffix))
 				}
 			}
-			src, err := OpenSource(dir, set.lang, set.stage, workspace.Limits{})
+			src, err := OpenSource(dir, set.lang, set.stage, snapshot.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestRealData(t *testing.T) {
 						if i%4 != 0 {
 							continue // reading every file of every snapshot is slow under -race
 						}
-						if _, err := s.ReadFile(p); errors.Is(err, workspace.ErrTooLarge) {
+						if _, err := s.ReadFile(p); errors.Is(err, snapshot.ErrTooLarge) {
 							r.tooLarge = append(r.tooLarge, p)
 						} else if err != nil {
 							t.Errorf("snapshot %s: %v", s.Name(), err)
@@ -145,7 +145,7 @@ func TestRealData(t *testing.T) {
 
 func BenchmarkOpenRealSnapshot(b *testing.B) {
 	dir := filepath.Join(realDataDir(b), "dev")
-	src, err := OpenSource(dir, "python", "dev", workspace.Limits{})
+	src, err := OpenSource(dir, "python", "dev", snapshot.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func BenchmarkOpenRealSnapshot(b *testing.B) {
 func BenchmarkOpenSource(b *testing.B) {
 	dir := filepath.Join(realDataDir(b), "dev")
 	for b.Loop() {
-		src, err := OpenSource(dir, "kotlin", "dev", workspace.Limits{})
+		src, err := OpenSource(dir, "kotlin", "dev", snapshot.Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}

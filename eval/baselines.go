@@ -18,8 +18,10 @@ import (
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // Names of the built-in configurations.
@@ -151,7 +153,7 @@ type srcFile struct {
 // snapData holds what the baselines need from one snapshot; it is safe for
 // concurrent use (its lazily built parts are built once).
 type snapData struct {
-	snap  workspace.Snapshot
+	snap  snapshot.Snapshot
 	spec  *grammars.Spec
 	files []srcFile // files of the language, sorted by path
 
@@ -172,7 +174,7 @@ type window struct {
 // newSnapData reads the snapshot's files of the language. Files that cannot
 // be read or are not valid UTF-8 are left out (the starter kit skips files
 // it cannot decode).
-func newSnapData(snap workspace.Snapshot, spec *grammars.Spec) *snapData {
+func newSnapData(snap snapshot.Snapshot, spec *grammars.Spec) *snapData {
 	sd := &snapData{snap: snap, spec: spec}
 	for _, p := range snap.Paths() {
 		if s := grammars.ForPath(p); s == nil || s.Name != spec.Name {
@@ -311,7 +313,7 @@ func (sd *snapData) windowsContext(d *batch.Datapoint) string {
 // fixed windows of opts.WindowLines lines overlapping by opts.OverlapLines. langs
 // are the languages of the modified files shown whole (empty: every registered one;
 // a run over a dataset passes the languages its index holds).
-func seedContext(ctx context.Context, ix *retrieve.Index, snap workspace.Snapshot, d *batch.Datapoint, opts SeedOptions, langs []string) (string, error) {
+func seedContext(ctx context.Context, ix *retrieve.Index, snap snapshot.Snapshot, d *batch.Datapoint, opts SeedOptions, langs []string) (string, error) {
 	opts = opts.withDefaults()
 	var sb strings.Builder
 	whole := map[string]bool{}
@@ -397,22 +399,38 @@ type baseline struct {
 	config string
 	spec   *grammars.Spec
 	seed   SeedOptions
-	ws     workspace.Options // cache folder, file size limit and log of the seed's index
+	ws     index.Options // file size limit and log of the seed's index
+	cache  string        // cache directory of the seed's store ("": store.DefaultCacheDir())
 }
 
 // Open implements batch.Method.
-func (b *baseline) Open(ctx context.Context, snap workspace.Snapshot, _ string) (batch.Answerer, error) {
+func (b *baseline) Open(ctx context.Context, snap snapshot.Snapshot, repo string) (batch.Answerer, error) {
 	a := &baselineAnswerer{b: b, snap: snap}
 	switch b.config {
 	case ConfigSeed:
 		ws := b.ws
 		ws.Strategy, ws.Chunk, ws.Symbols = chunker.StrategyFixed, b.seed.chunkOptions(), false
 		ws.Dense, ws.Embedder = retrieve.DenseNone, nil // seed-bm25 ranks with BM25 only
-		r, err := workspace.Open(ctx, snap, ws)
+		if repo == "" {
+			repo = index.RepoID(snap.Name())
+		}
+		cache := b.cache
+		if cache == "" {
+			cache = store.DefaultCacheDir()
+		}
+		st := store.Open(cache)
+		ix, err := index.Open(st, repo, ws)
 		if err != nil {
+			st.Close()
 			return nil, err
 		}
-		a.repo = r
+		v, err := ix.View(ctx, snap)
+		ix.Close()
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+		a.repo, a.st = v, st
 	case ConfigEmpty:
 	default:
 		a.sd = newSnapData(snap, b.spec)
@@ -422,9 +440,10 @@ func (b *baseline) Open(ctx context.Context, snap workspace.Snapshot, _ string) 
 
 type baselineAnswerer struct {
 	b    *baseline
-	snap workspace.Snapshot
+	snap snapshot.Snapshot
 	sd   *snapData
-	repo *workspace.Repo
+	repo *index.View
+	st   *store.Store // the seed index's store, closed with the answerer
 }
 
 func (a *baselineAnswerer) Answer(ctx context.Context, d *batch.Datapoint) (repoctx.Context, error) {
@@ -438,7 +457,7 @@ func (a *baselineAnswerer) Answer(ctx context.Context, d *batch.Datapoint) (repo
 		text = a.sd.windowsContext(d)
 	case ConfigSeed:
 		var err error
-		if text, err = seedContext(ctx, a.repo.Index(), a.snap, d, a.b.seed, a.b.ws.Languages); err != nil {
+		if text, err = seedContext(ctx, a.repo.Retriever(), a.snap, d, a.b.seed, a.b.ws.Languages); err != nil {
 			return repoctx.Context{}, err
 		}
 	}
@@ -447,7 +466,8 @@ func (a *baselineAnswerer) Answer(ctx context.Context, d *batch.Datapoint) (repo
 
 func (a *baselineAnswerer) Close() error {
 	if a.repo != nil {
-		return a.repo.Close()
+		a.repo.Close()
+		return a.st.Close()
 	}
 	return nil
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // numbered returns n lines "prefix i\n".
@@ -25,7 +27,7 @@ func numbered(prefix string, n int) string {
 }
 
 // testSnapshot writes a small Python repository and opens it.
-func testSnapshot(t *testing.T) (workspace.Snapshot, *snapData) {
+func testSnapshot(t *testing.T) (snapshot.Snapshot, *snapData) {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, dir, "src/app.py", "import util\n\n"+numbered("x = compute_total", 12))
@@ -36,7 +38,7 @@ func testSnapshot(t *testing.T) (workspace.Snapshot, *snapData) {
 	writeFile(t, dir, "src/crlf.py", strings.ReplaceAll(numbered("crlf_line", 11), "\n", "\r\n"))
 	writeFile(t, dir, "src/latin1.py", "s = '\xe9'\n"+numbered("latin", 10))
 	writeFile(t, dir, "README.md", numbered("readme", 20))
-	snap, err := workspace.OpenDir(dir, workspace.Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,14 +181,21 @@ func TestWindowsContext(t *testing.T) {
 }
 
 // seedIndex indexes the snapshot in fixed 8/2 windows, as Run does.
-func seedIndex(t *testing.T, snap workspace.Snapshot, o SeedOptions) *retrieve.Index {
+func seedIndex(t *testing.T, snap snapshot.Snapshot, o SeedOptions) *retrieve.Index {
 	t.Helper()
-	r, err := workspace.Open(context.Background(), snap, workspace.Options{Strategy: chunker.StrategyFixed, Chunk: o.chunkOptions(), CacheDir: t.TempDir()})
+	st := store.Open(t.TempDir())
+	t.Cleanup(func() { st.Close() })
+	ix, err := index.Open(st, "test/seed", index.Options{Strategy: chunker.StrategyFixed, Chunk: o.chunkOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ix.View(context.Background(), snap)
+	ix.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	return r.Index()
+	return r.Retriever()
 }
 
 func TestSeedContext(t *testing.T) {

@@ -13,9 +13,11 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/retrieve/hugot"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // devDir is the shared dev split (benchmarks skip when it is absent).
@@ -92,20 +94,18 @@ func BenchmarkPipelines(b *testing.B) {
 		defer os.RemoveAll(cache) // after warm
 		run("warm", len(dps), predict)
 		run("rebuild", len(dps), func(b *testing.B) {
-			perDatapoint(b, lang, dps, func(snap workspace.Snapshot, d *dataset.Datapoint, cache string) error {
-				opts := workspace.DefaultOptions()
-				opts.CacheDir = cache
-				repo, err := workspace.Open(context.Background(), snap, opts)
+			perDatapoint(b, lang, dps, func(snap snapshot.Snapshot, d *dataset.Datapoint, cache string) error {
+				repo, done, err := benchView(snap, cache, index.DefaultOptions())
 				if err != nil {
 					return err
 				}
-				defer repo.Close()
+				defer done()
 				_, err = assemble.Compose(context.Background(), repo, d.Hole(), assemble.DefaultOptions())
 				return err
 			})
 		})
 		seedDPs := dps
-		iopts := workspace.Options{Strategy: chunker.StrategyFixed, Chunk: SeedOptions{}.chunkOptions()}
+		iopts := index.Options{Strategy: chunker.StrategyFixed, Chunk: SeedOptions{}.chunkOptions()}
 		if m := os.Getenv("REPOCTX_BENCH_MODEL"); m != "" {
 			emb, err := hugot.New(m, hugot.Options{Backend: os.Getenv("REPOCTX_BENCH_BACKEND")})
 			if err != nil {
@@ -117,15 +117,13 @@ func BenchmarkPipelines(b *testing.B) {
 			seedDPs = dps[:min(max(n, 1), len(dps))]
 		}
 		run("seed", len(seedDPs), func(b *testing.B) {
-			perDatapoint(b, lang, seedDPs, func(snap workspace.Snapshot, d *dataset.Datapoint, cache string) error {
-				o := iopts
-				o.CacheDir = cache
-				repo, err := workspace.Open(context.Background(), snap, o)
+			perDatapoint(b, lang, seedDPs, func(snap snapshot.Snapshot, d *dataset.Datapoint, cache string) error {
+				repo, done, err := benchView(snap, cache, iopts)
 				if err != nil {
 					return err
 				}
-				defer repo.Close()
-				_, err = seedContext(context.Background(), repo.Index(), snap, d, SeedOptions{}, nil)
+				defer done()
+				_, err = seedContext(context.Background(), repo.Retriever(), snap, d, SeedOptions{}, nil)
 				return err
 			})
 		})
@@ -134,8 +132,8 @@ func BenchmarkPipelines(b *testing.B) {
 
 // perDatapoint runs fn for every datapoint, 2 at a time, each with its snapshot opened
 // anew and a fresh cache directory (so nothing is reused between datapoints).
-func perDatapoint(b *testing.B, lang string, dps []dataset.Datapoint, fn func(workspace.Snapshot, *dataset.Datapoint, string) error) {
-	src, err := dataset.OpenSource(devDir, lang, "dev", workspace.Limits{})
+func perDatapoint(b *testing.B, lang string, dps []dataset.Datapoint, fn func(snapshot.Snapshot, *dataset.Datapoint, string) error) {
+	src, err := dataset.OpenSource(devDir, lang, "dev", snapshot.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +150,7 @@ func perDatapoint(b *testing.B, lang string, dps []dataset.Datapoint, fn func(wo
 				d := &dps[i]
 				cache, err := os.MkdirTemp("", "repoctx-bench-")
 				if err == nil {
-					var snap workspace.Snapshot
+					var snap snapshot.Snapshot
 					if snap, err = src.Open(d.SnapshotName()); err == nil {
 						err = fn(snap, d, cache)
 					}
@@ -174,4 +172,22 @@ func perDatapoint(b *testing.B, lang string, dps []dataset.Datapoint, fn func(wo
 	if first != nil {
 		b.Fatal(first)
 	}
+}
+
+// benchView makes the view of snap over a new index of its repository in the store of
+// cache; done closes the view, the index and the store.
+func benchView(snap snapshot.Snapshot, cache string, opts index.Options) (*index.View, func(), error) {
+	st := store.Open(cache)
+	ix, err := index.Open(st, index.RepoID(snap.Name()), opts)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	v, err := ix.View(context.Background(), snap)
+	ix.Close()
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return v, func() { v.Close(); st.Close() }, nil
 }

@@ -25,8 +25,8 @@ import (
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/symbols"
-	"github.com/repoctx/repoctx/workspace"
 )
 
 // Chunking strategies compared by [CompareChunking], in report order.
@@ -46,13 +46,13 @@ type CompareOptions struct {
 	// or Eval.Lang when a dataset is given.
 	Lang string
 	// Limits bound reading the repository folders; zero fields mean
-	// workspace.DefaultLimits.
-	Limits workspace.Limits
+	// snapshot.DefaultLimits.
+	Limits snapshot.Limits
 	// Eval, when Eval.DataDir is not empty, also scores the current
 	// configuration on that dataset once per strategy, with [Run]:
 	// CompareChunking sets Configs to [ConfigCurrent], clears Predictions,
-	// and sets Batch.Workspace.Strategy and .Chunk (to Chunk); everything else
-	// (Lang, Stage, Batch.Compose, Batch.Workspace.CacheDir, Limit, ...) is used
+	// and sets Batch.Index.Strategy and .Chunk (to Chunk); everything else
+	// (Lang, Stage, Batch.Compose, Batch.CacheDir, Limit, ...) is used
 	// as given. Windows nil means the 8000-token window only.
 	Eval Options
 	// Log, if not nil, receives one line per repository file that was
@@ -311,7 +311,7 @@ func readCompareFiles(cmp *Comparison, repoDirs []string, lang string, opts Comp
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("eval: compare: repository folder %s: not a folder", dir)
 		}
-		snap, err := workspace.OpenDir(dir, opts.Limits)
+		snap, err := snapshot.OpenDir(dir, opts.Limits)
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}
@@ -389,8 +389,8 @@ func evalStrategies(ctx context.Context, cmp *Comparison, opts CompareOptions) e
 		eo := opts.Eval
 		eo.Configs = []string{ConfigCurrent}
 		eo.Predictions = nil
-		eo.Batch.Workspace.Strategy = st.Strategy
-		eo.Batch.Workspace.Chunk = opts.Chunk
+		eo.Batch.Index.Strategy = st.Strategy
+		eo.Batch.Index.Chunk = opts.Chunk
 		if eo.Windows == nil {
 			eo.Windows = []int{8000}
 		}

@@ -21,7 +21,7 @@ import (
 // planner counts with one, and the draft model's --draft-endpoint, --draft-model
 // and --fim-template when it drafts.
 func ConfigFlags(cfg batch.Config) string {
-	ws := cfg.Workspace
+	ws := cfg.Index
 	s := ws.Strategy
 	if s == "" {
 		s = chunker.StrategyStructural

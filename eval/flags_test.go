@@ -18,8 +18,8 @@ func TestConfigFlags(t *testing.T) {
 	if got := ConfigFlags(cfg); got != want {
 		t.Errorf("defaults:\n got  %s\n want %s", got, want)
 	}
-	cfg.Workspace.Strategy = chunker.StrategyFixed
-	cfg.Workspace.Dense = retrieve.DenseNone
+	cfg.Index.Strategy = chunker.StrategyFixed
+	cfg.Index.Dense = retrieve.DenseNone
 	cfg.Compose.TopK, cfg.Compose.NoRelative, cfg.Compose.NoDense = 3, true, true
 	cfg.Compose.SuffixWeight = 0.7
 	got := ConfigFlags(cfg)

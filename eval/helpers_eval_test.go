@@ -13,7 +13,7 @@ import (
 // two workers.
 func testBatch(cache string) batch.Config {
 	c := batch.DefaultConfig()
-	c.Workspace.CacheDir = cache
+	c.CacheDir = cache
 	c.Workers = 2
 	return c
 }
@@ -39,7 +39,7 @@ func buildContexts(opts Options, spec *grammars.Spec, dps []dataset.Datapoint, c
 // tokens.
 func plannerBatch(cache string, window int) batch.Config {
 	c := testBatch(cache)
-	c.Workspace.Dense = retrieve.DenseNone
+	c.Index.Dense = retrieve.DenseNone
 	c.Compose.Plan.Window = window
 	c.Compose.Plan.ContextWindow = 0 // the context budgeted for window itself, so that it fits it
 	return c

@@ -10,7 +10,7 @@ import (
 
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // ConfigOracle is the ceiling row: what a perfect selector of single lines
@@ -535,7 +535,7 @@ func (o *oracleSnap) score(middle, prefix, suffix string, settings []Setting, is
 // time), datapoints in parallel. A datapoint whose snapshot cannot be opened
 // is logged, marked with its error and scored 0. progress, if not nil, is
 // called after each datapoint from one goroutine at a time.
-func oracleRun(ctx context.Context, src workspace.Source, spec *grammars.Spec, dps []dataset.Datapoint, middles []string, settings []Setting, workers int, log io.Writer, progress func()) ([]DatapointScores, error) {
+func oracleRun(ctx context.Context, src snapshot.Source, spec *grammars.Spec, dps []dataset.Datapoint, middles []string, settings []Setting, workers int, log io.Writer, progress func()) ([]DatapointScores, error) {
 	type entry struct {
 		once sync.Once
 		sd   *oracleSnap

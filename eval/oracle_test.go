@@ -14,7 +14,7 @@ import (
 
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // oracleData writes a tiny python dataset (stage "t") of two datapoints over one
@@ -160,12 +160,12 @@ func TestOracleBestIsExact(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range srcs {
-		var src workspace.Source
+		var src snapshot.Source
 		var err error
 		if strings.HasSuffix(p, ".zip") {
-			src, err = workspace.OpenZipSource(p, workspace.Limits{})
+			src, err = snapshot.OpenZipSource(p, snapshot.Limits{})
 		} else {
-			src, err = workspace.OpenDirSource(p, workspace.Limits{})
+			src, err = snapshot.OpenDirSource(p, snapshot.Limits{})
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -244,7 +244,7 @@ func BenchmarkOracle(b *testing.B) {
 		}
 	}
 	sort.Strings(middles)
-	snap, err := workspace.OpenDir(dir, workspace.Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func BenchmarkOracleScore(b *testing.B) {
 			middles = append(middles, v.Middle)
 		}
 	}
-	snap, err := workspace.OpenDir(dir, workspace.Limits{})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,8 @@ import (
 	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // Options configures [Run].
@@ -54,7 +55,7 @@ type Options struct {
 	Tokens repoctx.TokenCounter
 	// Batch configures ConfigCurrent as for `repoctx predict` (indexing,
 	// composition, workers) and the workers of the baselines;
-	// Batch.Workspace.CacheDir also holds the seed baseline's index. When its
+	// Batch.CacheDir also holds the seed baseline's index. When its
 	// budget planner is on (Batch.Compose.Plan.Window > 0) without a token
 	// counter, it counts with Tokens, as the scorer does; the prefix and suffix
 	// overrides it writes are scored as what the model is given. Its Method and
@@ -64,8 +65,8 @@ type Options struct {
 	Seed SeedOptions
 	// Limit, if positive, scores only the first Limit datapoints.
 	Limit int
-	// Limits bound snapshot reading; zero fields mean workspace.DefaultLimits.
-	Limits workspace.Limits
+	// Limits bound snapshot reading; zero fields mean snapshot.DefaultLimits.
+	Limits snapshot.Limits
 	// Log, if not nil, receives one line per datapoint whose context could not
 	// be built (it is then scored as empty) and per skipped file.
 	Log io.Writer
@@ -320,9 +321,9 @@ func checkOptions(opts *Options) (*grammars.Spec, []string, error) {
 	if spec == nil {
 		return nil, nil, fmt.Errorf("eval: unknown language %q (known: %s)", opts.Lang, strings.Join(grammars.Names(), ", "))
 	}
-	if len(opts.Batch.Workspace.Languages) == 0 {
+	if len(opts.Batch.Index.Languages) == 0 {
 		// As dataset.Predict does (batch.DatasetLanguages).
-		opts.Batch.Workspace.Languages = batch.DatasetLanguages(opts.Lang)
+		opts.Batch.Index.Languages = batch.DatasetLanguages(opts.Lang)
 	}
 	if opts.Windows == nil {
 		opts.Windows = DefaultWindows()
@@ -349,8 +350,8 @@ func checkOptions(opts *Options) (*grammars.Spec, []string, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	if opts.Batch.Workspace.CacheDir == "" {
-		opts.Batch.Workspace.CacheDir = workspace.DefaultCacheDir()
+	if opts.Batch.CacheDir == "" {
+		opts.Batch.CacheDir = store.DefaultCacheDir()
 	}
 	var configs []string
 	seen := map[string]bool{}
@@ -577,9 +578,9 @@ func buildConfigs(ctx context.Context, opts Options, spec *grammars.Spec, dps []
 		if c != ConfigEmpty {
 			cfg := opts.Batch
 			cfg.Skip, cfg.Log, cfg.Method = nil, opts.Log, nil
-			cfg.Workspace.Log = opts.Log
+			cfg.Index.Log = opts.Log
 			if c != ConfigCurrent {
-				cfg.Method = &baseline{config: c, spec: spec, seed: opts.Seed, ws: cfg.Workspace}
+				cfg.Method = &baseline{config: c, spec: spec, seed: opts.Seed, ws: cfg.Index, cache: cfg.CacheDir}
 			}
 			sum, err := batch.Run(ctx, src, batch.FromSlice(dps), cfg, func(r batch.Result) {
 				if done++; opts.Progress != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/repoctx/repoctx/internal/topk"
 )
 
-// DenseKind selects the dense retriever of an index (workspace.Options.Dense).
+// DenseKind selects the dense retriever of an index (index.Options.Dense).
 type DenseKind uint8
 
 const (
@@ -77,7 +77,7 @@ type DenseInfo struct {
 	// of their pieces' vectors (see [Splitter]), Truncated ones included.
 	Split int `json:"split,omitempty"`
 	// Embedded counts the chunks the model embedded for this index, Cached those whose
-	// vectors were already computed (in memory or in the workspace's store).
+	// vectors were already computed (in memory or in the store).
 	Embedded int `json:"embedded"`
 	Cached   int `json:"cached"`
 	// FitMS is the LSA fitting time, EmbedMS the embedding time (cache look-ups
@@ -107,7 +107,7 @@ type DenseVectors struct {
 	Vectors []float32
 	// Rows, used when Vectors is nil, holds the same rows as one slice of Dim float32
 	// per chunk, in index order: a caller that keeps its vectors per chunk (the
-	// workspace's repository index) hands them over without copying them into one
+	// index package's repository index) hands them over without copying them into one
 	// array per view. The index does not modify them.
 	Rows [][]float32
 	// Dim is the vectors' dimension; 0 means the model produced none (LSA on chunks

@@ -4,8 +4,8 @@
 // (the default), as the seed's retriever did (BM25 weight 0.2, embeddings weight 0.8,
 // weighted reciprocal rank fusion).
 //
-// The package is in memory only; the workspace package keeps what it computes (chunks,
-// vectors, fitted LSA models) in its on-disk store.
+// The package is in memory only; the index package keeps what it computes (chunks,
+// vectors, fitted LSA models) in the on-disk store (package store).
 //
 // # Analysis
 //

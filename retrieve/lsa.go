@@ -78,7 +78,7 @@ const (
 // # Caching
 //
 // A model is fitted per snapshot (or once per repository, for live folders); the
-// workspace package stores it ([LSA.WriteTo], [ReadLSA]) so it is fitted once. Its
+// index package stores it ([LSA.WriteTo], [ReadLSA]) so it is fitted once. Its
 // vectors are not shared between fits: another fit changes every vector.
 //
 // An LSA is immutable after FitLSA or ReadLSA and safe for concurrent use.

@@ -53,7 +53,7 @@ func BenchmarkServe(b *testing.B) {
 	if base == "" {
 		dir = benchrepo.Subset(b, root, paths, len(paths))
 		cfg := DefaultConfig()
-		cfg.Workspace.CacheDir = b.TempDir()
+		cfg.CacheDir = b.TempDir()
 		if os.Getenv("REPOCTX_BENCH_LOG") != "" {
 			cfg.Log = os.Stderr
 		}
@@ -63,7 +63,7 @@ func BenchmarkServe(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer emb.Close()
-			cfg.Workspace.Dense, cfg.Workspace.Embedder = retrieve.DenseModel, emb
+			cfg.Index.Dense, cfg.Index.Embedder = retrieve.DenseModel, emb
 		}
 		// The first view with an empty cache, then again in the same process.
 		var srv *Server

@@ -1,7 +1,7 @@
 // Package serve keeps workspace folders live for editors and answers completion
 // points over HTTP (`repoctx serve`): each folder is an in-memory snapshot of the
 // files the repository walker lets through, updated file by file as the folder
-// changes, and its current view (workspace.Open) answers every request in
+// changes, and its current view (index.Index.View) answers every request in
 // milliseconds.
 //
 // # API
@@ -16,20 +16,21 @@
 //
 // # Design note: the live update
 //
-// A workspace holds its files as a map of path -> bytes and SHA-256, and a view: the
-// workspace.Repo that workspace.Open makes of a frozen copy of that map (a
-// [workspace.Snapshot] over memory that is also a [workspace.Hasher], so Open neither
-// reads nor hashes a file). Open runs with RepoLSA on: the repository's one LSA model
-// (fitted on the first view, or read from the cache) embeds every later view, and the
-// process's in-memory corpus of the repository keeps every file version's chunks,
-// symbols and vectors, so a new view after an edit chunks and embeds only the changed
-// files and rebuilds the BM25 postings and the symbol table from memory.
+// A workspace holds its files as a map of path -> bytes and SHA-256, its repository's
+// [index.Index] (one per workspace, over the server's one store), and a view: the
+// [index.View] the index makes of a frozen copy of that map (snapshot.NewMem: a
+// [snapshot.Snapshot] over memory that is also a [snapshot.Hasher], so a view neither
+// reads nor hashes a file). The index runs with RepoLSA on: the repository's one LSA
+// model (fitted on the first view, or read from the cache) embeds every later view,
+// and the index keeps every file version's chunks, symbols and vectors in memory, so a
+// new view after an edit chunks and embeds only the changed files and rebuilds the
+// BM25 postings and the symbol table from memory.
 //
 // On a save: fsnotify reports events for the folder (every folder the walker goes
 // into is watched; ignored, vendored and .git folders are not); their paths are
 // noted; once the folder has been quiet for the debounce interval (50 ms; a steady
 // stream of changes is applied at least every second) the noted paths are walked with
-// the walker restricted to them (workspace.WalkFS over a view of the folder whose
+// the walker restricted to them (snapshot.WalkFS over a view of the folder whose
 // listings hold only the entries on the way to those paths, so every ignore rule
 // applies exactly as for the whole folder); files found are read and hashed, files no
 // longer found are dropped; if any file of the view changed, a new view is opened and
@@ -40,8 +41,8 @@
 // polls instead: it stats the files and folders it knows every PollInterval.
 //
 // A long-lived server must not grow with every save: the store records of edits are
-// written once a minute (workspace.Options.DeferFlush), not as one segment file per
-// edit, and once the in-memory index holds more chunks of old file versions than the
-// view (and at least 5,000) it is made again from the store (workspace.Forget) while
-// requests go on with the old one.
+// written once a minute (index.Options.DeferFlush), not as one segment file per edit,
+// and once the index holds more chunks of old file versions than the view (and at
+// least 5,000) a new index is opened, made from the store, while requests go on with
+// the old one's views.
 package serve

@@ -14,7 +14,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // Folder is one workspace folder to serve.
@@ -23,7 +25,7 @@ type Folder struct {
 	Dir string
 	// Repo names the repository its index is kept under in the cache (the name
 	// `repoctx query` and `index` use for the same folder, so that they share the
-	// stored chunks and the LSA model); "" means [workspace.FolderRepo](Dir).
+	// stored chunks and the LSA model); "" means [index.FolderRepo](Dir).
 	Repo string
 }
 
@@ -40,7 +42,7 @@ type Update struct {
 	// bytes changed, and that are gone (deleted, renamed, newly ignored).
 	Added, Changed, Removed int
 	// Walk is the time spent walking the changed paths (reading and hashing their
-	// files); View the time workspace.Open took to make the new view.
+	// files); View the time index.Index.View took to make the new view.
 	Walk, View time.Duration
 	// Files and Chunks are the new view's sizes; Chunked counts the files chunked for
 	// it, Embedded the chunk texts embedded for it (the rest came from memory or the
@@ -73,12 +75,13 @@ type Status struct {
 
 // Workspace is one folder kept live: an in-memory snapshot of the files the walker
 // lets through, updated file by file as the folder changes, and the current view
-// (workspace.Open of that snapshot) that answers requests. Its methods are safe for
+// (the view of that snapshot over the workspace's index) that answers requests. Its methods are safe for
 // concurrent use.
 type Workspace struct {
 	name, root, repo string
 	cfg              *Config
-	opts             workspace.Options
+	opts             index.Options
+	st               *store.Store
 	osRoot           *os.Root
 	fsys             fs.FS // osRoot's
 	logf             func(string, ...any)
@@ -92,8 +95,9 @@ type Workspace struct {
 	lastNote time.Time
 	inflight int
 	updates  int
-	churn    int       // chunks of file versions added to the in-memory index since it was made
-	flushed  time.Time // when the store was last written
+	ix       *index.Index // the repository's index (the update loop's, and Close's)
+	churn    int          // chunks of file versions added to the index since it was opened
+	flushed  time.Time    // when the store was last written
 	last     Update
 	fsw      *fsnotify.Watcher // nil when polling
 	watched  map[string]bool   // folders fsw watches
@@ -114,15 +118,15 @@ type stat struct {
 	mod  time.Time
 }
 
-// view is one workspace.Repo with the requests using it.
+// view is one index.View with the requests using it.
 type view struct {
-	repo    *workspace.Repo
+	iv      *index.View
 	refs    int  // requests using it (Workspace.mu)
 	retired bool // replaced: closed when refs drops to 0
 }
 
 // openWorkspace reads the folder, makes the first view and starts watching.
-func openWorkspace(ctx context.Context, f Folder, cfg *Config, logf func(string, ...any)) (*Workspace, error) {
+func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, logf func(string, ...any)) (*Workspace, error) {
 	abs, err := filepath.Abs(f.Dir)
 	if err != nil {
 		return nil, err
@@ -136,23 +140,23 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, logf func(string,
 	if err != nil {
 		return nil, fmt.Errorf("serve: workspace %s: %w", f.Dir, err)
 	}
-	w := &Workspace{name: filepath.Base(abs), root: abs, repo: f.Repo, cfg: cfg, osRoot: root, fsys: root.FS(),
+	w := &Workspace{name: filepath.Base(abs), root: abs, repo: f.Repo, cfg: cfg, st: st, osRoot: root, fsys: root.FS(),
 		files: map[string]*memFile{}, dirs: map[string]time.Time{}, ignores: map[string]stat{},
 		pending: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1)}
 	if w.repo == "" {
-		w.repo = workspace.FolderRepo(abs)
+		w.repo = index.FolderRepo(abs)
 	}
 	if wrapFS != nil {
 		w.fsys = wrapFS(w.fsys)
 	}
 	w.logf = func(format string, a ...any) { logf("%s: "+format, append([]any{w.name}, a...)...) }
-	w.opts = cfg.Workspace
-	w.opts.Repo = w.repo
+	w.opts = cfg.Index
 	w.opts.RepoLSA = true // one model per repository: an edit embeds its new chunks only
 	w.opts.Symbols = true
 	w.opts.DeferFlush = true // the store is written every flushEvery, not once per edit
-	if w.opts.CacheDir == "" {
-		w.opts.CacheDir = workspace.DefaultCacheDir()
+	if w.ix, err = index.Open(st, w.repo, w.opts); err != nil {
+		root.Close()
+		return nil, err
 	}
 	if cfg.Watch != WatchPoll {
 		if fw, err := fsnotify.NewWatcher(); err != nil {
@@ -163,6 +167,7 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, logf func(string,
 	}
 	if _, err := w.apply(ctx, []string{fullScan}, true); err != nil {
 		w.shut()
+		w.ix.Close()
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.Background())
@@ -188,7 +193,7 @@ func (w *Workspace) Status() Status {
 	st := Status{Name: w.name, Root: w.root, Repo: w.repo, Updates: w.updates, LastUpdate: w.last.Time,
 		LastUpdateMS: float64((w.last.Walk + w.last.View).Microseconds()) / 1000, Pending: len(w.pending) + w.inflight, Watch: "polling"}
 	if w.cur != nil {
-		st.Files, st.Chunks = w.cur.repo.Stats().Files, w.cur.repo.Stats().Chunks
+		st.Files, st.Chunks = w.cur.iv.Stats().Files, w.cur.iv.Stats().Chunks
 	}
 	if w.fsw != nil {
 		st.Watch = "fsnotify"
@@ -198,7 +203,7 @@ func (w *Workspace) Status() Status {
 
 // Acquire returns the current view and the function that ends its use; the view stays
 // open until then even if a newer one replaces it. It returns nil after Close.
-func (w *Workspace) Acquire() (*workspace.Repo, func()) {
+func (w *Workspace) Acquire() (*index.View, func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	v := w.cur
@@ -207,7 +212,7 @@ func (w *Workspace) Acquire() (*workspace.Repo, func()) {
 	}
 	v.refs++
 	var once sync.Once
-	return v.repo, func() { once.Do(func() { w.release(v) }) }
+	return v.iv, func() { once.Do(func() { w.release(v) }) }
 }
 
 func (w *Workspace) release(v *view) {
@@ -216,15 +221,15 @@ func (w *Workspace) release(v *view) {
 	done := v.retired && v.refs == 0
 	w.mu.Unlock()
 	if done {
-		v.repo.Close()
+		v.iv.Close()
 	}
 }
 
-// swap makes repo the current view; the old one is closed once its requests end.
-func (w *Workspace) swap(repo *workspace.Repo) {
+// swap makes iv the current view; the old one is closed once its requests end.
+func (w *Workspace) swap(iv *index.View) {
 	w.mu.Lock()
 	old := w.cur
-	w.cur = &view{repo: repo}
+	w.cur = &view{iv: iv}
 	done := false
 	if old != nil {
 		old.retired = true
@@ -232,7 +237,7 @@ func (w *Workspace) swap(repo *workspace.Repo) {
 	}
 	w.mu.Unlock()
 	if done {
-		old.repo.Close()
+		old.iv.Close()
 	}
 }
 
@@ -333,11 +338,11 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 		case old == nil:
 			next[p] = f
 			u.Added++
-		case old.sum != f.sum:
+		case old.Sum != f.Sum:
 			next[p] = f
 			u.Changed++
 		case old.size != f.size || !old.mod.Equal(f.mod):
-			next[p] = &memFile{data: old.data, sum: old.sum, size: f.size, mod: f.mod} // touched only
+			next[p] = &memFile{MemFile: old.MemFile, size: f.size, mod: f.mod} // touched only
 		}
 	}
 	if !first && u.Added+u.Changed+u.Removed == 0 {
@@ -347,32 +352,39 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 		return false, nil
 	}
 	t1 := time.Now()
-	repo, err := workspace.Open(ctx, newMemSnapshot(w.name, next), w.opts)
+	nv, err := w.ix.View(ctx, memSnapshot(w.name, next))
 	if err != nil {
 		return false, err
 	}
 	if !first {
-		w.churn += changedChunks(repo, sc.files, cur)
-		if w.churn > max(compactMin, compactAfter*len(repo.Index().Chunks())) {
-			// The in-memory index holds as many chunks of old file versions as the view
-			// has: make a new one from the store (requests go on with the old one).
+		w.churn += changedChunks(nv, sc.files, cur)
+		if w.churn > max(compactMin, compactAfter*len(nv.Retriever().Chunks())) {
+			// The index holds as many chunks of old file versions as the view has: open
+			// a new one, made from the store (requests go on with the old one's views).
 			t := time.Now()
-			workspace.Forget(w.opts)
-			fresh, err := workspace.Open(ctx, newMemSnapshot(w.name, next), w.opts)
+			ix, err := index.Open(w.st, w.repo, w.opts)
 			if err != nil {
-				repo.Close()
+				nv.Close()
 				return false, err
 			}
-			repo.Close()
-			repo = fresh
+			fresh, err := ix.View(ctx, memSnapshot(w.name, next))
+			if err != nil {
+				ix.Close()
+				nv.Close()
+				return false, err
+			}
+			nv.Close()
+			nv = fresh
+			w.ix.Close()
+			w.ix = ix
 			w.logf("dropped %d chunks of old file versions from memory (the index was made again from the store in %.0f ms)", w.churn, ms(time.Since(t)))
 			w.churn = 0
 		}
 	}
 	u.View = time.Since(t1)
-	st := repo.Stats()
-	u.Files, u.Chunks, u.Chunked, u.Embedded = st.Files, st.Chunks, st.Chunked, repo.Index().DenseInfo().Embedded
-	w.swap(repo)
+	st := nv.Stats()
+	u.Files, u.Chunks, u.Chunked, u.Embedded = st.Files, st.Chunks, st.Chunked, nv.Retriever().DenseInfo().Embedded
+	w.swap(nv)
 	if first || time.Since(w.flushed) > flushEvery {
 		w.flush()
 	}
@@ -410,18 +422,18 @@ var compactMin = 5000
 
 // flush writes the store records of the edits so far.
 func (w *Workspace) flush() {
-	if err := workspace.OpenStore(w.opts.CacheDir).Flush(); err != nil {
+	if err := w.st.Flush(); err != nil {
 		w.logf("warning: cache write failed (%v); a restart recomputes what was lost", err)
 	}
 	w.flushed = time.Now()
 }
 
-// changedChunks counts the chunks in repo of the files of sc that are new or changed
+// changedChunks counts the chunks in v of the files of sc that are new or changed
 // against cur: what the update added to the in-memory index.
-func changedChunks(repo *workspace.Repo, found, cur map[string]*memFile) int {
+func changedChunks(v *index.View, found, cur map[string]*memFile) int {
 	n := 0
-	for _, c := range repo.Index().Chunks() {
-		if f := found[c.Path]; f != nil && (cur[c.Path] == nil || cur[c.Path].sum != f.sum) {
+	for _, c := range v.Retriever().Chunks() {
+		if f := found[c.Path]; f != nil && (cur[c.Path] == nil || cur[c.Path].Sum != f.Sum) {
 			n++
 		}
 	}
@@ -443,6 +455,7 @@ func (w *Workspace) Close() error {
 	w.shut()
 	w.wg.Wait()
 	w.flush()
+	w.ix.Close()
 	w.mu.Lock()
 	v := w.cur
 	w.cur = nil
@@ -453,7 +466,7 @@ func (w *Workspace) Close() error {
 	}
 	w.mu.Unlock()
 	if done {
-		v.repo.Close()
+		v.iv.Close()
 	}
 	return w.osRoot.Close()
 }
@@ -466,6 +479,26 @@ func (w *Workspace) shut() {
 	if fw != nil {
 		fw.Close()
 	}
+}
+
+// memFile is one file of a live workspace: its bytes and their SHA-256 (as an
+// in-memory snapshot holds them), and what a stat said just before the bytes were
+// read (the polling fallback compares it). A memFile is never modified once made: a
+// changed file gets a new one.
+type memFile struct {
+	snapshot.MemFile
+	size int64     // bytes, from the stat before reading
+	mod  time.Time // modification time, from the stat before reading
+}
+
+// memSnapshot freezes files (which must not be modified afterwards) as an in-memory
+// snapshot, which is also a snapshot.Hasher: a view of it reads and hashes no file.
+func memSnapshot(name string, files map[string]*memFile) snapshot.Snapshot {
+	m := make(map[string]*snapshot.MemFile, len(files))
+	for p, f := range files {
+		m[p] = &f.MemFile
+	}
+	return snapshot.NewMem(name, m)
 }
 
 // errClosed is returned for requests to a closed server.

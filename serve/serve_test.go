@@ -99,7 +99,7 @@ func startServer(t *testing.T, folders []Folder, edit func(*Config)) *testServer
 	t.Helper()
 	ts := &testServer{log: &syncBuffer{}}
 	cfg := DefaultConfig()
-	cfg.Workspace.CacheDir = t.TempDir()
+	cfg.CacheDir = t.TempDir()
 	cfg.Log = ts.log
 	cfg.PollInterval = 20 * time.Millisecond
 	cfg.OnUpdate = func(u Update) {

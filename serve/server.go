@@ -17,17 +17,22 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // Config configures a [Server]. Start from [DefaultConfig].
 type Config struct {
-	// Workspace holds the index options of every workspace (chunking, cache, dense
-	// retriever). Repo comes from each [Folder]; RepoLSA and Symbols are always on.
-	Workspace workspace.Options
+	// Index holds the index options of every workspace (chunking, dense retriever);
+	// RepoLSA, Symbols and DeferFlush are always on.
+	Index index.Options
+	// CacheDir is the cache directory of the server's store; "" means
+	// store.DefaultCacheDir().
+	CacheDir string
 	// Walk holds the walker's rules: which files of a folder are in its workspace
 	// (.gitignore, .ignore, .git/info/exclude, Exclude patterns, ...).
-	Walk workspace.WalkOptions
+	Walk snapshot.WalkOptions
 	// Compose holds the context assembly options a request starts from (its
 	// "options" override them).
 	Compose assemble.Options
@@ -59,12 +64,12 @@ type Config struct {
 	OnUpdate func(Update)
 }
 
-// DefaultConfig returns the defaults: the workspace and assembly packages' defaults,
+// DefaultConfig returns the defaults: the index and assembly packages' defaults,
 // every walker rule, an 8 MiB body limit, 30 s to read a request, a 50 ms debounce,
 // fsnotify with a polling fallback every second.
 func DefaultConfig() Config {
 	return Config{
-		Workspace:    workspace.DefaultOptions(),
+		Index:        index.DefaultOptions(),
 		Compose:      assemble.DefaultOptions(),
 		MaxBodyBytes: 8 << 20,
 		ReadTimeout:  30 * time.Second,
@@ -77,6 +82,7 @@ func DefaultConfig() Config {
 // Server answers context requests over HTTP for live workspaces.
 type Server struct {
 	cfg     Config
+	st      *store.Store // the records of every workspace's index
 	ws      []*Workspace
 	handler http.Handler
 	logMu   sync.Mutex
@@ -109,9 +115,12 @@ func New(ctx context.Context, folders []Folder, cfg Config) (*Server, error) {
 	if len(folders) == 0 {
 		return nil, fmt.Errorf("serve: no workspace folder")
 	}
-	s := &Server{cfg: cfg}
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = store.DefaultCacheDir()
+	}
+	s := &Server{cfg: cfg, st: store.Open(cfg.CacheDir)}
 	for _, f := range folders {
-		w, err := openWorkspace(ctx, f, &s.cfg, s.logf)
+		w, err := openWorkspace(ctx, f, &s.cfg, s.st, s.logf)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -185,12 +194,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// Close stops watching and closes every workspace once its requests end.
+// Close stops watching and closes every workspace once its requests end, and the
+// store (writing the records of the last edits).
 func (s *Server) Close() error {
 	for _, w := range s.ws {
 		w.Close()
 	}
-	return nil
+	return s.st.Close()
 }
 
 // guard refuses foreign hosts and origins (see Handler).
@@ -279,13 +289,13 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	repo, release := ws.Acquire()
+	cur, release := ws.Acquire()
 	defer release()
-	if repo == nil {
+	if cur == nil {
 		writeError(w, http.StatusServiceUnavailable, "%v", errClosed)
 		return
 	}
-	c, err := assemble.Compose(r.Context(), repo, hole, opts)
+	c, err := assemble.Compose(r.Context(), cur, hole, opts)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client went away

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // scan is what one walk of some paths ("targets") of a workspace folder found.
@@ -34,33 +34,33 @@ const fullScan = "."
 // is cheaper than a walk per path (a branch switch, a formatter run).
 const maxTargets = 256
 
-// walkTargets runs the repository walker (workspace.WalkFS, with every ignore rule of
+// walkTargets runs the repository walker (snapshot.WalkFS, with every ignore rule of
 // opts) on the workspace folder fsys restricted to targets: slash paths relative to root, files or folders,
 // existing or not ("." is the whole folder). The walker sees each folder on the way
 // to a target with the entries leading to the targets only (and its .gitignore and
 // .ignore files), so a file is in exactly when a walk of the whole folder would yield
 // it, and a target that no longer exists yields nothing. It returns the walker's
 // errors (a bad option, an unreadable root, ctx's error).
-func walkTargets(ctx context.Context, fsys fs.FS, opts workspace.WalkOptions, targets []string) (scan, error) {
+func walkTargets(ctx context.Context, fsys fs.FS, opts snapshot.WalkOptions, targets []string) (scan, error) {
 	if len(targets) > maxTargets || slices.Contains(targets, fullScan) {
 		targets = []string{fullScan}
 	}
 	tf := &trackFS{fsys: fsys, targets: targets, dirs: map[string]time.Time{}, stats: map[string]fs.FileInfo{}}
 	sc := scan{targets: targets, files: map[string]*memFile{}, dirs: tf.dirs, ignores: map[string]stat{}}
 	prev := opts.OnSkip
-	opts.OnSkip = func(p string, r workspace.SkipReason) {
-		if r == workspace.SkipUnreadable && !strings.HasSuffix(p, "/") && covered(p, targets) {
+	opts.OnSkip = func(p string, r snapshot.SkipReason) {
+		if r == snapshot.SkipUnreadable && !strings.HasSuffix(p, "/") && covered(p, targets) {
 			sc.unreadable = append(sc.unreadable, p)
 		}
 		if prev != nil {
 			prev(p, r)
 		}
 	}
-	_, err := workspace.WalkFS(ctx, tf, opts, func(f workspace.File) error {
+	_, err := snapshot.WalkFS(ctx, tf, opts, func(f snapshot.File) error {
 		if !covered(f.Path, targets) {
 			return nil // an ignore file read on the way, with OtherFiles
 		}
-		mf := &memFile{data: f.Data, sum: sha256.Sum256(f.Data)}
+		mf := &memFile{MemFile: snapshot.MemFile{Data: f.Data, Sum: sha256.Sum256(f.Data)}}
 		if fi := tf.stats[f.Path]; fi != nil {
 			mf.size, mf.mod = fi.Size(), fi.ModTime()
 		}

@@ -18,8 +18,10 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // Exit codes. Only Main chooses them; main exits.
@@ -111,17 +113,18 @@ func indexCmd() *cli.Command {
 				return usagef("index: give one repository folder")
 			}
 			t := time.Now()
-			opts, snap, ws, err := folderSnapshot(c, c.Args().First(), true, true)
+			f, err := openFolder(c, c.Args().First(), true, true)
 			if err != nil {
 				return err
 			}
-			st, err := workspace.Update(c.Context, snap, opts)
+			snap, ws := f.snap, f.walk
+			st, err := f.ix.Update(c.Context, snap)
 			if err != nil {
 				return err
 			}
 			w := c.App.Writer
 			fmt.Fprintf(w, "indexed %s (repository %s) in %.3fs\n  files %d: chunked %d, unchanged %d; skipped %d",
-				snap.Name(), opts.Repo, time.Since(t).Seconds(), st.Files, st.Chunked, st.Reused, st.Skipped)
+				snap.Name(), f.repo, time.Since(t).Seconds(), st.Files, st.Chunked, st.Reused, st.Skipped)
 			if st.Full {
 				fmt.Fprintf(w, ", lossy %d, with parse errors %d; chunks %d\n", st.Lossy, st.ParseErrors, st.Chunks)
 			} else {
@@ -149,14 +152,24 @@ func indexCmd() *cli.Command {
 	}
 }
 
-// folderSnapshot returns the workspace options of the command's index flags for the
-// repository folder dir (with the symbol table when withSymbols, and a progress report
-// of the files chunked when showProgress) and the folder as a snapshot of the files the
-// walker lets through (its ignore rules and flags).
-func folderSnapshot(c *cli.Context, dir string, withSymbols, showProgress bool) (workspace.Options, workspace.Snapshot, workspace.WalkStats, error) {
-	opts, err := workspaceOptions(c)
+// folder is a repository folder opened for one command: its repository's index over
+// the store of --cache-dir, and the folder as a snapshot.
+type folder struct {
+	repo string
+	ix   *index.Index
+	snap snapshot.Snapshot
+	walk snapshot.WalkStats
+}
+
+// openFolder opens the index of the repository folder dir with the command's index
+// flags (with the symbol table when withSymbols, and a progress report of the files
+// chunked when showProgress), and the folder as a snapshot of the files the walker
+// lets through (its ignore rules and flags). The store and the index are closed when
+// the command ends.
+func openFolder(c *cli.Context, dir string, withSymbols, showProgress bool) (*folder, error) {
+	opts, err := indexOptions(c)
 	if err != nil {
-		return opts, nil, workspace.WalkStats{}, err
+		return nil, err
 	}
 	opts.Symbols = withSymbols
 	opts.RepoLSA = true // a folder's later versions (edits) embed with its first fit
@@ -175,26 +188,32 @@ func folderSnapshot(c *cli.Context, dir string, withSymbols, showProgress bool) 
 	if c.Bool("verbose") {
 		opts.Log = c.App.ErrWriter
 	}
-	opts.Repo = c.String("repo")
-	if opts.Repo == "" {
-		opts.Repo = workspace.FolderRepo(dir)
+	f := &folder{repo: c.String("repo")}
+	if f.repo == "" {
+		f.repo = index.FolderRepo(dir)
 	}
+	st := store.Open(c.String("cache-dir"))
+	if f.ix, err = index.Open(st, f.repo, opts); err != nil {
+		st.Close()
+		return nil, err
+	}
+	// After --cache-max-size's gc (registered before): this run's repository stays.
+	onClose(c, func() error { f.ix.Close(); return st.Close() })
 	// The store remembers the folder's files, so a later run reads only changed ones.
-	snap, ws, err := walkSnapshot(c, dir, workspace.FolderCache{CacheDir: opts.CacheDir, Repo: opts.Repo})
-	if err != nil {
-		return opts, nil, ws, err
+	if f.snap, f.walk, err = walkSnapshot(c, dir, st.Records(f.repo)); err != nil {
+		return nil, err
 	}
-	return opts, snap, ws, nil
+	return f, nil
 }
 
-// openRepo opens the repository folder dir (see folderSnapshot).
-func openRepo(c *cli.Context, dir string, withSymbols, showProgress bool) (*workspace.Repo, workspace.WalkStats, error) {
-	opts, snap, ws, err := folderSnapshot(c, dir, withSymbols, showProgress)
+// openRepo opens the repository folder dir (see openFolder) and makes its view.
+func openRepo(c *cli.Context, dir string, withSymbols, showProgress bool) (*index.View, snapshot.WalkStats, error) {
+	f, err := openFolder(c, dir, withSymbols, showProgress)
 	if err != nil {
-		return nil, ws, err
+		return nil, snapshot.WalkStats{}, err
 	}
-	r, err := workspace.Open(c.Context, snap, opts)
-	return r, ws, err
+	v, err := f.ix.View(c.Context, f.snap)
+	return v, f.walk, err
 }
 
 // repoFlag names the repository a folder is a version of, for the cache.
@@ -282,7 +301,7 @@ func predictCmd() *cli.Command {
 			cfg.Log = errorsOnly{c.App.ErrWriter}
 			if c.Bool("verbose") {
 				cfg.Log = c.App.ErrWriter
-				cfg.Workspace.Log = c.App.ErrWriter
+				cfg.Index.Log = c.App.ErrWriter
 			}
 			opts := dataset.PredictOptions{DataDir: c.String("data"), Lang: lang, Stage: c.String("stage"),
 				Out: c.String("output"), Resume: c.Bool("resume"), Batch: cfg}

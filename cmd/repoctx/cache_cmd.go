@@ -9,12 +9,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/store"
 )
 
 // cacheSizeFlag caps the cache directory; commands that fill the cache apply it when
-// they finish (workspace.GC).
-var cacheSizeFlag = &cli.StringFlag{Name: "cache-max-size", Value: formatSize(workspace.DefaultCacheMaxBytes),
+// they finish (store.GC).
+var cacheSizeFlag = &cli.StringFlag{Name: "cache-max-size", Value: formatSize(store.DefaultCacheMaxBytes),
 	Usage: "`size` cap of the cache directory (e.g. 5GB, 500MB; 0 = no cap): least recently used repositories are evicted when a command ends, never one another process has open"}
 
 // parseSize reads a size such as "5GB", "500MB", "64KiB" or "1048576" (bytes). Decimal
@@ -71,7 +71,7 @@ func cacheGC(c *cli.Context) {
 	if err != nil || max == 0 {
 		return
 	}
-	res, err := workspace.GC(c.String("cache-dir"), max)
+	res, err := store.GC(c.String("cache-dir"), max)
 	if err == nil && len(res.Evicted) > 0 && !c.Bool("quiet") {
 		fmt.Fprintf(c.App.ErrWriter, "cache over %s: evicted %d repositories (%s), freed %s\n",
 			formatSize(max), len(res.Evicted), strings.Join(res.Evicted, ", "), formatSize(res.Freed))
@@ -88,7 +88,7 @@ func checkCacheSize(c *cli.Context) error {
 
 // cacheCmd is `repoctx cache stats|gc|clear`.
 func cacheCmd() *cli.Command {
-	dir := &cli.StringFlag{Name: "cache-dir", Value: defWorkspace.CacheDir, Usage: "cache `directory`"}
+	dir := &cli.StringFlag{Name: "cache-dir", Value: store.DefaultCacheDir(), Usage: "cache `directory`"}
 	return &cli.Command{
 		Name:  "cache",
 		Usage: "show, trim or empty the cache directory (chunks, symbols, vectors and models per repository)",
@@ -98,7 +98,7 @@ func cacheCmd() *cli.Command {
 				Usage: "print the cache's size and its repositories, least recently used first",
 				Flags: []cli.Flag{dir},
 				Action: func(c *cli.Context) error {
-					cs, err := workspace.Stat(c.String("cache-dir"))
+					cs, err := store.Stat(c.String("cache-dir"))
 					if err != nil {
 						return err
 					}
@@ -133,7 +133,7 @@ func cacheCmd() *cli.Command {
 					if err != nil {
 						return usagef("--cache-max-size: %v", err)
 					}
-					res, err := workspace.GC(c.String("cache-dir"), max)
+					res, err := store.GC(c.String("cache-dir"), max)
 					if err != nil {
 						return err
 					}
@@ -146,7 +146,7 @@ func cacheCmd() *cli.Command {
 				Usage: "remove every repository no process has open, and older formats",
 				Flags: []cli.Flag{dir},
 				Action: func(c *cli.Context) error {
-					res, err := workspace.Clear(c.String("cache-dir"))
+					res, err := store.Clear(c.String("cache-dir"))
 					if err != nil {
 						return err
 					}
@@ -158,7 +158,7 @@ func cacheCmd() *cli.Command {
 	}
 }
 
-func printGC(c *cli.Context, res workspace.GCResult) {
+func printGC(c *cli.Context, res store.GCResult) {
 	w := c.App.Writer
 	fmt.Fprintf(w, "freed %s: evicted %d repositories, merged the segments of %d\n", formatSize(res.Freed), len(res.Evicted), res.Compacted)
 	for _, id := range res.Evicted {

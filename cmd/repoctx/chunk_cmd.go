@@ -2,7 +2,7 @@ package main
 
 // Design note: `repoctx chunk`.
 //
-// Files come from workspace.Walk (folders) or are read as named (files), one
+// Files come from snapshot.Walk (folders) or are read as named (files), one
 // goroutine producing jobs in walk order. A pool of workers, each with its own
 // chunker (tree-sitter parsers are per goroutine), decodes and chunks them; the
 // writer puts results back into job order before writing, so the output order is
@@ -41,7 +41,8 @@ import (
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 	"github.com/repoctx/repoctx/internal/inputfile"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 )
 
 // chunkSchema is the version of the chunk record (chunkRow) written by `repoctx
@@ -115,8 +116,8 @@ func walkFlags() []cli.Flag { return []cli.Flag{excludeFlag, noIgnoreFlag, keepV
 
 // walkOptions reads the walker flags (and --langs, --all-files, --max-file-bytes
 // where the command has them).
-func walkOptions(c *cli.Context) workspace.WalkOptions {
-	o := workspace.WalkOptions{
+func walkOptions(c *cli.Context) snapshot.WalkOptions {
+	o := snapshot.WalkOptions{
 		NoIgnoreFiles: c.Bool("no-ignore"), KeepVendored: c.Bool("keep-vendored"), KeepGenerated: c.Bool("keep-generated"),
 		Exclude: c.StringSlice("exclude"), OtherFiles: c.Bool("all-files"), MaxFileBytes: c.Int64("max-file-bytes"),
 	}
@@ -132,13 +133,14 @@ func walkOptions(c *cli.Context) workspace.WalkOptions {
 
 // walkSnapshot opens the repository folder dir as a snapshot of the files the
 // walker lets through (registered languages only, the walker flags applied), with
-// the folder cache fc (see workspace.OpenFolderCached).
-func walkSnapshot(c *cli.Context, dir string, fc workspace.FolderCache) (workspace.Snapshot, workspace.WalkStats, error) {
+// what earlier walks learnt of the folder's files kept in recs (nil: nothing; see
+// snapshot.OpenFolderCached).
+func walkSnapshot(c *cli.Context, dir string, recs *store.Records) (snapshot.Snapshot, snapshot.WalkStats, error) {
 	opts := walkOptions(c)
 	if c.Bool("verbose") {
-		opts.OnSkip = func(p string, r workspace.SkipReason) { fmt.Fprintf(c.App.ErrWriter, "skip %s: %s\n", p, r) }
+		opts.OnSkip = func(p string, r snapshot.SkipReason) { fmt.Fprintf(c.App.ErrWriter, "skip %s: %s\n", p, r) }
 	}
-	snap, st, err := workspace.OpenFolderCached(c.Context, dir, opts, fc)
+	snap, st, err := snapshot.OpenFolderCached(c.Context, dir, opts, recs)
 	if err != nil {
 		return nil, st, walkError(err)
 	}
@@ -193,8 +195,8 @@ type chunkResult struct {
 	seq      int
 	path     string
 	explicit bool
-	err      error                // reading or chunking failed
-	skip     workspace.SkipReason // refused by chunker.Decode (walked files are counted, not failed)
+	err      error               // reading or chunking failed
+	skip     snapshot.SkipReason // refused by chunker.Decode (walked files are counted, not failed)
 	lang     string
 	raw      int // bytes
 	chunks   []chunker.Chunk
@@ -292,7 +294,7 @@ func runChunk(c *cli.Context) error {
 	slots := make(chan struct{}, 2*workers) // one per file in flight, given back once written
 	args := c.Args().Slice()
 	// Written by the producer, read after producerDone.
-	var walked workspace.WalkStats
+	var walked snapshot.WalkStats
 	var produceErr error
 	folders := 0
 	producerDone := make(chan struct{})
@@ -330,7 +332,7 @@ func runChunk(c *cli.Context) error {
 			}
 			opts := wopts
 			if verbose {
-				opts.OnSkip = func(p string, r workspace.SkipReason) {
+				opts.OnSkip = func(p string, r snapshot.SkipReason) {
 					q := path.Join(prefix, p)
 					if strings.HasSuffix(p, "/") {
 						q += "/" // a folder
@@ -338,7 +340,7 @@ func runChunk(c *cli.Context) error {
 					fmt.Fprintf(stderr, "skip %s: %s\n", q, r)
 				}
 			}
-			st, err := workspace.Walk(ctx, arg, opts, func(f workspace.File) error {
+			st, err := snapshot.Walk(ctx, arg, opts, func(f snapshot.File) error {
 				return send(chunkJob{path: path.Join(prefix, f.Path), data: f.Data})
 			})
 			walked.Add(st)
@@ -373,7 +375,7 @@ func runChunk(c *cli.Context) error {
 	stats := map[string]*langStats{}
 	var writeErr error
 	failed, named := 0, 0
-	decodeSkips := workspace.WalkStats{Skipped: map[workspace.SkipReason]int{}}
+	decodeSkips := snapshot.WalkStats{Skipped: map[snapshot.SkipReason]int{}}
 	pending := map[int]chunkResult{}
 	next := 0
 	for r := range results {
@@ -396,10 +398,10 @@ func runChunk(c *cli.Context) error {
 			case r.err != nil:
 				failed++
 				fmt.Fprintf(stderr, "repoctx: %s: %v\n", r.path, r.err)
-			case r.skip != workspace.SkipNone && r.explicit:
+			case r.skip != snapshot.SkipNone && r.explicit:
 				failed++
 				fmt.Fprintf(stderr, "repoctx: skip %s: %s\n", r.path, r.skip)
-			case r.skip != workspace.SkipNone:
+			case r.skip != snapshot.SkipNone:
 				decodeSkips.Skipped[r.skip]++
 				decodeSkips.Files--
 				decodeSkips.Bytes -= int64(r.raw)
@@ -491,10 +493,10 @@ func chunkOne(ch chunker.Chunker, j chunkJob, maxBytes int, diagnose bool) chunk
 	f, err := chunker.Decode(j.path, j.data, maxBytes)
 	switch {
 	case errors.Is(err, chunker.ErrBinary):
-		r.skip = workspace.SkipBinary
+		r.skip = snapshot.SkipBinary
 		return r
 	case errors.Is(err, chunker.ErrTooLarge):
-		r.skip = workspace.SkipTooLarge
+		r.skip = snapshot.SkipTooLarge
 		return r
 	case err != nil:
 		r.err = err

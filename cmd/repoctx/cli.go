@@ -246,7 +246,7 @@ func isUsage(err error) bool {
 }
 
 // libraryPrefixes are the package prefixes library errors start with.
-var libraryPrefixes = []string{"repoctx", "dataset", "fromgit", "retrieve", "hugot", "eval", "assemble", "workspace", "batch", "chunker", "symbols", "grammars", "tokens"}
+var libraryPrefixes = []string{"repoctx", "dataset", "fromgit", "retrieve", "hugot", "eval", "assemble", "index", "snapshot", "store", "batch", "chunker", "symbols", "grammars", "tokens"}
 
 // describe returns the line Main prints for err: "repoctx: " and the message in the
 // user's words (see the design note).

@@ -178,7 +178,7 @@ func TestNumericFlags(t *testing.T) {
 }
 
 // packagePrefix matches a message that starts with a package name.
-var packagePrefix = regexp.MustCompile(`(?m)^(repoctx: )?(dataset|fromgit|retrieve|hugot|eval|assemble|workspace|batch|chunker|symbols|grammars|tokens):`)
+var packagePrefix = regexp.MustCompile(`(?m)^(repoctx: )?(dataset|fromgit|retrieve|hugot|eval|assemble|index|snapshot|store|batch|chunker|symbols|grammars|tokens):`)
 
 // TestBadInputMessages runs every command on bad input: the exit status is 1 or 2 and
 // no message starts with a package name; each names what is wrong.
@@ -276,7 +276,7 @@ func TestProgressLines(t *testing.T) {
 func TestStripPrefixes(t *testing.T) {
 	for in, want := range map[string]string{
 		"dataset: open datapoints: open x: no such file": "open datapoints: open x: no such file",
-		"eval: retrieve: index: boom":                    "index: boom",
+		"eval: retrieve: bm25: boom":                     "bm25: boom",
 		"cannot write the cache: dataset: x":             "cannot write the cache: dataset: x",
 		"chunk: --format must be text":                   "chunk: --format must be text",
 	} {

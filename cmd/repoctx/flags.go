@@ -12,30 +12,31 @@ import (
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/retrieve/hugot"
+	"github.com/repoctx/repoctx/store"
 	"github.com/repoctx/repoctx/tokens"
-	"github.com/repoctx/repoctx/workspace"
 )
 
 // The defaults every flag below shows and starts from: defined once, in the library.
 var (
-	defWorkspace = workspace.DefaultOptions()
-	defBatch     = batch.DefaultConfig()
-	defFixed     = chunker.DefaultOptions(chunker.StrategyFixed)
-	defStruct    = chunker.DefaultOptions(chunker.StrategyStructural)
+	defIndex  = index.DefaultOptions()
+	defBatch  = batch.DefaultConfig()
+	defFixed  = chunker.DefaultOptions(chunker.StrategyFixed)
+	defStruct = chunker.DefaultOptions(chunker.StrategyStructural)
 )
 
 // Flags shared by several commands, grouped by topic: chunking, indexing, assembly
 // and the budget planner.
 var (
-	strategyFlag = &cli.StringFlag{Name: "strategy", Value: string(defWorkspace.Strategy), Usage: "chunking `strategy`: structural or fixed"}
+	strategyFlag = &cli.StringFlag{Name: "strategy", Value: string(defIndex.Strategy), Usage: "chunking `strategy`: structural or fixed"}
 	maxCharsFlag = &cli.IntFlag{Name: "max-chars", Value: defStruct.MaxChars, Usage: "chunk size cap in non-white-space characters"}
 	windowFlag   = &cli.IntFlag{Name: "window-lines", DefaultText: fmt.Sprint(defStruct.WindowLines), Usage: "window size in lines for fixed chunks and fallback windows"}
 	overlapFlag  = &cli.IntFlag{Name: "overlap-lines", DefaultText: fmt.Sprintf("%d for fixed, %d for fallback", defFixed.WindowOverlap, defStruct.WindowOverlap), Usage: "window overlap in lines"}
-	cacheFlag    = &cli.StringFlag{Name: "cache-dir", Value: defWorkspace.CacheDir, Usage: "`directory` for indexes"}
+	cacheFlag    = &cli.StringFlag{Name: "cache-dir", Value: store.DefaultCacheDir(), Usage: "`directory` for indexes"}
 
-	denseFlag   = &cli.StringFlag{Name: "dense", Value: defWorkspace.Dense.String(), Usage: "dense retriever fused with BM25: lsa (built-in; fitted per snapshot, shared by a repository's snapshots in predict) or none"}
+	denseFlag   = &cli.StringFlag{Name: "dense", Value: defIndex.Dense.String(), Usage: "dense retriever fused with BM25: lsa (built-in; fitted per snapshot, shared by a repository's snapshots in predict) or none"}
 	lsaSnapFlag = &cli.BoolFlag{Name: "lsa-per-snapshot", Usage: "fit the LSA model on every snapshot instead of once per repository (its first snapshot in name order)"}
 	modelFlag   = &cli.StringFlag{Name: "model", Usage: "Hugging Face model `directory` (see repoctx model download) for dense retrieval instead of LSA"}
 	backendFlag = &cli.StringFlag{Name: "model-backend", Value: "go", Usage: "`backend` running --model: go (pure Go) or ort (ONNX Runtime; needs a binary built with -tags onnxruntime)"}
@@ -133,10 +134,11 @@ func chunkerOptions(c *cli.Context, s chunker.Strategy) (chunker.Options, error)
 // closers collects what a command opened (a model) for its After hook.
 type closers []func() error
 
-// workspaceOptions reads the chunking, cache and dense flags. A --model folder is
+// indexOptions reads the chunking, cache and dense flags (--cache-dir is read by
+// whoever opens the store). A --model folder is
 // opened once here (with --model-backend) and closed when the command ends.
-func workspaceOptions(c *cli.Context) (workspace.Options, error) {
-	o := workspace.DefaultOptions()
+func indexOptions(c *cli.Context) (index.Options, error) {
+	o := index.DefaultOptions()
 	name := c.String("strategy")
 	if name == "" && !c.IsSet("strategy") {
 		name = string(o.Strategy) // a command without --strategy (compare runs both itself)
@@ -148,7 +150,7 @@ func workspaceOptions(c *cli.Context) (workspace.Options, error) {
 	if o.Chunk, err = chunkerOptions(c, s); err != nil {
 		return o, err
 	}
-	o.Strategy, o.CacheDir = s, c.String("cache-dir")
+	o.Strategy = s
 	if o.Languages, err = languages(c); err != nil {
 		return o, err
 	}
@@ -256,13 +258,14 @@ func plannerTokens(c *cli.Context, plan *assemble.Plan) error {
 	return nil
 }
 
-// batchConfig reads the workspace, assembly and worker flags.
+// batchConfig reads the index, cache, assembly and worker flags.
 func batchConfig(c *cli.Context) (batch.Config, error) {
 	cfg := batch.DefaultConfig()
 	var err error
-	if cfg.Workspace, err = workspaceOptions(c); err != nil {
+	if cfg.Index, err = indexOptions(c); err != nil {
 		return cfg, err
 	}
+	cfg.CacheDir = c.String("cache-dir")
 	if cfg.Compose, err = composeOptions(c, assemble.PresetBatch); err != nil {
 		return cfg, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/repoctx/repoctx/retrieve/hugot"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/store"
 )
 
 // defaultOnnxFile is the ONNX file of hugot.DefaultModel: its Hugging Face repository
@@ -100,7 +100,7 @@ func modelCmd() *cli.Command {
 
 // defaultModelsDir is where `model download` puts models: a "models" folder in the
 // default cache directory.
-func defaultModelsDir() string { return filepath.Join(workspace.DefaultCacheDir(), "models") }
+func defaultModelsDir() string { return filepath.Join(store.DefaultCacheDir(), "models") }
 
 // fetchSentenceConfig copies the repository's sentence_bert_config.json (which hugot's
 // downloader skips) into the model folder, if the repository has one.

@@ -13,9 +13,10 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/serve"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 var defServe = serve.DefaultConfig()
@@ -55,9 +56,10 @@ func runServe(c *cli.Context) error {
 	}
 	cfg := serve.DefaultConfig()
 	var err error
-	if cfg.Workspace, err = workspaceOptions(c); err != nil {
+	if cfg.Index, err = indexOptions(c); err != nil {
 		return err
 	}
+	cfg.CacheDir = c.String("cache-dir")
 	if cfg.Compose, err = composeOptions(c, assemble.PresetLive); err != nil {
 		return err
 	}
@@ -66,8 +68,8 @@ func runServe(c *cli.Context) error {
 	}
 	cfg.Walk = walkOptions(c)
 	if c.Bool("verbose") {
-		cfg.Workspace.Log = c.App.ErrWriter
-		cfg.Walk.OnSkip = func(p string, r workspace.SkipReason) { fmt.Fprintf(c.App.ErrWriter, "skip %s: %s\n", p, r) }
+		cfg.Index.Log = c.App.ErrWriter
+		cfg.Walk.OnSkip = func(p string, r snapshot.SkipReason) { fmt.Fprintf(c.App.ErrWriter, "skip %s: %s\n", p, r) }
 	}
 	cfg.Log = c.App.ErrWriter
 	cfg.AllowHosts = c.StringSlice("allow-host")
@@ -92,7 +94,7 @@ func runServe(c *cli.Context) error {
 		}
 		repo := c.String("repo")
 		if repo == "" {
-			repo = workspace.FolderRepo(dir)
+			repo = index.FolderRepo(dir)
 		}
 		folders = append(folders, serve.Folder{Dir: dir, Repo: repo})
 	}

@@ -22,8 +22,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/serve"
-	"github.com/repoctx/repoctx/workspace"
 )
 
 const kotlinSample = "../../testdata/sample/repositories-kotlin-sample/acme__tracker-2bdd77b1ea5dbfec89a992ee2c1d7061bb4da0c9"
@@ -45,10 +45,10 @@ func TestQueryServeAgree(t *testing.T) {
 	copyTree(t, kotlinSample, dir)
 	cache := t.TempDir()
 	cfg := serve.DefaultConfig()
-	cfg.Workspace.CacheDir = cache
+	cfg.CacheDir = cache
 	updated := make(chan serve.Update, 10)
 	cfg.OnUpdate = func(u serve.Update) { updated <- u }
-	srv, err := serve.New(context.Background(), []serve.Folder{{Dir: dir, Repo: workspace.FolderRepo(dir)}}, cfg)
+	srv, err := serve.New(context.Background(), []serve.Folder{{Dir: dir, Repo: index.FolderRepo(dir)}}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

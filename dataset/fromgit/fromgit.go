@@ -29,7 +29,7 @@ import (
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/atomicfile"
 	"github.com/repoctx/repoctx/internal/pathsafe"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -144,7 +144,7 @@ type Summary struct {
 // commit", "too many files" (over MaxCommitFiles), "no file of the language"
 // (no modified file of Lang that can be used), "no real-code hunk" (no hunk of
 // the Style with a middle that passes the real-code filter), "snapshot
-// too large" (over the workspace.DefaultMaxFiles or workspace.DefaultMaxSnapshotBytes that
+// too large" (over the snapshot.DefaultMaxFiles or snapshot.DefaultMaxSnapshotBytes that
 // readers accept), "duplicate id". SkippedFiles counts files of the language
 // not used, by reason: "added" (not in the snapshot), "deleted", "not a
 // regular file", "unusable path" (one a snapshot reader refuses, such as one
@@ -990,7 +990,7 @@ func (g *gitRepo) collect(o Options, spec *grammars.Spec) (RepoSummary, []pick, 
 			if err != nil {
 				return rs, nil, err
 			}
-			if len(tree.files) > workspace.DefaultMaxFiles || tree.bytes > workspace.DefaultMaxSnapshotBytes {
+			if len(tree.files) > snapshot.DefaultMaxFiles || tree.bytes > snapshot.DefaultMaxSnapshotBytes {
 				tree = nil
 			}
 			trees[c.parent] = tree

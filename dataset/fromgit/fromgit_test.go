@@ -14,7 +14,7 @@ import (
 
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
-	"github.com/repoctx/repoctx/workspace"
+	"github.com/repoctx/repoctx/snapshot"
 )
 
 // needGit skips the test when git is not on PATH.
@@ -278,7 +278,7 @@ func readSet(t *testing.T, out, lang string) ([]dataset.Datapoint, map[string]da
 // modified file.
 func checkAgainstGit(t *testing.T, h *history, out, lang string, dps []dataset.Datapoint, truth map[string]dataset.Truth) {
 	t.Helper()
-	src, err := dataset.OpenSource(out, lang, "git", workspace.Limits{})
+	src, err := dataset.OpenSource(out, lang, "git", snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestDeviceWrittenInPlace(t *testing.T) {
 
 // TestRenameOpen: a commit with RenameOpen (the writer holding a flock on its file)
 // leaves the whole content under the target's name and no temporary file. That the
-// lock covers the rename is tested beside a cleaner in workspace
+// lock covers the rename is tested beside a cleaner in store
 // (TestSegmentWritesBesideACleaner).
 func TestRenameOpen(t *testing.T) {
 	dir := t.TempDir()

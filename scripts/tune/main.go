@@ -55,8 +55,10 @@ import (
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/eval"
+	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
 	"github.com/repoctx/repoctx/tokens"
-	"github.com/repoctx/repoctx/workspace"
 )
 
 // metric is one metric of a setting's scores, by its name in package eval.
@@ -420,27 +422,31 @@ func (t *tuner) cell(c cell, cfgs []config, opts []assemble.Options) (*eval.Repo
 	if err != nil {
 		return nil, err
 	}
-	src, err := dataset.OpenSource(c.dir, c.lang, c.stage, workspace.Limits{})
+	src, err := dataset.OpenSource(c.dir, c.lang, c.stage, snapshot.Limits{})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	index := make(map[string]int, len(dps))
+	position := make(map[string]int, len(dps))
 	for i, d := range dps {
-		index[d.ID] = i
+		position[d.ID] = i
 	}
 	preds := make([][]eval.Prediction, len(cfgs))
 	for i := range preds {
 		preds[i] = make([]eval.Prediction, len(dps))
 	}
-	ws := workspace.DefaultOptions()
-	ws.CacheDir, ws.Languages = t.cache, batch.DatasetLanguages(c.lang)
+	ws := index.DefaultOptions()
+	ws.Languages = batch.DatasetLanguages(c.lang)
 	ws.Log = io.Discard
 	inner := opts[0]
 	inner.NoDefinitions = false // the symbol tables are built for every configuration
-	m := &multi{inner: batch.Repoctx(src, ws, inner, false), opts: opts, preds: preds, index: index}
+	st := store.Open(t.cache)
+	defer st.Close()
+	rm := batch.Repoctx(src, st, ws, inner, false)
+	defer rm.(io.Closer).Close()
+	m := &multi{inner: rm, opts: opts, preds: preds, index: position}
 	cfg := batch.DefaultConfig()
-	cfg.Workspace, cfg.Compose, cfg.Method, cfg.Workers = ws, inner, m, t.workers
+	cfg.Index, cfg.CacheDir, cfg.Compose, cfg.Method, cfg.Workers = ws, t.cache, inner, m, t.workers
 	var failed int
 	if _, err := batch.Run(ctx, src, batch.FromSlice(dps), cfg, func(r batch.Result) {
 		if r.Err != nil {
@@ -494,22 +500,22 @@ type multi struct {
 	preds [][]eval.Prediction
 }
 
-func (m *multi) Open(ctx context.Context, snap workspace.Snapshot, repo string) (batch.Answerer, error) {
+func (m *multi) Open(ctx context.Context, snap snapshot.Snapshot, repo string) (batch.Answerer, error) {
 	a, err := m.inner.Open(ctx, snap, repo)
 	if err != nil {
 		return nil, err
 	}
-	r, ok := a.(interface{ Repo() *workspace.Repo })
+	r, ok := a.(interface{ View() *index.View })
 	if !ok {
 		a.Close()
-		return nil, errors.New("batch.Repoctx's answerer has no Repo method")
+		return nil, errors.New("batch.Repoctx's answerer has no View method")
 	}
-	return &multiAnswerer{Answerer: a, repo: r.Repo(), m: m}, nil
+	return &multiAnswerer{Answerer: a, repo: r.View(), m: m}, nil
 }
 
 type multiAnswerer struct {
 	batch.Answerer
-	repo *workspace.Repo
+	repo *index.View
 	m    *multi
 }
 

@@ -1,0 +1,322 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"unsafe"
+
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/store"
+	"github.com/repoctx/repoctx/symbols"
+)
+
+// chunkRecord is a stored chunking result: a file version's chunks with, per chunk,
+// the SHA-256 of its text (the key of its vectors) and its term frequencies encoded by
+// retrieve.EncodeTerms (so a warm run adds it to the corpus without tokenising).
+// Files that could not be decoded or chunked are not stored (their errors may depend
+// on limits, and they are rare).
+type chunkRecord struct {
+	Chunks   []chunker.Chunk
+	Sums     [][32]byte // SHA-256 of each chunk's text
+	Terms    [][]byte   // each chunk's encoded term frequencies
+	Lossy    bool       // decoded lossily (see chunker.File.Lossy)
+	Encoding string     // the encoding it was decoded from
+}
+
+// chunkCodec names the record format below and the tokenisation of its terms; it is
+// part of every chunk record's key, so a record of another format is never read.
+const chunkCodec = "chunks-bin-1+" + retrieve.TermsVersion
+
+// newChunkRecord returns the record of a file version's chunks.
+func newChunkRecord(cs []chunker.Chunk, lossy bool, encoding string) *chunkRecord {
+	rec := &chunkRecord{Chunks: cs, Lossy: lossy, Encoding: encoding, Terms: retrieve.EncodeTerms(cs), Sums: make([][32]byte, len(cs))}
+	for i := range cs {
+		rec.Sums[i] = sha256.Sum256([]byte(cs[i].Text))
+	}
+	return rec
+}
+
+// encode writes the record: a flag byte (bit 0: lossy), the encoding, the chunk count,
+// then per chunk its string and integer fields (strings as uvarint length and bytes,
+// integers as uvarints), a flag byte (bit 0 fallback, bit 1 parse error), its text's
+// SHA-256 and its encoded terms.
+func (r *chunkRecord) encode() []byte {
+	var b []byte
+	var vb [binary.MaxVarintLen64]byte
+	num := func(n int) { b = append(b, vb[:binary.PutUvarint(vb[:], uint64(n))]...) }
+	str := func(s string) { num(len(s)); b = append(b, s...) }
+	flag := byte(0)
+	if r.Lossy {
+		flag = 1
+	}
+	b = append(b, flag)
+	str(r.Encoding)
+	num(len(r.Chunks))
+	for i := range r.Chunks {
+		c := &r.Chunks[i]
+		str(c.ID)
+		str(c.Path)
+		str(c.Lang)
+		num(c.Ordinal)
+		str(string(c.Kind))
+		str(c.Name)
+		for _, n := range []int{c.StartLine, c.EndLine, c.StartByte, c.EndByte} {
+			num(n)
+		}
+		num(len(c.Header))
+		for _, h := range c.Header {
+			str(h)
+		}
+		str(c.Parent)
+		str(c.Prev)
+		str(c.Next)
+		f := byte(0)
+		if c.Fallback {
+			f |= 1
+		}
+		if c.ParseError {
+			f |= 2
+		}
+		b = append(b, f)
+		str(c.Text)
+		b = append(b, r.Sums[i][:]...)
+		num(len(r.Terms[i]))
+		b = append(b, r.Terms[i]...)
+	}
+	return b
+}
+
+var errDamagedRecord = errors.New("index: damaged chunk record")
+
+// decodeChunkRecord reads what encode wrote. The chunks' strings and terms point into
+// b, which must never change afterwards: a payload of repoStore.get (copied out of the
+// segment, never modified) or of encode. Sharing b rather than copying it into a
+// string halves the bytes a warm run copies and allocates for its chunk records.
+func decodeChunkRecord(b []byte) (*chunkRecord, error) {
+	var s string // every string of the record, over b's bytes (see above)
+	if len(b) > 0 {
+		s = unsafe.String(&b[0], len(b))
+	}
+	pos := 0
+	ok := true
+	num := func() int {
+		v, n := binary.Uvarint(b[pos:])
+		if n <= 0 || v > 1<<40 {
+			ok = false
+			return 0
+		}
+		pos += n
+		return int(v)
+	}
+	str := func() string {
+		n := num()
+		if !ok || n > len(b)-pos {
+			ok = false
+			return ""
+		}
+		pos += n
+		return s[pos-n : pos]
+	}
+	byteAt := func() byte {
+		if pos >= len(b) {
+			ok = false
+			return 0
+		}
+		pos++
+		return b[pos-1]
+	}
+	r := &chunkRecord{}
+	r.Lossy = byteAt()&1 != 0
+	r.Encoding = str()
+	n := num()
+	if !ok || n > len(b) {
+		return nil, errDamagedRecord
+	}
+	r.Chunks = make([]chunker.Chunk, n)
+	r.Sums = make([][32]byte, n)
+	r.Terms = make([][]byte, n)
+	for i := range r.Chunks {
+		c := &r.Chunks[i]
+		c.ID, c.Path, c.Lang = str(), str(), str()
+		c.Ordinal = num()
+		c.Kind = chunker.Kind(str())
+		c.Name = str()
+		c.StartLine, c.EndLine, c.StartByte, c.EndByte = num(), num(), num(), num()
+		if h := num(); ok && h > 0 {
+			if h > len(b)-pos {
+				return nil, errDamagedRecord
+			}
+			c.Header = make([]string, h)
+			for j := range c.Header {
+				c.Header[j] = str()
+			}
+		}
+		c.Parent, c.Prev, c.Next = str(), str(), str()
+		f := byteAt()
+		c.Fallback, c.ParseError = f&1 != 0, f&2 != 0
+		c.Text = str()
+		if !ok || len(b)-pos < 32 {
+			return nil, errDamagedRecord
+		}
+		copy(r.Sums[i][:], b[pos:pos+32])
+		pos += 32
+		tl := num()
+		if !ok || tl > len(b)-pos {
+			return nil, errDamagedRecord
+		}
+		r.Terms[i] = b[pos : pos+tl : pos+tl]
+		pos += tl
+	}
+	if !ok || pos != len(b) {
+		return nil, errDamagedRecord
+	}
+	return r, nil
+}
+
+// symbolsMagic starts an encoded symbol record; it names the format below, so that a
+// record of another format (the gob records of earlier versions, a damaged one) is
+// refused instead of misread.
+const symbolsMagic = "rcsym1\n"
+
+// errDamagedSymbols is returned by decodeSymbols for a record it cannot read.
+var errDamagedSymbols = errors.New("index: damaged symbol record")
+
+// encodeSymbols writes a file's symbols: symbolsMagic; the path, language and package
+// (strings as varint length and bytes); the definition count and per definition its
+// name, kind, path, container, signature and doc, then its start and end lines and
+// bytes; the import count and per import its module, level, name, alias, a flag byte
+// (bit 0: star) and line. Integers and lengths are signed varints (encoding/binary).
+func encodeSymbols(f *symbols.File) []byte {
+	b := make([]byte, 0, 64+len(f.Defs)*96+len(f.Imports)*32)
+	var vb [binary.MaxVarintLen64]byte
+	num := func(n int) { b = append(b, vb[:binary.PutVarint(vb[:], int64(n))]...) }
+	str := func(s string) { num(len(s)); b = append(b, s...) }
+	b = append(b, symbolsMagic...)
+	str(f.Path)
+	str(f.Lang)
+	str(f.Package)
+	num(len(f.Defs))
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		str(d.Name)
+		str(d.Kind)
+		str(d.Path)
+		str(d.Container)
+		str(d.Signature)
+		str(d.Doc)
+		num(d.StartLine)
+		num(d.EndLine)
+		num(d.StartByte)
+		num(d.EndByte)
+	}
+	num(len(f.Imports))
+	for i := range f.Imports {
+		im := &f.Imports[i]
+		str(im.Module)
+		num(im.Level)
+		str(im.Name)
+		str(im.Alias)
+		flag := byte(0)
+		if im.Star {
+			flag = 1
+		}
+		b = append(b, flag)
+		num(im.Line)
+	}
+	return b
+}
+
+// decodeSymbols reads what encodeSymbols wrote; it returns errDamagedSymbols for
+// anything else (a record of another format, a truncated or altered one). The
+// strings share one copy of the record.
+func decodeSymbols(b []byte) (*symbols.File, error) {
+	if len(b) < len(symbolsMagic) || string(b[:len(symbolsMagic)]) != symbolsMagic {
+		return nil, errDamagedSymbols
+	}
+	s := string(b)
+	pos := len(symbolsMagic)
+	ok := true
+	num := func() int {
+		v, n := binary.Varint(b[pos:])
+		if n <= 0 || v > 1<<40 || v < -1<<40 {
+			ok = false
+			return 0
+		}
+		pos += n
+		return int(v)
+	}
+	str := func() string {
+		n := num()
+		if !ok || n < 0 || n > len(b)-pos {
+			ok = false
+			return ""
+		}
+		pos += n
+		return s[pos-n : pos]
+	}
+	f := &symbols.File{}
+	f.Path, f.Lang, f.Package = str(), str(), str()
+	// Each definition takes at least 10 bytes and each import 6: a count over what the
+	// record can hold is damage, refused before allocating.
+	if n := num(); !ok || n < 0 || n > (len(b)-pos)/10 {
+		return nil, errDamagedSymbols
+	} else if n > 0 {
+		f.Defs = make([]symbols.Def, n)
+	}
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		d.Name, d.Kind, d.Path, d.Container, d.Signature, d.Doc = str(), str(), str(), str(), str(), str()
+		d.StartLine, d.EndLine, d.StartByte, d.EndByte = num(), num(), num(), num()
+	}
+	if n := num(); !ok || n < 0 || n > (len(b)-pos)/6 {
+		return nil, errDamagedSymbols
+	} else if n > 0 {
+		f.Imports = make([]grammars.Import, n)
+	}
+	for i := range f.Imports {
+		im := &f.Imports[i]
+		im.Module = str()
+		im.Level = num()
+		im.Name, im.Alias = str(), str()
+		if pos >= len(b) {
+			return nil, errDamagedSymbols
+		}
+		im.Star = b[pos]&1 != 0
+		if b[pos] > 1 {
+			ok = false
+		}
+		pos++
+		im.Line = num()
+	}
+	if !ok || pos != len(b) {
+		return nil, errDamagedSymbols
+	}
+	return f, nil
+}
+
+// storeKey returns the key of a record of kind for the file at path whose raw bytes
+// hash to sum, under settings: the SHA-256 of store.Version, kind, settings, the
+// grammar version of path's language ("" for none), path and sum in hex, separated by
+// NUL bytes (the hash the store has always used; built without fmt, as it is
+// computed a few times per file of every view).
+func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
+	buf := make([]byte, 0, 192+len(settings)+len(path))
+	buf = append(buf, store.Version...)
+	buf = append(buf, 0)
+	buf = append(buf, kind...)
+	buf = append(buf, 0)
+	buf = append(buf, settings...)
+	buf = append(buf, 0)
+	if g := grammars.ForPath(path); g != nil {
+		buf = append(buf, g.Version...)
+	}
+	buf = append(buf, 0)
+	buf = append(buf, path...)
+	buf = append(buf, 0)
+	buf = hex.AppendEncode(buf, sum[:])
+	return sha256.Sum256(buf)
+}

@@ -1,0 +1,228 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/atomicfile"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
+)
+
+const sampleDir = "../testdata/sample"
+
+// TestCachedSymbols: the symbols are stored and a new process reads back an equal table.
+func TestCachedSymbols(t *testing.T) {
+	src, err := snapshot.OpenDirSource(filepath.Join(sampleDir, "repositories-python-sample"), snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := src.Open(src.Names()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, cache := Options{Dense: retrieve.DenseNone, Symbols: true}, t.TempDir()
+	a, err := openView(context.Background(), snap, cache, "", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := openView(context.Background(), snap, cache, "", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ra := a.Symbols().Resolve("parse_amount", "invoicing/importers.py", nil, 1)
+	rb := b.Symbols().Resolve("parse_amount", "invoicing/importers.py", nil, 1)
+	if len(ra) != 1 || len(rb) != 1 || *ra[0].Def != *rb[0].Def {
+		t.Errorf("cached table differs: %+v vs %+v", ra, rb)
+	}
+	if b.Stats().Built || !a.Stats().Built {
+		t.Errorf("built: first %v, second %v; want true, false", a.Stats().Built, b.Stats().Built)
+	}
+}
+
+// TestOpenCancelled: a cancelled Open returns the context's error promptly and leaves
+// no temporary file in the cache.
+func TestOpenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 400 {
+		files[fmt.Sprintf("pkg/m%03d.py", i)] = strings.Repeat("def f(x):\n    return x + 1\n\n", 30)
+	}
+	writeFiles(t, dir, files)
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	start := time.Now()
+	r, err := openView(ctx, snap, cache, "", Options{})
+	if err == nil {
+		r.Close()
+		t.Skip("the index was built before the cancel")
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Open after cancel: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Open took %v after a cancel at 50ms", d)
+	}
+	assertNoTemps(t, cache)
+}
+
+// assertNoTemps fails if a temporary file or folder of a build or a store write is
+// left under dir.
+func assertNoTemps(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && (atomicfile.IsTemp(d.Name()) || strings.Contains(d.Name(), ".tmp-")) {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+}
+
+// TestNewIndexAndDeferFlush: with DeferFlush, views write no segment until
+// Store.Flush; a new index of the repository makes the next view from the store, the
+// same as before, while the view of the old index keeps working.
+func TestNewIndexAndDeferFlush(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	opts := Options{RepoLSA: true, Symbols: true, DeferFlush: true}
+	segments := func() int {
+		m, _ := filepath.Glob(filepath.Join(st.Records("x/new").Dir(), "*.seg"))
+		return len(m)
+	}
+	ix, err := Open(st, "x/new", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ix.View(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if n := segments(); n != 0 {
+		t.Fatalf("%d segments written with DeferFlush", n)
+	}
+	if err := st.Flush(); err != nil || segments() != 1 {
+		t.Fatalf("Flush: %v, %d segments, want 1", err, segments())
+	}
+	ix2, err := Open(st, "x/new", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	b, err := ix2.View(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.Stats().Chunked != 0 || b.Stats().Reused != 2 {
+		t.Fatalf("a new index: chunked %d, reused %d; want every file from the store", b.Stats().Chunked, b.Stats().Reused)
+	}
+	ix.Close() // the old index's view stays usable
+	ha, _ := a.Retriever().Search(context.Background(), retrieve.Query{Text: "alpha", K: 2, Mode: retrieve.Hybrid})
+	hb, _ := b.Retriever().Search(context.Background(), retrieve.Query{Text: "alpha", K: 2, Mode: retrieve.Hybrid})
+	if fmt.Sprint(ha) != fmt.Sprint(hb) || len(ha) == 0 {
+		t.Fatalf("hits differ in a new index:\n%v\n%v", ha, hb)
+	}
+}
+
+// TestChunkKeyGrammarVersion checks that a file's cached chunks are made again when
+// its language's Spec.Version changes (a grammar or rewrite change), and only its.
+func TestChunkKeyGrammarVersion(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.go": "package b\n\nfunc Beta() int { return 2 }\n"})
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, cache := Options{Languages: []string{"python", "go"}}, t.TempDir()
+	open := func() Stats {
+		t.Helper()
+		r, err := openView(context.Background(), snap, cache, "x/grammar-version", opts) // a new index: from the store
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		return r.Stats()
+	}
+	if st := open(); st.Chunked != 2 {
+		t.Fatalf("first open: chunked %d, want 2", st.Chunked)
+	}
+	if st := open(); st.Chunked != 0 || st.Reused != 2 {
+		t.Fatalf("second open: chunked %d, reused %d; want 0, 2", st.Chunked, st.Reused)
+	}
+	spec := grammars.Lookup("go")
+	old := spec.Version
+	spec.Version = old + "+test"
+	defer func() { spec.Version = old }()
+	if st := open(); st.Chunked != 1 || st.Reused != 1 {
+		t.Fatalf("after the Go spec's version changed: chunked %d, reused %d; want 1 (b.go), 1", st.Chunked, st.Reused)
+	}
+}
+
+// TestSharedLSA: with Options.SharedLSA, a view of another snapshot made first waits
+// for the model fitted on the named snapshot's own view and is embedded with it; the
+// named snapshot's view is the one the model was fitted on, handed over once.
+func TestSharedLSA(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, filepath.Join(root, "o__r-1111111"), map[string]string{"a.py": "def alpha(x):\n    return x + 1\n", "b.py": "def beta():\n    return alpha(2)\n"})
+	writeFiles(t, filepath.Join(root, "o__r-2222222"), map[string]string{"a.py": "def alpha(x):\n    return x + 2\n", "c.py": "def gamma():\n    return 3\n"})
+	src, err := snapshot.OpenDirSource(root, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	ix, err := Open(st, "o/r", Options{SharedLSA: &SharedLSA{Snapshot: "o__r-1111111", Open: src.Open}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	second, _ := src.Open("o__r-2222222")
+	v2, err := ix.View(context.Background(), second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	first, _ := src.Open("o__r-1111111")
+	v1, err := ix.View(context.Background(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v1.Close()
+	if !v2.Stats().SharedLSA || v1.Stats().SharedLSA {
+		t.Errorf("shared: second %v, first %v; want true, false (the first is the fit's own view)", v2.Stats().SharedLSA, v1.Stats().SharedLSA)
+	}
+	m1, m2 := v1.Retriever().DenseInfo().Model, v2.Retriever().DenseInfo().Model
+	if m1 == "" || m1 != m2 {
+		t.Errorf("models %q and %q, want the same", m1, m2)
+	}
+	again, err := ix.View(context.Background(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again == v1 || again.Retriever().DenseInfo().Model != m1 {
+		t.Errorf("a second view of the model snapshot: same view %v, model %q", again == v1, again.Retriever().DenseInfo().Model)
+	}
+}

@@ -1,0 +1,736 @@
+package snapshot
+
+// Design note: the repository walker.
+//
+// One walker decides which files of a repository folder are source worth chunking,
+// for `repoctx chunk`, `index` and `query` alike. It walks the folder itself (not
+// fs.WalkDir) for two reasons: ignore files are read per folder on the way down, so
+// each folder's patterns apply below it only, and entries are visited in the order
+// of their full slash paths (a folder "a" sorts as "a/"), so the walk order is the
+// order of sort.Strings over the yielded paths, the same as Snapshot.Paths.
+//
+// Ignore patterns are parsed and matched by go-git's plumbing/format/gitignore
+// (ParsePattern, NewMatcher), which implements gitignore(5) matching with a pattern
+// "domain" (the folder the pattern file lives in). The walker never descends into a
+// folder that is excluded, which gives git's rule that a file cannot be re-included
+// when a parent folder is excluded.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/store"
+)
+
+// SkipReason says why Walk left a file or folder out.
+type SkipReason int
+
+// Skip reasons, in the order Walk checks them. A file or folder is counted under the
+// first reason that applies.
+const (
+	SkipNone       SkipReason = iota // not skipped
+	SkipVCS                          // version-control metadata: .git, .hg, .svn (files or folders)
+	SkipExcluded                     // matched a WalkOptions.Exclude pattern
+	SkipIgnored                      // matched a .gitignore, .ignore or .git/info/exclude pattern
+	SkipVendored                     // a vendored folder: vendor/, node_modules/, a Python virtualenv, ...
+	SkipSymlink                      // a symlink that is broken, loops, leaves the root or names a folder
+	SkipNotRegular                   // a device, socket or named pipe
+	SkipLanguage                     // not of a requested language (see WalkOptions.Languages)
+	SkipTooLarge                     // over WalkOptions.MaxFileBytes
+	SkipUnreadable                   // could not be read (permission denied, I/O error)
+	SkipBinary                       // a NUL byte in the first 8000 bytes, and not UTF-16 text
+	SkipGenerated                    // a comment in the first lines says the file is generated
+	SkipMinified                     // minified JavaScript or CSS
+	numSkipReasons
+)
+
+var skipPhrases = [numSkipReasons]string{
+	SkipNone:       "not skipped",
+	SkipVCS:        "version-control metadata",
+	SkipExcluded:   "excluded by --exclude",
+	SkipIgnored:    "ignored by .gitignore, .ignore or .git/info/exclude",
+	SkipVendored:   "vendored folder",
+	SkipSymlink:    "symlink not followed (broken, a loop, out of the root, or to a folder)",
+	SkipNotRegular: "not a regular file",
+	SkipLanguage:   "not of a requested language",
+	SkipTooLarge:   "over the size limit",
+	SkipUnreadable: "unreadable",
+	SkipBinary:     "binary",
+	SkipGenerated:  "generated",
+	SkipMinified:   "minified",
+}
+
+// String returns the reason as a short phrase, e.g. "vendored folder".
+func (r SkipReason) String() string {
+	if r < 0 || r >= numSkipReasons {
+		return fmt.Sprintf("SkipReason(%d)", int(r))
+	}
+	return skipPhrases[r]
+}
+
+// SkipReasons returns every reason but SkipNone, in check order.
+func SkipReasons() []SkipReason {
+	out := make([]SkipReason, 0, numSkipReasons-1)
+	for r := SkipNone + 1; r < numSkipReasons; r++ {
+		out = append(out, r)
+	}
+	return out
+}
+
+// File is one file Walk yields.
+type File struct {
+	// Path is slash-separated and relative to the walk's root ("src/app.py").
+	Path string
+	// Lang is the grammar name chosen by extension ("kotlin", "python"), or "" when no
+	// registered language claims the file (only with WalkOptions.OtherFiles).
+	Lang string
+	// Data is the file's raw content, at most WalkOptions.MaxFileBytes bytes. The walker
+	// does not keep or reuse it: fn may hold on to it.
+	Data []byte
+
+	info  fs.FileInfo // the entry's metadata, when the walker had it
+	known bool        // not read: the folder cache vouched for it (OpenFolderCached); sum holds its hash
+	sum   [32]byte
+	size  int64
+}
+
+// WalkOptions says which files Walk yields. The zero value applies every rule: ignore
+// files, vendored and generated code skipped, files of the registered languages only,
+// chunker.DefaultMaxFileBytes as the size limit.
+type WalkOptions struct {
+	// NoIgnoreFiles turns off .gitignore (in every folder), .ignore (in every folder,
+	// ripgrep's convention; it overrides the .gitignore beside it) and .git/info/exclude.
+	// Exclude, the vendored and generated rules and the checks on content still apply.
+	NoIgnoreFiles bool
+	// KeepVendored turns off skipping vendored folders (see VendoredDir).
+	KeepVendored bool
+	// KeepGenerated turns off skipping generated and minified files (see IsGenerated
+	// and IsMinified).
+	KeepGenerated bool
+	// Exclude holds patterns in gitignore syntax, matched against paths relative to the
+	// root as if they were lines of a .gitignore at the root, after every ignore file
+	// (so they win): "*.min.js" matches at any depth, "/build" and "docs/*.py" are
+	// anchored at the root, "gen/" matches folders only, "**" spans folders. A pattern
+	// starting with "!" is an error (Exclude only excludes).
+	Exclude []string
+	// Languages are grammar names (grammars.Names); only files of these languages are
+	// yielded. Empty means every registered language. An unknown name is an error.
+	Languages []string
+	// OtherFiles also yields files no registered language claims (File.Lang "").
+	OtherFiles bool
+	// MaxFileBytes is the size limit in bytes; larger files are skipped as
+	// SkipTooLarge without being read. <= 0 means chunker.DefaultMaxFileBytes.
+	MaxFileBytes int64
+	// OnSkip, if set, is called for every skipped file or folder with its slash path
+	// relative to the root (a folder's path ends in "/") and the reason, from the
+	// goroutine that called Walk.
+	OnSkip func(path string, r SkipReason)
+
+	// known, if set (OpenFolderCached), vouches for files an earlier walk accepted and
+	// that did not change since: it returns their hash, and the walker does not read them.
+	known func(path string, fi fs.FileInfo) ([32]byte, bool)
+}
+
+// WalkStats counts what one Walk did.
+type WalkStats struct {
+	// Files and Bytes count the files yielded and their raw size in bytes.
+	Files int
+	Bytes int64
+	// Skipped counts skips by reason. A skipped folder counts once: what it holds is
+	// not looked at.
+	Skipped map[SkipReason]int
+}
+
+// TotalSkipped returns the number of files and folders skipped, all reasons.
+func (s WalkStats) TotalSkipped() int {
+	n := 0
+	for _, c := range s.Skipped {
+		n += c
+	}
+	return n
+}
+
+// SkipSummary returns the skip counts as one line in check order, e.g.
+// "12 ignored by .gitignore, .ignore or .git/info/exclude, 1 binary", or "none".
+func (s WalkStats) SkipSummary() string {
+	var parts []string
+	for _, r := range SkipReasons() {
+		if n := s.Skipped[r]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Add adds the counts of o to s.
+func (s *WalkStats) Add(o WalkStats) {
+	s.Files += o.Files
+	s.Bytes += o.Bytes
+	for r, n := range o.Skipped {
+		s.count(r, n)
+	}
+}
+
+func (s *WalkStats) count(r SkipReason, n int) {
+	if s.Skipped == nil {
+		s.Skipped = map[SkipReason]int{}
+	}
+	s.Skipped[r] += n
+}
+
+// Walk calls fn for every file under the folder root that opts lets through, in the
+// order of their slash paths (byte order, as sort.Strings sorts them), and returns
+// what it yielded and skipped.
+//
+// It reads the folder through os.Root: a symlink is followed only when its target is
+// a regular file inside root (the file is yielded under the link's name); symlinks
+// to folders are never followed, so loops cannot recur. See WalkFS for the rules.
+//
+// It returns an error when root cannot be opened or read, a *repoctx.OptionError when
+// opts is invalid (an unknown language, a "!" exclude pattern; Option names the
+// flag: "langs", "exclude"), ctx.Err() when ctx is done, or the first
+// error fn returns, unchanged (the walk stops there). Folders and files below root
+// that cannot be read are skipped as SkipUnreadable, not errors. The stats count
+// what was done up to the error.
+func Walk(ctx context.Context, root string, opts WalkOptions, fn func(File) error) (WalkStats, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return WalkStats{}, fmt.Errorf("snapshot: walk %s: %w", root, err)
+	}
+	defer r.Close()
+	fsys := newRootFS(r)
+	defer fsys.Close()
+	return WalkFS(ctx, fsys, opts, fn)
+}
+
+// WalkFS is Walk over fsys, whose root is the repository root. These rules apply, in
+// this order (the first that matches names the SkipReason):
+//
+//  1. .git, .hg and .svn entries are skipped (SkipVCS);
+//  2. paths matching opts.Exclude are skipped (SkipExcluded);
+//  3. unless opts.NoIgnoreFiles, paths matching the patterns of .git/info/exclude, of
+//     every .gitignore and of every .ignore on the way down are skipped (SkipIgnored;
+//     gitignore(5) semantics: a folder's patterns apply below it, later and deeper
+//     patterns win, "!" re-includes, a trailing "/" matches folders only, a file
+//     below an excluded folder cannot be re-included). The global core.excludesFile
+//     is not read, so results do not depend on the user's git configuration;
+//  4. unless opts.KeepVendored, vendored folders are skipped (SkipVendored; see
+//     VendoredDir);
+//  5. symlinks are followed to regular files only (SkipSymlink), devices, sockets
+//     and pipes are skipped (SkipNotRegular);
+//  6. files of languages not asked for are skipped (SkipLanguage);
+//  7. files over the size limit are skipped unread (SkipTooLarge), unreadable ones
+//     as SkipUnreadable;
+//  8. a NUL byte in the first 8000 bytes means binary (git's buffer_is_binary), unless
+//     the bytes look like UTF-16 (a byte-order mark, or NULs only at odd or only at
+//     even offsets) (SkipBinary);
+//  9. unless opts.KeepGenerated, generated and minified files are skipped
+//     (SkipGenerated, SkipMinified; see IsGenerated and IsMinified).
+//
+// Whether symlinks can lead out of the root depends on fsys: os.Root.FS confines
+// them (Walk uses it), os.DirFS does not.
+func WalkFS(ctx context.Context, fsys fs.FS, opts WalkOptions, fn func(File) error) (WalkStats, error) {
+	w := &walker{ctx: ctx, fsys: fsys, opts: opts, fn: fn}
+	if err := w.init(); err != nil {
+		return WalkStats{}, err
+	}
+	var base []gitignore.Pattern
+	if !opts.NoIgnoreFiles {
+		if data, err := fs.ReadFile(fsys, ".git/info/exclude"); err == nil {
+			base = parsePatterns(data, nil)
+		}
+	}
+	if err := w.dir(".", nil, base); err != nil {
+		return w.st, err
+	}
+	return w.st, nil
+}
+
+type walker struct {
+	ctx     context.Context
+	fsys    fs.FS
+	opts    WalkOptions
+	fn      func(File) error
+	exclude gitignore.Matcher
+	langs   map[string]bool // nil: every registered language
+	st      WalkStats
+}
+
+func (w *walker) init() error {
+	if w.opts.MaxFileBytes <= 0 {
+		w.opts.MaxFileBytes = chunker.DefaultMaxFileBytes
+	}
+	var ps []gitignore.Pattern
+	for _, e := range w.opts.Exclude {
+		t := strings.TrimSpace(e)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "!") {
+			return &repoctx.OptionError{Option: "exclude", Value: strconv.Quote(e),
+				Want: `a gitignore pattern that excludes (not blank, not a "#" comment, no leading "!")`}
+		}
+		ps = append(ps, gitignore.ParsePattern(t, nil))
+	}
+	w.exclude = gitignore.NewMatcher(ps)
+	if len(w.opts.Languages) > 0 {
+		w.langs = map[string]bool{}
+		for _, l := range w.opts.Languages {
+			if grammars.Lookup(l) == nil {
+				return &repoctx.OptionError{Option: "langs", Value: strconv.Quote(l),
+					Want: "a registered language (" + strings.Join(grammars.Names(), ", ") + ")"}
+			}
+			w.langs[l] = true
+		}
+	}
+	w.st.Skipped = map[SkipReason]int{}
+	return nil
+}
+
+func (w *walker) skip(p string, isDir bool, r SkipReason) {
+	w.st.count(r, 1)
+	if w.opts.OnSkip != nil {
+		if isDir {
+			p += "/"
+		}
+		w.opts.OnSkip(p, r)
+	}
+}
+
+// vcsDirs are version-control metadata names, skipped as files or folders.
+var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
+
+// dir walks the folder p (slash path, "." for the root) whose path components are
+// elems; ps are the ignore patterns in force above it, lowest priority first.
+func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
+	entries, err := fs.ReadDir(w.fsys, p)
+	if err != nil {
+		if p == "." {
+			return fmt.Errorf("snapshot: read the root folder: %w", err)
+		}
+		w.skip(p, true, SkipUnreadable)
+		return nil
+	}
+	if p != "." && !w.opts.KeepVendored && venvEntries(w.fsys, p, entries) {
+		// VendoredDir's test on the entries read anyway (a Stat of a missing
+		// pyvenv.cfg in every folder cost a fifth of an unchanged repository's walk).
+		w.skip(p, true, SkipVendored)
+		return nil
+	}
+	if !w.opts.NoIgnoreFiles {
+		for _, name := range []string{".gitignore", ".ignore"} {
+			if !hasEntry(entries, name) {
+				continue
+			}
+			if data, err := fs.ReadFile(w.fsys, join(p, name)); err == nil {
+				ps = append(ps[:len(ps):len(ps)], parsePatterns(data, elems)...)
+			}
+		}
+	}
+	ignore := gitignore.NewMatcher(ps)
+	// Visit in full-path order: a folder "a" sorts as "a/", after "a.txt".
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(sortKey(a), sortKey(b)) })
+	for _, e := range entries {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		name := e.Name()
+		cp := join(p, name)
+		ce := append(elems[:len(elems):len(elems)], name)
+		isDir := e.IsDir()
+		switch {
+		case vcsDirs[name]:
+			w.skip(cp, isDir, SkipVCS)
+			continue
+		case w.exclude.Match(ce, isDir):
+			w.skip(cp, isDir, SkipExcluded)
+			continue
+		case !w.opts.NoIgnoreFiles && ignore.Match(ce, isDir):
+			w.skip(cp, isDir, SkipIgnored)
+			continue
+		}
+		if isDir {
+			if !w.opts.KeepVendored && vendoredNames[name] {
+				w.skip(cp, true, SkipVendored)
+				continue
+			}
+			if err := w.dir(cp, ce, ps); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := w.file(cp, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortKey(e fs.DirEntry) string {
+	if e.IsDir() {
+		return e.Name() + "/"
+	}
+	return e.Name()
+}
+
+func hasEntry(entries []fs.DirEntry, name string) bool {
+	for _, e := range entries {
+		if e.Name() == name && !e.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+func join(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// file checks one non-folder entry and yields it.
+func (w *walker) file(p string, e fs.DirEntry) error {
+	t := e.Type()
+	var size int64
+	var info fs.FileInfo
+	switch {
+	case t&fs.ModeSymlink != 0:
+		fi, err := fs.Stat(w.fsys, p) // follows the link; os.Root refuses to leave the root
+		info = fi
+		if err != nil || !fi.Mode().IsRegular() {
+			if err == nil && !fi.IsDir() {
+				w.skip(p, false, SkipNotRegular)
+			} else {
+				w.skip(p, false, SkipSymlink)
+			}
+			return nil
+		}
+		size = fi.Size()
+	case t.IsRegular():
+		fi, err := e.Info()
+		if err != nil {
+			w.skip(p, false, SkipUnreadable)
+			return nil
+		}
+		size, info = fi.Size(), fi
+	default:
+		w.skip(p, false, SkipNotRegular)
+		return nil
+	}
+	lang := ""
+	if s := grammars.ForPath(p); s != nil {
+		lang = s.Name
+	}
+	if lang == "" && !w.opts.OtherFiles || lang != "" && w.langs != nil && !w.langs[lang] {
+		w.skip(p, false, SkipLanguage)
+		return nil
+	}
+	if size > w.opts.MaxFileBytes {
+		w.skip(p, false, SkipTooLarge)
+		return nil
+	}
+	if !w.opts.KeepGenerated && minifiedName(p) {
+		w.skip(p, false, SkipMinified)
+		return nil
+	}
+	if w.opts.known != nil && info != nil {
+		// Unchanged since a walk that accepted it (same size, times and inode): its
+		// content's verdicts and hash still hold, so it is not read.
+		if sum, ok := w.opts.known(p, info); ok {
+			w.st.Files++
+			w.st.Bytes += size
+			return w.fn(File{Path: p, Lang: lang, info: info, known: true, sum: sum, size: size})
+		}
+	}
+	data, err := readLimited(w.fsys, p, w.opts.MaxFileBytes)
+	switch {
+	case errors.Is(err, errTooLarge):
+		w.skip(p, false, SkipTooLarge)
+		return nil
+	case err != nil:
+		w.skip(p, false, SkipUnreadable)
+		return nil
+	}
+	if IsBinary(data) {
+		w.skip(p, false, SkipBinary)
+		return nil
+	}
+	if !w.opts.KeepGenerated {
+		if IsGenerated(data) {
+			w.skip(p, false, SkipGenerated)
+			return nil
+		}
+		if IsMinified(p, data) {
+			w.skip(p, false, SkipMinified)
+			return nil
+		}
+	}
+	w.st.Files++
+	w.st.Bytes += int64(len(data))
+	return w.fn(File{Path: p, Lang: lang, Data: data, info: info, size: int64(len(data))})
+}
+
+var errTooLarge = errors.New("grew over the size limit")
+
+// readLimited reads at most max+1 bytes of p and fails with errTooLarge past max (the
+// file may have grown since it was listed).
+func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() <= max {
+		buf.Grow(int(fi.Size()) + bytes.MinRead)
+	}
+	n, err := buf.ReadFrom(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > max {
+		return nil, errTooLarge
+	}
+	return buf.Bytes(), nil
+}
+
+// parsePatterns parses the lines of an ignore file in folder domain (path
+// components below the root): blank lines and "#" comments are left out, a trailing
+// CR is dropped (CRLF files), the rest goes to gitignore.ParsePattern, which handles
+// "!", "/", "**" and trailing spaces ("\ " keeps one).
+func parsePatterns(data []byte, domain []string) []gitignore.Pattern {
+	var ps []gitignore.Pattern
+	for line := range strings.SplitSeq(string(data), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+// vendoredNames are folder names whose contents are third-party code: Go's and PHP's
+// vendor/, pip's _vendor/, npm's node_modules/, Bower's bower_components/, and a
+// Python installation's site-packages/.
+var vendoredNames = map[string]bool{
+	"vendor": true, "_vendor": true, "node_modules": true, "bower_components": true, "site-packages": true,
+}
+
+// VendoredDir reports whether the folder p (slash path in fsys) holds vendored code:
+// its name is vendor, _vendor, node_modules, bower_components or site-packages, or it
+// is a Python virtual environment (it holds a pyvenv.cfg file, PEP 405), whatever its
+// name (.venv, venv, env, ...).
+func VendoredDir(fsys fs.FS, p string) bool {
+	if vendoredNames[path.Base(p)] {
+		return true
+	}
+	fi, err := fs.Stat(fsys, join(p, "pyvenv.cfg"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// venvEntries reports whether the folder p, whose entries are entries, holds a
+// pyvenv.cfg regular file (a symlink is followed), as [VendoredDir] tests it.
+func venvEntries(fsys fs.FS, p string, entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		if e.Name() != "pyvenv.cfg" {
+			continue
+		}
+		if e.Type().IsRegular() {
+			return true
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			fi, err := fs.Stat(fsys, join(p, "pyvenv.cfg"))
+			return err == nil && fi.Mode().IsRegular()
+		}
+		return false
+	}
+	return false
+}
+
+// binaryProbe is how many leading bytes IsBinary looks at: git's FIRST_FEW_BYTES
+// (xdiff-interface.c, buffer_is_binary).
+const binaryProbe = 8000
+
+// IsBinary reports whether data looks binary: a NUL byte among its first 8000 bytes
+// (git's rule), unless those bytes look like UTF-16 text: a UTF-16 byte-order mark,
+// or NUL bytes only at odd offsets (little-endian text mostly in U+0000-U+00FF) or
+// only at even offsets (big-endian).
+func IsBinary(data []byte) bool {
+	head := data[:min(len(data), binaryProbe)]
+	if bytes.IndexByte(head, 0) < 0 {
+		return false
+	}
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return false
+	}
+	even, odd := 0, 0
+	for i, b := range head {
+		if b == 0 {
+			if i%2 == 0 {
+				even++
+			} else {
+				odd++
+			}
+		}
+	}
+	// UTF-16 text has NULs at one parity only and an even length.
+	return even > 0 && odd > 0 || len(data)%2 == 1
+}
+
+// generatedProbeLines is how many leading lines IsGenerated reads.
+const generatedProbeLines = 10
+
+// generatedMarkers match the comments code generators write near the top of a file:
+// Go's convention (https://go.dev/s/generatedcode), Meta's "@generated" tag (also
+// used by Phabricator and Buck), and the "this file is generated", "autogenerated
+// by" and "generated by ... do not edit" wording of protoc, Thrift, SWIG, Django
+// migrations and many others.
+var generatedMarkers = []*regexp.Regexp{
+	regexp.MustCompile(`Code generated .*DO NOT EDIT`),
+	regexp.MustCompile(`@generated\b`),
+	regexp.MustCompile(`(?i)\b(file|module|code|class|source) is (auto-?generated|automatically generated|generated)\b`),
+	regexp.MustCompile(`(?i)\b(auto-?generated|automatically generated) (by|from|with|using)\b`),
+	regexp.MustCompile(`(?i)\bgenerated\b.*\bdo not (edit|modify)\b`),
+	regexp.MustCompile(`(?i)\bdo not (edit|modify)\b.*\bgenerated\b`),
+	regexp.MustCompile(`^\s*#\s*Generated by Django \d`),
+}
+
+// commentStart matches a line that starts a comment or a docstring in the languages
+// repoctx meets: // /* * # <!-- -- ; """ ”'.
+var commentStart = regexp.MustCompile(`^\s*(//|/\*|\*|#|<!--|--|;|"""|''')`)
+
+// IsGenerated reports whether a comment line (see commentStart) among the first 10
+// lines of data says the file is generated: "Code generated ... DO NOT EDIT",
+// "@generated", "this file is (auto-)generated" (also module, code, class, source),
+// "autogenerated by/from/with/using" (also auto-generated, automatically generated),
+// "generated ... do not edit" (either order) or "Generated by Django N" (a
+// migration). Only comment lines count, so code that merely talks about generation
+// is kept. Scaffolds meant to be edited are kept too: a bare "autogenerated" is not
+// enough (Sphinx's conf.py calls itself "this autogenerated file") nor is the past
+// tense ("This file was generated by the Gradle 'init' task").
+func IsGenerated(data []byte) bool {
+	rest := data[:min(len(data), 4096)]
+	for i := 0; i < generatedProbeLines && len(rest) > 0; i++ {
+		line := rest
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+			line, rest = rest[:j], rest[j+1:]
+		} else {
+			rest = nil
+		}
+		if !commentStart.Match(line) {
+			continue
+		}
+		for _, m := range generatedMarkers {
+			if m.Match(line) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// minifiable are the extensions IsMinified looks at.
+var minifiable = map[string]bool{".js": true, ".mjs": true, ".cjs": true, ".css": true}
+
+// minifiedLineBytes is the average line length in bytes over which IsMinified calls a
+// file minified: GitHub Linguist's rule (lib/linguist/generated.rb, minified_files?).
+const minifiedLineBytes = 110
+
+// minifiedName reports whether p is named like a minified bundle (x.min.js, x.min.css).
+func minifiedName(p string) bool {
+	ext := path.Ext(p)
+	return minifiable[ext] && strings.HasSuffix(strings.TrimSuffix(path.Base(p), ext), ".min")
+}
+
+// IsMinified reports whether the file p with content data is minified JavaScript or
+// CSS (extension .js, .mjs, .cjs or .css): named *.min.js / *.min.css, or an average
+// line length over 110 bytes (GitHub Linguist's rule).
+func IsMinified(p string, data []byte) bool {
+	if !minifiable[path.Ext(p)] {
+		return false
+	}
+	if minifiedName(p) {
+		return true
+	}
+	lines := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
+	return lines > 0 && len(data)/lines > minifiedLineBytes
+}
+
+// OpenFolder walks the repository folder dir with the walker's rules (opts: .gitignore,
+// .ignore, .git/info/exclude, vendored, generated and binary files left out; the zero
+// value applies them all) and opens the files it yields as a snapshot named after the
+// folder, which knows each file's SHA-256 from the walk ([Hasher]): a view of it reads
+// only the files whose chunks are not stored. It returns the walk's statistics with it,
+// and the walker's errors (a bad option as a *repoctx.OptionError, ctx's error).
+func OpenFolder(ctx context.Context, dir string, opts WalkOptions) (Snapshot, WalkStats, error) {
+	return OpenFolderCached(ctx, dir, opts, nil)
+}
+
+// OpenFolderCached is [OpenFolder] that remembers, in recs (the store records of the
+// folder's repository; nil keeps nothing), each accepted file's size, modification and
+// change times, inode and SHA-256, so that a later walk of the same folder with the
+// same options reads only the files that changed (an `index` after one saved edit
+// reads one file, not every file): a file whose metadata all match is taken as
+// unchanged, as git's index does, unless it was modified within two seconds before the
+// state was recorded (a write in the same clock tick could leave the times as they
+// were). The state is written with recs' next segment ([store.Records.Flush]).
+func OpenFolderCached(ctx context.Context, dir string, opts WalkOptions, recs *store.Records) (Snapshot, WalkStats, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, WalkStats{}, fmt.Errorf("snapshot: open snapshot folder %s: %w", dir, err)
+	}
+	lim := Limits{MaxFileBytes: opts.MaxFileBytes}.withDefaults()
+	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}, sums: map[string][32]byte{}}
+	var state *folderState
+	if recs != nil {
+		state = loadFolderState(recs, abs, opts)
+		opts.known = state.known
+	}
+	st, err := Walk(ctx, abs, opts, func(f File) error {
+		// The walker read the file whole (or vouched for it): keep its size and hash,
+		// not its bytes (a view reads only the files whose chunks are not stored, and
+		// checks that they still hash the same).
+		if len(s.files) >= lim.MaxFiles {
+			if len(s.files) == lim.MaxFiles {
+				s.skip(f.Path, fmt.Sprintf("over the limit of %d files: this and later files left out", lim.MaxFiles))
+			}
+			return nil
+		}
+		sum := f.sum
+		if !f.known {
+			sum = sha256.Sum256(f.Data)
+		}
+		s.files[f.Path] = fileEntry{size: f.size}
+		s.sums[f.Path] = sum
+		state.add(f.Path, f.info, sum)
+		return nil
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	state.save()
+	s.finish()
+	return s, st, nil
+}

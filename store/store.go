@@ -1,0 +1,689 @@
+// Package store keeps what repoctx computes per file and per repository on disk, in
+// a cache directory shared by any number of processes: records under content keys,
+// grouped by repository in append-only segment files, with the locks that let
+// processes share them and the garbage collection that bounds them.
+//
+// A process opens the store of a cache directory ([Open]), the records of one
+// repository in it ([Store.Records]), reads ([Records.Get]) and adds ([Records.Put])
+// records, and writes what it added as one new segment ([Records.Flush]); [GC],
+// [Stat] and [Clear] work on a cache directory from outside. The index package
+// decides what the records hold (chunks, symbols, vectors, models); the snapshot
+// package keeps what walks learnt of a folder.
+package store
+
+// Design note. The store keeps what repoctx computes per file and per repository —
+// chunks, symbols, dense vectors, fitted LSA models — so that a later snapshot of a
+// repository, an edit, or a later run pays only for what changed. Records are keyed by
+// a SHA-256 of everything that shapes them (kind, settings, path, content), so a key
+// never names two different values and a record never needs updating: the store only
+// adds and evicts.
+//
+// Records live in segment files, grouped by repository (cacheDir/store-v2/repos/<id>/):
+// a run buffers the records it makes and writes them as one new segment at the end of
+// each snapshot (a temporary file renamed into place, so a segment is whole or absent).
+// Processes never write the same file, so any number of them can share a cache
+// directory at once; each reads the segments that exist when it opens a repository (and
+// rescans on a miss). A process using a repository holds a shared lock on the
+// repository's lock file; eviction takes the exclusive lock without waiting and skips
+// repositories in use. Eviction is least recently used by repository (the mtime of the
+// repository's "used" file, touched when it is opened), down to a size cap.
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/internal/atomicfile"
+)
+
+// DirName is the subdirectory of a cache directory that holds the store; its name
+// carries the format version, so a cache written in another format is never misread.
+const DirName = "store-v2"
+
+// DefaultCacheMaxBytes is the default size cap of a cache directory: 5 GB.
+const DefaultCacheMaxBytes = 5 << 30
+
+// DefaultCacheDir returns the directory the cache is kept in by default:
+// os.UserCacheDir()/repoctx, or os.TempDir()/repoctx-cache when the user has no cache
+// directory (e.g. $HOME unset). It does not create the directory.
+func DefaultCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil && d != "" {
+		return filepath.Join(d, "repoctx")
+	}
+	return filepath.Join(os.TempDir(), "repoctx-cache")
+}
+
+// Version is part of every record key; bump it when a stored record changes
+// meaning (chunker.Chunk or symbols.File fields, or how they are computed).
+const Version = "store-2"
+
+// Record kinds: which part of repoctx a record belongs to (the first byte of its
+// entry in a segment).
+const (
+	KindChunks   = 'c' // a file's chunks (the index's chunk record)
+	KindSymbols  = 's' // a file's symbols (symbols.File)
+	KindVector   = 'v' // a chunk text's vector under one model
+	KindModel    = 'l' // a fitted LSA model
+	KindManifest = 'm' // a snapshot's files (paths, sizes, hashes) by the snapshot's content digest
+	KindWalk     = 'w' // what the walks of a folder learnt of its files (the snapshot package's)
+	KindEmbedded = 'e' // a file version's chunk texts all have vectors under one model (empty payload)
+)
+
+// Segment file layout: segMagic; the records, each its kind, its 32-byte key, the
+// payload's length (uvarint), the payload's CRC-32C (uint32 LE) and the payload; the
+// footer: the record count (uvarint) and per record its kind, key, and the offset and
+// length (uvarints) of its CRC and payload; the trailer: the footer's offset (uint64
+// LE), length and CRC-32C (uint32 LE each) and segEnd.
+const (
+	segMagic   = "repoctx-segment-2\n"
+	segEnd     = "rcsegend"
+	segTrailer = 8 + 4 + 4 + len(segEnd) // footer offset, footer length, footer CRC, end mark
+	segExt     = ".seg"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Key names a record: its kind (one of the Kind constants) and a SHA-256 of
+// everything that shapes its payload, [Version] included.
+type Key struct {
+	Kind byte
+	Hash [32]byte
+}
+
+// recLoc is where a record is.
+type recLoc struct {
+	seg      *segment
+	off, len int64
+}
+
+// segment is an opened segment file.
+type segment struct {
+	name string
+	f    *os.File
+	size int64
+	// data maps the whole file read-only (nil when mapping failed: records are then
+	// read with ReadAt). A segment never changes once written (a new one is renamed
+	// into place), and a mapping outlives the file's removal by another process's gc
+	// or compaction, so the mapping stays valid for the process's life (it is never
+	// unmapped); Get copies a record out of it, so that a file truncated or rewritten
+	// in place by another program is a miss, not a crash or a changed payload.
+	data []byte
+}
+
+// mapSegment maps seg's file (see segment.data); failing, seg is read with ReadAt.
+func mapSegment(seg *segment) {
+	if seg.size <= 0 || seg.size != int64(int(seg.size)) {
+		return
+	}
+	if b, err := syscall.Mmap(int(seg.f.Fd()), 0, int(seg.size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
+		seg.data = b
+	}
+}
+
+// copyMapped copies src, a part of a mapped segment, into new memory. ok is false when
+// reading it faults: the file was truncated under the mapping (repoctx never rewrites a
+// segment in place, but another program may), which would otherwise kill the process
+// with SIGBUS; the record is then a miss. Copying also keeps a later change of the
+// file's bytes from reaching a payload whose checksum was checked.
+func copyMapped(src []byte) (b []byte, ok bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if recover() != nil {
+			b, ok = nil, false
+		}
+	}()
+	b = make([]byte, len(src))
+	copy(b, src)
+	return b, true
+}
+
+// Store is the store of one cache directory (see the design note above). Its methods
+// are safe for concurrent use; a failed write only costs a later run the work again,
+// and is counted (WriteErrors). Close it when done: it holds a shared lock on each
+// repository it opened, which keeps [GC] from evicting it.
+type Store struct {
+	cacheDir, dir string
+
+	mu     sync.Mutex
+	repos  map[string]*Records // by repository name
+	closed bool
+
+	writeErrors int
+}
+
+// Records are one repository's records in a [Store]: read with Get, added with Put
+// and written as a new segment by Flush. Its methods are safe for concurrent use.
+type Records struct {
+	st   *Store
+	id   string
+	dir  string
+	lock *os.File // shared lock while this process uses the repository
+
+	mu       sync.RWMutex
+	segs     map[string]*segment
+	index    map[Key]recLoc
+	pending  map[Key][]byte
+	pendSize int64
+	scanned  time.Time
+}
+
+// Open returns the store of cacheDir. It removes what killed runs left behind
+// (temporary segment files no process is writing) and caches of older formats (see
+// [CleanOldFormats]). It never fails: a store that cannot be written only costs time.
+// Two stores of one directory (in one process or two) share its records as two
+// processes do.
+func Open(cacheDir string) *Store {
+	abs, err := filepath.Abs(cacheDir)
+	if err != nil {
+		abs = cacheDir
+	}
+	s := &Store{cacheDir: abs, dir: filepath.Join(abs, DirName), repos: map[string]*Records{}}
+	CleanOldFormats(abs)
+	return s
+}
+
+// Dir returns the store's folder (DirName in the cache directory).
+func (s *Store) Dir() string { return s.dir }
+
+// CacheDir returns the cache directory the store is in (absolute).
+func (s *Store) CacheDir() string { return s.cacheDir }
+
+// repoDir returns the folder of repository id's segments.
+func (s *Store) repoDir(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return filepath.Join(s.dir, "repos", hex.EncodeToString(sum[:12]))
+}
+
+// Records returns the records of the repository named id ("owner/name", or any name
+// that stays the same across the repository's revisions), opening its folder (and
+// taking its shared lock) on first use.
+func (s *Store) Records(id string) *Records {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.repos[id]; r != nil {
+		return r
+	}
+	r := &Records{st: s, id: id, dir: s.repoDir(id), segs: map[string]*segment{}, index: map[Key]recLoc{}, pending: map[Key][]byte{}}
+	if err := os.MkdirAll(r.dir, 0o755); err == nil && !s.closed {
+		os.WriteFile(filepath.Join(r.dir, "repo"), []byte(id+"\n"), 0o644)
+		if f, err := os.OpenFile(filepath.Join(r.dir, "lock"), os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
+			if flock(f, syscall.LOCK_SH) == nil {
+				r.lock = f
+			} else {
+				f.Close()
+			}
+		}
+		touch(filepath.Join(r.dir, "used"))
+		removeDeadTemps(r.dir)
+	}
+	r.rescan()
+	s.repos[id] = r
+	return r
+}
+
+// Dir returns the folder of the repository's segment files.
+func (r *Records) Dir() string { return r.dir }
+
+// Close writes every repository's pending records (see Flush), then releases the
+// repositories' locks and closes their segment files; the store and its Records must
+// not be used afterwards. It returns the first write error.
+func (s *Store) Close() error {
+	err := s.Flush()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return err
+	}
+	s.closed = true
+	for _, r := range s.repos {
+		r.mu.Lock()
+		if r.lock != nil {
+			r.lock.Close()
+			r.lock = nil
+		}
+		for _, seg := range r.segs {
+			seg.f.Close()
+		}
+		r.mu.Unlock()
+	}
+	return err
+}
+
+// touch sets path's modification time to now, creating it if needed.
+func touch(path string) {
+	now := time.Now()
+	if err := os.Chtimes(path, now, now); err != nil {
+		os.WriteFile(path, nil, 0o644)
+	}
+}
+
+// rescan opens the segments of the folder not opened yet (r.mu held or not shared).
+func (r *Records) rescan() {
+	ents, err := os.ReadDir(r.dir)
+	r.scanned = time.Now()
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, segExt) || strings.HasPrefix(name, ".") || r.segs[name] != nil || !e.Type().IsRegular() {
+			continue // a FIFO or a device named like a segment is never opened
+		}
+		seg, entries, err := openSegment(filepath.Join(r.dir, name))
+		if err != nil {
+			continue // damaged or half-written by a crash: ignored (gc removes it)
+		}
+		mapSegment(seg)
+		r.segs[name] = seg
+		if len(r.index) == 0 {
+			r.index = make(map[Key]recLoc, len(entries))
+		}
+		for _, e := range entries {
+			r.index[e.key] = e.loc
+		}
+	}
+}
+
+// segEntry is one record of a segment's footer.
+type segEntry struct {
+	key Key
+	loc recLoc
+}
+
+// openSegment opens a segment file and reads its footer (the records in footer order).
+func openSegment(path string) (*segment, []segEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := func(err error) (*segment, []segEntry, error) {
+		f.Close()
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(len(segMagic)+segTrailer) {
+		return fail(errors.New("not a segment"))
+	}
+	size := fi.Size()
+	tr := make([]byte, segTrailer)
+	if _, err := f.ReadAt(tr, size-int64(segTrailer)); err != nil {
+		return fail(err)
+	}
+	if string(tr[16:]) != segEnd {
+		return fail(errors.New("no segment end"))
+	}
+	off, n, sum := int64(binary.LittleEndian.Uint64(tr)), int64(binary.LittleEndian.Uint32(tr[8:])), binary.LittleEndian.Uint32(tr[12:])
+	if off < int64(len(segMagic)) || off+n != size-int64(segTrailer) {
+		return fail(errors.New("bad footer position"))
+	}
+	foot := make([]byte, n)
+	if _, err := f.ReadAt(foot, off); err != nil {
+		return fail(err)
+	}
+	if crc32.Checksum(foot, castagnoli) != sum {
+		return fail(errors.New("damaged footer"))
+	}
+	br := bytes.NewReader(foot)
+	count, err := binary.ReadUvarint(br)
+	if err != nil || count > uint64(n) {
+		return fail(errors.New("damaged footer"))
+	}
+	seg := &segment{name: filepath.Base(path), f: f, size: size}
+	entries := make([]segEntry, 0, count)
+	for range count {
+		var k Key
+		var err error
+		if k.Kind, err = br.ReadByte(); err == nil {
+			_, err = io.ReadFull(br, k.Hash[:])
+		}
+		o, err1 := binary.ReadUvarint(br)
+		l, err2 := binary.ReadUvarint(br)
+		if err != nil || err1 != nil || err2 != nil || int64(o)+int64(l) > off {
+			return fail(errors.New("damaged footer"))
+		}
+		entries = append(entries, segEntry{k, recLoc{seg: seg, off: int64(o), len: int64(l)}})
+	}
+	return seg, entries, nil
+}
+
+// Get returns the payload of record k, from this process's pending writes or a segment,
+// and whether it was found intact (a record whose checksum does not match is a miss).
+// A record of a mapped segment is copied out of the mapping (see copyMapped) before its
+// checksum is checked, so what Get returns never changes afterwards, even when the file
+// under the mapping does. The payload must not be modified; it stays valid for the
+// process's life.
+func (r *Records) Get(k Key) ([]byte, bool) {
+	r.mu.RLock()
+	if p, ok := r.pending[k]; ok {
+		r.mu.RUnlock()
+		return p, true
+	}
+	loc, ok := r.index[k]
+	stale := time.Since(r.scanned) > 2*time.Second
+	r.mu.RUnlock()
+	if !ok && stale {
+		r.mu.Lock()
+		r.rescan()
+		loc, ok = r.index[k]
+		r.mu.Unlock()
+	}
+	if !ok {
+		return nil, false
+	}
+	var b []byte
+	if d := loc.seg.data; d != nil {
+		if loc.off < 0 || loc.len < 4 || loc.off+loc.len > int64(len(d)) {
+			return nil, false
+		}
+		var ok bool
+		if b, ok = copyMapped(d[loc.off : loc.off+loc.len]); !ok {
+			return nil, false
+		}
+	} else {
+		b = make([]byte, loc.len)
+		if _, err := loc.seg.f.ReadAt(b, loc.off); err != nil || len(b) < 4 {
+			return nil, false
+		}
+	}
+	if crc32.Checksum(b[4:], castagnoli) != binary.LittleEndian.Uint32(b) {
+		return nil, false
+	}
+	return b[4:], true
+}
+
+// Has reports whether record k is stored (pending or in a segment), without reading it.
+func (r *Records) Has(k Key) bool {
+	r.mu.RLock()
+	_, ok := r.pending[k]
+	if !ok {
+		_, ok = r.index[k]
+	}
+	r.mu.RUnlock()
+	return ok
+}
+
+// Put buffers record k (written at the next Flush); a key already pending keeps its
+// first payload.
+func (r *Records) Put(k Key, payload []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.pending[k]; ok {
+		return
+	}
+	r.pending[k] = payload
+	r.pendSize += int64(len(payload))
+}
+
+// Flush writes the pending records as a new segment. A failed write is counted in the
+// store's statistics; the records stay pending in memory for this process. It returns
+// the number of records not written with the error, which is a
+// [repoctx.EnvironmentError] for a fault of the machine (see [repoctx.WriteFault]).
+func (r *Records) Flush() (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.pending) == 0 {
+		return 0, nil
+	}
+	keys := make([]Key, 0, len(r.pending))
+	for k := range r.pending {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b Key) int {
+		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.Hash[:], b.Hash[:])
+	})
+	name := fmt.Sprintf("seg-%d-%d-%08x%s", time.Now().UnixNano(), os.Getpid(), rand.Uint32(), segExt)
+	path := filepath.Join(r.dir, name)
+	locs := make(map[Key]recLoc, len(keys))
+	err := writeSegment(path, keys, r.pending, locs)
+	if err != nil {
+		r.st.mu.Lock()
+		r.st.writeErrors++
+		r.st.mu.Unlock()
+		return len(keys), repoctx.WriteFault("cannot write the index cache in "+r.st.cacheDir, err)
+	}
+	seg, _, err := openSegment(path)
+	if err != nil {
+		return len(keys), repoctx.WriteFault("cannot read back the index cache in "+r.st.cacheDir, err)
+	}
+	mapSegment(seg)
+	r.segs[name] = seg
+	for k, loc := range locs {
+		loc.seg = seg
+		r.index[k] = loc
+	}
+	r.pending, r.pendSize = map[Key][]byte{}, 0
+	return 0, nil
+}
+
+// writeSegment writes the records keys (payloads in recs) to path atomically and
+// returns their locations in locs.
+func writeSegment(path string, keys []Key, recs map[Key][]byte, locs map[Key]recLoc) error {
+	f, err := createLocked(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	off := int64(0)
+	write := func(b []byte) {
+		w.Write(b)
+		off += int64(len(b))
+	}
+	write([]byte(segMagic))
+	var hdr [1 + 32 + binary.MaxVarintLen64 + 4]byte
+	for _, k := range keys {
+		p := recs[k]
+		hdr[0] = k.Kind
+		copy(hdr[1:], k.Hash[:])
+		n := 33 + binary.PutUvarint(hdr[33:], uint64(len(p)))
+		binary.LittleEndian.PutUint32(hdr[n:], crc32.Checksum(p, castagnoli))
+		write(hdr[:n])
+		// A record's location covers its CRC and its payload.
+		locs[k] = recLoc{off: off, len: 4 + int64(len(p))}
+		write(hdr[n : n+4])
+		write(p)
+	}
+	footAt := off
+	var foot bytes.Buffer
+	var vb [binary.MaxVarintLen64]byte
+	foot.Write(vb[:binary.PutUvarint(vb[:], uint64(len(keys)))])
+	for _, k := range keys {
+		loc := locs[k]
+		foot.WriteByte(k.Kind)
+		foot.Write(k.Hash[:])
+		foot.Write(vb[:binary.PutUvarint(vb[:], uint64(loc.off))])
+		foot.Write(vb[:binary.PutUvarint(vb[:], uint64(loc.len))])
+	}
+	write(foot.Bytes())
+	var tr [segTrailer]byte
+	binary.LittleEndian.PutUint64(tr[:], uint64(footAt))
+	binary.LittleEndian.PutUint32(tr[8:], uint32(foot.Len()))
+	binary.LittleEndian.PutUint32(tr[12:], crc32.Checksum(foot.Bytes(), castagnoli))
+	copy(tr[16:], segEnd)
+	write(tr[:])
+	if err := w.Flush(); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// createLocked starts the atomic write of a segment at path, its temporary file
+// locked (flock, exclusive) until it has its final name (RenameOpen), so that a cleaner
+// can tell it from one a killed process left (see removeDeadTemps). The file is
+// unlocked for an instant after its creation, when a cleaner may remove it: a file
+// whose name no longer leads to it after the lock is abandoned for a new one.
+func createLocked(path string) (*atomicfile.File, error) {
+	for try := 0; ; try++ {
+		f, err := atomicfile.Create(path, atomicfile.Options{MkdirAll: true, RenameOpen: true})
+		if err != nil {
+			return nil, err
+		}
+		if afterTempCreated != nil {
+			afterTempCreated(f.Name())
+		}
+		flock(f.File, syscall.LOCK_EX)
+		held, err1 := f.Stat()
+		named, err2 := os.Stat(f.Name())
+		if (err1 == nil && err2 == nil && os.SameFile(held, named)) || try == createTries {
+			return f, nil // then the rename reports the fault
+		}
+		f.Abort()
+	}
+}
+
+// flock applies the flock operation how to f, again when a signal interrupts it (Go's
+// runtime signals its threads to preempt goroutines, so a lock that has to wait may
+// return EINTR without being held).
+func flock(f *os.File, how int) error {
+	for {
+		if err := syscall.Flock(int(f.Fd()), how); err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// createTries bounds createLocked's new temporary files. Each is lost only to a cleaner
+// that ran in the instant before its lock, so more than one is rare; a cleaner in a
+// tight loop beside a loaded writer took four in a row about once in 2,000 writes.
+const createTries = 100
+
+// afterTempCreated, when set (by tests), is called between the creation of a segment's
+// temporary file and its lock.
+var afterTempCreated func(name string)
+
+// removeDeadTemps removes the temporary files in dir that no live process is writing:
+// a writer holds an exclusive lock on its file until after the rename (createLocked),
+// so a file nobody has locked is a killed writer's. (A live writer's file is unlocked
+// for an instant after its creation; removed then, its writer notices and makes
+// another.) The cleaner removes a file while holding its lock.
+func removeDeadTemps(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !atomicfile.IsTemp(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(p) // its writer is gone
+		}
+		f.Close()
+	}
+}
+
+// Flush writes every repository's pending records. It returns the first write error.
+func (s *Store) Flush() error {
+	s.mu.Lock()
+	repos := make([]*Records, 0, len(s.repos))
+	for _, r := range s.repos {
+		repos = append(repos, r)
+	}
+	s.mu.Unlock()
+	var first error
+	for _, r := range repos {
+		if _, err := r.Flush(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// WriteErrors returns how many segment writes failed in this process (a full disk, a
+// read-only cache): every run after such a failure recomputes what was lost.
+func (s *Store) WriteErrors() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeErrors
+}
+
+// CleanOldFormats removes from cacheDir what repoctx wrote there in older formats (the
+// per-snapshot index folders, the one-file-per-record store, symbol tables and the
+// embedding cache of versions before the store-v2 layout), so that they are rebuilt in
+// the current format rather than misread. It leaves everything else alone.
+func CleanOldFormats(cacheDir string) (removed int64) {
+	ents, err := os.ReadDir(cacheDir)
+	if err != nil {
+		return 0
+	}
+	for _, e := range ents {
+		if isOldFormat(cacheDir, e) {
+			p := filepath.Join(cacheDir, e.Name())
+			removed += dirBytes(p)
+			os.RemoveAll(p)
+		}
+	}
+	return removed
+}
+
+// isOldFormat reports whether the entry e of cacheDir is a cache of an older format.
+func isOldFormat(cacheDir string, e fs.DirEntry) bool {
+	name := e.Name()
+	if !e.IsDir() {
+		return false
+	}
+	switch {
+	case name == "store" || name == "symbols" || name == "embeddings":
+		return true
+	case isHex(name, 32):
+		p := filepath.Join(cacheDir, name)
+		_, err := os.Stat(filepath.Join(p, "bleve"))
+		_, err2 := os.Stat(filepath.Join(p, "manifest.json"))
+		return err == nil || err2 == nil
+	case strings.HasPrefix(name, ".") && len(name) > 33 && isHex(name[1:33], 32):
+		return strings.Contains(name, ".tmp-") || strings.Contains(name, ".old-")
+	}
+	return false
+}
+
+// crc32Of returns the CRC-32C of b; le32 the little-endian uint32 at b's start.
+func crc32Of(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+func le32(b []byte) uint32    { return binary.LittleEndian.Uint32(b) }
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// dirBytes returns the bytes of the regular files under p.
+func dirBytes(p string) int64 {
+	var n int64
+	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

@@ -14,9 +14,10 @@ import (
 // packages of lower layers (test files may import anything). The order is the one the
 // README's "Layout" documents:
 //
-//	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens ← chunker, complete ← symbols, retrieve ←
-//	retrieve/hugot ← workspace ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ←
-//	cmd/repoctx, scripts/tune
+//	repoctx ← internal helpers, grammars/kotlin2, languages/internal/lex ← grammars, tokens ←
+//	languages/<name> ← languages ← chunker, complete ← symbols, retrieve ← retrieve/hugot ←
+//	workspace ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx,
+//	scripts/tune
 var layers = map[string]int{
 	".":                        0,
 	"internal/atomicfile":      1,
@@ -26,23 +27,29 @@ var layers = map[string]int{
 	"grammars/kotlin2":         1, // the kotlin2 build's Kotlin grammar (cgo)
 	"grammars/kotlin2/install": 2, // build tool: installs that grammar's C source
 	"grammars":                 2,
+	"languages/internal/lex":   1, // byte scanning shared by the rules packages below
+	"languages/c":              3, // C and C++ text rules (rewrites)
+	"languages/csharp":         3,
+	"languages/kotlin":         3, // Kotlin rewrites and text outline
+	"languages/swift":          3,
+	"languages":                4, // attaches those rules to the grammars specs
 	"tokens":                   2,
-	"internal/benchrepo":       3, // benchmark helper, imported by test files only
+	"internal/benchrepo":       5, // benchmark helper, imported by test files only
 	"internal/faultfs":         1, // tmpfs helper of fault tests, imported by test files only
-	"chunker":                  3,
-	"complete":                 3, // model endpoints: needs only the root; eval and the CLI use it
-	"symbols":                  4,
-	"retrieve":                 4,
-	"retrieve/hugot":           5,
-	"workspace":                6,
-	"assemble":                 7,
-	"batch":                    8,
-	"serve":                    9,
-	"dataset":                  9,
-	"dataset/fromgit":          10,
-	"eval":                     10,
-	"cmd/repoctx":              11,
-	"scripts/tune":             11, // tuning harness (a command): batch, dataset and eval
+	"chunker":                  5,
+	"complete":                 5, // model endpoints: needs only the root; eval and the CLI use it
+	"symbols":                  6,
+	"retrieve":                 6,
+	"retrieve/hugot":           7,
+	"workspace":                8,
+	"assemble":                 9,
+	"batch":                    10,
+	"serve":                    11,
+	"dataset":                  11,
+	"dataset/fromgit":          12,
+	"eval":                     12,
+	"cmd/repoctx":              13,
+	"scripts/tune":             13, // tuning harness (a command): batch, dataset and eval
 }
 
 const module = "github.com/repoctx/repoctx"

@@ -1,4 +1,4 @@
-package grammars
+package kotlin
 
 import "strings"
 

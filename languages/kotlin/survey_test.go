@@ -1,4 +1,4 @@
-package grammars
+package kotlin
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // TestKotlinRuleSurvey attributes the Kotlin files of each checkout in
@@ -51,9 +53,9 @@ func TestKotlinRuleSurvey(t *testing.T) {
 			rules = append(rules, r)
 		}
 	}
-	ps := NewParsers(0)
+	ps := grammars.NewParsers(0)
 	defer ps.Close()
-	bare := &Spec{Name: "kotlin-survey", Language: Kotlin.Language}
+	bare := &grammars.Spec{Name: "kotlin-survey", Language: grammars.Kotlin.Language}
 	hasErr := func(src []byte, use []bool) bool {
 		var r kotlinRules
 		for i, u := range use {
@@ -68,7 +70,7 @@ func TestKotlinRuleSurvey(t *testing.T) {
 		defer tree.Close()
 		return tree.RootNode().HasError()
 	}
-	fmt.Printf("grammar %s\n", KotlinGrammar)
+	fmt.Printf("grammar %s\n", grammars.KotlinGrammar)
 	for _, dir := range filepath.SplitList(dirs) {
 		files, before, after := 0, 0, 0
 		by := map[string]int{}

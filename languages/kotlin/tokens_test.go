@@ -1,4 +1,4 @@
-package grammars
+package kotlin
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // allKotlinRules turns every token rewrite on.
@@ -214,15 +216,15 @@ internal constructor(
 // parses without errors (both builds: plain, fwcd 0.3.8; tag kotlin2,
 // tree-sitter-grammars 1.1.0).
 func TestKotlinFaultsParse(t *testing.T) {
-	ps := NewParsers(0)
+	ps := grammars.NewParsers(0)
 	defer ps.Close()
 	for name, src := range kotlinFaults {
-		tree, _, err := ps.Parse(Kotlin, []byte(src))
+		tree, _, err := ps.Parse(grammars.Kotlin, []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if tree.RootNode().HasError() {
-			t.Errorf("%s (%s): parse errors after the rewrites:\n%s", name, KotlinGrammar, tree.RootNode().String())
+			t.Errorf("%s (%s): parse errors after the rewrites:\n%s", name, grammars.KotlinGrammar, tree.RootNode().String())
 		}
 		tree.Close()
 	}
@@ -232,23 +234,23 @@ func TestKotlinFaultsParse(t *testing.T) {
 // as an annotation, which signatures leave out).
 func TestKotlinContextSignature(t *testing.T) {
 	src := []byte("@Deprecated(\"x\")\ncontext(log: Log)\nfun f(a: Int) {}\n")
-	ps := NewParsers(0)
+	ps := grammars.NewParsers(0)
 	defer ps.Close()
-	tree, parsed, err := ps.Parse(Kotlin, src)
+	tree, parsed, err := ps.Parse(grammars.Kotlin, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tree.Close()
 	var fn *sitter.Node
-	for _, c := range Children(tree.RootNode()) {
-		if d, _ := Kotlin.Definition(c); d != nil {
+	for _, c := range grammars.Children(tree.RootNode()) {
+		if d, _ := grammars.Kotlin.Definition(c); d != nil {
 			fn = d
 		}
 	}
 	if fn == nil {
 		t.Fatalf("no definition in %s", tree.RootNode().String())
 	}
-	if got, want := Kotlin.Signature(fn, src, parsed), "context(log: Log) fun f(a: Int)"; got != want {
+	if got, want := grammars.Kotlin.Signature(fn, src, parsed), "context(log: Log) fun f(a: Int)"; got != want {
 		t.Errorf("Signature = %q, want %q", got, want)
 	}
 }

@@ -31,7 +31,7 @@ build: $(GRAMMAR)
 test: vet lint
 	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
 	$(GO) test -count=1 -tags '$(TAGS)' -run TestGoldenDigests ./cmd/repoctx
-	$(GO) test -count=1 ./grammars/... ./chunker/ ./symbols/
+	$(GO) test -count=1 ./grammars/... ./languages/... ./chunker/ ./symbols/
 
 vet: $(GRAMMAR)
 	$(GO) vet -tags '$(TAGS)' ./...
@@ -66,9 +66,9 @@ fuzz: $(GRAMMAR)
 	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./snapshot
 	$(GO) test -run=^$$ -fuzz=FuzzScanner -fuzztime=$(FUZZTIME) ./tokens
 	$(GO) test -run=^$$ -fuzz=FuzzCount -fuzztime=$(FUZZTIME) ./tokens
-	$(GO) test -run=^$$ -fuzz=FuzzCRewrite -fuzztime=$(FUZZTIME) ./grammars
-	$(GO) test -run=^$$ -fuzz=FuzzCPPRewrite -fuzztime=$(FUZZTIME) ./grammars
-	$(GO) test -run=^$$ -fuzz=FuzzCSharpRewrite -fuzztime=$(FUZZTIME) ./grammars
+	$(GO) test -run=^$$ -fuzz=FuzzCRewrite -fuzztime=$(FUZZTIME) ./languages/c
+	$(GO) test -run=^$$ -fuzz=FuzzCPPRewrite -fuzztime=$(FUZZTIME) ./languages/c
+	$(GO) test -run=^$$ -fuzz=FuzzCSharpRewrite -fuzztime=$(FUZZTIME) ./languages/csharp
 	$(GO) test -run=^$$ -fuzz=FuzzResolveText -fuzztime=$(FUZZTIME) ./symbols
 
 # Benchmarks (see docs/performance.md), then a summary table of medians (benchstat):

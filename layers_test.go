@@ -14,9 +14,9 @@ import (
 // packages of lower layers (test files may import anything). The order is the one the
 // layout in docs/architecture.md documents:
 //
-//	repoctx ← internal helpers, grammars/kotlin2 ← grammars, tokens, store ← chunker, complete ←
-//	symbols, retrieve, snapshot ← retrieve/hugot ← index ← assemble ← batch ← dataset, serve ←
-//	dataset/fromgit, eval ← cmd/repoctx, scripts/tune
+//	repoctx ← internal helpers, grammars/kotlin2, languages/internal/lex ← grammars, tokens, store ←
+//	languages/<name> ← languages ← chunker, complete ← symbols, retrieve, snapshot ← retrieve/hugot ←
+//	index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune
 //
 // store keeps records on disk and knows nothing of what they hold; snapshot reads
 // repository revisions (folders, zips, memory) and walks folders, keeping what a walk
@@ -30,25 +30,31 @@ var layers = map[string]int{
 	"grammars/kotlin2":         1, // the kotlin2 build's Kotlin grammar (cgo)
 	"grammars/kotlin2/install": 2, // build tool: installs that grammar's C source
 	"grammars":                 2,
+	"languages/internal/lex":   1, // byte scanning shared by the rules packages below
+	"languages/c":              3, // C and C++ text rules (rewrites)
+	"languages/csharp":         3,
+	"languages/kotlin":         3, // Kotlin rewrites and text outline
+	"languages/swift":          3,
+	"languages":                4, // attaches those rules to the grammars specs
 	"tokens":                   2,
 	"store":                    2, // on-disk records, locks, GC
-	"internal/benchrepo":       3, // benchmark helper, imported by test files only
+	"internal/benchrepo":       5, // benchmark helper, imported by test files only
 	"internal/faultfs":         1, // tmpfs helper of fault tests, imported by test files only
-	"chunker":                  3,
-	"complete":                 3, // model endpoints: needs only the root; eval and the CLI use it
-	"symbols":                  4,
-	"retrieve":                 4,
-	"snapshot":                 4, // sources, snapshots, the walker
-	"retrieve/hugot":           5,
-	"index":                    6, // a repository's index and its snapshots' views
-	"assemble":                 7,
-	"batch":                    8,
-	"serve":                    9,
-	"dataset":                  9,
-	"dataset/fromgit":          10,
-	"eval":                     10,
-	"cmd/repoctx":              11,
-	"scripts/tune":             11, // tuning harness (a command): batch, dataset and eval
+	"chunker":                  5,
+	"complete":                 5, // model endpoints: needs only the root; eval and the CLI use it
+	"symbols":                  6,
+	"retrieve":                 6,
+	"snapshot":                 6, // sources, snapshots, the walker
+	"retrieve/hugot":           7,
+	"index":                    8, // a repository's index and its snapshots' views
+	"assemble":                 9,
+	"batch":                    10,
+	"serve":                    11,
+	"dataset":                  11,
+	"dataset/fromgit":          12,
+	"eval":                     12,
+	"cmd/repoctx":              13,
+	"scripts/tune":             13, // tuning harness (a command): batch, dataset and eval
 }
 
 const module = "github.com/repoctx/repoctx"

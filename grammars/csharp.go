@@ -11,7 +11,7 @@ import (
 // Attributes ([Serializable]) sit inside a declaration and are left out of headers;
 // namespaces are flattened (a block namespace's types are items of the file, as
 // after a file-scoped `namespace X;`), and the file's namespace is its package for
-// `using` resolution. The Rewrite (csRewrite) makes C# 12-14 constructs the grammar
+// `using` resolution. Its Rewrite (package languages/csharp) makes C# 12-14 constructs the grammar
 // predates parse: empty collection expressions, file-based program directives, and
 // conditionals around attributes or inside an expression.
 var CSharp = &Spec{
@@ -47,7 +47,6 @@ var CSharp = &Spec{
 	DefName:            csName,
 	Imports:            csImports,
 	Strings:            set("string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression", "character_literal"),
-	Rewrite:            csRewrite,
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|using\s+[\w.=\s]+;|namespace\s|#(region|endregion|pragma|if|endif|else)\b)`),
 	Keywords: []string{
 		"abstract", "as", "base", "bool", "break", "byte", "case", "catch", "char", "checked",

@@ -1,10 +1,14 @@
 // Package grammars is the registry of languages repoctx understands: for each, the
 // tree-sitter language, the node types that are chunk boundaries (definitions), the
 // node types that hold members or statements (bodies), comment node types, how to read
-// a definition's name, and optional length-preserving source rewrites that work around
-// known grammar faults.
+// a definition's name and its imports. The text-level rules that work around a
+// grammar's faults (length-preserving source rewrites, Kotlin's text outline for
+// recovery) live in the language's own package under languages/ and are attached to
+// its spec by package languages (see [Rules]).
 //
-// Adding a language is adding one file that calls [Register] from init with a [Spec].
+// Adding a language is adding one file that calls [Register] from init with a [Spec];
+// rules, when its grammar needs them, go in a package languages/<name> listed in
+// package languages.
 // The bundled grammars are those of github.com/smacker/go-tree-sitter (Kotlin: fwcd
 // tree-sitter-kotlin 0.3.8, which has no field names; Python: tree-sitter-python 0.23).
 // With the build tag kotlin2, Kotlin uses tree-sitter-grammars/tree-sitter-kotlin
@@ -86,7 +90,8 @@ type Spec struct {
 	DefName func(n *sitter.Node, src []byte) string
 	// Rewrite, if not nil, returns a copy of src of the same length in bytes (so byte
 	// offsets are unchanged) in which constructs the grammar mis-parses are replaced by
-	// equivalent ones it parses. The rewritten text is only parsed, never shown.
+	// equivalent ones it parses. The rewritten text is only parsed, never shown. Set
+	// by [Attach] from the language's package (see [Rules]), not in the spec file.
 	Rewrite func(src []byte) []byte
 	// Imports returns the file's package (Kotlin's package header; "" where the
 	// language derives it from the path) and its imports, in source order.
@@ -95,6 +100,7 @@ type Spec struct {
 	Keywords []string
 	// Recover, if not nil, tells the chunker how to chunk a file with parse errors
 	// along its text outline (see Recovery); nil keeps the chunker on the tree alone.
+	// Set by [Attach], like Rewrite.
 	Recover *Recovery
 	// Family names the group of languages whose files a completion in this language
 	// retrieves from and resolves names in (see [Family]): Kotlin and Java share

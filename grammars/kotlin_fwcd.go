@@ -9,9 +9,3 @@ import "github.com/smacker/go-tree-sitter/kotlin"
 const KotlinGrammar = "fwcd-kotlin-0.3.8"
 
 var kotlinLanguage = kotlin.GetLanguage
-
-// kotlinGrammarRules are the token rewrites fwcd 0.3.8 needs (see kotlinRules).
-var kotlinGrammarRules = kotlinRules{
-	WhenGuard: true, Context: true, MultiDollar: true, SoftNames: true,
-	EInfix: true, RangeUntil: true, WhenIn: true, FwcdTypes: true, CallAssign: true, ObjectBy: true, NullableRef: true,
-}

@@ -9,10 +9,3 @@ import "github.com/repoctx/repoctx/grammars/kotlin2"
 const KotlinGrammar = "tsg-kotlin-" + kotlin2.Version
 
 var kotlinLanguage = kotlin2.GetLanguage
-
-// kotlinGrammarRules are the token rewrites tree-sitter-grammars 1.1.0 needs (see
-// kotlinRules).
-var kotlinGrammarRules = kotlinRules{
-	WhenGuard: true, Context: true, MultiDollar: true, SoftNames: true,
-	NullableRef: true, AccessorAnnotations: true,
-}

@@ -215,3 +215,8 @@ func TidySignature(s string) string {
 	}
 	return string(bytes.TrimSpace(b[:w]))
 }
+
+// isRegexpSpace reports whether c is white space as regexp's \s defines it.
+func isRegexpSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}

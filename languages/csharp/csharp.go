@@ -1,11 +1,17 @@
-package grammars
+// Package csharp holds C#'s text-level rules (see grammars.Rules): the
+// length-preserving rewrite ([Rewrite]) that lets tree-sitter-c-sharp 0.21 (as
+// bundled by smacker) parse C# 12-14. The spec is grammars.CSharp; package languages
+// attaches the rewrite to it.
+package csharp
 
 import (
 	"bytes"
 	"regexp"
+
+	"github.com/repoctx/repoctx/languages/internal/lex"
 )
 
-// csRewrite returns src with C# constructs the bundled grammar (tree-sitter-c-sharp
+// Rewrite returns src with C# constructs the bundled grammar (tree-sitter-c-sharp
 // 0.21.3, older than C# 12) cannot parse made into ones it can, same length and line
 // breaks, or src itself when there is none:
 //
@@ -18,12 +24,12 @@ import (
 //     (`#if !NETCOREAPP` `[Serializable]` `#endif` above a class), or that opens in
 //     the middle of a statement (after `=>`, `=`, `return`, `?`, `(`, `,`: one
 //     expression per target framework) has its directive lines and every branch but
-//     the first blanked, so the parser sees the first branch inline (as cRewrite
-//     does for C's conditionals whose branches do not balance braces).
+//     the first blanked, so the parser sees the first branch inline (as package
+//     languages/c does for C's conditionals whose branches do not balance braces).
 //
 // Comments, string and character literals are left alone; the scan is lexical and
 // errs towards leaving text alone.
-func csRewrite(src []byte) []byte {
+func Rewrite(src []byte) []byte {
 	if bytes.IndexByte(src, '[') < 0 && bytes.IndexByte(src, '#') < 0 {
 		return src
 	}
@@ -50,7 +56,7 @@ func csRewrite(src []byte) []byte {
 	if bytes.IndexByte(src, '#') < 0 {
 		return out
 	}
-	lines := cLines(src)
+	lines := lex.Lines(src)
 	for _, l := range lines {
 		ln := bytes.TrimLeft(src[l[0]:l[1]], " \t")
 		if !directives[l[1]-len(ln)] {
@@ -178,7 +184,7 @@ func csExpressionStart(src []byte, code []bool, i int) bool {
 		return j+1 < i && (src[j+1] == ' ' || src[j+1] == '\t' || src[j+1] == '\n') || j > 0 && src[j-1] == '?'
 	}
 	k := j
-	for k >= 0 && isWordByte(src[k]) {
+	for k >= 0 && lex.IsWordByte(src[k]) {
 		k--
 	}
 	switch string(src[k+1 : j+1]) {
@@ -191,7 +197,7 @@ func csExpressionStart(src []byte, code []bool, i int) bool {
 // csDirective matches a C# conditional directive line and names it.
 var csDirective = regexp.MustCompile(`^[ \t]*#[ \t]*(if|elif|else|endif)\b`)
 
-// csInlineConditionals returns the byte ranges csRewrite blanks: the directive
+// csInlineConditionals returns the byte ranges Rewrite blanks: the directive
 // lines and the later branches of each conditional whose first branch holds only
 // attribute lines, or whose #if follows code that ends mid-statement (its last code
 // byte is not `;`, `{`, `}`, `]` or `)`). Nested conditionals are judged alone; an

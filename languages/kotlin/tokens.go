@@ -1,6 +1,4 @@
-package grammars
-
-import "strings"
+package kotlin
 
 // Token rewrites for Kotlin: one pass of a small lexer over the source (strings with
 // templates, nested block comments, character literals, brackets, `when` bodies) that
@@ -9,6 +7,15 @@ import "strings"
 // from the original, so a rewrite only has to keep the structure (which node spans
 // which bytes), not the meaning. Measured on three Kotlin 2.x repositories (docs/languages.md,
 // "Kotlin grammars"); TestKotlinRuleSurvey attributes error files to the rules.
+//
+// This file has the scanner and the rules both grammars need. The rules only one
+// grammar needs are beside it, in fwcd.go (fwcd 0.3.8, a build without the tag
+// kotlin2) and kotlin2.go (tree-sitter-grammars 1.1.0, with the tag): each defines
+// grammarRules (the flags of its rules, embedded in kotlinRules), grammarState
+// (what its rules track, embedded in ktRewriter) and the hooks the scanner calls at
+// fixed points (initGrammar, grammarNumber, grammarLineBreak, grammarWhenIn,
+// grammarToken, grammarOp, grammarIdent, grammarAnnotation), empty where that
+// grammar has no rule.
 
 // kotlinRules selects the rewrites of rewriteKotlinTokens.
 type kotlinRules struct {
@@ -30,34 +37,12 @@ type kotlinRules struct {
 	// (`open()`, `suspend { }`); `get`/`set` called (`get("/") { }`, `get(i)`) or infix
 	// (`insert { } get T.id`). Both grammars end a class or a statement early there.
 	SoftNames bool
-	// EInfix (fwcd 0.3.8): a name starting with `e` after a space or tab (`a eq b`,
-	// `in ecRange ->`) gets an upper-case `E`. fwcd's scanner, where a statement may
-	// end, inserts a semicolon before any word starting with `e` on the same line
-	// unless it is `else` (the keywords enum, expect and external are kept).
-	EInfix bool
-	// RangeUntil (fwcd 0.3.8): the open-ended range operator `..<` becomes `.. `.
-	RangeUntil bool
-	// WhenIn (fwcd 0.3.8): a `when` branch after the first that starts its line with
-	// `in` (`in 0..9 -> x`) gets a `;` in the space before it: fwcd's scanner inserts no
-	// semicolon before `in`, so the branch would continue the previous one's body.
-	WhenIn bool
-	// FwcdTypes (fwcd 0.3.8): in a function type with a qualified or nullable
-	// receiver (`A.B.() -> Unit`, `Op?.() -> T`) the receiver's inner dots become `_`
-	// and its `?` a space; type arguments before `::` (`Pair<*, Int>::second`) become
-	// spaces; a binary literal's `0b` becomes `0x`.
-	FwcdTypes bool
-	// CallAssign (fwcd 0.3.8): an assignment whose target follows a call
-	// (`a.b().c = x`, `f()[i] += 1`) becomes an addition (`=` -> `+`, `+=` -> `+ `).
-	CallAssign bool
-	// ObjectBy (fwcd 0.3.8): delegation in an object's supertype list
-	// (`object : Logger by base {`) becomes spaces from `by` to the `{` or `,`.
-	ObjectBy bool
 	// NullableRef (both grammars): the `?` of a callable reference on a nullable type
 	// (`String?::plus`) becomes a space.
 	NullableRef bool
-	// AccessorAnnotations (tree-sitter-grammars 1.1.0): annotations before a property
-	// accessor (`@Inject set`, `@OptIn(X::class) get() = …`) become spaces.
-	AccessorAnnotations bool
+	// grammarRules are the rules only the compiled-in grammar needs: fwcd.go's (a
+	// build without the tag kotlin2) or kotlin2.go's.
+	grammarRules
 }
 
 type ktFrameKind uint8
@@ -105,27 +90,20 @@ type ktRewriter struct {
 	stack    []ktFrame
 	// The last significant token: kind, span, its operator byte(s), and whether a
 	// line break came after it.
-	prev       ktTokKind
-	prevS      int
-	prevE      int
-	prevOp     string
-	prevNL     bool
-	expectWhen bool // a when's subject just closed: a `{` opens its body
-	// CallAssign: the depth (len(stack)) of the statement whose first tokens form an
-	// assignment target so far (-1: none), and whether a call or index closed in it.
-	chainDepth int
-	chainCall  bool
-	// ObjectBy: an `object` keyword was just seen; the depth of its supertype list
-	// (-1: none) and the offset of a `by` in it (-1: none).
-	objPending bool
-	objDepth   int
-	byStart    int
+	prev         ktTokKind
+	prevS        int
+	prevE        int
+	prevOp       string
+	prevNL       bool
+	expectWhen   bool // a when's subject just closed: a `{` opens its body
+	grammarState      // the state of the compiled-in grammar's rules
 }
 
 // rewriteKotlinTokens returns src with the constructs r selects rewritten, or src
 // itself when there is nothing to rewrite. The result has src's length.
 func rewriteKotlinTokens(src []byte, r kotlinRules) []byte {
-	w := &ktRewriter{src: src, out: src, r: r, chainDepth: -1, objDepth: -1, byStart: -1}
+	w := &ktRewriter{src: src, out: src, r: r}
+	w.initGrammar()
 	w.run()
 	return w.out
 }
@@ -221,9 +199,7 @@ func (w *ktRewriter) run() {
 			i = skipKtChar(src, i)
 			w.token(ktNumber, i-1, i, "")
 		case '0' <= c && c <= '9':
-			if w.r.FwcdTypes && c == '0' && i+2 < len(src) && (src[i+1] == 'b' || src[i+1] == 'B') && (src[i+2] == '0' || src[i+2] == '1') {
-				w.set(i+1, 'x')
-			}
+			w.grammarNumber(i)
 			j := i + 1
 			for j < len(src) && (isKtIdentByte(src[j]) || src[j] == '.' && j+1 < len(src) && '0' <= src[j+1] && src[j+1] <= '9') {
 				j++
@@ -257,9 +233,7 @@ func (w *ktRewriter) run() {
 // lineBreak notes a line break for the innermost frame and the previous token.
 func (w *ktRewriter) lineBreak() {
 	w.prevNL = true
-	if w.objDepth >= 0 && !(w.prev == ktOp && (w.prevOp == "," || w.prevOp == ":")) {
-		w.objDepth, w.byStart = -1, -1 // an object's supertype list ends with its line
-	}
+	w.grammarLineBreak()
 	if f := w.top(); f != nil && f.kind == ktWhen {
 		f.newline = true
 	}
@@ -279,10 +253,8 @@ func (w *ktRewriter) token(kind ktTokKind, s, e int, op string) {
 				switch string(w.src[s:e]) {
 				case "else":
 					f.elseAt = s
-				case "in": // fwcd: `in` on a new line continues the previous branch's body
-					if w.r.WhenIn && f.entries > 0 && s > 0 && (w.src[s-1] == ' ' || w.src[s-1] == '\t') {
-						w.set(s-1, ';')
-					}
+				case "in":
+					w.grammarWhenIn(f, s)
 				}
 			}
 			if f.entryToks == 0 {
@@ -294,76 +266,8 @@ func (w *ktRewriter) token(kind ktTokKind, s, e int, op string) {
 	if op != "{" {
 		w.expectWhen = false
 	}
-	if w.r.CallAssign {
-		w.assignChain(kind, s, e, op)
-	}
-	if w.r.ObjectBy {
-		w.objectBy(kind, s, e, op)
-	}
+	w.grammarToken(kind, s, e, op)
 	w.prev, w.prevS, w.prevE, w.prevOp, w.prevNL = kind, s, e, op, false
-}
-
-// assignChain follows a statement's leading chain of names, calls and indexes
-// (`a.b().c`) and turns the assignment after it into an addition (CallAssign).
-func (w *ktRewriter) assignChain(kind ktTokKind, s, e int, op string) {
-	d := len(w.stack)
-	start := w.prev == ktNone || w.prev == ktOp && (w.prevOp == "{" || w.prevOp == ";" || w.prevOp == "->") ||
-		w.prevNL && w.endsExpression()
-	if start && kind == ktIdent {
-		switch word := string(w.src[s:e]); {
-		case word == "get" || word == "set": // get() = x is an accessor
-			w.chainDepth = -1
-		case word == "this" || !ktHard(word):
-			w.chainDepth, w.chainCall = d, false
-			return
-		}
-	}
-	if w.chainDepth != d {
-		if d < w.chainDepth {
-			w.chainDepth = -1
-		}
-		return
-	}
-	switch {
-	case kind == ktOp && (op == "." || op == "?." || op == "!!" || op == "(" || op == "["):
-	case kind == ktIdent && w.prev == ktOp && (w.prevOp == "." || w.prevOp == "?."):
-	case kind == ktOp && op == ")":
-		w.chainCall = true // fwcd takes `a[i] = x` and `a.b = x`, not `f().b = x`
-	case kind == ktOp && op == "]":
-	case kind == ktOp && op == "=" && w.chainCall:
-		w.set(s, '+')
-		w.chainDepth = -1
-	case kind == ktOp && len(op) == 2 && op[1] == '=' && strings.IndexByte("+-*/%", op[0]) >= 0 && w.chainCall:
-		w.set(s+1, ' ')
-		w.chainDepth = -1
-	default:
-		w.chainDepth = -1
-	}
-}
-
-// objectBy blanks delegation in an object expression's supertype list (ObjectBy).
-func (w *ktRewriter) objectBy(kind ktTokKind, s, e int, op string) {
-	d := len(w.stack)
-	switch {
-	case kind == ktIdent && string(w.src[s:e]) == "object":
-		w.objPending, w.objDepth, w.byStart = true, -1, -1
-		return
-	case w.objPending && kind == ktOp && op == ":":
-		w.objDepth = d
-	case w.objDepth >= 0 && d < w.objDepth:
-		w.objDepth, w.byStart = -1, -1
-	case w.objDepth == d && kind == ktIdent && string(w.src[s:e]) == "by":
-		w.byStart = s
-	case w.objDepth == d && kind == ktOp && (op == "{" || op == ","):
-		if w.byStart >= 0 {
-			w.blank(w.byStart, s)
-		}
-		w.byStart = -1
-		if op == "{" {
-			w.objDepth = -1
-		}
-	}
-	w.objPending = false
 }
 
 // continues reports whether the token at [s, e), first on its line inside a `when`
@@ -591,6 +495,7 @@ func (w *ktRewriter) punct(i int) int {
 		}
 		return i + 1
 	}
+	w.grammarOp(i, two)
 	switch two {
 	case "->":
 		w.token(ktOp, i, i+2, "->")
@@ -606,33 +511,10 @@ func (w *ktRewriter) punct(i int) int {
 		}
 		w.token(ktOp, i, i+2, two)
 		return i + 2
-	case "?.":
-		if w.r.FwcdTypes && i+2 < len(src) && src[i+2] == '(' {
-			w.set(i, ' ') // Op?.() -> T: a nullable receiver type
-		}
+	case "?.", "::", "&&", "||", "==", "!=", "!!", "++", "--", "<=", ">=", "+=", "-=", "*=", "/=", "%=":
 		w.token(ktOp, i, i+2, two)
 		return i + 2
-	case "::":
-		if w.r.FwcdTypes && i > 0 && src[i-1] == '>' {
-			w.blankTypeArgs(i) // Pair<*, Int>::second -> Pair        ::second
-		}
-		w.token(ktOp, i, i+2, two)
-		return i + 2
-	case "&&", "||", "==", "!=", "!!", "++", "--", "<=", ">=", "+=", "-=", "*=", "/=", "%=":
-		w.token(ktOp, i, i+2, two)
-		return i + 2
-	case ".(":
-		if w.r.FwcdTypes { // A.B.() -> Unit: the receiver's inner dots become _
-			for k := i - 1; k >= 0 && (isKtIdentByte(src[k]) || src[k] == '.'); k-- {
-				if src[k] == '.' {
-					w.set(k, '_')
-				}
-			}
-		}
 	case "..":
-		if w.r.RangeUntil && i+2 < len(src) && src[i+2] == '<' {
-			w.set(i+2, ' ')
-		}
 		w.token(ktOp, i, i+2, "..")
 		return i + 2
 	}
@@ -693,29 +575,6 @@ func ktTwoByteOp(a, b byte) string {
 		return ".."
 	}
 	return ""
-}
-
-// blankTypeArgs blanks the type arguments that end just before the `::` at i.
-func (w *ktRewriter) blankTypeArgs(i int) {
-	src := w.src
-	depth := 0
-	for k := i - 1; k >= 0 && k >= i-200; k-- {
-		switch c := src[k]; {
-		case c == '>':
-			depth++
-		case c == '<':
-			depth--
-			if depth == 0 {
-				if k > 0 && isKtIdentByte(src[k-1]) {
-					w.blank(k, i)
-				}
-				return
-			}
-		case isKtIdentByte(c) || c == ',' || c == ' ' || c == '*' || c == '?' || c == '.':
-		default:
-			return
-		}
-	}
 }
 
 // whenBefore reports whether the token before the `(` at i is the keyword when.
@@ -785,13 +644,7 @@ func (w *ktRewriter) ident(s, e int) int {
 			return end
 		}
 	}
-	if w.r.EInfix && src[s] == 'e' && s > 0 && (src[s-1] == ' ' || src[s-1] == '\t') {
-		switch word {
-		case "else", "enum", "expect", "external":
-		default:
-			w.set(s, 'E')
-		}
-	}
+	w.grammarIdent(s, word)
 	if w.r.SoftNames && ktSoft(word) && w.softName(word, s, e, prevDot) {
 		w.set(s, src[s]-'a'+'A')
 	}
@@ -1000,68 +853,15 @@ func skipKtSpaceComments(src []byte, i int) int {
 	return i
 }
 
-// annotation handles the annotation at i (src[i] == '@'): with AccessorAnnotations,
-// a run of annotations (and modifiers) before a property accessor becomes spaces.
-// It returns the offset to go on from.
+// annotation handles the annotation at i (src[i] == '@') and returns the offset to go
+// on from: the compiled-in grammar's rules first (grammarAnnotation), else the `@` is
+// a token.
 func (w *ktRewriter) annotation(i int) int {
-	src := w.src
-	if !w.r.AccessorAnnotations {
-		w.token(ktOp, i, i+1, "@")
-		return i + 1
-	}
-	var spans [][2]int
-	j := i
-	for j < len(src) && src[j] == '@' {
-		e := skipKtAnnotation(src, j)
-		if e <= j+1 {
-			break
-		}
-		spans = append(spans, [2]int{j, e})
-		j = skipKtSpaceComments(src, e)
-	}
-	k := j
-	for { // modifiers between the annotations and the accessor
-		m := k
-		for m < len(src) && isKtIdentByte(src[m]) {
-			m++
-		}
-		word := string(src[k:m])
-		if m > k && ktModifier(word) {
-			k = skipKtSpaceComments(src, m)
-			continue
-		}
-		if len(spans) > 0 && (word == "get" || word == "set") && w.accessorAt(word, m) {
-			for _, sp := range spans {
-				w.blank(sp[0], sp[1])
-			}
-			return spans[len(spans)-1][1]
-		}
-		break
+	if end, ok := w.grammarAnnotation(i); ok {
+		return end
 	}
 	w.token(ktOp, i, i+1, "@")
 	return i + 1
-}
-
-// accessorAt reports whether the get or set keyword ending at e starts an accessor:
-// followed by an accessor's parameter list, `=`, or the end of the line.
-func (w *ktRewriter) accessorAt(word string, e int) bool {
-	src := w.src
-	j := e
-	for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
-		j++
-	}
-	if j >= len(src) {
-		return true
-	}
-	switch src[j] {
-	case '\n', '\r', ';', '}', '=':
-		return true
-	case '(':
-		return j == e && w.accessorParams(word, j)
-	case '/':
-		return j+1 < len(src) && (src[j+1] == '/' || src[j+1] == '*')
-	}
-	return false
 }
 
 // skipKtAnnotation returns the offset after the annotation at i (src[i] == '@'):

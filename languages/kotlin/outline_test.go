@@ -1,9 +1,11 @@
-package grammars
+package kotlin
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // TestKotlinOutline: declarations, their lines, names, signatures and members, read
@@ -41,15 +43,15 @@ class Tail : Base(, {
 typealias Id = Long
 `
 	var got []string
-	var show func(ds []Decl, ind string)
+	var show func(ds []grammars.Decl, ind string)
 	line := func(b int) int { return strings.Count(src[:b], "\n") + 1 }
-	show = func(ds []Decl, ind string) {
+	show = func(ds []grammars.Decl, ind string) {
 		for _, d := range ds {
 			got = append(got, fmt.Sprintf("%s%s %s %d-%d %q", ind, d.Kind, d.Name, line(d.Start), line(d.End), d.Signature))
 			show(d.Members, ind+"  ")
 		}
 	}
-	show(ktOutline(Kotlin.Rewrite([]byte(src)), []byte(src)), "")
+	show(ktOutline(Rewrite([]byte(src)), []byte(src)), "")
 	want := []string{
 		`class Point 6-20 "data class Point(val x: Int, val y: Int = f { 1 }) : Shape"`,
 		`  property s 8-8 "val s"`,

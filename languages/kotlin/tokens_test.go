@@ -1,4 +1,4 @@
-package grammars
+package kotlin
 
 import (
 	"bytes"
@@ -7,13 +7,21 @@ import (
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
-// allKotlinRules turns every token rewrite on.
+// allKotlinRules turns every token rewrite of this build on: the shared ones and the
+// compiled-in grammar's (allGrammarRules, in fwcd_test.go or kotlin2_test.go).
 var allKotlinRules = kotlinRules{
-	WhenGuard: true, Context: true, MultiDollar: true, SoftNames: true, EInfix: true,
-	RangeUntil: true, WhenIn: true, FwcdTypes: true, CallAssign: true, ObjectBy: true, NullableRef: true,
-	AccessorAnnotations: true,
+	WhenGuard: true, Context: true, MultiDollar: true, SoftNames: true, NullableRef: true,
+	grammarRules: allGrammarRules,
+}
+
+// tokenCase is one case of TestKotlinTokenRewrites: rules r rewrite in to out.
+type tokenCase struct {
+	r       kotlinRules
+	in, out string
 }
 
 // TestKotlinTokenRewrites: each rule rewrites its construct, keeps the length and the
@@ -23,10 +31,7 @@ func TestKotlinTokenRewrites(t *testing.T) {
 	ctx := kotlinRules{Context: true}
 	dollar := kotlinRules{MultiDollar: true}
 	soft := kotlinRules{SoftNames: true}
-	tests := []struct {
-		r       kotlinRules
-		in, out string
-	}{
+	tests := []tokenCase{
 		// when guards
 		{guard, "when (p) {\n  is Box if p.heavy -> 1\n  else -> 2\n}", "when (p) {\n  is Box ,  p.heavy -> 1\n  else -> 2\n}"},
 		{guard, "when (p) {\n  is A if (x ||\n    y) -> 1\n}", "when (p) {\n  is A ,  (x ||\n    y) -> 1\n}"},
@@ -64,19 +69,9 @@ func TestKotlinTokenRewrites(t *testing.T) {
 			"class A<T> where T : B\nval x by lazy { 1 }\nval t: suspend () -> Unit\ninit { }\nconstructor(a: Int)"},
 		{soft, "@file:JvmName(\"X\")\n@get:Inject val a = 1", "@file:JvmName(\"X\")\n@get:Inject val a = 1"},
 		{soft, `val s = "where = 1" // enum = 2`, `val s = "where = 1" // enum = 2`},
-		// fwcd rules
-		{kotlinRules{EInfix: true}, "a eq b && c exists d\n} else {\nenum class E\nexpect fun f()", "a Eq b && c Exists d\n} else {\nenum class E\nexpect fun f()"},
-		{kotlinRules{RangeUntil: true}, "for (i in 0..<n) {}", "for (i in 0.. n) {}"},
-		{kotlinRules{WhenIn: true}, "when (x) {\n    in 0..9 -> 1\n    in r -> 2\n    !in s -> 3\n}\nfor (i in r) {}",
-			"when (x) {\n    in 0..9 -> 1\n   ;in r -> 2\n    !in s -> 3\n}\nfor (i in r) {}"},
-		{kotlinRules{FwcdTypes: true}, "fun f(c: A.B.() -> Unit, d: Op?.() -> T) = 0b1010", "fun f(c: A_B.() -> Unit, d: Op .() -> T) = 0x1010"},
-		{kotlinRules{FwcdTypes: true}, "val r = C<*>::reg as R\nx.maxBy(Pair<*, Int>::second)\nval b = a > b::c", "val r = C   ::reg as R\nx.maxBy(Pair        ::second)\nval b = a > b::c"},
-		{kotlinRules{CallAssign: true}, "fun f() {\n  a.b().c = 1\n  g()[i] += 2\n  a[i] = 3\n  x.y = 4\n  get() = 5\n}", "fun f() {\n  a.b().c + 1\n  g()[i] +  2\n  a[i] = 3\n  x.y = 4\n  get() = 5\n}"},
-		{kotlinRules{ObjectBy: true}, "val l = object : Logger by base {\n}\ncompanion object : F<T>(x)\nvar t by T.t", "val l = object : Logger         {\n}\ncompanion object : F<T>(x)\nvar t by T.t"},
 		{kotlinRules{NullableRef: true}, "f(String?::plus)", "f(String ::plus)"},
-		{kotlinRules{AccessorAnnotations: true}, "val x\n  @OptIn(X::class)\n  get() = 1\nvar y = 1\n  @Inject set\n@A fun f() = 1",
-			"val x\n  " + strings.Repeat(" ", 16) + "\n  get() = 1\nvar y = 1\n          set\n@A fun f() = 1"},
 	}
+	tests = append(tests, grammarTokenCases...) // the compiled-in grammar's rules
 	for _, tt := range tests {
 		got := string(rewriteKotlinTokens([]byte(tt.in), tt.r))
 		if got != tt.out {
@@ -214,15 +209,15 @@ internal constructor(
 // parses without errors (both builds: plain, fwcd 0.3.8; tag kotlin2,
 // tree-sitter-grammars 1.1.0).
 func TestKotlinFaultsParse(t *testing.T) {
-	ps := NewParsers(0)
+	ps := grammars.NewParsers(0)
 	defer ps.Close()
 	for name, src := range kotlinFaults {
-		tree, _, err := ps.Parse(Kotlin, []byte(src))
+		tree, _, err := ps.Parse(grammars.Kotlin, []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if tree.RootNode().HasError() {
-			t.Errorf("%s (%s): parse errors after the rewrites:\n%s", name, KotlinGrammar, tree.RootNode().String())
+			t.Errorf("%s (%s): parse errors after the rewrites:\n%s", name, grammars.KotlinGrammar, tree.RootNode().String())
 		}
 		tree.Close()
 	}
@@ -232,23 +227,23 @@ func TestKotlinFaultsParse(t *testing.T) {
 // as an annotation, which signatures leave out).
 func TestKotlinContextSignature(t *testing.T) {
 	src := []byte("@Deprecated(\"x\")\ncontext(log: Log)\nfun f(a: Int) {}\n")
-	ps := NewParsers(0)
+	ps := grammars.NewParsers(0)
 	defer ps.Close()
-	tree, parsed, err := ps.Parse(Kotlin, src)
+	tree, parsed, err := ps.Parse(grammars.Kotlin, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tree.Close()
 	var fn *sitter.Node
-	for _, c := range Children(tree.RootNode()) {
-		if d, _ := Kotlin.Definition(c); d != nil {
+	for _, c := range grammars.Children(tree.RootNode()) {
+		if d, _ := grammars.Kotlin.Definition(c); d != nil {
 			fn = d
 		}
 	}
 	if fn == nil {
 		t.Fatalf("no definition in %s", tree.RootNode().String())
 	}
-	if got, want := Kotlin.Signature(fn, src, parsed), "context(log: Log) fun f(a: Int)"; got != want {
+	if got, want := grammars.Kotlin.Signature(fn, src, parsed), "context(log: Log) fun f(a: Int)"; got != want {
 		t.Errorf("Signature = %q, want %q", got, want)
 	}
 }

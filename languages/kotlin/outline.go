@@ -1,8 +1,11 @@
-package grammars
+package kotlin
 
 import (
 	"bytes"
 	"strings"
+
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/languages/internal/lex"
 )
 
 // Byte classes of ktClassify.
@@ -119,7 +122,7 @@ func ktClassify(src []byte) []byte {
 // ktOutline is Kotlin's Recovery.Outline: declarations found from the text alone,
 // by brackets outside strings and comments and by the keyword that starts a line
 // (after annotations, modifiers and a context clause).
-func ktOutline(parsed, src []byte) []Decl {
+func ktOutline(parsed, src []byte) []grammars.Decl {
 	if len(src) != len(parsed) {
 		src = parsed
 	}
@@ -229,8 +232,8 @@ func (o *ktOutliner) continues(i int) bool {
 // level returns the declarations that start lines [lo, hi) at brace depth d. A line
 // inside unclosed parentheses counts when it starts a function, class, object,
 // interface or type alias (broken code leaves parentheses open).
-func (o *ktOutliner) level(lo, hi, d int) []Decl {
-	var out []Decl
+func (o *ktOutliner) level(lo, hi, d int) []grammars.Decl {
+	var out []grammars.Decl
 	for i := lo; i < hi; i++ {
 		if o.first[i] < 0 || o.depth[i] != d || o.continues(i) || o.paren[i] != 0 && !o.strongDecl(i) {
 			continue
@@ -247,7 +250,7 @@ func (o *ktOutliner) level(lo, hi, d int) []Decl {
 
 // skipSpace returns the first offset at or after i that is code and not white space.
 func (o *ktOutliner) skipSpace(i int) int {
-	for i < len(o.src) && (!o.code(i) || isRegexpSpace(o.src[i])) {
+	for i < len(o.src) && (!o.code(i) || lex.IsRegexpSpace(o.src[i])) {
 		i++
 	}
 	return i
@@ -284,7 +287,7 @@ func (o *ktOutliner) balanced(i int, open, close byte) int {
 }
 
 // decl reads the declaration starting line i (at depth d, before line hi), if any.
-func (o *ktOutliner) decl(i, hi, d int) (Decl, bool) {
+func (o *ktOutliner) decl(i, hi, d int) (grammars.Decl, bool) {
 	src := o.src
 	p := o.first[i]
 	var skips [][2]int // annotations, left out of the signature
@@ -294,7 +297,7 @@ func (o *ktOutliner) decl(i, hi, d int) (Decl, bool) {
 		if src[p] == '@' {
 			e := skipKtAnnotation(src, p)
 			if e <= p+1 {
-				return Decl{}, false
+				return grammars.Decl{}, false
 			}
 			if o.orig[p] == src[p] { // a rewritten context clause stays
 				skips = append(skips, [2]int{p, e})
@@ -306,7 +309,7 @@ func (o *ktOutliner) decl(i, hi, d int) (Decl, bool) {
 		}
 		w, e := o.word(p)
 		if w == "" {
-			return Decl{}, false
+			return grammars.Decl{}, false
 		}
 		if sigStart < 0 {
 			sigStart = p
@@ -329,21 +332,21 @@ func (o *ktOutliner) decl(i, hi, d int) (Decl, bool) {
 			break
 		}
 		if !ktModifier(w) {
-			return Decl{}, false
+			return grammars.Decl{}, false
 		}
 		p = o.skipSpace(e)
 	}
 	if kw == "" {
-		return Decl{}, false
+		return grammars.Decl{}, false
 	}
-	dc := Decl{Start: o.starts[i], Body: -1, BodyEnd: -1}
+	dc := grammars.Decl{Start: o.starts[i], Body: -1, BodyEnd: -1}
 	switch kw {
 	case "class", "interface", "object":
-		dc.Kind = Class
+		dc.Kind = grammars.Class
 	case "fun", "constructor", "init":
-		dc.Kind = Function
+		dc.Kind = grammars.Function
 	default:
-		dc.Kind = Property
+		dc.Kind = grammars.Property
 	}
 	dc.Name = o.name(kw, kwEnd)
 	// The header runs to a `{` at this depth (a body), an `=` (an expression body or
@@ -380,7 +383,7 @@ scan:
 		case '{':
 			if paren == 0 || o.lastOnLine(k) { // a `{` ending its line: a body, even after a broken `(`
 				stop = k
-				if dc.Kind == Class {
+				if dc.Kind == grammars.Class {
 					dc.Body = k
 				}
 				if m, ok := o.match[k]; ok {
@@ -434,7 +437,7 @@ scan:
 // lastOnLine reports whether no code follows offset k on its line.
 func (o *ktOutliner) lastOnLine(k int) bool {
 	for j := k + 1; j < len(o.src) && o.src[j] != '\n'; j++ {
-		if o.code(j) && !isRegexpSpace(o.src[j]) {
+		if o.code(j) && !lex.IsRegexpSpace(o.src[j]) {
 			return false
 		}
 	}
@@ -495,7 +498,7 @@ func (o *ktOutliner) nextStatementLine(i, hi, d int) int {
 // expression on the next line (`=`, `+`, `.`, `,`, `(`, `&&`, `->`, ...).
 func (o *ktOutliner) endsOpen(i int) bool {
 	for k := o.lineEnd(i) - 1; k >= o.starts[i]; k-- {
-		if !o.code(k) || isRegexpSpace(o.src[k]) {
+		if !o.code(k) || lex.IsRegexpSpace(o.src[k]) {
 			continue
 		}
 		switch o.src[k] {
@@ -588,5 +591,5 @@ func (o *ktOutliner) signature(start, stop int, skips [][2]int) string {
 			sb.WriteByte(o.orig[k])
 		}
 	}
-	return TidySignature(sb.String())
+	return grammars.TidySignature(sb.String())
 }

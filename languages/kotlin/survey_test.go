@@ -1,4 +1,4 @@
-package grammars
+package kotlin
 
 import (
 	"fmt"
@@ -8,7 +8,24 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/grammars"
 )
+
+// surveyRule is a token rule of TestKotlinRuleSurvey: its name and how to turn it on.
+type surveyRule struct {
+	name string
+	on   func(*kotlinRules)
+}
+
+// sharedSurveyRules are the rules both grammars use.
+var sharedSurveyRules = []surveyRule{
+	{"when guard", func(r *kotlinRules) { r.WhenGuard = true }},
+	{"context clause", func(r *kotlinRules) { r.Context = true }},
+	{"multi-dollar string", func(r *kotlinRules) { r.MultiDollar = true }},
+	{"soft keyword as name", func(r *kotlinRules) { r.SoftNames = true }},
+	{"Type?::ref", func(r *kotlinRules) { r.NullableRef = true }},
+}
 
 // TestKotlinRuleSurvey attributes the Kotlin files of each checkout in
 // REPOCTX_KT_RULES (a path list) whose parse has errors with the line rewrites alone
@@ -21,39 +38,16 @@ func TestKotlinRuleSurvey(t *testing.T) {
 	if dirs == "" {
 		t.Skip("set REPOCTX_KT_RULES=<checkout>[:<checkout>...] to attribute parse errors to rewrite rules")
 	}
-	type rule struct {
-		name string
-		on   func(*kotlinRules)
-	}
-	all := []rule{
-		{"when guard", func(r *kotlinRules) { r.WhenGuard = true }},
-		{"context clause", func(r *kotlinRules) { r.Context = true }},
-		{"multi-dollar string", func(r *kotlinRules) { r.MultiDollar = true }},
-		{"soft keyword as name", func(r *kotlinRules) { r.SoftNames = true }},
-		{"fwcd: e-word after space (a eq b)", func(r *kotlinRules) { r.EInfix = true }},
-		{"fwcd: ..<", func(r *kotlinRules) { r.RangeUntil = true }},
-		{"fwcd: when branch starting with in", func(r *kotlinRules) { r.WhenIn = true }},
-		{"fwcd: receiver types, T<*>::f, 0b", func(r *kotlinRules) { r.FwcdTypes = true }},
-		{"fwcd: assignment after a call", func(r *kotlinRules) { r.CallAssign = true }},
-		{"fwcd: object : T by x", func(r *kotlinRules) { r.ObjectBy = true }},
-		{"Type?::ref", func(r *kotlinRules) { r.NullableRef = true }},
-		{"tsg: accessor annotations", func(r *kotlinRules) { r.AccessorAnnotations = true }},
-	}
-	var rules []rule // those the compiled-in grammar uses
-	for _, r := range all {
-		var probe kotlinRules
-		r.on(&probe)
-		g := kotlinGrammarRules
-		if probe.WhenGuard && g.WhenGuard || probe.Context && g.Context || probe.MultiDollar && g.MultiDollar ||
-			probe.SoftNames && g.SoftNames || probe.EInfix && g.EInfix || probe.RangeUntil && g.RangeUntil ||
-			probe.WhenIn && g.WhenIn || probe.FwcdTypes && g.FwcdTypes || probe.CallAssign && g.CallAssign ||
-			probe.ObjectBy && g.ObjectBy || probe.NullableRef && g.NullableRef || probe.AccessorAnnotations && g.AccessorAnnotations {
-			rules = append(rules, r)
-		}
-	}
-	ps := NewParsers(0)
+	// The rules in the order they are tried: the shared ones, with the compiled-in
+	// grammar's own (fwcd_test.go or kotlin2_test.go) in their place in the list.
+	var rules []surveyRule
+	rules = append(rules, sharedSurveyRules[:4]...)
+	rules = append(rules, grammarSurveyRules...)
+	rules = append(rules, sharedSurveyRules[4:]...)
+	rules = append(rules, grammarSurveyRulesLast...)
+	ps := grammars.NewParsers(0)
 	defer ps.Close()
-	bare := &Spec{Name: "kotlin-survey", Language: Kotlin.Language}
+	bare := &grammars.Spec{Name: "kotlin-survey", Language: grammars.Kotlin.Language}
 	hasErr := func(src []byte, use []bool) bool {
 		var r kotlinRules
 		for i, u := range use {
@@ -68,7 +62,7 @@ func TestKotlinRuleSurvey(t *testing.T) {
 		defer tree.Close()
 		return tree.RootNode().HasError()
 	}
-	fmt.Printf("grammar %s\n", KotlinGrammar)
+	fmt.Printf("grammar %s\n", grammars.KotlinGrammar)
 	for _, dir := range filepath.SplitList(dirs) {
 		files, before, after := 0, 0, 0
 		by := map[string]int{}

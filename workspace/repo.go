@@ -202,6 +202,10 @@ type Stats struct {
 	Chunked, Reused int
 	// ParseErrorFiles lists the files with parse errors, in path order.
 	ParseErrorFiles []string
+	// Limited counts the files windowed under a limit of the machine (a parse over
+	// its CPU time limit, chunker.Limit.Transient; among ParseErrors): not stored,
+	// chunked again by the next run.
+	Limited int
 	// CacheWriteFailures counts the store records that could not be written (each
 	// only costs a later run the work again). A fault of the machine (a full or
 	// read-only cache disk) is an error of Open instead.
@@ -331,9 +335,13 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 	}
 	var ords []int32
 	var syms []*symbols.File
+	transient := sha256.New() // the files chunked under a transient limit
 	for i, e := range entries {
 		if e == nil {
 			continue
+		}
+		if e.transient {
+			fmt.Fprintf(transient, "%s\x00", files[i].path)
 		}
 		ords = append(ords, e.ords...)
 		if opts.Symbols && files[i].vpath == "" {
@@ -352,6 +360,10 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 		}
 	}
 	st.Files = len(files)
+	if transient.Size() > 0 {
+		// What is fitted on these chunks (an LSA model) is stored under another key.
+		key += "+limit-" + hex.EncodeToString(transient.Sum(nil)[:8])
+	}
 	dense, err := rep.dense(ctx, key, ords, opts, st)
 	if err != nil {
 		return nil, err
@@ -364,6 +376,9 @@ func openView(ctx context.Context, rep *repository, snap Snapshot, key string, f
 	last := ""
 	for _, o := range ords { // the view's chunks, in its order (ix.Chunks would copy them)
 		if c := rep.corpus.Chunk(o); c.ParseError && c.Path != last {
+			if c.Limit.Transient() {
+				st.Limited++
+			}
 			st.ParseErrors++
 			st.ParseErrorFiles = append(st.ParseErrorFiles, c.Path)
 			last = c.Path
@@ -691,6 +706,9 @@ type corpusFile struct {
 	encoding string
 	syms     *symbols.File // from the chunker's parse, if any
 	symsDone bool
+	// transient: chunked under a limit of the machine (chunker.Limit.Transient), so
+	// neither stored nor kept for later views: the next one chunks the file again.
+	transient bool
 }
 
 // The repositories of this process, by store, repository and chunk settings; unused ones
@@ -817,10 +835,16 @@ func (rep *repository) file(sf sourceFile, ch chunker.Chunker, opts Options, st 
 			return e, err
 		}
 		rec = newChunkRecord(cs, f.Lossy, f.Encoding)
-		rep.rs.put(recKey{kindChunks, skey}, rec.encode())
+		if e.transient = chunker.FileLimit(cs).Transient(); e.transient {
+			defer rep.forget(skey, e)
+		} else {
+			rep.rs.put(recKey{kindChunks, skey}, rec.encode())
+		}
 		if syms != nil {
 			e.syms, e.symsDone = syms, true
-			rep.rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
+			if !e.transient {
+				rep.rs.put(recKey{kindSymbols, symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
+			}
 		}
 		st.Chunked++
 		st.Built = true
@@ -859,10 +883,13 @@ func (rep *repository) foreign(sf sourceFile, ch chunker.Chunker, opts Options, 
 		<-fe.ready
 		return fe, fe.err
 	}
-	fe = &corpusFile{ready: make(chan struct{}), lossy: e.lossy, encoding: e.encoding, symsDone: true}
+	fe = &corpusFile{ready: make(chan struct{}), lossy: e.lossy, encoding: e.encoding, symsDone: true, transient: e.transient}
 	rep.files[k] = fe
 	rep.mu.Unlock()
 	defer close(fe.ready)
+	if fe.transient {
+		defer rep.forget(k, fe)
+	}
 	rename := func(id string) string {
 		if id == "" {
 			return ""

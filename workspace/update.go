@@ -107,7 +107,7 @@ func Update(ctx context.Context, snap Snapshot, opts Options) (UpdateStats, erro
 		if err == nil {
 			var f *chunker.File
 			if f, err = chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
-				err = storeFile(rs, f, sf, skey, ch, opts, &newChunks, &newSums)
+				err = storeFile(rs, f, sf, skey, ch, opts, &newChunks, &newSums, &us)
 			}
 		}
 		if err != nil {
@@ -163,15 +163,20 @@ func storedChunks(rs *repoStore, skey [32]byte) (cs []chunker.Chunk, sums [][32]
 }
 
 // storeFile chunks f (with its symbols when asked) and stores both records, appending
-// the chunks to out.
-func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk, sums *[][32]byte) error {
+// the chunks to out; chunks made under a transient limit (chunker.Limit) are not stored.
+func storeFile(rs *repoStore, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk, sums *[][32]byte, us *UpdateStats) error {
 	cs, syms, err := chunkOne(f, ch, opts.Symbols)
 	if err != nil {
 		return err
 	}
 	rec := newChunkRecord(cs, f.Lossy, f.Encoding)
-	rs.put(recKey{kindChunks, skey}, rec.encode())
-	if opts.Symbols {
+	transient := chunker.FileLimit(cs).Transient() // never stored: chunked again next time
+	if transient {
+		us.Limited++
+	} else {
+		rs.put(recKey{kindChunks, skey}, rec.encode())
+	}
+	if opts.Symbols && !transient {
 		if syms == nil {
 			ex := extractors.Get().(*extractorT)
 			syms, _ = ex.Extract(f)

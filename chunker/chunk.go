@@ -78,9 +78,13 @@ type Chunk struct {
 	// syntax boundary was found (the node was too big, or the parser failed there).
 	Fallback bool `json:"fallback,omitempty"`
 	// ParseError reports whether the chunk overlaps a region where the parser reported
-	// ERROR or MISSING nodes, or is a window of a file whose parse failed or ran out of
-	// its time limit (Options.ParseTimeout).
+	// ERROR or MISSING nodes, or is a window of a file whose parse failed or ran over
+	// its CPU time limit (Options.ParseCPULimit; Limit says which).
 	ParseError bool `json:"parse_error,omitempty"`
+	// Limit names the limit that made the whole file windows (every chunk of such a
+	// file carries it, with Fallback), or is "": brackets nested too deep, a parse over
+	// its CPU time limit or failed. See [Limit] (which of them may be cached).
+	Limit Limit `json:"limit,omitempty"`
 	// Text is the chunk's content: the normalised file text [StartByte, EndByte).
 	Text string `json:"text"`
 }
@@ -93,8 +97,8 @@ func ChunkID(path string, n int) string { return path + "#" + strconv.Itoa(n) }
 type Chunker interface {
 	// Chunk returns the file's chunks in file order; a file with no non-blank text
 	// yields no chunks. It returns an error only when the chunker cannot run at all
-	// (e.g. a parse timed out and the fallback also failed); a parse with syntax errors
-	// is not an error.
+	// (a parse over its limit is not an error: the file is windowed, see Chunk.Limit);
+	// a parse with syntax errors is not an error.
 	Chunk(f *File) ([]Chunk, error)
 	// Close releases what the chunker holds (a structural chunker's parsers); the
 	// chunker must not be used afterwards.

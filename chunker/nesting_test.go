@@ -67,7 +67,8 @@ func TestNestedErrorsLinear(t *testing.T) {
 }
 
 // TestNestedErrorsChunk: deeply nested inputs keep the chunk invariants, below the
-// MaxNesting guard (parsed) and above it (windowed without a parse).
+// MaxNesting guard (parsed) and above it (windowed without a parse, flagged
+// LimitNesting).
 func TestNestedErrorsChunk(t *testing.T) {
 	for _, depth := range []int{MaxNesting - 1, 20000} {
 		for name, src := range nestedInputs(depth) {
@@ -87,6 +88,11 @@ func TestNestedErrorsChunk(t *testing.T) {
 			}
 			if deep := tooDeep(f.Text); parsed == deep {
 				t.Errorf("%s at depth %d: parsed %v, nesting over MaxNesting %v", name, depth, parsed, deep)
+			}
+			if deep := tooDeep(f.Text); deep && (FileLimit(cs) != LimitNesting || cs[0].ParseError) {
+				t.Errorf("%s at depth %d: limit %q, parse error %v; want %q and no parse error", name, depth, FileLimit(cs), cs[0].ParseError, LimitNesting)
+			} else if !deep && FileLimit(cs) != LimitNone {
+				t.Errorf("%s at depth %d: limit %q, want none", name, depth, FileLimit(cs))
 			}
 		}
 	}

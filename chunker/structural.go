@@ -18,6 +18,7 @@ package chunker
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -36,9 +37,12 @@ type Options struct {
 	// of the Fixed strategy and of structural fallback windows. Defaults 20 and 5
 	// (structural fallback) or 20 and 10 (Fixed, RepoCoder's setting).
 	WindowLines, WindowOverlap int
-	// ParseTimeout bounds one tree-sitter parse; on time-out the file is windowed.
-	// Default 5s.
-	ParseTimeout time.Duration
+	// ParseCPULimit bounds the CPU time of its thread one tree-sitter parse may use
+	// (not wall-clock time: the chunks of a file must not depend on the machine's
+	// load); a file whose parse runs over it is windowed, its chunks flagged
+	// LimitParseCPU. A safety net against parser hangs, far above what real files
+	// need. Default grammars.DefaultParseCPULimit. It is no part of [Options.Key].
+	ParseCPULimit time.Duration
 }
 
 // DefaultMaxChars is the default chunk size cap in non-white-space runes. At about
@@ -63,8 +67,8 @@ func (o Options) withDefaults(fixed bool) Options {
 	if o.WindowOverlap < 0 || o.WindowOverlap >= o.WindowLines {
 		o.WindowOverlap = o.WindowLines / 4
 	}
-	if o.ParseTimeout <= 0 {
-		o.ParseTimeout = 5 * time.Second
+	if o.ParseCPULimit <= 0 {
+		o.ParseCPULimit = grammars.DefaultParseCPULimit
 	}
 	return o
 }
@@ -78,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r3"
+const Revision = "r4"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -106,7 +110,7 @@ type Structural struct {
 // NewStructural returns a structural chunker with the given options.
 func NewStructural(opts Options) *Structural {
 	opts = opts.withDefaults(false)
-	return &Structural{opts: opts, parsers: grammars.NewParsers(opts.ParseTimeout)}
+	return &Structural{opts: opts, parsers: grammars.NewParsers(opts.ParseCPULimit)}
 }
 
 // Close frees the parsers. The chunker must not be used afterwards.
@@ -115,8 +119,9 @@ func (s *Structural) Close() {
 }
 
 // Chunk implements Chunker. Files in a language without a grammar, files whose
-// brackets nest deeper than MaxNesting, and files whose parse fails or times out, are
-// cut into line windows flagged Fallback.
+// brackets nest deeper than MaxNesting, and files whose parse fails or runs over its
+// CPU time limit, are cut into line windows flagged Fallback (the last two also with
+// their Limit, see [Chunk.Limit]).
 func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	return s.ChunkTree(f, nil)
 }
@@ -126,24 +131,24 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 // does not parse the file again. visit gets the root node and the text the tree was
 // parsed from (the language's Rewrite of f.Text, same length); it is not called
 // when the file is windowed without a parse (unknown language, nesting deeper than
-// MaxNesting, parse failure or time-out). The tree is closed when ChunkTree returns:
-// visit must not keep nodes.
+// MaxNesting, parse failure or CPU limit), and may be called for a file windowed
+// when a later parse of its fragments runs over the limit. The tree is closed when
+// ChunkTree returns: visit must not keep nodes.
 func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []byte)) ([]Chunk, error) {
 	li := newLineIndex(f.Text)
 	if li.size(0, li.lines()) == 0 {
 		return nil, nil
 	}
 	spec := grammars.Lookup(f.Lang)
-	if spec == nil || tooDeep(f.Text) {
+	if spec == nil {
 		return s.windowFile(f, li), nil
 	}
+	if tooDeep(f.Text) {
+		return s.limitedFile(f, li, LimitNesting), nil
+	}
 	tree, parsed, err := s.parsers.Parse(spec, f.Text)
-	if err != nil { // the parse failed or timed out: windows, flagged so that stats count the file
-		cs := s.windowFile(f, li)
-		for i := range cs {
-			cs[i].ParseError = true
-		}
-		return cs, nil
+	if err != nil {
+		return s.limitedFile(f, li, parseLimit(err)), nil
 	}
 	defer tree.Close()
 	b := &builder{opts: s.opts, spec: spec, li: li, src: f.Text, parsed: parsed}
@@ -152,11 +157,16 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 		visit(root, parsed)
 	}
 	var its []item
+	limit := LimitNone // of a parse of fragments (recoverFile)
 	if root.HasError() {
 		b.collectErrors(root)
 		if spec.Recover != nil {
 			parse := func(text []byte, ranges []sitter.Range) (*sitter.Tree, error) {
-				return s.parsers.ParseRanges(spec, text, ranges)
+				t, err := s.parsers.ParseRanges(spec, text, ranges)
+				if errors.Is(err, grammars.ErrCPULimit) {
+					limit = LimitParseCPU
+				}
+				return t, err
 			}
 			if rits, trees, errs, ok := b.recoverFile(parse); ok {
 				defer func() {
@@ -171,11 +181,25 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 			}
 		}
 	}
+	if limit != LimitNone {
+		return s.limitedFile(f, li, limit), nil
+	}
 	if its == nil {
 		its = b.items(root, false)
 	}
 	b.level(its, 0, li.lines(), nil, nil, false)
 	return b.emit(f), nil
+}
+
+// limitedFile is windowFile for a file that hit limit: its windows carry the limit,
+// and those of a failed parse are flagged ParseError, so that stats count the file.
+func (s *Structural) limitedFile(f *File, li *lineIndex, limit Limit) []Chunk {
+	cs := s.windowFile(f, li)
+	for i := range cs {
+		cs[i].Limit = limit
+		cs[i].ParseError = limit != LimitNesting
+	}
+	return cs
 }
 
 // MaxNesting is the deepest bracket nesting, in brackets ("(", "[" and "{" not yet
@@ -186,8 +210,9 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 // input "fun a() {" * 20000 (180 KB) costs 2-4 s for Python, Java,
 // JavaScript, Go, Rust and TypeScript. Real code, generated tables included, nests
 // tens deep. It is a defence for one shape only: a file dense with syntax errors at
-// any depth costs tree-sitter seconds too (200 KB of "fun a() {" 30 deep: 1-4 s),
-// bounded by ParseTimeout alone.
+// any depth costs tree-sitter a fraction of a second (200 KB of "fun a() {" 30
+// deep: 0.2 s of CPU by /usr/bin/time of `repoctx chunk`), bounded by ParseCPULimit
+// alone.
 const MaxNesting = 1000
 
 // tooDeep reports whether text's brackets nest deeper than MaxNesting. A closing

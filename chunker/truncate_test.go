@@ -100,10 +100,11 @@ func tail(s string, n int) string {
 	return s[len(s)-n:]
 }
 
-// TestParseTimeoutFlagged: a file whose parse runs out of its time limit is cut into
-// windows that are flagged ParseError (and Fallback), so that chunk --stats counts it
-// among the files with parse errors instead of showing only fallback.
-func TestParseTimeoutFlagged(t *testing.T) {
+// TestParseCPULimitFlagged: a file whose parse runs over its CPU time limit (a
+// nanosecond: every parse does) is cut into windows that are flagged ParseError (and
+// Fallback) and carry LimitParseCPU, so that chunk --stats counts it among the files
+// with parse errors and says why, and caches never keep them.
+func TestParseCPULimitFlagged(t *testing.T) {
 	var sb strings.Builder
 	for i := range 8000 {
 		fmt.Fprintf(&sb, "def f%d(a, b):\n    return [a + b for _ in range(%d)]\n", i, i)
@@ -112,15 +113,18 @@ func TestParseTimeoutFlagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewStructural(Options{ParseTimeout: time.Microsecond})
+	s := NewStructural(Options{ParseCPULimit: time.Nanosecond})
 	defer s.Close()
 	cs, err := s.Chunk(f)
 	if err != nil || len(cs) == 0 {
 		t.Fatalf("Chunk: %d chunks, %v", len(cs), err)
 	}
 	for _, c := range cs {
-		if !c.ParseError || !c.Fallback {
-			t.Fatalf("chunk %d: parse error %v, fallback %v; want both", c.Ordinal, c.ParseError, c.Fallback)
+		if !c.ParseError || !c.Fallback || c.Limit != LimitParseCPU {
+			t.Fatalf("chunk %d: parse error %v, fallback %v, limit %q; want both and %q", c.Ordinal, c.ParseError, c.Fallback, c.Limit, LimitParseCPU)
 		}
+	}
+	if !FileLimit(cs).Transient() {
+		t.Errorf("limit %q is not transient", FileLimit(cs))
 	}
 }

@@ -357,7 +357,7 @@ func extractDefinitions(cmp *Comparison, files []*compareFile, opts CompareOptio
 	if opts.Chunk.MaxChars > 0 {
 		maxChars = opts.Chunk.MaxChars
 	}
-	ex := symbols.NewExtractor(opts.Chunk.ParseTimeout)
+	ex := symbols.NewExtractor(opts.Chunk.ParseCPULimit)
 	defer ex.Close()
 	for _, cf := range files {
 		sf, err := ex.Extract(cf.f)

@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -12,17 +11,19 @@ import (
 // rules this project relies on. It is not safe for concurrent use (tree-sitter
 // parsers are per goroutine): give each goroutine its own, and Close it when done.
 type Parsers struct {
-	timeout time.Duration
-	m       map[string]*sitter.Parser
-	ranged  map[string]*sitter.Parser // for ParseRanges, which sets included ranges
+	limit  time.Duration
+	m      map[string]*sitter.Parser
+	ranged map[string]*sitter.Parser // for ParseRanges, which sets included ranges
 }
 
-// NewParsers returns parsers whose parses stop after timeout (<= 0 means 5s).
-func NewParsers(timeout time.Duration) *Parsers {
-	if timeout <= 0 {
-		timeout = 5 * time.Second
+// NewParsers returns parsers whose parses stop once they have used limit of their
+// thread's CPU time (<= 0 means DefaultParseCPULimit), with ErrCPULimit: a safety
+// net against parser hangs, never a wall-clock limit (see cpulimit.go).
+func NewParsers(limit time.Duration) *Parsers {
+	if limit <= 0 {
+		limit = DefaultParseCPULimit
 	}
-	return &Parsers{timeout: timeout, m: map[string]*sitter.Parser{}, ranged: map[string]*sitter.Parser{}}
+	return &Parsers{limit: limit, m: map[string]*sitter.Parser{}, ranged: map[string]*sitter.Parser{}}
 }
 
 // Close frees the parsers; they must not be used afterwards.
@@ -38,35 +39,51 @@ func (ps *Parsers) Close() {
 
 // Parse parses text in spec's language after spec.Rewrite. It returns the tree, which
 // the caller must Close, and the text that was parsed (node byte offsets refer to
-// both it and text, since rewrites keep the length). It returns an error when the
-// parse times out or tree-sitter returns no tree; the parser is then Reset.
-//
-// The time limit is tree-sitter's own (ts_parser_set_timeout_micros), not a
-// cancellable context: smacker's ParseCtx starts a goroutine that can set the
-// parser's cancel flag after the parse has already finished, when the context is
-// cancelled later; the flag then stays set and every later parse on that parser fails
-// (seen as random whole-file fallbacks). context.Background() starts no such goroutine.
+// both it and text, since rewrites keep the length). It returns an error when
+// tree-sitter returns no tree (the parser is then Reset), wrapping ErrCPULimit when
+// the parse used more than the CPU time limit (the parser is then replaced).
 func (ps *Parsers) Parse(spec *Spec, text []byte) (*sitter.Tree, []byte, error) {
-	p := ps.m[spec.Name]
-	if p == nil {
-		p = sitter.NewParser()
-		p.SetLanguage(spec.Language())
-		ps.m[spec.Name] = p
-	}
 	src := text
 	if spec.Rewrite != nil {
 		src = spec.Rewrite(text)
 	}
-	p.SetOperationLimit(int(ps.timeout / time.Microsecond))
-	tree, err := p.ParseCtx(context.Background(), nil, src)
+	tree, err := ps.parse(ps.m, spec, src, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tree, src, nil
+}
+
+// parse parses src with pool's parser of spec's language (made when missing), in
+// ranges when not nil, under the CPU time limit; a parser whose parse ran over it
+// leaves the pool.
+func (ps *Parsers) parse(pool map[string]*sitter.Parser, spec *Spec, src []byte, ranges []sitter.Range) (*sitter.Tree, error) {
+	p := pool[spec.Name]
+	if p == nil {
+		p = sitter.NewParser()
+		p.SetLanguage(spec.Language())
+		pool[spec.Name] = p
+	}
+	if ranges != nil {
+		p.SetIncludedRanges(ranges)
+	}
+	tree, over, err := limitedParse(ps.limit, func(ctx *watchCtx) (*sitter.Tree, error) {
+		return p.ParseCtx(ctx, nil, src)
+	})
+	if over {
+		// tree-sitter's cancellation flag may stay set (see watchCtx): a new parser.
+		p.Close()
+		delete(pool, spec.Name)
+		return nil, fmt.Errorf("%w (%v; %s, %d bytes)", ErrCPULimit, ps.limit, spec.Name, len(src))
+	}
 	if err != nil || tree == nil {
 		p.Reset()
 		if err == nil {
 			err = fmt.Errorf("grammars: tree-sitter returned no tree")
 		}
-		return nil, nil, fmt.Errorf("grammars: parse failed or timed out: %w", err)
+		return nil, fmt.Errorf("grammars: parse failed: %w", err)
 	}
-	return tree, src, nil
+	return tree, nil
 }
 
 // ParseRanges parses only the given byte ranges of text, in spec's language, as if
@@ -78,21 +95,5 @@ func (ps *Parsers) ParseRanges(spec *Spec, text []byte, ranges []sitter.Range) (
 	if len(ranges) == 0 {
 		return nil, fmt.Errorf("grammars: no ranges to parse")
 	}
-	p := ps.ranged[spec.Name]
-	if p == nil {
-		p = sitter.NewParser()
-		p.SetLanguage(spec.Language())
-		ps.ranged[spec.Name] = p
-	}
-	p.SetIncludedRanges(ranges)
-	p.SetOperationLimit(int(ps.timeout / time.Microsecond))
-	tree, err := p.ParseCtx(context.Background(), nil, text)
-	if err != nil || tree == nil {
-		p.Reset()
-		if err == nil {
-			err = fmt.Errorf("grammars: tree-sitter returned no tree")
-		}
-		return nil, fmt.Errorf("grammars: parse failed or timed out: %w", err)
-	}
-	return tree, nil
+	return ps.parse(ps.ranged, spec, text, ranges)
 }

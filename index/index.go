@@ -177,6 +177,10 @@ type Stats struct {
 	Chunked, Reused int
 	// ParseErrorFiles lists the files with parse errors, in path order.
 	ParseErrorFiles []string
+	// Limited counts the files windowed under a limit of the machine (a parse over
+	// its CPU time limit, chunker.Limit.Transient; among ParseErrors): not stored,
+	// chunked again by the next run.
+	Limited int
 	// CacheWriteFailures counts the store records that could not be written (each
 	// only costs a later run the work again). A fault of the machine (a full or
 	// read-only cache disk) is an error of View instead.

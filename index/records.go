@@ -42,7 +42,8 @@ func newChunkRecord(cs []chunker.Chunk, lossy bool, encoding string) *chunkRecor
 
 // encode writes the record: a flag byte (bit 0: lossy), the encoding, the chunk count,
 // then per chunk its string and integer fields (strings as uvarint length and bytes,
-// integers as uvarints), a flag byte (bit 0 fallback, bit 1 parse error), its text's
+// integers as uvarints), a flag byte (bit 0 fallback, bit 1 parse error, bits 2-3
+// chunker.LimitCode of its limit), its text's
 // SHA-256 and its encoded terms.
 func (r *chunkRecord) encode() []byte {
 	var b []byte
@@ -81,6 +82,7 @@ func (r *chunkRecord) encode() []byte {
 		if c.ParseError {
 			f |= 2
 		}
+		f |= chunker.LimitCode(c.Limit) << 2
 		b = append(b, f)
 		str(c.Text)
 		b = append(b, r.Sums[i][:]...)
@@ -157,7 +159,7 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		}
 		c.Parent, c.Prev, c.Next = str(), str(), str()
 		f := byteAt()
-		c.Fallback, c.ParseError = f&1 != 0, f&2 != 0
+		c.Fallback, c.ParseError, c.Limit = f&1 != 0, f&2 != 0, chunker.LimitFromCode(f>>2)
 		c.Text = str()
 		if !ok || len(b)-pos < 32 {
 			return nil, errDamagedRecord

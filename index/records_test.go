@@ -34,6 +34,7 @@ func TestChunkRecordRoundTrip(t *testing.T) {
 		t.Fatalf("chunks %v, %v", cs, err)
 	}
 	cs[0].Fallback, cs[1].ParseError = true, true
+	cs[0].Limit, cs[1].Limit = chunker.LimitNesting, chunker.LimitParseCPU
 	rec := newChunkRecord(cs, true, "windows-1252")
 	b := rec.encode()
 	got, err := decodeChunkRecord(b)

@@ -101,7 +101,7 @@ func (ix *Index) Update(ctx context.Context, snap snapshot.Snapshot) (UpdateStat
 		if err == nil {
 			var f *chunker.File
 			if f, err = chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
-				err = storeFile(rs, f, sf, skey, ch, opts, &newChunks, &newSums)
+				err = storeFile(rs, f, sf, skey, ch, opts, &newChunks, &newSums, &us)
 			}
 		}
 		if err != nil {
@@ -157,15 +157,20 @@ func storedChunks(rs *store.Records, skey [32]byte) (cs []chunker.Chunk, sums []
 }
 
 // storeFile chunks f (with its symbols when asked) and stores both records, appending
-// the chunks to out.
-func storeFile(rs *store.Records, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk, sums *[][32]byte) error {
+// the chunks to out; chunks made under a transient limit (chunker.Limit) are not stored.
+func storeFile(rs *store.Records, f *chunker.File, sf *sourceFile, skey [32]byte, ch chunker.Chunker, opts Options, out *[]chunker.Chunk, sums *[][32]byte, us *UpdateStats) error {
 	cs, syms, err := chunkOne(f, ch, opts.Symbols)
 	if err != nil {
 		return err
 	}
 	rec := newChunkRecord(cs, f.Lossy, f.Encoding)
-	rs.Put(store.Key{Kind: store.KindChunks, Hash: skey}, rec.encode())
-	if opts.Symbols {
+	transient := chunker.FileLimit(cs).Transient() // never stored: chunked again next time
+	if transient {
+		us.Limited++
+	} else {
+		rs.Put(store.Key{Kind: store.KindChunks, Hash: skey}, rec.encode())
+	}
+	if opts.Symbols && !transient {
 		if syms == nil {
 			ex := extractors.Get().(*extractorT)
 			syms, _ = ex.Extract(f)

@@ -111,9 +111,13 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 	}
 	var ords []int32
 	var syms []*symbols.File
+	transient := sha256.New() // the files chunked under a transient limit
 	for i, e := range entries {
 		if e == nil {
 			continue
+		}
+		if e.transient {
+			fmt.Fprintf(transient, "%s\x00", files[i].path)
 		}
 		ords = append(ords, e.ords...)
 		if opts.Symbols && files[i].vpath == "" {
@@ -133,6 +137,10 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		}
 	}
 	st.Files = len(files)
+	if transient.Size() > 0 {
+		// What is fitted on these chunks (an LSA model) is stored under another key.
+		key += "+limit-" + hex.EncodeToString(transient.Sum(nil)[:8])
+	}
 	dense, err := ix.dense(ctx, key, ords, opts, &st)
 	if err != nil {
 		return nil, err
@@ -145,6 +153,9 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 	last := ""
 	for _, o := range ords { // the view's chunks, in its order (rix.Chunks would copy them)
 		if c := ix.corpus.Chunk(o); c.ParseError && c.Path != last {
+			if c.Limit.Transient() {
+				st.Limited++
+			}
 			st.ParseErrors++
 			st.ParseErrorFiles = append(st.ParseErrorFiles, c.Path)
 			last = c.Path
@@ -525,6 +536,9 @@ type corpusFile struct {
 	encoding string
 	syms     *symbols.File // from the chunker's parse, if any
 	symsDone bool
+	// transient: chunked under a limit of the machine (chunker.Limit.Transient), so
+	// neither stored nor kept for later views: the next one chunks the file again.
+	transient bool
 }
 
 // file returns the corpus entry of one file version: from memory, else from the store's
@@ -575,10 +589,16 @@ func (ix *Index) file(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats
 			return e, err
 		}
 		rec = newChunkRecord(cs, f.Lossy, f.Encoding)
-		ix.recs.Put(store.Key{Kind: store.KindChunks, Hash: skey}, rec.encode())
+		if e.transient = chunker.FileLimit(cs).Transient(); e.transient {
+			defer ix.forget(skey, e)
+		} else {
+			ix.recs.Put(store.Key{Kind: store.KindChunks, Hash: skey}, rec.encode())
+		}
 		if syms != nil {
 			e.syms, e.symsDone = syms, true
-			ix.recs.Put(store.Key{Kind: store.KindSymbols, Hash: symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
+			if !e.transient {
+				ix.recs.Put(store.Key{Kind: store.KindSymbols, Hash: symbolKey(sf.path, sf.sum)}, encodeSymbols(syms))
+			}
 		}
 		st.Chunked++
 		st.Built = true
@@ -617,10 +637,13 @@ func (ix *Index) foreign(sf sourceFile, ch chunker.Chunker, opts Options, st *St
 		<-fe.ready
 		return fe, fe.err
 	}
-	fe = &corpusFile{ready: make(chan struct{}), lossy: e.lossy, encoding: e.encoding, symsDone: true}
+	fe = &corpusFile{ready: make(chan struct{}), lossy: e.lossy, encoding: e.encoding, symsDone: true, transient: e.transient}
 	ix.files[k] = fe
 	ix.mu.Unlock()
 	defer close(fe.ready)
+	if fe.transient {
+		defer ix.forget(k, fe)
+	}
 	rename := func(id string) string {
 		if id == "" {
 			return ""

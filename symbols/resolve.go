@@ -62,7 +62,9 @@ func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) [
 //
 //  1. A receiver whose meaning the text shows: `self.name`/`this.name` (the class
 //     around the cursor), `x.name` with x's type declared (Scope.TypeOf), `Foo.name`
-//     with Foo a class or object, `m.name` with m an imported Python module,
+//     with Foo a class or object, `m.name` with m an imported Python module or Go
+//     package (its folder's top-level definitions, see goPackageQualified), C++'s
+//     `ns::name` with ns no class (a namespace, see cppNamespaceQualified),
 //     `super.name`, and chains of these through the declared types of properties and
 //     return types (`self.client.name`). The name is looked up in that class and its
 //     supertypes (up to 3 levels), and for Kotlin among the extensions on those
@@ -81,7 +83,9 @@ func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) [
 //  5. By bare name, unless it is a keyword or a very common standard-library or
 //     member name of the language (IsCommonName), and leaving out test code when the
 //     completion file is not test code (IsTestPath): for a bare Kotlin use, a
-//     top-level definition of the same package (Kotlin needs an import otherwise);
+//     top-level definition of the same package (Kotlin needs an import otherwise),
+//     for a bare Go use one of the same folder (Go's package), for a bare Swift use
+//     one of the same module, else of a module it imports (see swiftModuleNames);
 //     for a member use whose receiver's type is unknown, a member (or Kotlin
 //     extension) in the same folder, the same Kotlin package or a module the file
 //     imports, else the only declaration of that name in the repository (the
@@ -154,10 +158,13 @@ func (t *Table) ResolveUse(u Use, site Site, max int) []Candidate {
 	if spec := grammars.Lookup(r.lang); spec != nil && spec.IsKeyword(u.Name) {
 		return r.out
 	}
-	if bare && r.lang == "kotlin" && !site.Scope.Local(u.Name) {
+	if bare && (r.lang == "kotlin" || r.lang == "go") && !site.Scope.Local(u.Name) {
 		// A top-level function or property used bare without an import is in the
-		// same package (or an extension in scope there).
+		// same package (or an extension in scope there); a Go package is a folder.
 		r.byBareName(u.Name, false, func(d *Def) bool { return d.Container == "" })
+	}
+	if bare && r.lang == "swift" && !site.Scope.Local(u.Name) {
+		r.swiftModuleNames(u.Name) // the module's own names, then imported modules'
 	}
 	if unknown && len(r.out) == 0 {
 		r.byBareName(u.Name, true, func(d *Def) bool {
@@ -917,6 +924,9 @@ func closingAngle(s string) int {
 func (r *resolver) qualified(name, q string) bool {
 	if q == ExprReceiver {
 		return false
+	}
+	if r.lang == "go" && r.goPackageQualified(name, q) || r.lang == "cpp" && r.cppNamespaceQualified(name, q) {
+		return true
 	}
 	parts := strings.Split(q, ".")
 	if r.lang == "python" && !strings.Contains(q, "()") && r.site.Scope.TypeOf(parts[0]) == "" && r.moduleQualified(name, parts) {

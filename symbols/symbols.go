@@ -65,9 +65,10 @@ type Extractor struct {
 	parsers *grammars.Parsers
 }
 
-// NewExtractor returns an Extractor whose parses stop after timeout (0 means 5s).
-func NewExtractor(timeout time.Duration) *Extractor {
-	return &Extractor{parsers: grammars.NewParsers(timeout)}
+// NewExtractor returns an Extractor whose parses stop once they have used limit of
+// their thread's CPU time (<= 0 means grammars.DefaultParseCPULimit).
+func NewExtractor(limit time.Duration) *Extractor {
+	return &Extractor{parsers: grammars.NewParsers(limit)}
 }
 
 // Close frees the parsers.
@@ -76,7 +77,8 @@ func (e *Extractor) Close() {
 }
 
 // Extract returns the symbols of f. It returns an error if f's language has no
-// grammar or the parse fails (times out); syntax errors are not errors: whatever
+// grammar or the parse fails (runs over its CPU time limit: grammars.ErrCPULimit);
+// syntax errors are not errors: whatever
 // definitions the tree holds are returned.
 func (e *Extractor) Extract(f *chunker.File) (*File, error) {
 	spec := grammars.Lookup(f.Lang)

@@ -139,6 +139,9 @@ func indexCmd() *cli.Command {
 			if st.CacheWriteFailures > 0 {
 				fmt.Fprintf(w, "  cache writes failed: %d (is the cache disk full or read-only?)\n", st.CacheWriteFailures)
 			}
+			if st.Limited > 0 {
+				fmt.Fprintf(w, "  parses over their CPU time limit: %d files windowed, not cached (chunked again next run)\n", st.Limited)
+			}
 			if c.Bool("verbose") {
 				for _, p := range st.ParseErrorFiles {
 					fmt.Fprintf(c.App.ErrWriter, "parse errors: %s\n", p)

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -47,8 +48,9 @@ import (
 
 // chunkSchema is the version of the chunk record (chunkRow) written by `repoctx
 // chunk --format jsonl|parquet`, in its "schema" field. Bump it when a field
-// changes meaning or goes away; adding a field keeps the version.
-const chunkSchema = 1
+// changes meaning or goes away; adding a field keeps the version. Version 2: limit
+// (parse_error no longer means a wall-clock time-out).
+const chunkSchema = 2
 
 // chunkRow is one chunk as `repoctx chunk` writes it: one JSON object per line
 // (jsonl) or one row (parquet), with the same names. The fields are those of
@@ -84,8 +86,12 @@ type chunkRow struct {
 	Next   string `json:"next" parquet:"next"`
 	// Fallback reports a line or rune window cut where no syntax boundary served.
 	Fallback bool `json:"fallback" parquet:"fallback"`
-	// ParseError reports that the chunk overlaps ERROR or MISSING nodes.
+	// ParseError reports that the chunk overlaps ERROR or MISSING nodes, or is a
+	// window of a file whose parse failed or ran over its CPU time limit.
 	ParseError bool `json:"parse_error" parquet:"parse_error"`
+	// Limit names the limit that made the whole file windows: "nesting", "parse_cpu"
+	// or "parse_error" (see chunker.Limit), else "".
+	Limit string `json:"limit" parquet:"limit,dict"`
 	// FileSHA256 is the lower-case hex SHA-256 of the file's raw bytes (as on disk).
 	FileSHA256 string `json:"file_sha256" parquet:"file_sha256,dict"`
 	// Text is the chunk's text: the decoded file text [StartByte, EndByte).
@@ -100,7 +106,7 @@ func newChunkRow(k chunker.Chunk, sha string) chunkRow {
 	return chunkRow{Schema: chunkSchema, ID: k.ID, Path: k.Path, Lang: k.Lang, Ordinal: k.Ordinal, Kind: string(k.Kind),
 		Name: k.Name, StartLine: k.StartLine, EndLine: k.EndLine, StartByte: k.StartByte, EndByte: k.EndByte,
 		Header: h, Parent: k.Parent, Prev: k.Prev, Next: k.Next, Fallback: k.Fallback, ParseError: k.ParseError,
-		FileSHA256: sha, Text: k.Text}
+		Limit: string(k.Limit), FileSHA256: sha, Text: k.Text}
 }
 
 // Walker flags, shared by chunk, index and query.
@@ -523,6 +529,7 @@ type langStats struct {
 	bytes                   int64         // raw bytes
 	dur                     time.Duration // decoding and chunking, summed over workers
 	parseErrors             []string      // files with a chunk flagged parse_error
+	limited                 []string      // "limit: path" of the files windowed at a limit
 }
 
 func (s *langStats) add(r chunkResult) {
@@ -539,6 +546,9 @@ func (s *langStats) add(r chunkResult) {
 	if slices.ContainsFunc(r.chunks, func(k chunker.Chunk) bool { return k.ParseError }) {
 		s.parseErrors = append(s.parseErrors, r.path)
 	}
+	if l := chunker.FileLimit(r.chunks); l != chunker.LimitNone {
+		s.limited = append(s.limited, string(l)+": "+r.path)
+	}
 }
 
 func sumStats(stats map[string]*langStats) langStats {
@@ -551,6 +561,7 @@ func sumStats(stats map[string]*langStats) langStats {
 		t.bytes += s.bytes
 		t.dur += s.dur
 		t.parseErrors = append(t.parseErrors, s.parseErrors...)
+		t.limited = append(t.limited, s.limited...)
 	}
 	return t
 }
@@ -560,7 +571,8 @@ func sumStats(stats map[string]*langStats) langStats {
 // parentheses, the share of chunks that are fallback windows cut only inside string
 // literals or comments (a diagnostic: they stay fallback; structural strategy), raw MB and
 // throughput (raw MB per second of one worker's decoding and chunking time); the
-// total line's MB/s is over wall time with all workers.
+// total line's MB/s is over wall time with all workers. A line after the table counts
+// the files windowed at a limit (chunker.Limit) by limit.
 func printChunkStats(w io.Writer, stats map[string]*langStats, total langStats, wall time.Duration, workers int, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	langs := slices.Sorted(func(yield func(string) bool) {
@@ -589,7 +601,22 @@ func printChunkStats(w io.Writer, stats map[string]*langStats, total langStats, 
 	}
 	row(totalName, total, wall.Seconds())
 	tw.Flush()
+	sort.Strings(total.limited)
+	if len(total.limited) > 0 {
+		by := map[string]int{}
+		for _, l := range total.limited {
+			by[l[:strings.IndexByte(l, ':')]]++
+		}
+		var parts []string
+		for _, l := range slices.Sorted(maps.Keys(by)) {
+			parts = append(parts, fmt.Sprintf("%s %d", l, by[l]))
+		}
+		fmt.Fprintf(w, "windowed at a limit: %d files (%s)\n", len(total.limited), strings.Join(parts, ", "))
+	}
 	if verbose {
+		for _, l := range total.limited {
+			fmt.Fprintf(w, "limit %s\n", l)
+		}
 		sort.Strings(total.parseErrors)
 		for _, p := range total.parseErrors {
 			fmt.Fprintf(w, "parse errors: %s\n", p)
@@ -598,7 +625,7 @@ func printChunkStats(w io.Writer, stats map[string]*langStats, total langStats, 
 }
 
 // textSink writes the human-readable listing: one line per chunk, "path:start-end
-// kind name [fallback] [parse-error]", and "  in: header > ..." when it has one.
+// kind name [fallback] [parse-error] [limit=L]", and "  in: header > ..." when it has one.
 type textSink struct{ w io.Writer }
 
 func (t textSink) write(cs []chunker.Chunk, _ string) error {
@@ -609,6 +636,9 @@ func (t textSink) write(cs []chunker.Chunk, _ string) error {
 		}
 		if k.ParseError {
 			flags += " parse-error"
+		}
+		if k.Limit != chunker.LimitNone {
+			flags += " limit=" + string(k.Limit)
 		}
 		if _, err := fmt.Fprintf(t.w, "%s:%d-%d %s%s%s\n", k.Path, k.StartLine, k.EndLine, k.Kind, prefixSpace(k.Name), flags); err != nil {
 			return err

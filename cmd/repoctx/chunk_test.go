@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/repoctx/repoctx/chunker"
 )
 
 // chunkRepo writes a small repository with files every walker rule should drop.
@@ -52,7 +54,7 @@ func chunkRepo(t *testing.T) string {
 
 // wantChunkFields are the keys of every JSON line, in order.
 var wantChunkFields = []string{"schema", "id", "path", "lang", "ordinal", "kind", "name", "start_line", "end_line",
-	"start_byte", "end_byte", "header", "parent", "prev", "next", "fallback", "parse_error", "file_sha256", "text"}
+	"start_byte", "end_byte", "header", "parent", "prev", "next", "fallback", "parse_error", "limit", "file_sha256", "text"}
 
 func TestChunkCommandRepo(t *testing.T) {
 	repo := chunkRepo(t)
@@ -275,5 +277,27 @@ func TestIndexModelAfterLSA(t *testing.T) {
 	code, stdout, stderr = run(t, "index", "--cache-dir", cache, "--model", model, repo)
 	if n := count(stdout + stderr); code != 0 || n != 0 {
 		t.Errorf("second index --model: exit %d, %d embedded, want 0:\n%s%s", code, n, stdout, stderr)
+	}
+}
+
+// TestChunkLimitReported: a file windowed at a limit (brackets nested deeper than
+// chunker.MaxNesting) says so in its records' limit field and in --stats.
+func TestChunkLimitReported(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "deep.py")
+	must(t, os.WriteFile(deep, []byte("x = "+strings.Repeat("[", chunker.MaxNesting+1)+"\n"), 0o644))
+	code, stdout, stderr := run(t, "chunk", "--stats", "-v", "--json", deep)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r chunkRow
+	must(t, json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &r))
+	if r.Limit != "nesting" || !r.Fallback || r.ParseError || r.Schema != 2 {
+		t.Errorf("record: limit %q, fallback %v, parse error %v, schema %d; want nesting, true, false, 2", r.Limit, r.Fallback, r.ParseError, r.Schema)
+	}
+	for _, want := range []string{"windowed at a limit: 1 files (nesting 1)", "limit nesting: " + deep} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }

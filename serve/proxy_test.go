@@ -86,7 +86,8 @@ func proxyServer(t *testing.T, edit func(*Config)) (*testServer, *fakeModel, str
 	m := newFakeModel(t)
 	dir := sampleWorkspace(t)
 	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) {
-		c.Proxy = ProxyConfig{Upstream: m.URL}
+		// A loaded machine (or -race) may take longer than the default deadline.
+		c.Proxy = ProxyConfig{Upstream: m.URL, ContextDeadline: time.Minute}
 		if edit != nil {
 			edit(c)
 		}
@@ -367,7 +368,7 @@ func TestLocateSiblings(t *testing.T) {
 		write(t, dir, "src/main/kotlin/com/acme/tracker/gen/"+name+"Steps.kt",
 			"package com.acme.tracker.gen\n\nclass "+name+"Steps(private val offset: Int) {\n"+common+"    fun total() = stepA(1)\n}\n")
 	}
-	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.Proxy = ProxyConfig{Upstream: m.URL} })
+	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.Proxy = ProxyConfig{Upstream: m.URL, ContextDeadline: time.Minute} })
 	beta, _ := os.ReadFile(filepath.Join(dir, "src/main/kotlin/com/acme/tracker/gen/BetaSteps.kt"))
 	cut := bytes.Index(beta, []byte("stepK(x: Int)"))
 	prefix, suffix := string(beta[:cut]), string(beta[cut:])

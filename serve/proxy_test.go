@@ -425,12 +425,12 @@ func TestOpenAPIProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"/infill", "/v1/completions", "/v1/continue/context", "/{any}"} {
+	for _, p := range []string{"/infill", "/v1/completions", "/v1/continue/context", "/{any}", "/v1/files", "/v1/file", "/v1/chunks", "/"} {
 		if !strings.Contains(string(doc), "\n  "+p+":") {
 			t.Errorf("docs/openapi.yaml does not describe %s", p)
 		}
 	}
-	for _, v := range []any{ProxyStatus{}, ContinueRequest{}, ContinueOptions{}, ContinueItem{}, ContinueURI{}, StatusResponse{}} {
+	for _, v := range []any{ProxyStatus{}, ContinueRequest{}, ContinueOptions{}, ContinueItem{}, ContinueURI{}, StatusResponse{}, FilesResponse{}, WorkspaceFiles{}, FileResponse{}, ChunksResponse{}, ChunkSpan{}} {
 		rt := reflect.TypeOf(v)
 		for i := range rt.NumField() {
 			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")

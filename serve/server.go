@@ -141,6 +141,13 @@ func New(ctx context.Context, folders []Folder, cfg Config) (*Server, error) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("POST /v1/continue/context", s.handleContinue)
+	mux.HandleFunc("GET /v1/files", s.handleFiles)
+	mux.HandleFunc("GET /v1/file", s.handleFile)
+	mux.HandleFunc("GET /v1/chunks", s.handleChunks)
+	mux.HandleFunc("GET /repoctx/inspector", s.handleInspector)
+	if s.proxy == nil {
+		mux.HandleFunc("GET /{$}", s.handleInspector) // with --upstream, GET / is the model server's
+	}
 	if s.proxy != nil {
 		mux.HandleFunc("POST /infill", s.handleInfill)
 		mux.HandleFunc("POST /v1/completions", s.handleCompletions)

@@ -18,16 +18,17 @@ import (
 // left out), trimmed, of at least minLineChars characters with a letter, each cut
 // to its first maxPatternBytes bytes (bytes.Index is fastest for patterns that
 // short). A first pass looks for the longest lines (the most distinctive) in every
-// file, a few at a time until some file holds one; the files found, at most
-// maxCandidates of them (the most lines first), are then scored on every line; the
-// file holding the most wins, ties going to the path first in byte order. A file
-// with near-identical siblings is told from them by the lines they do not share.
+// file, one line at a time, passing over lines that many files hold; the files
+// holding the first few telling lines are then scored on every line; the file
+// holding the most wins, ties going to the path first in byte order. A file with
+// near-identical siblings is told from them by the lines they do not share.
 const (
 	locateLines     = 40
 	minLineChars    = 8
 	maxPatternBytes = 63
 	firstPass       = 3
 	maxCandidates   = 50
+	maxScans        = 10
 )
 
 // fileMatch is the file a request's text was found in.
@@ -57,7 +58,6 @@ func locate(wss []*Workspace, prefix, suffix string) (fileMatch, bool) {
 		ws   *Workspace
 		path string
 		data []byte
-		hits int
 	}
 	var all []cand
 	for _, w := range wss {
@@ -66,28 +66,38 @@ func locate(wss []*Workspace, prefix, suffix string) (fileMatch, bool) {
 			all = append(all, cand{ws: w, path: p, data: fs[p].data})
 		}
 	}
-	// First pass: the longest lines, a few at a time, until a file holds one.
+	// First pass: the longest lines, one at a time in every file; a line found in more
+	// than maxCandidates files (a license header, an import) tells nothing and is
+	// passed over. The files holding the first firstPass telling lines (looking at
+	// most maxScans lines) are the candidates.
 	byLen := slices.Clone(pats)
 	sort.SliceStable(byLen, func(i, j int) bool { return len(byLen[i]) > len(byLen[j]) })
+	hits := make([]int, len(all))
+	telling := 0
+	for k := 0; k < len(byLen) && k < maxScans && telling < firstPass; k++ {
+		var in []int
+		for i := range all {
+			if bytes.Contains(all[i].data, byLen[k]) {
+				in = append(in, i)
+			}
+		}
+		if len(in) == 0 || len(in) > maxCandidates {
+			continue
+		}
+		telling++
+		for _, i := range in {
+			hits[i]++
+		}
+	}
 	var found []cand
-	for from := 0; from < len(byLen) && len(found) == 0; from += firstPass {
-		batch := byLen[from:min(from+firstPass, len(byLen))]
-		for _, c := range all {
-			for _, pat := range batch {
-				if bytes.Contains(c.data, pat) {
-					c.hits++
-				}
-			}
-			if c.hits > 0 {
-				found = append(found, c)
-			}
+	for i := range all {
+		if hits[i] > 0 {
+			found = append(found, all[i])
 		}
 	}
 	if len(found) == 0 {
 		return fileMatch{}, false
 	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].hits > found[j].hits })
-	found = found[:min(len(found), maxCandidates)]
 	// Second pass: every line, in the candidates.
 	best := -1
 	bestHits := 0

@@ -69,7 +69,7 @@ type Part struct {
 	Why []string `json:"why"`
 	// Text is the part's content as rendered (whole lines, each ending in "\n"
 	// unless it is the file's last line without one).
-	Text string `json:"-"`
+	Text string `json:"text"`
 }
 
 // Context is the result of composing one hole: the rendered context, its parts

@@ -14,6 +14,13 @@
 // returns {"status":"ok"}. Errors are an [ErrorResponse] with a message naming the
 // field at fault. docs/openapi.yaml describes the API.
 //
+// POST /v1/continue/context answers Continue's HTTP context provider. GET / (without a
+// proxy; GET /repoctx/inspector always) is the inspector page, which uses GET
+// /v1/files, /v1/file and /v1/chunks. With Config.Proxy.Upstream, the server is also a
+// fill-in-the-middle proxy for editors (proxy.go; docs/editors.md): POST /infill and
+// POST /v1/completions get the repository context and go to the model server, every
+// other path passes through unchanged.
+//
 // # Design note: the live update
 //
 // A workspace holds its files as a map of path -> bytes and SHA-256, its repository's

@@ -62,6 +62,10 @@ type Config struct {
 	// OnUpdate, if not nil, is called after each new view is swapped in (from the
 	// workspace's update goroutine).
 	OnUpdate func(Update)
+
+	// Proxy configures the fill-in-the-middle proxy to a model server (off when
+	// Proxy.Upstream is "").
+	Proxy ProxyConfig
 }
 
 // DefaultConfig returns the defaults: the index and assembly packages' defaults,
@@ -86,6 +90,7 @@ type Server struct {
 	ws      []*Workspace
 	handler http.Handler
 	logMu   sync.Mutex
+	proxy   *proxy // nil without Config.Proxy.Upstream
 }
 
 // New reads each folder, makes its first view (reusing the cache), starts watching it
@@ -119,6 +124,10 @@ func New(ctx context.Context, folders []Folder, cfg Config) (*Server, error) {
 		cfg.CacheDir = store.DefaultCacheDir()
 	}
 	s := &Server{cfg: cfg, st: store.Open(cfg.CacheDir)}
+	var err error
+	if s.proxy, err = newProxy(cfg.Proxy, s.logf); err != nil {
+		return nil, err
+	}
 	for _, f := range folders {
 		w, err := openWorkspace(ctx, f, &s.cfg, s.st, s.logf)
 		if err != nil {
@@ -140,10 +149,26 @@ func New(ctx context.Context, folders []Folder, cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
+	mux.HandleFunc("POST /v1/continue/context", s.handleContinue)
+	mux.HandleFunc("GET /v1/files", s.handleFiles)
+	mux.HandleFunc("GET /v1/file", s.handleFile)
+	mux.HandleFunc("GET /v1/chunks", s.handleChunks)
+	mux.HandleFunc("GET /repoctx/inspector", s.handleInspector)
+	if s.proxy == nil {
+		mux.HandleFunc("GET /{$}", s.handleInspector) // with --upstream, GET / is the model server's
+	}
+	if s.proxy != nil {
+		mux.HandleFunc("POST /infill", s.handleInfill)
+		mux.HandleFunc("POST /v1/completions", s.handleCompletions)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if m, ok := map[string]string{"/v1/context": "POST", "/v1/status": "GET", "/healthz": "GET"}[r.URL.Path]; ok {
+		if m, ok := map[string]string{"/v1/context": "POST", "/v1/status": "GET", "/healthz": "GET", "/v1/continue/context": "POST"}[r.URL.Path]; ok {
 			w.Header().Set("Allow", m)
 			writeError(w, http.StatusMethodNotAllowed, "%s %s: use %s", r.Method, r.URL.Path, m)
+			return
+		}
+		if s.proxy != nil {
+			s.proxy.pass(w, r) // every other path goes to the model server
 			return
 		}
 		writeError(w, http.StatusNotFound, "no such endpoint: %s %s (see POST /v1/context, GET /v1/status, GET /healthz)", r.Method, r.URL.Path)
@@ -250,12 +275,17 @@ func (s *Server) allowedHost(host string) bool {
 // StatusResponse is the body of GET /v1/status.
 type StatusResponse struct {
 	Workspaces []Status `json:"workspaces"`
+	// Proxy is the proxy's state, when it is on.
+	Proxy *ProxyStatus `json:"proxy,omitempty"`
 }
 
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	var out StatusResponse
 	for _, ws := range s.ws {
 		out.Workspaces = append(out.Workspaces, ws.Status())
+	}
+	if s.proxy != nil {
+		out.Proxy = s.proxy.status()
 	}
 	writeJSON(w, http.StatusOK, out)
 }

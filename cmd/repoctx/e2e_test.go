@@ -305,12 +305,18 @@ func TestQueryFlagsAfterRepo(t *testing.T) {
 		Parts []struct {
 			Path string
 			Why  []string
+			Text string
 		}
 		Context string
 	}
 	must(t, json.Unmarshal([]byte(out), &v))
 	if len(v.Parts) == 0 || !strings.HasPrefix(v.Context, "<|file_sep|>") {
 		t.Fatalf("no parts: %s", out)
+	}
+	for _, p := range v.Parts { // each part's text, as the context renders it
+		if p.Text == "" || !strings.Contains(v.Context, "<|file_sep|>"+p.Path+"\n"+p.Text) {
+			t.Errorf("part %s: text %q is not its span of the context", p.Path, p.Text)
+		}
 	}
 	found := false
 	for _, p := range v.Parts {

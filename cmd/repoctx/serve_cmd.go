@@ -30,7 +30,10 @@ func serveCmd() *cli.Command {
 			"symbol table on every change (the ignore rules of chunk and index apply). API (see docs/serve.md and\n" +
 			"docs/openapi.yaml): POST /v1/context {\"path\", \"prefix\", \"suffix\"} or {\"path\", \"text\", \"line\",\n" +
 			"\"column\"} (1-based; column in Unicode code points; or \"offset\" in UTF-8 bytes), optional\n" +
-			"\"workspace\" and \"options\" (top_k, budget, plan_window, ...); GET /v1/status; GET /healthz.\n" +
+			"\"workspace\" and \"options\" (top_k, budget, plan_window, ...); GET /v1/status; GET /healthz;\n" +
+			"POST /v1/continue/context (Continue's HTTP context provider). With --upstream URL, a proxy for\n" +
+			"editors (docs/editors.md): POST /infill and POST /v1/completions get the repository context and go to\n" +
+			"the model server; every other path passes through.\n" +
 			"Only loopback Host names and local Origins are answered. SIGINT or SIGTERM stops it gracefully.",
 		ArgsUsage: "WORKSPACE_DIR...",
 		Flags: append(append(append([]cli.Flag{
@@ -42,7 +45,7 @@ func serveCmd() *cli.Command {
 			&cli.StringFlag{Name: "watch", Value: string(serve.WatchAuto), Usage: "how changes are found: auto (file system events; polling when the system's watch limit is reached) or poll"},
 			&cli.DurationFlag{Name: "poll-interval", Value: defServe.PollInterval, Usage: "how often polling stats the files"},
 			repoFlag,
-		}, indexFlags()...), composeFlags()...), append([]cli.Flag{verboseFlag}, walkFlags()...)...),
+		}, indexFlags()...), composeFlags()...), append(append([]cli.Flag{verboseFlag}, walkFlags()...), proxyFlags()...)...),
 		Action: runServe,
 	}
 }
@@ -63,7 +66,12 @@ func runServe(c *cli.Context) error {
 	if cfg.Compose, err = composeOptions(c, assemble.PresetLive); err != nil {
 		return err
 	}
-	if err := plannerTokens(c, &cfg.Compose.Plan); err != nil {
+	if c.String("upstream") == "" || cfg.Compose.Plan.On() { // the proxy counts tokens without the planner
+		if err := plannerTokens(c, &cfg.Compose.Plan); err != nil {
+			return err
+		}
+	}
+	if cfg.Proxy, err = proxyConfig(c, cfg.Compose.Plan.Tokens); err != nil {
 		return err
 	}
 	cfg.Walk = walkOptions(c)

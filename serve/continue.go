@@ -27,15 +27,39 @@ type ContinueRequest struct {
 }
 
 // ContinueOptions are what a Continue configuration may set in the provider's
-// params.options.
+// params.options: "workspace", "path" and any assembly option of
+// assemble.OptionTable by its JSON name, as in a context request's options (e.g.
+// "budget": the context budget in bytes; default: the server's).
 type ContinueOptions struct {
 	// Workspace names the workspace (its name or root) when several are served.
-	Workspace string `json:"workspace,omitempty"`
+	Workspace string
 	// Path names the file the question is about (relative or absolute); without it
 	// the file whose lines the input holds is used, if any.
-	Path string `json:"path,omitempty"`
-	// Budget is the context budget in bytes (default: the server's --budget).
-	Budget int `json:"budget,omitempty"`
+	Path string
+	// Compose holds the assembly options given, by JSON name (see RequestOptions).
+	Compose RequestOptions
+}
+
+// UnmarshalJSON reads a JSON object: "workspace" and "path" (strings) and assembly
+// options, refused as a context request's options are (unknown names, wrong types).
+func (o *ContinueOptions) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	for name, dst := range map[string]*string{"workspace": &o.Workspace, "path": &o.Path} {
+		if raw, ok := m[name]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return fmt.Errorf("options.%s must be a JSON string", name)
+			}
+			delete(m, name)
+		}
+	}
+	rest, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return o.Compose.UnmarshalJSON(rest)
 }
 
 // ContinueItem is one context item of the response: Continue shows Name, and gives
@@ -96,13 +120,10 @@ func (s *Server) handleContinue(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	opts := s.cfg.Compose
-	if o.Budget < 0 {
-		writeError(w, http.StatusBadRequest, "options.budget must be a positive number of bytes, not %d", o.Budget)
+	opts, err := o.Compose.apply(s.cfg.Compose)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
 		return
-	}
-	if o.Budget > 0 {
-		opts.BudgetChars = o.Budget
 	}
 	c, err := s.composeFor(r.Context(), o.Path, o.Workspace, text+"\n", "", opts)
 	if err != nil {

@@ -416,6 +416,29 @@ func TestContinueProvider(t *testing.T) {
 	if got := readAll(t, resp); resp.StatusCode != 400 || !strings.Contains(got, "options.workspace") {
 		t.Errorf("unknown workspace: %d %s", resp.StatusCode, got)
 	}
+	// Assembly options are a context request's: checked by the option table.
+	for opts, want := range map[string]string{`{"budget": 0}`: "options.budget", `{"top_kk": 3}`: "unknown field", `{"path": 3}`: "options.path"} {
+		var o map[string]any
+		if err := json.Unmarshal([]byte(opts), &o); err != nil {
+			t.Fatal(err)
+		}
+		resp = send(t, "POST", ts.url+"/v1/continue/context", map[string]any{"query": "", "fullInput": "x", "options": o})
+		if got := readAll(t, resp); resp.StatusCode != 400 || !strings.Contains(got, want) {
+			t.Errorf("options %s: %d %s, want 400 naming %s", opts, resp.StatusCode, got, want)
+		}
+	}
+	resp = send(t, "POST", ts.url+"/v1/continue/context", map[string]any{"query": "", "fullInput": "findByAssignee", "options": map[string]any{"budget": 200}})
+	var small []ContinueItem
+	if err := json.NewDecoder(resp.Body).Decode(&small); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("budget 200: %d: %v", resp.StatusCode, err)
+	}
+	total := 0
+	for _, it := range small {
+		total += len(it.Content)
+	}
+	if total > 400 {
+		t.Errorf("budget 200 gave %d bytes of items", total)
+	}
 }
 
 // TestOpenAPIProxy checks that docs/openapi.yaml describes the endpoints and JSON

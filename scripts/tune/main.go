@@ -14,10 +14,10 @@
 // The objective is the mean over cells of idrec and copy_chrf under every window of
 // -windows (4 numbers per cell with the default 8000,16000); line_chrf is reported.
 //
-// Usage (from the repository root):
+// Usage (from the repository root; CORPUS is the output folder of scripts/corpus.sh):
 //
 //	go run -tags kotlin2 ./scripts/tune -cache /tmp/tune-cache -out /tmp/tune-out \
-//	    -cells /work/corpus/tune/small:kotlin:tune-small,/work/corpus/tune/small:python:tune-small \
+//	    -cells CORPUS/kotlin-small-tune:kotlin:tune-small,CORPUS/python-small-tune:python:tune-small \
 //	    -grid 'suffix-weight=0.3,0.6,0.9;top-k=4,8,12' -rounds 2
 //
 // It prints one table per round (configuration, per cell idrec/copy_chrf/line_chrf at

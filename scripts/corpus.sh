@@ -19,7 +19,7 @@
 # binary give byte-identical data.
 #
 # REPOCTX is the binary to use (default: repoctx on PATH). PER_REPO (40) and SEED (1) change the
-# datapoints per repository and the random seed. The data is large (about 1 GB) and must never be
+# datapoints per repository and the random seed. The data is large (about 6.5 GB) and must never be
 # committed.
 set -euo pipefail
 

@@ -98,7 +98,7 @@ type TokenCounter interface {
 // CharsPerToken is the characters-per-token ratio of [CharEstimate] (characters are
 // Unicode code points). It is measured, not guessed: with the exact Qwen2.5 counter
 // (package tokens, Qwen2.5's tokenizer.json) on the tuning half of the evaluation
-// corpus (scripts/build-corpus.sh; 800 datapoints, 10 repositories), the text the budget planner
+// corpus (scripts/corpus.sh; 800 datapoints, 10 repositories), the text the budget planner
 // budgets for an 8000-token window (prefix and suffix as predict gives them plus the
 // context) has 4.69 (Kotlin, small middles), 4.75 (Kotlin, block), 4.43 (Python,
 // small) and 4.44 (Python, block) characters per token pooled, 3.9-4.1 at the 5th

@@ -22,10 +22,10 @@
 // configuration, so configurations that trim the prefix differently (plan-window) are
 // scored on the same identifiers. Tokens are characters/4, or -tokenizer's.
 //
-// Usage (from the repository root):
+// Usage (from the repository root; CORPUS is the output folder of scripts/corpus.sh):
 //
 //	go run -tags kotlin2 ./scripts/tune -cache /tmp/tune-cache -out /tmp/tune-out \
-//	    -cells CORPUS/tune/small:kotlin:tune-small,CORPUS/tune/small:python:tune-small \
+//	    -cells CORPUS/kotlin-small-tune:kotlin:tune-small,CORPUS/python-small-tune:python:tune-small \
 //	    -grid 'suffix-weight=0.3,0.6,0.9;top-k=4,8,12' -rounds 2
 //
 // It prints one table per round (configuration, objective, per cell the objective's

@@ -16,7 +16,8 @@ import (
 //
 //	repoctx ← internal helpers, grammars/kotlin2, languages/internal/lex ← grammars, tokens, store ←
 //	languages/<name> ← languages ← chunker, complete ← symbols, retrieve, snapshot ← retrieve/hugot ←
-//	index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune
+//	index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune,
+//	examples/library
 //
 // store keeps records on disk and knows nothing of what they hold; snapshot reads
 // repository revisions (folders, zips, memory) and walks folders, keeping what a walk
@@ -55,6 +56,7 @@ var layers = map[string]int{
 	"eval":                     12,
 	"cmd/repoctx":              13,
 	"scripts/tune":             13, // tuning harness (a command): batch, dataset and eval
+	"examples/library":         13, // the README's Go library example (a command)
 }
 
 const module = "github.com/repoctx/repoctx"

@@ -24,16 +24,8 @@ type extraChunk struct {
 // Every other field is forwarded as sent.
 func (s *Server) handleInfill(w http.ResponseWriter, r *http.Request) {
 	p := s.proxy
-	body, ok := readBody(r, s.cfg.MaxBodyBytes)
+	_, f, ok := s.completionFields(w, r)
 	if !ok {
-		p.without(r.URL.Path, "unreadable", "the body is over --max-body-bytes or could not be read")
-		p.pass(w, r)
-		return
-	}
-	f, ok := decodeFields(body)
-	if !ok {
-		p.without(r.URL.Path, "unreadable", "the body is not a JSON object")
-		p.forward(w, r, body)
 		return
 	}
 	path, wsName := target(r, f)

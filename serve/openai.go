@@ -16,16 +16,8 @@ import (
 // templated itself) is forwarded unchanged. Every other field is forwarded as sent.
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	p := s.proxy
-	body, ok := readBody(r, s.cfg.MaxBodyBytes)
+	body, f, ok := s.completionFields(w, r)
 	if !ok {
-		p.without(r.URL.Path, "unreadable", "the body is over --max-body-bytes or could not be read")
-		p.pass(w, r)
-		return
-	}
-	f, ok := decodeFields(body)
-	if !ok {
-		p.without(r.URL.Path, "unreadable", "the body is not a JSON object")
-		p.forward(w, r, body)
 		return
 	}
 	_, named := f[PathField]

@@ -218,6 +218,24 @@ func readBody(r *http.Request, limit int64) (body []byte, ok bool) {
 	return b, true
 }
 
+// completionFields reads a completion request's body as a JSON object. When the body
+// is over --max-body-bytes, unreadable or not a JSON object, it forwards the request
+// without context (the reason counted in /v1/status) and ok is false.
+func (s *Server) completionFields(w http.ResponseWriter, r *http.Request) (body []byte, f fields, ok bool) {
+	p := s.proxy
+	if body, ok = readBody(r, s.cfg.MaxBodyBytes); !ok {
+		p.without(r.URL.Path, "unreadable", "the body is over --max-body-bytes or could not be read")
+		p.pass(w, r)
+		return nil, nil, false
+	}
+	if f, ok = decodeFields(body); !ok {
+		p.without(r.URL.Path, "unreadable", "the body is not a JSON object")
+		p.forward(w, r, body)
+		return nil, nil, false
+	}
+	return body, f, true
+}
+
 // fields is a JSON object whose values are kept as sent.
 type fields map[string]json.RawMessage
 

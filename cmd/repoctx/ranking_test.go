@@ -249,7 +249,7 @@ func firstLines(s string, n int) []string {
 	return lines
 }
 
-// clip shows line l on one golden line: right-trimmed, tabs as "\t"'s width of 4
+// clip shows line l on one golden line: right-trimmed, each tab as 4
 // spaces, at most rankingLineRunes runes ("..." marks a cut).
 func clip(l string) string {
 	l = strings.TrimRight(strings.ReplaceAll(l, "\t", "    "), " \r")

@@ -26,11 +26,11 @@ build: $(GRAMMAR)
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/repoctx
 
 # The test command CI runs (.ci/run): vet, staticcheck (when installed), all tests with the
-# race detector, the golden digest test of predict's output (too slow under the race
-# detector), then the grammar-dependent packages again in a plain build (fwcd 0.3.8).
+# race detector, the golden digest and ranking tests without it (their shared-data parts are
+# too slow under the race detector), then the grammar-dependent packages again in a plain build (fwcd 0.3.8).
 test: vet lint
 	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
-	$(GO) test -count=1 -tags '$(TAGS)' -run TestGoldenDigests ./cmd/repoctx
+	$(GO) test -count=1 -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens' ./cmd/repoctx
 	$(GO) test -count=1 ./grammars/... ./languages/... ./chunker/ ./symbols/
 
 vet: $(GRAMMAR)

@@ -15,7 +15,7 @@ import (
 	"github.com/repoctx/repoctx/grammars"
 )
 
-var update = flag.Bool("update", false, "rewrite this build's testdata/golden/predict-*.sha256 with its digests")
+var update = flag.Bool("update", false, "rewrite this build's golden files (testdata/golden's digests, testdata/ranking's listings) with its outputs")
 
 // goldenFile holds the sha256 of `repoctx predict`'s output on ../shared/data/dev and
 // devb, both languages, with --plan-window 0 and 8000 (characters/4), one line

@@ -74,7 +74,7 @@ fun main() {
 		chromedp.DisableGPU,
 		chromedp.WindowSize(1280, 720),
 	)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()

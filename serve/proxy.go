@@ -131,10 +131,15 @@ func newProxy(cfg ProxyConfig, logf func(string, ...any)) (*proxy, error) {
 		cfg.Tokens = repoctx.CharEstimate{}
 	}
 	p := &proxy{cfg: cfg, upstream: u, logf: logf}
-	p.st = ProxyStatus{Upstream: u.String(), WithoutContext: map[string]int64{}}
+	p.st = ProxyStatus{Upstream: u.Redacted(), WithoutContext: map[string]int64{}}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
+			if u.User != nil && r.Out.Header.Get("Authorization") == "" {
+				// SetURL drops the URL's user and password: send them as basic auth.
+				pw, _ := u.User.Password()
+				r.Out.SetBasicAuth(u.User.Username(), pw)
+			}
 			r.Out.Header.Del(PathHeader)
 			r.Out.Header.Del(WorkspaceHeader)
 		},
@@ -309,7 +314,7 @@ type composed struct {
 }
 
 // errDeadline is the reason of a composition that took too long.
-var errDeadline = errors.New("deadline")
+var errDeadline = errors.New("composing took longer than --context-deadline")
 
 // compose finds the workspace and the file of the hole (path and ws as the request
 // named them, else by matching prefix and suffix against the workspaces' files) and

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -469,5 +470,36 @@ func TestOpenAPIProxy(t *testing.T) {
 		if !strings.Contains(string(doc), "\n        "+f+":") {
 			t.Errorf("docs/openapi.yaml does not describe the request field %s", f)
 		}
+	}
+}
+
+// TestProxyUpstreamCredentials: a user and password in --upstream reach the model
+// server as basic auth (unless the client sends its own Authorization) and never
+// show in /v1/status.
+func TestProxyUpstreamCredentials(t *testing.T) {
+	ts, m, _ := proxyServer(t, func(c *Config) {
+		u, err := url.Parse(c.Proxy.Upstream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.UserPassword("user", "s3cret")
+		c.Proxy.Upstream = u.String()
+	})
+	readAll(t, send(t, "GET", ts.url+"/health", nil))
+	m.mu.Lock()
+	user, pw, ok := (&http.Request{Header: m.hdr["/health"]}).BasicAuth()
+	m.mu.Unlock()
+	if !ok || user != "user" || pw != "s3cret" {
+		t.Errorf("upstream got basic auth %q %q %v, want the URL's", user, pw, ok)
+	}
+	readAll(t, send(t, "GET", ts.url+"/health", nil, "Authorization", "Bearer k"))
+	m.mu.Lock()
+	got := m.hdr["/health"].Get("Authorization")
+	m.mu.Unlock()
+	if got != "Bearer k" {
+		t.Errorf("upstream got Authorization %q, want the client's", got)
+	}
+	if st := readAll(t, send(t, "GET", ts.url+"/v1/status", nil)); strings.Contains(st, "s3cret") {
+		t.Errorf("/v1/status shows the password: %s", st)
 	}
 }

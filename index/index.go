@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -212,7 +213,11 @@ type Index struct {
 	fits   map[string]*retrieve.LSA // view key -> its LSA model
 	sums   [][32]byte               // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
 	shared *sharedFit               // Options.SharedLSA's model, fitted on first use
+	closed bool                     // set by Close: View and Update refuse (ErrClosed)
 }
+
+// ErrClosed is the error of View and Update on an index after its Close.
+var ErrClosed = errors.New("index: used after Close")
 
 // Open returns the index of the repository named repo ("owner/name", [RepoID] of a
 // snapshot name, [FolderRepo] of a folder: anything that stays the same across the
@@ -240,15 +245,23 @@ func Open(st *store.Store, repo string, opts Options) (*Index, error) {
 		fits: map[string]*retrieve.LSA{}}, nil
 }
 
+// isClosed reports whether Close was called.
+func (ix *Index) isClosed() bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.closed
+}
+
 // Repository returns the name of the index's repository.
 func (ix *Index) Repository() string { return ix.repo }
 
 // Close writes the store records its views left pending ([Options.DeferFlush]) and
 // closes the view the shared model was fitted on if no View took it. Views already
-// made stay usable until they are closed; the index must not make views afterwards.
+// made stay usable until they are closed; View and Update then return [ErrClosed].
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	sh := ix.shared
+	ix.closed = true
 	ix.mu.Unlock()
 	if sh != nil {
 		sh.mu.Lock()

@@ -95,3 +95,48 @@ func TestParseLimitNotCached(t *testing.T) {
 		t.Errorf("default limit, new process: %+v, want every file and the model from the store", s)
 	}
 }
+
+// TestUseAfterClose: an index refuses views and updates after Close, and a store
+// writes nothing after its Close (its locks are released: another process may be
+// collecting the folder), saying so with store.ErrClosed.
+func TestUseAfterClose(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	snap := writeRepo(t, filepath.Join(t.TempDir(), "r-1"), storeV1)
+	st := store.Open(cache)
+	ix, err := Open(st, "o/r", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ix.View(ctx, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if _, err := ix.View(ctx, snap); err != ErrClosed {
+		t.Errorf("View after Close: %v, want ErrClosed", err)
+	}
+	if _, err := ix.Update(ctx, snap); err != ErrClosed {
+		t.Errorf("Update after Close: %v, want ErrClosed", err)
+	}
+	if len(v.Retriever().Chunks()) == 0 {
+		t.Error("a view made before Close lost its chunks")
+	}
+	v.Close()
+	st.Close()
+	rs := st.Records("o/r")
+	rs.Put(store.Key{Kind: store.KindChunks}, []byte("late"))
+	if n, err := rs.Flush(); n != 0 || err != nil {
+		t.Errorf("Flush after a Put on a closed store: %d, %v; want nothing pending", n, err)
+	}
+	segs, _ := filepath.Glob(filepath.Join(cache, store.DirName, "repos", "*", "*.seg"))
+	before := len(segs)
+	st2 := store.Open(cache)
+	rs2 := st2.Records("o/r")
+	rs2.Put(store.Key{Kind: store.KindChunks}, []byte("pending"))
+	st2.Close()
+	segs, _ = filepath.Glob(filepath.Join(cache, store.DirName, "repos", "*", "*.seg"))
+	if len(segs) != before+1 {
+		t.Errorf("Close wrote %d segments, want its pending one", len(segs)-before)
+	}
+}

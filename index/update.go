@@ -38,6 +38,9 @@ type UpdateStats struct {
 // whole view with [Index.View] (and says so in Full).
 func (ix *Index) Update(ctx context.Context, snap snapshot.Snapshot) (UpdateStats, error) {
 	var us UpdateStats
+	if ix.isClosed() {
+		return us, ErrClosed
+	}
 	opts := ix.opts
 	rs := ix.recs
 	var model *retrieve.LSA

@@ -53,10 +53,13 @@ func (sf *sourceFile) content() ([]byte, error) {
 // View makes the view of a snapshot of the index's repository: the files the index
 // does not hold yet are chunked (or their chunks read from the store), embedded and
 // stored; the others cost nothing but their hash. Unreadable, binary and oversized
-// files are skipped and logged. It returns ctx's error when ctx is cancelled (nothing
+// files are skipped and logged. It returns [ErrClosed] after Close, ctx's error when ctx is cancelled (nothing
 // half-written is left in the cache), and an error when the view cannot be made (a
 // model failing, a fault of the machine).
 func (ix *Index) View(ctx context.Context, snap snapshot.Snapshot) (*View, error) {
+	if ix.isClosed() {
+		return nil, ErrClosed
+	}
 	var embedder func(context.Context) (retrieve.Embedder, error)
 	if sh := ix.opts.SharedLSA; sh != nil && ix.opts.Embedder == nil {
 		if snap.Name() == sh.Snapshot {

@@ -47,6 +47,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -164,7 +165,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	repos  map[string]*Records // by repository name
-	closed bool
+	closed atomic.Bool         // set by Close: its Records write no more
 
 	writeErrors int
 }
@@ -222,7 +223,7 @@ func (s *Store) Records(id string) *Records {
 		return r
 	}
 	r := &Records{st: s, id: id, dir: s.repoDir(id), segs: map[string]*segment{}, index: map[Key]recLoc{}, pending: map[Key][]byte{}}
-	if err := os.MkdirAll(r.dir, 0o755); err == nil && !s.closed {
+	if err := os.MkdirAll(r.dir, 0o755); err == nil && !s.closed.Load() {
 		os.WriteFile(filepath.Join(r.dir, "repo"), []byte(id+"\n"), 0o644)
 		if f, err := os.OpenFile(filepath.Join(r.dir, "lock"), os.O_CREATE|os.O_RDONLY, 0o644); err == nil {
 			if flock(f, syscall.LOCK_SH) == nil {
@@ -242,6 +243,11 @@ func (s *Store) Records(id string) *Records {
 // Dir returns the folder of the repository's segment files.
 func (r *Records) Dir() string { return r.dir }
 
+// ErrClosed is the error of a write to a store after its Close: the repositories'
+// locks are released, so the records are not written (another process may be
+// collecting the folders).
+var ErrClosed = errors.New("store: write after Close")
+
 // Close writes every repository's pending records (see Flush), then releases the
 // repositories' locks and closes their segment files; the store and its Records must
 // not be used afterwards. It returns the first write error.
@@ -249,10 +255,9 @@ func (s *Store) Close() error {
 	err := s.Flush()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Swap(true) {
 		return err
 	}
-	s.closed = true
 	for _, r := range s.repos {
 		r.mu.Lock()
 		if r.lock != nil {
@@ -423,6 +428,9 @@ func (r *Records) Has(k Key) bool {
 // Put buffers record k (written at the next Flush); a key already pending keeps its
 // first payload.
 func (r *Records) Put(k Key, payload []byte) {
+	if r.st.closed.Load() {
+		return // its lock is released: another process may be collecting the folder
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.pending[k]; ok {
@@ -441,6 +449,9 @@ func (r *Records) Flush() (int, error) {
 	defer r.mu.Unlock()
 	if len(r.pending) == 0 {
 		return 0, nil
+	}
+	if r.st.closed.Load() {
+		return len(r.pending), ErrClosed
 	}
 	keys := make([]Key, 0, len(r.pending))
 	for k := range r.pending {

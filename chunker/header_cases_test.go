@@ -116,3 +116,15 @@ func TestGoVarTableHeadersShared(t *testing.T) {
 	checkWindowHeaders(t, cs, "parseTree", "var parseTree =", 2)
 	check(t, cs, []want{{name: "sum", header: "-"}, {name: "TestSum", header: "-"}, {name: "depth", header: "-"}})
 }
+
+func TestHeaderNotFromComment(t *testing.T) { // "headers never come from string contents"
+	cs := chunkFixture(t, "crate_docs.rs", false)
+	for _, c := range cs {
+		for _, h := range c.Header {
+			if strings.HasPrefix(h, "/*") || strings.HasPrefix(h, "//") {
+				t.Errorf("L%d-%d: header %q comes from a comment\n%s", c.StartLine, c.EndLine, c.Header, dump(cs))
+			}
+		}
+	}
+	check(t, cs, []want{{name: "f", header: "-"}})
+}

@@ -82,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r5"
+const Revision = "r6"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -877,6 +877,9 @@ func (b *builder) declHeader(n *sitter.Node) string {
 	}
 	s, found := grammars.StartByte(n), ""
 	for depth := 0; depth < 8 && n.ChildCount() <= maxWide; depth++ {
+		if t := b.spec.TypeOf(n); b.spec.Comments[t] || b.spec.Strings[t] {
+			return found // a header never comes from inside a comment or string ("/*!")
+		}
 		var big *sitter.Node
 		for _, c := range grammars.Children(n) {
 			if big == nil || c.EndByte()-c.StartByte() > big.EndByte()-big.StartByte() {

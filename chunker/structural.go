@@ -82,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r4"
+const Revision = "r6"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -185,7 +185,9 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 		return s.limitedFile(f, li, limit), nil
 	}
 	if its == nil {
-		its = b.items(root, false)
+		// A root that is itself an ERROR (the grammar's recovery gave up on the
+		// whole file) vouches for none of its text: its glue is fallback.
+		its = b.items(root, root.IsError())
 	}
 	b.level(its, 0, li.lines(), nil, nil, false)
 	return b.emit(f), nil
@@ -873,7 +875,11 @@ func (b *builder) declHeader(n *sitter.Node) string {
 	if d, _ := b.spec.Definition(n); d != nil && b.spec.Body(d) != nil {
 		return b.spec.Signature(d, b.src, b.parsed)
 	}
+	s, found := grammars.StartByte(n), ""
 	for depth := 0; depth < 8 && n.ChildCount() <= maxWide; depth++ {
+		if t := b.spec.TypeOf(n); b.spec.Comments[t] || b.spec.Strings[t] {
+			return found // a header never comes from inside a comment or string ("/*!")
+		}
 		var big *sitter.Node
 		for _, c := range grammars.Children(n) {
 			if big == nil || c.EndByte()-c.StartByte() > big.EndByte()-big.StartByte() {
@@ -881,22 +887,40 @@ func (b *builder) declHeader(n *sitter.Node) string {
 			}
 		}
 		if big == nil {
-			return ""
+			return found
 		}
-		s, e := grammars.StartByte(n), grammars.StartByte(big)
+		e := grammars.StartByte(big)
 		if e > s {
 			text := bytes.TrimSpace(b.src[s:e])
 			if len(text) == 0 || len(text) > maxDeclHeader || bytes.IndexByte(text, '\n') >= 0 {
-				return ""
+				return found
 			}
-			return grammars.TidySignature(string(text))
-		}
-		if big.EndByte() != n.EndByte() {
-			return "" // the largest child starts n but does not span it: n is a list
+			found = grammars.TidySignature(string(text))
+			if big.EndByte() != n.EndByte() || !keywordsBefore(n, big) || big.ChildByFieldName("name") == nil {
+				return found
+			}
+			// Only keywords so far ("var" of Go's var_declaration): the name
+			// is inside big (Go's var_spec), which declares it.
+		} else if big.EndByte() != n.EndByte() {
+			return found // the largest child starts n but does not span it: n is a list
 		}
 		n = big
 	}
-	return ""
+	return found
+}
+
+// keywordsBefore reports whether every child of n before big is an anonymous node
+// (a keyword or punctuation, not a name).
+func keywordsBefore(n, big *sitter.Node) bool {
+	for _, c := range grammars.Children(n) {
+		if c.Equal(big) {
+			return true
+		}
+		if c.IsNamed() || c.IsError() {
+			return false
+		}
+	}
+	return true
 }
 
 // nestedDefinitions counts the function and class definitions among its. A class

@@ -1125,6 +1125,7 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 		nets       []int    // net braces of each branch
 		first      int      // content start of the current branch
 		mid        bool     // the #if stands inside a declaration or expression
+		open       bool     // every branch so far ends in an open header (see headerEnd)
 	}
 	lastCode, lastCode2 := byte(';'), byte(0) // the last two code bytes of the last code line before i
 	var stack []*frame
@@ -1142,7 +1143,7 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 				dir := [2]int{lines[i][0], lines[j][1]}
 				switch kw := string(m[1]); {
 				case strings.HasPrefix(kw, "if"):
-					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0},
+					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0}, open: true,
 						mid: bytes.IndexByte([]byte(">=(&|,"), lastCode) >= 0 || lastCode == '{' && lastCode2 == '=' ||
 							lastCode == ':' && (lastCode2 == ')' || lastCode2 == 0)})
 				case len(stack) == 0:
@@ -1152,7 +1153,11 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 					stack = stack[:len(stack)-1]
 					f.branches = append(f.branches, [2]int{f.first, i})
 					f.directives = append(f.directives, dir)
-					unbalanced := f.mid
+					// Alternative headers of one definition (`#ifndef X` / `int f(a)` /
+					// `#else` / `int g(a)` / `#endif` / `{`): the body after the #endif
+					// belongs to the first branch's header.
+					split := f.open && len(f.branches) > 1 && headerEnd(lastCode) && bodyFollows(src, lines, j+1)
+					unbalanced := f.mid || split
 					for _, n := range f.nets {
 						unbalanced = unbalanced || n != 0
 					}
@@ -1170,6 +1175,7 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 					}
 				default: // elif, else
 					f := stack[len(stack)-1]
+					f.open = f.open && headerEnd(lastCode)
 					f.branches = append(f.branches, [2]int{f.first, i})
 					f.directives = append(f.directives, dir)
 					f.nets = append(f.nets, 0)
@@ -1190,6 +1196,24 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 		}
 	}
 	return out
+}
+
+// headerEnd reports whether c, the last code byte of a branch, can end the header
+// of a definition whose body follows: ")" of a parameter list, or a word
+// (`struct name`, `int f(void) const`).
+func headerEnd(c byte) bool { return c == ')' || lex.IsWordByte(c) }
+
+// bodyFollows reports whether the first line from line i on that is not blank or a
+// line comment starts with "{".
+func bodyFollows(src []byte, lines [][2]int, i int) bool {
+	for ; i < len(lines); i++ {
+		ln := bytes.TrimLeft(src[lines[i][0]:lines[i][1]], " \t\r\n")
+		if len(ln) == 0 || bytes.HasPrefix(ln, []byte("//")) {
+			continue
+		}
+		return ln[0] == '{'
+	}
+	return false
 }
 
 // lastCodeBytes returns the last byte of a line of C that is not white space or in

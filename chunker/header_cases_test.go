@@ -1,0 +1,130 @@
+package chunker
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests of the kinds of fault where grammar errors cost definitions their names
+// although no text is lost: a definition header chosen by preprocessor conditionals
+// (C), a nested heredoc that swallows the code after it (Ruby), and windows of a
+// declaration whose header was only its keyword (Go).
+
+// chunkFixture chunks testdata/cases/name (checking the invariants) or, with
+// shared, ../shared/cases/chunker/name, skipping when that is absent.
+func chunkFixture(t *testing.T, name string, shared bool) []Chunk {
+	t.Helper()
+	path := filepath.Join("testdata", "cases", name)
+	if shared {
+		path = filepath.Join("..", "..", "shared", "cases", "chunker", name)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		if shared {
+			t.Skipf("no shared case: %v", err)
+		}
+		t.Fatal(err)
+	}
+	_, cs := chunkString(t, filepath.Base(name), string(raw), Options{})
+	return cs
+}
+
+// checkSplitHeader checks that the function name holds its alternative headers and
+// its body (lines start-end), and that no chunk of the file is anonymous code holding
+// a body's opening brace.
+func checkSplitHeader(t *testing.T, cs []Chunk, name string, start, end int) {
+	t.Helper()
+	check(t, cs, []want{{name: name, start: start, end: end, header: "-"}})
+	for _, c := range cs {
+		if c.Name == "" && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(c.Text), "#endif")), "{") {
+			t.Errorf("anonymous chunk L%d-%d holds a body\n%s", c.StartLine, c.EndLine, dump(cs))
+		}
+	}
+}
+
+func TestCIfdefSplitHeader(t *testing.T) { // kind of case 36 (tree-sitter-c#63)
+	cs := chunkFixture(t, "ifdef_header.c", false)
+	checkSplitHeader(t, cs, "buf_sum", 5, 19)
+	check(t, cs, []want{{name: "record_packed", start: 20, end: 28}, {name: "buf_empty", start: 29, end: 32}})
+	for _, c := range cs {
+		if c.ParseError || c.Fallback {
+			t.Errorf("L%d-%d: parse_error %v, fallback %v; want a clean parse\n%s", c.StartLine, c.EndLine, c.ParseError, c.Fallback, dump(cs))
+		}
+	}
+}
+
+func TestCIfdefSplitHeaderShared(t *testing.T) {
+	cs := chunkFixture(t, "36-c-ifdef-split-function-header/input.c", true)
+	checkSplitHeader(t, cs, "mix_round", 5, 14)
+	check(t, cs, []want{{name: "mix_all", start: 15}, {name: "mix_selftest", start: 24}})
+}
+
+// checkSwallowed checks that the lines from line from on, which the grammar's ERROR
+// holds (code a heredoc swallowed), are in chunks flagged both fallback and
+// parse_error.
+func checkSwallowed(t *testing.T, cs []Chunk, from int) {
+	t.Helper()
+	for _, c := range cs {
+		if c.EndLine >= from && (!c.Fallback || !c.ParseError) {
+			t.Errorf("L%d-%d: fallback %v, parse_error %v; want both\n%s", c.StartLine, c.EndLine, c.Fallback, c.ParseError, dump(cs))
+		}
+	}
+}
+
+func TestRubyNestedHeredoc(t *testing.T) { // kind of case 42 (tree-sitter-ruby#148)
+	cs := chunkFixture(t, "nested_heredoc.rb", false)
+	check(t, cs, []want{{name: "initialize", start: 3, end: 6}})
+	checkSwallowed(t, cs, 7)
+}
+
+func TestRubyNestedHeredocShared(t *testing.T) {
+	cs := chunkFixture(t, "42-rb-nested-heredoc/input.rb", true)
+	check(t, cs, []want{{name: "initialize"}})
+	checkSwallowed(t, cs, 7)
+}
+
+// checkWindowHeaders checks that the windows of the declaration name after its
+// first carry header, and that there are at least min of them.
+func checkWindowHeaders(t *testing.T, cs []Chunk, name, header string, min int) {
+	t.Helper()
+	n := 0
+	for _, c := range cs {
+		if c.Name != name || len(c.Header) == 0 {
+			continue
+		}
+		n++
+		if got := c.Header[len(c.Header)-1]; got != header {
+			t.Errorf("%s L%d-%d: header %q, want %q", name, c.StartLine, c.EndLine, got, header)
+		}
+	}
+	if n < min {
+		t.Errorf("%s: %d windows with a header, want at least %d\n%s", name, n, min, dump(cs))
+	}
+}
+
+func TestGoVarTableHeaders(t *testing.T) { // kind of case 46
+	cs := chunkFixture(t, "var_table.go", false)
+	checkWindowHeaders(t, cs, "rows", "var rows =", 5)
+	check(t, cs, []want{{name: "row", start: 1}, {name: "lookup", header: "-"}})
+}
+
+func TestGoVarTableHeadersShared(t *testing.T) {
+	cs := chunkFixture(t, "46-go-table-test-composite-literals/input_test.go", true)
+	checkWindowHeaders(t, cs, "cases", "var cases =", 100)
+	checkWindowHeaders(t, cs, "parseTree", "var parseTree =", 2)
+	check(t, cs, []want{{name: "sum", header: "-"}, {name: "TestSum", header: "-"}, {name: "depth", header: "-"}})
+}
+
+func TestHeaderNotFromComment(t *testing.T) { // "headers never come from string contents"
+	cs := chunkFixture(t, "crate_docs.rs", false)
+	for _, c := range cs {
+		for _, h := range c.Header {
+			if strings.HasPrefix(h, "/*") || strings.HasPrefix(h, "//") {
+				t.Errorf("L%d-%d: header %q comes from a comment\n%s", c.StartLine, c.EndLine, c.Header, dump(cs))
+			}
+		}
+	}
+	check(t, cs, []want{{name: "f", header: "-"}})
+}

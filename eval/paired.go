@@ -121,14 +121,15 @@ func sumOf(values []float64) float64 {
 	return s
 }
 
-// Verdict classifies a paired difference for a comparison against a baseline:
-// VerdictWin for a positive mean (no interval needed), VerdictLoss for a
-// negative mean whose interval excludes 0 (hi < 0), else VerdictTie.
+// Verdict classifies a paired difference (row − reference): VerdictWin when
+// its interval lies above 0 (lo > 0), VerdictLoss when it lies below 0 (hi <
+// 0), else VerdictTie: a mean of either sign whose interval reaches 0 is a tie.
+// mean is not consulted (the interval holds it).
 func Verdict(mean, lo, hi float64) string {
 	switch {
-	case mean > 0:
+	case lo > 0:
 		return VerdictWin
-	case mean < 0 && hi < 0:
+	case hi < 0:
 		return VerdictLoss
 	}
 	return VerdictTie

@@ -51,7 +51,8 @@ func TestVerdict(t *testing.T) {
 		m, lo, hi float64
 		want      string
 	}{
-		{0.01, -0.2, 0.3, VerdictWin}, // a win needs no interval
+		{0.01, -0.2, 0.3, VerdictTie}, // a positive mean whose interval reaches 0
+		{0.1, 0, 0.2, VerdictTie},
 		{0.2, 0.1, 0.3, VerdictWin},
 		{-0.01, -0.2, 0.3, VerdictTie},
 		{-0.1, -0.2, 0, VerdictTie}, // the interval reaches 0

@@ -154,8 +154,8 @@ func (r *Report) writePaired(w io.Writer) {
 	if p == nil || len(p.Configs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\npaired differences against %s: mean [%.0f%% paired bootstrap interval, %d resamples of the datapoints] verdict (win: mean > 0, significant only if the interval excludes 0 too; loss: mean < 0 and the interval excludes 0; else tie); n = datapoints with both values\n",
-		p.Reference, 100*p.Level, p.Resamples)
+	fmt.Fprintf(w, "\npaired differences against %s: mean [%.0f%% paired bootstrap interval, %d resamples of the datapoints] verdict (win: the interval lies above 0; loss: below 0; else tie); row − %s per datapoint; n = datapoints with both values\n",
+		p.Reference, 100*p.Level, p.Resamples, p.Reference)
 	first := true
 	for _, m := range []struct {
 		name string

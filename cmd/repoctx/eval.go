@@ -36,7 +36,7 @@ func evalCmd() *cli.Command {
 			"\nWith the bm25file and oracle rows, a headroom table shows (config - bm25file) / (oracle - bm25file) for idrec and line_chrf\n" +
 			"(blank where the gap is under 0.03). With two rows or more, paired tables compare every row with --compare-to (default: current,\n" +
 			"else the first row): the mean per-datapoint difference with a 95% paired bootstrap interval (2000 resamples, fixed seed) and a\n" +
-			"verdict (win: mean > 0; loss: mean < 0 with the interval excluding 0; else tie)." +
+			"verdict (win: the interval lies above 0; loss: below 0; else tie)." +
 			"\n--complete-endpoint URL (an OpenAI-compatible API's base URL) adds model_chrf: the chrF of a real model's completions, each\n" +
 			"configuration's context in --fim-template's prompt trimmed to each --window, as the competition scored.",
 		Flags: withAssemblyFlags([]cli.Flag{

@@ -35,6 +35,11 @@ type Options struct {
 	// prefix match, the previous chunk of a suffix match); above 1 ranks the neighbour
 	// just above its match.
 	RelativeWeight float64
+	// RelativeLines, when above 0, makes relative positioning bring the RelativeLines
+	// lines after a prefix match (before a suffix match) instead of the next
+	// (previous) chunk: the statements that follow the matched text, whatever the
+	// chunk sizes. 0 brings the neighbouring chunk.
+	RelativeLines int
 	// NoEditQuery turns off adding the identifiers of the user's edit (lines where
 	// prefix+suffix differ from the old completion file) to the queries.
 	NoEditQuery bool
@@ -72,6 +77,12 @@ type Options struct {
 	// the model is given and budgets the context in tokens for one model window
 	// instead of BudgetChars; see [Plan].
 	Plan Plan
+	// PrefixOutline, when above 0 and the planner trims the prefix, adds an outline
+	// of the trimmed far prefix to the context, at most PrefixOutline tokens and
+	// placed last (most relevant): its import and declaration lines, then other lines
+	// nearest the cut, each kept only when it brings an identifier the given prefix,
+	// the suffix and the outline so far lack (see prefixOutline). 0 adds none.
+	PrefixOutline int
 	// Iterations is the number of retrieval rounds of RepoCoder's iterative
 	// retrieval (Zhang et al. 2023, §3), at most [MaxIterations]: 0 or 1 composes
 	// once; each further round drafts the middle from the last context (Drafter),

@@ -90,7 +90,7 @@ func TestCheckGiven(t *testing.T) {
 	o.Plan.Share = 0.4
 	given := func(n string) bool { return n == "plan-share" }
 	var ne *NeedsError
-	if err := o.CheckGiven(given); !errors.As(err, &ne) || err.Error() != "--plan-share, --plan-suffix-share and --plan-context-window need --plan-window above 0 (the planner is off)" {
+	if err := o.CheckGiven(given); !errors.As(err, &ne) || err.Error() != "--plan-share, --plan-suffix-share, --plan-context-window and --prefix-outline need --plan-window above 0 (the planner is off)" {
 		t.Errorf("plan-share without the planner: %v", err)
 	}
 	if err := DefaultOptions().CheckGiven(func(n string) bool { return n == "plan-context-window" || n == "plan-share" }); err != nil {

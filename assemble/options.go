@@ -38,7 +38,8 @@ type Options struct {
 	// RelativeLines, when above 0, makes relative positioning bring the RelativeLines
 	// lines after a prefix match (before a suffix match) instead of the next
 	// (previous) chunk: the statements that follow the matched text, whatever the
-	// chunk sizes. 0 brings the neighbouring chunk.
+	// chunk sizes. 0 brings the neighbouring chunk. Default
+	// [DefaultRelativeLines].
 	RelativeLines int
 	// NoEditQuery turns off adding the identifiers of the user's edit (lines where
 	// prefix+suffix differ from the old completion file) to the queries.
@@ -113,6 +114,14 @@ type Options struct {
 // budget holds (the default budget holds about 30 chunks), small enough that one
 // request cannot make a search hold an absurd number of hits.
 const MaxTopK = 10_000
+
+// DefaultRelativeLines is the default Options.RelativeLines: 20, the line count of a
+// fixed window. A structural chunk is a whole definition, so its next chunk is the
+// next definition, of any length; the 20 lines after the match are what follows the
+// matched code whatever the chunking. On the tuning half of the held-out corpus it
+// raised novelrec in all four cells (Kotlin and Python, small and block middles; +0.003
+// to +0.025) with no loss in allrec, line_chrf or copy_chrf (docs/structure.md).
+const DefaultRelativeLines = 20
 
 // MaxIterations is the most retrieval rounds Validate accepts: RepoCoder measured 2
 // to 4; every round drafts (possibly asking a model) and searches again.

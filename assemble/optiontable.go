@@ -96,7 +96,7 @@ var OptionTable = []OptionSpec{
 	floatOpt("relative-weight", 1.05, 0, inf, finite,
 		"score of a match's neighbour relative to the match",
 		func(o *Options) any { return &o.RelativeWeight }),
-	intOpt("relative-lines", 0, 0, inf, "a number of lines >= 0",
+	intOpt("relative-lines", DefaultRelativeLines, 0, inf, "a number of lines >= 0",
 		"relative positioning brings the `N` lines after a prefix match (before a suffix match) instead of the next (previous) chunk; 0 = the neighbouring chunk",
 		func(o *Options) any { return &o.RelativeLines }),
 	boolOpt("no-dense", "search with BM25 only even if the index has dense vectors",

@@ -61,7 +61,7 @@ func TestOptionTableCoversOptions(t *testing.T) {
 // TestPresets: PresetLive is DefaultOptions as it was spelled before the table;
 // PresetBatch differs from it in exactly its documented overrides.
 func TestPresets(t *testing.T) {
-	want := Options{QueryLines: 8, TopK: 16, BudgetChars: 24000, SuffixWeight: 0.6, ModifiedBoost: 1.5, RelativeWeight: 1.05,
+	want := Options{QueryLines: 8, TopK: 16, BudgetChars: 24000, SuffixWeight: 0.6, ModifiedBoost: 1.5, RelativeWeight: 1.05, RelativeLines: DefaultRelativeLines,
 		EditIdentifiers: 8, DefinitionWeight: 0.9, Fusion: retrieve.DefaultWeights(), OldFileWeight: 1.2, OldFileDecay: 40,
 		Plan: Plan{SuffixShare: DefaultPlanSuffixShare}, Iterations: 1, DraftQueryLines: 3, DraftWeight: 1}
 	if got := DefaultOptions(); !reflect.DeepEqual(got, want) {

@@ -52,9 +52,10 @@ func QueryText(prefix, suffix string, n int) (string, string) {
 // them, the prefix and suffix overrides.
 //
 // Sources, each switchable in Options: hole-centred retrieval queries (hybrid BM25 +
-// dense, or BM25 alone) with relative positioning (next chunk of a prefix match,
-// previous chunk of a suffix match); the identifiers of the user's edit (the lines
-// where prefix+suffix differ from the old completion file) added to the queries;
+// dense, or BM25 alone) with relative positioning (the Options.RelativeLines lines
+// after a prefix match and before a suffix match, or the neighbouring chunks); the
+// identifiers of the user's edit (the lines where prefix+suffix differ from the old
+// completion file) added to the queries;
 // definitions of the identifiers nearest the cursor that the visible text does not
 // define (with the repository's symbol table, see workspace.Options.Symbols); the old
 // completion file's chunks that the prefix and suffix do not show, and the region the

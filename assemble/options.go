@@ -31,9 +31,9 @@ type Options struct {
 	ModifiedBoost float64
 	// NoRelative turns relative positioning off: only the matched chunks are used.
 	NoRelative bool
-	// RelativeWeight scales a match's score for its neighbour (the next chunk of a
-	// prefix match, the previous chunk of a suffix match); above 1 ranks the neighbour
-	// just above its match.
+	// RelativeWeight scales a match's score for its neighbour (the lines after a
+	// prefix match and before a suffix match, see RelativeLines); above 1 ranks the
+	// neighbour just above its match.
 	RelativeWeight float64
 	// RelativeLines, when above 0, makes relative positioning bring the RelativeLines
 	// lines after a prefix match (before a suffix match) instead of the next

@@ -82,7 +82,7 @@ var OptionTable = []OptionSpec{
 	intOpt("budget", 24000, 1, inf, "a positive number of bytes",
 		"context budget in characters (bytes); least relevant parts are dropped first",
 		func(o *Options) any { return &o.BudgetChars }),
-	boolOpt("no-relative", "turn relative positioning (next/prev chunk of a match) off",
+	boolOpt("no-relative", "turn relative positioning (the lines after/before a match, see {relative-lines}) off",
 		func(o *Options) any { return &o.NoRelative }),
 	boolOpt("no-edit-query", "do not add the identifiers of the user's edit (diff against the old file) to the queries",
 		func(o *Options) any { return &o.NoEditQuery }),

@@ -53,9 +53,10 @@ func QueryText(prefix, suffix string, n int) (string, string) {
 // overrides.
 //
 // Sources, each switchable in Options: hole-centred retrieval queries (hybrid BM25 +
-// dense, or BM25 alone) with relative positioning (next chunk of a prefix match,
-// previous chunk of a suffix match); the identifiers of the user's edit (the lines
-// where prefix+suffix differ from the old completion file) added to the queries;
+// dense, or BM25 alone) with relative positioning (the Options.RelativeLines lines
+// after a prefix match and before a suffix match, or the neighbouring chunks); the
+// identifiers of the user's edit (the lines where prefix+suffix differ from the old
+// completion file) added to the queries;
 // definitions of the identifiers nearest the cursor that the visible text does not
 // define (with the repository's symbol table, see index.Options.Symbols); the old
 // completion file's chunks that the prefix and suffix do not show, and the region the
@@ -117,6 +118,16 @@ func Compose(ctx context.Context, view *index.View, h repoctx.Hole, opts Options
 		parts = fitTokens(cp.cands.parts(cp.files), split.Room, plan.Tokens)
 	}
 	fit := func(parts []repoctx.Part) []repoctx.Part { return fitTokens(parts, split.Room, plan.Tokens) }
+	if split.PrefixTrimmed && opts.PrefixOutline > 0 {
+		if o, ok := prefixOutline(h, split, opts.PrefixOutline, plan.Tokens); ok {
+			// The outline is the last, most relevant part: a scorer that trims the
+			// context from the left for a smaller window keeps it.
+			fit = func(parts []repoctx.Part) []repoctx.Part {
+				return fitTokens(append(parts[:len(parts):len(parts)], o), split.Room, plan.Tokens)
+			}
+			parts = fit(cp.cands.parts(cp.files))
+		}
+	}
 	return cp.iterate(cp.context(parts), fit)
 }
 
@@ -263,6 +274,10 @@ func (c *composer) retrieval() error {
 			if c.opts.NoRelative || ch == nil {
 				continue
 			}
+			if c.opts.RelativeLines > 0 {
+				c.addLines(ch, q.name == "prefix", s*c.opts.RelativeWeight, map[string]string{"prefix": "after:", "suffix": "before:"}[q.name]+tag)
+				continue
+			}
 			if rid := q.rel(ch); rid != "" {
 				// The neighbour is what the hole most likely resembles: rank it just
 				// above its match so that it ends up nearer the end.
@@ -272,6 +287,54 @@ func (c *composer) retrieval() error {
 		}
 	}
 	return nil
+}
+
+// addLines adds, with score s, the Options.RelativeLines lines of ch's file after ch
+// (after is true: the statements that follow a prefix match) or before it (a suffix
+// match), unless they are all visible in the completion file's prefix or suffix.
+func (c *composer) addLines(ch *chunker.Chunk, after bool, s float64, why string) {
+	text := c.files.text(ch.Path)
+	a, b := lineSpanAround(text, ch.StartByte, ch.EndByte, c.opts.RelativeLines, after)
+	if b <= a || ch.Path == c.h.Path && AllLinesIn(text[a:b], c.visible) {
+		return
+	}
+	if c.modified[ch.Path] && ch.Path != c.h.Path {
+		s *= c.opts.ModifiedBoost
+	}
+	c.cands.add(ch.Path, a, b, s, why)
+}
+
+// lineSpanAround returns the byte span [a, b) of text holding the n whole lines after
+// the span [start, end) (after is true; they begin at the first line start at or
+// after end) or the n lines before it (ending at the line start at or before
+// start). The span is empty at the file's ends.
+func lineSpanAround(text string, start, end, n int, after bool) (a, b int) {
+	start, end = min(max(start, 0), len(text)), min(max(end, 0), len(text))
+	if after {
+		a = end
+		if a > 0 && text[a-1] != '\n' {
+			if i := strings.IndexByte(text[a:], '\n'); i >= 0 {
+				a += i + 1
+			} else {
+				a = len(text)
+			}
+		}
+		b = a
+		for k := 0; k < n && b < len(text); k++ {
+			if i := strings.IndexByte(text[b:], '\n'); i >= 0 {
+				b += i + 1
+			} else {
+				b = len(text)
+			}
+		}
+		return a, b
+	}
+	b = strings.LastIndexByte(text[:start], '\n') + 1
+	a = b
+	for k := 0; k < n && a > 0; k++ {
+		a = strings.LastIndexByte(text[:a-1], '\n') + 1
+	}
+	return a, b
 }
 
 // search runs the queries at once (the index is safe for concurrent use): a

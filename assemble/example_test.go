@@ -55,6 +55,6 @@ func Example() {
 	}
 	// Output:
 	// true
-	// invoicing/models.py 61 def:Invoice(import)
 	// invoicing/models.py 57 def:gross(same-dir)
+	// invoicing/models.py 61 def:Invoice(import)
 }

@@ -61,7 +61,7 @@ func TestOptionTableCoversOptions(t *testing.T) {
 // TestPresets: PresetLive is DefaultOptions as it was spelled before the table;
 // PresetBatch differs from it in exactly its documented overrides.
 func TestPresets(t *testing.T) {
-	want := Options{QueryLines: 8, TopK: 16, BudgetChars: 24000, SuffixWeight: 0.6, ModifiedBoost: 1.5, RelativeWeight: 1.05,
+	want := Options{QueryLines: 8, TopK: 16, BudgetChars: 24000, SuffixWeight: 0.6, ModifiedBoost: 1.5, RelativeWeight: 1.05, RelativeLines: DefaultRelativeLines,
 		EditIdentifiers: 8, DefinitionWeight: 0.9, Fusion: retrieve.DefaultWeights(), OldFileWeight: 1.2, OldFileDecay: 40,
 		Plan: Plan{SuffixShare: DefaultPlanSuffixShare}, Iterations: 1, DraftQueryLines: 3, DraftWeight: 1}
 	if got := DefaultOptions(); !reflect.DeepEqual(got, want) {
@@ -90,7 +90,7 @@ func TestCheckGiven(t *testing.T) {
 	o.Plan.Share = 0.4
 	given := func(n string) bool { return n == "plan-share" }
 	var ne *NeedsError
-	if err := o.CheckGiven(given); !errors.As(err, &ne) || err.Error() != "--plan-share, --plan-suffix-share and --plan-context-window need --plan-window above 0 (the planner is off)" {
+	if err := o.CheckGiven(given); !errors.As(err, &ne) || err.Error() != "--plan-share, --plan-suffix-share, --plan-context-window and --prefix-outline need --plan-window above 0 (the planner is off)" {
 		t.Errorf("plan-share without the planner: %v", err)
 	}
 	if err := DefaultOptions().CheckGiven(func(n string) bool { return n == "plan-context-window" || n == "plan-share" }); err != nil {

@@ -11,6 +11,9 @@
 // parameter keeps the index loads down (the corpus's snapshots are big); the next
 // round checks the combination, since parameters can interact.
 //
+// -strategy fixed indexes with fixed line windows (predict's --strategy fixed) instead
+// of structural chunks, so both strategies can be scored under the same configurations.
+//
 // Parameters are the options of assemble.OptionTable by their flag names, each one
 // field: dense-weight sets the dense retriever's fusion weight alone (BM25 keeps
 // bm25-weight; grid both to move them together).
@@ -53,6 +56,7 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/index"
@@ -154,6 +158,7 @@ func run() error {
 	objectiveF := flag.String("objective", "idrec,copy_chrf", "comma-separated metrics whose mean over cells and windows is maximised: idrec, novelrec, allrec, copy_chrf, line_chrf")
 	tokenizerF := flag.String("tokenizer", "", "count tokens with this Hugging Face tokenizer.json (default: characters/4)")
 	workers := flag.Int("workers", runtime.NumCPU(), "datapoints composed in parallel")
+	strategyF := flag.String("strategy", "structural", "chunking strategy of the indexes: structural or fixed (default sizes)")
 	flag.Parse()
 	if *cellsF == "" || *cache == "" || *out == "" || (*grid == "") == (*configsF == "") {
 		flag.Usage()
@@ -192,7 +197,11 @@ func run() error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc}
+	strategy, err := chunker.ParseStrategy(*strategyF)
+	if err != nil {
+		return fmt.Errorf("-strategy: %w", err)
+	}
+	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc, strategy: strategy}
 	if *configsF != "" {
 		var cfgs []config
 		for _, c := range strings.Split(*configsF, ";") {
@@ -330,7 +339,8 @@ type tuner struct {
 	out       string
 	windows   []int
 	workers   int
-	objective []int // indexes in metrics
+	strategy  chunker.Strategy // the indexes' chunking strategy
+	objective []int            // indexes in metrics
 	tokens    repoctx.TokenCounter
 }
 
@@ -436,7 +446,7 @@ func (t *tuner) cell(c cell, cfgs []config, opts []assemble.Options) (*eval.Repo
 		preds[i] = make([]eval.Prediction, len(dps))
 	}
 	ws := index.DefaultOptions()
-	ws.Languages = batch.DatasetLanguages(c.lang)
+	ws.Languages, ws.Strategy = batch.DatasetLanguages(c.lang), t.strategy
 	ws.Log = io.Discard
 	inner := opts[0]
 	inner.NoDefinitions = false // the symbol tables are built for every configuration

@@ -90,13 +90,14 @@ type ktRewriter struct {
 	stack    []ktFrame
 	// The last significant token: kind, span, its operator byte(s), and whether a
 	// line break came after it.
-	prev         ktTokKind
-	prevS        int
-	prevE        int
-	prevOp       string
-	prevNL       bool
-	expectWhen   bool // a when's subject just closed: a `{` opens its body
-	grammarState      // the state of the compiled-in grammar's rules
+	prev       ktTokKind
+	prevS      int
+	prevE      int
+	prevOp     string
+	prevNL     bool
+	expectWhen bool // a when's subject just closed: a `{` opens its body
+	//lint:ignore U1000 used by the fwcd build's rules (fwcd.go); empty with kotlin2
+	grammarState // the state of the compiled-in grammar's rules
 }
 
 // rewriteKotlinTokens returns src with the constructs r selects rewritten, or src

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,4 +81,47 @@ func TestOpenAPIOptions(t *testing.T) {
 		return
 	}
 	t.Errorf("%s: the Options properties are not assemble.OptionTable's (rerun with -update-openapi):\n got\n%s\n want\n%s", path, got, want)
+}
+
+// TestOpenAPIRoutes: every route the server registers (server.go's mux patterns,
+// "METHOD /path") is a path of docs/openapi.yaml with that method.
+func TestOpenAPIRoutes(t *testing.T) {
+	src, err := os.ReadFile("server.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../docs/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]string{} // path -> its block of the document
+	var cur string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "  /") && strings.HasSuffix(line, ":") {
+			cur = strings.TrimSuffix(strings.TrimSpace(line), ":")
+			paths[cur] = ""
+			continue
+		}
+		if cur != "" && (line == "" || line[0] != ' ') {
+			cur = ""
+		}
+		if cur != "" {
+			paths[cur] += line + "\n"
+		}
+	}
+	routes := regexp.MustCompile(`mux\.HandleFunc\("(GET|POST|PUT|DELETE) (/[^"]*)"`).FindAllStringSubmatch(string(src), -1)
+	if len(routes) < 8 {
+		t.Fatalf("found %d routes in server.go; the pattern no longer matches", len(routes))
+	}
+	for _, r := range routes {
+		method, path := strings.ToLower(r[1]), strings.TrimSuffix(r[2], "{$}")
+		block, ok := paths[path]
+		if !ok {
+			t.Errorf("docs/openapi.yaml has no path %s (%s in server.go)", path, r[0])
+			continue
+		}
+		if !strings.Contains(block, "\n    "+method+":") && !strings.HasPrefix(block, "    "+method+":") {
+			t.Errorf("docs/openapi.yaml's %s has no %s operation", path, method)
+		}
+	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // TestOptionDiff: a resumed journal's option mismatch names the differing options
-// instead of printing two whole option records (adversarial F12).
+// instead of printing two whole option records.
 func TestOptionDiff(t *testing.T) {
 	a := batch.DefaultConfig()
 	b := a

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,13 +41,13 @@ func chunkString(t *testing.T, path, src string, opts Options) (*File, []Chunk) 
 func dump(cs []Chunk) string {
 	var sb strings.Builder
 	for _, c := range cs {
-		fmt.Fprintf(&sb, "  #%d L%d-%d %s %q fb=%v hdr=%q\n", c.Ordinal, c.StartLine, c.EndLine, c.Kind, c.Name, c.Fallback, c.Header)
+		fmt.Fprintf(&sb, "  #%d L%d-%d %s %q fb=%v hdr=%q\n", c.Ordinal, c.StartLine, c.EndLine, c.Kind, c.DefNames(), c.Fallback, c.Header)
 	}
 	return sb.String()
 }
 
-// byName returns the chunk named name, or else the first chunk whose name list (small
-// sibling definitions merged into one chunk, "a, b") holds it, or nil.
+// byName returns the chunk named name, or else the first chunk whose Names (small
+// sibling definitions merged into one chunk) holds it, or nil.
 func byName(cs []Chunk, name string) *Chunk {
 	for i := range cs {
 		if cs[i].Name == name {
@@ -54,10 +55,8 @@ func byName(cs []Chunk, name string) *Chunk {
 		}
 	}
 	for i := range cs {
-		for _, n := range strings.Split(cs[i].Name, ", ") {
-			if n == name {
-				return &cs[i]
-			}
+		if slices.Contains(cs[i].Names, name) {
+			return &cs[i]
 		}
 	}
 	return nil

@@ -51,10 +51,14 @@ type Chunk struct {
 	// Kind says what the chunk holds.
 	Kind Kind `json:"kind"`
 	// Name is the defined name for definition chunks ("BoundedCache", "load"), else "".
-	// A chunk that holds several small sibling definitions merged lists their names in
-	// file order, joined by ", " ("getX, getY"); its Kind is theirs when they share one,
-	// else KindCode. A chunk holding one definition and glue has that definition's.
+	// A chunk that holds several small sibling definitions merged has the first one's
+	// name and lists them all in Names; its Kind is theirs when they share one, else
+	// KindCode. A chunk holding one definition and glue has that definition's.
 	Name string `json:"name,omitempty"`
+	// Names lists the names of the sibling definitions a merged chunk holds, in file
+	// order, Names[0] being Name ("getX", "getY"); it is nil for a chunk holding at
+	// most one named definition. See [Chunk.DefNames].
+	Names []string `json:"names,omitempty"`
 	// StartLine and EndLine are 1-based and inclusive.
 	StartLine int `json:"start_line"`
 	EndLine   int `json:"end_line"`
@@ -87,6 +91,19 @@ type Chunk struct {
 	Limit Limit `json:"limit,omitempty"`
 	// Text is the chunk's content: the normalised file text [StartByte, EndByte).
 	Text string `json:"text"`
+}
+
+// DefNames returns the names of the definitions the chunk holds, in file order:
+// Names for a merged chunk, else Name alone, or nil for a chunk with no name. The
+// result must not be modified.
+func (c *Chunk) DefNames() []string {
+	switch {
+	case len(c.Names) > 0:
+		return c.Names
+	case c.Name != "":
+		return []string{c.Name}
+	}
+	return nil
 }
 
 // ChunkID returns the ID of the chunk at ordinal n of the file at path.

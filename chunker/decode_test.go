@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -24,7 +25,7 @@ func sameChunks(t *testing.T, what string, a, b []Chunk) {
 	for i := range a {
 		x, y := a[i], b[i]
 		if x.Text != y.Text || x.StartLine != y.StartLine || x.EndLine != y.EndLine || x.StartByte != y.StartByte ||
-			x.Kind != y.Kind || x.Name != y.Name || strings.Join(x.Header, "|") != strings.Join(y.Header, "|") ||
+			x.Kind != y.Kind || x.Name != y.Name || !slices.Equal(x.Names, y.Names) || strings.Join(x.Header, "|") != strings.Join(y.Header, "|") ||
 			x.Fallback != y.Fallback || x.ParseError != y.ParseError {
 			t.Errorf("%s: chunk %d differs:\n%+v\nwant\n%+v", what, i, y, x)
 		}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/repoctx/repoctx/grammars"
@@ -147,16 +146,16 @@ func TestLanguages(t *testing.T) {
 			}
 			for _, w := range fx.want {
 				// A definition's own chunk, or a chunk of small sibling definitions
-				// merged (its Name lists theirs) that spans the definition's lines.
+				// merged (its Names list theirs) that spans the definition's lines.
 				var c *Chunk
 				merged := false
 				for i := range cs {
 					if cs[i].Name == w.name && cs[i].StartLine == w.start {
-						c = &cs[i]
+						c, merged = &cs[i], len(cs[i].Names) > 1
 					}
 				}
 				for i := range cs {
-					if c == nil && slices.Contains(strings.Split(cs[i].Name, ", "), w.name) && strings.Contains(cs[i].Name, ", ") &&
+					if c == nil && slices.Contains(cs[i].Names, w.name) &&
 						cs[i].StartLine <= w.start && cs[i].EndLine >= w.end {
 						c, merged = &cs[i], true
 					}

@@ -217,7 +217,8 @@ func TestWindowsNameTheirDeclaration(t *testing.T) {
 // Fault kind 5: hundreds of one-line definitions are merged with their small
 // siblings (cAST's merge, into chunks of at most a fourth of the cap), at the top
 // level and inside a split class, not one chunk each; definitions that are not small
-// stay one chunk each.
+// stay one chunk each. A merged chunk's Name is its first definition's; Names lists
+// them all, in order.
 func TestSmallSiblingsMerge(t *testing.T) {
 	const n = 300
 	var py, kt strings.Builder
@@ -255,7 +256,10 @@ func TestSmallSiblingsMerge(t *testing.T) {
 			if tc.header != "" && (c.Parent != cs[0].ID && c.Parent != cs[1].ID) {
 				t.Errorf("%s: chunk %d parent %q, want the class head", tc.path, c.Ordinal, c.Parent)
 			}
-			names = append(names, strings.Split(c.Name, ", ")...)
+			if len(c.Names) == 1 || len(c.Names) > 1 && c.Names[0] != c.Name || strings.Contains(c.Name, ",") {
+				t.Errorf("%s: chunk %d name %q names %q, want the first of two or more, or none", tc.path, c.Ordinal, c.Name, c.Names)
+			}
+			names = append(names, c.DefNames()...)
 		}
 		if merged > n/5 { // 20 to 24 runes each: 8 or more per chunk
 			t.Errorf("%s: %d chunks for %d one-line functions\n%s", tc.path, merged, n, dump(cs))
@@ -272,8 +276,8 @@ func TestSmallSiblingsMerge(t *testing.T) {
 	_, cs := chunkString(t, "ops.py", py.String(), Options{})
 	for i := 0; i < 4; i++ {
 		check(t, cs, []want{{name: fmt.Sprintf("m%d", i), header: "class Big:"}})
-		if c := byName(cs, fmt.Sprintf("m%d", i)); c != nil && c.Name != fmt.Sprintf("m%d", i) {
-			t.Errorf("method m%d merged: %q", i, c.Name)
+		if c := byName(cs, fmt.Sprintf("m%d", i)); c != nil && (c.Name != fmt.Sprintf("m%d", i) || c.Names != nil) {
+			t.Errorf("method m%d merged: %q %q", i, c.Name, c.Names)
 		}
 	}
 }

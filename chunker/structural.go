@@ -82,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r6"
+const Revision = "r7"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -263,7 +263,8 @@ func (it *item) isDef() bool { return it.def != nil || it.synth != nil }
 type piece struct {
 	lo, hi     int
 	kind       Kind
-	name       string   // the names of the definitions it holds, joined by ", "
+	name       string   // the name of the first definition it holds
+	names      []string // the names of the definitions it holds when several, in file order
 	header     []string // pieces of one level share this slice (merge compares it by identity)
 	base       []string // header of the definition level it was cut at, without statement openings
 	parent     *piece
@@ -1009,8 +1010,8 @@ const (
 // smallDefDivisor; a small definition joins only other small ones and glue, see
 // smallFits). Pieces merge only when both or neither have parse errors, so that only
 // the declarations that fail are flagged. A merged piece holding one
-// definition has its kind and name; one holding several has their names joined by
-// ", " and their kind when they share it, else KindCode; a signature piece that takes
+// definition has its kind and name; one holding several has the first one's name,
+// all their names in names, and their kind when they share it, else KindCode; a signature piece that takes
 // its members stays that definition.
 func (b *builder) merge(start int) {
 	w := start // in-place compaction: b.pieces[start:w] are the kept pieces
@@ -1030,12 +1031,12 @@ func (b *builder) merge(start int) {
 				switch {
 				case member || p.defs == 0:
 				case q.defs == 0:
-					q.kind, q.name, q.defs = p.kind, p.name, p.defs
+					q.kind, q.name, q.names, q.defs = p.kind, p.name, p.names, p.defs
 				default:
 					if q.kind != p.kind {
 						q.kind = KindCode
 					}
-					q.name = joinNames(q.name, p.name)
+					q.name, q.names = joinNames(q, p)
 					q.defs += p.defs
 				}
 				p.merged = q
@@ -1073,15 +1074,25 @@ func sameHeader(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// joinNames joins two name lists with ", ", leaving out empty ones.
-func joinNames(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
+// joinNames returns the name and name list of q and p merged, q first: the first
+// non-empty name, and every non-empty name in order (nil when fewer than two).
+func joinNames(q, p *piece) (string, []string) {
+	all := make([]string, 0, max(len(q.names), 1)+max(len(p.names), 1))
+	for _, x := range []*piece{q, p} {
+		switch {
+		case len(x.names) > 0:
+			all = append(all, x.names...)
+		case x.name != "":
+			all = append(all, x.name)
+		}
 	}
-	return a + ", " + b
+	switch len(all) {
+	case 0:
+		return "", nil
+	case 1:
+		return all[0], nil
+	}
+	return all[0], all
 }
 
 // emit turns the pieces into chunks, windowing fallback pieces over the cap.
@@ -1091,7 +1102,7 @@ func (b *builder) emit(f *File) []Chunk {
 	text := string(li.text) // one copy; chunk texts are substrings of it
 	add := func(p *piece, s span, kind Kind, fallback bool, header []string, inside bool) {
 		c := Chunk{
-			Path: f.Path, Lang: f.Lang, Ordinal: len(out), Kind: kind, Name: p.name,
+			Path: f.Path, Lang: f.Lang, Ordinal: len(out), Kind: kind, Name: p.name, Names: p.names,
 			StartLine: s.firstLine + 1, EndLine: s.lastLine + 1, StartByte: s.start, EndByte: s.end,
 			Header: header, Fallback: fallback, ParseError: p.parseError,
 			Text: text[s.start:s.end],

@@ -29,7 +29,7 @@ type chunkRecord struct {
 
 // chunkCodec names the record format below and the tokenisation of its terms; it is
 // part of every chunk record's key, so a record of another format is never read.
-const chunkCodec = "chunks-bin-1+" + retrieve.TermsVersion
+const chunkCodec = "chunks-bin-2+" + retrieve.TermsVersion
 
 // newChunkRecord returns the record of a file version's chunks.
 func newChunkRecord(cs []chunker.Chunk, lossy bool, encoding string) *chunkRecord {
@@ -42,7 +42,7 @@ func newChunkRecord(cs []chunker.Chunk, lossy bool, encoding string) *chunkRecor
 
 // encode writes the record: a flag byte (bit 0: lossy), the encoding, the chunk count,
 // then per chunk its string and integer fields (strings as uvarint length and bytes,
-// integers as uvarints), a flag byte (bit 0 fallback, bit 1 parse error, bits 2-3
+// integers as uvarints, lists as a count then their items; Names follows Name), a flag byte (bit 0 fallback, bit 1 parse error, bits 2-3
 // chunker.LimitCode of its limit), its text's
 // SHA-256 and its encoded terms.
 func (r *chunkRecord) encode() []byte {
@@ -65,6 +65,10 @@ func (r *chunkRecord) encode() []byte {
 		num(c.Ordinal)
 		str(string(c.Kind))
 		str(c.Name)
+		num(len(c.Names))
+		for _, n := range c.Names {
+			str(n)
+		}
 		for _, n := range []int{c.StartLine, c.EndLine, c.StartByte, c.EndByte} {
 			num(n)
 		}
@@ -147,6 +151,15 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		c.Ordinal = num()
 		c.Kind = chunker.Kind(str())
 		c.Name = str()
+		if k := num(); ok && k > 0 {
+			if k > len(b)-pos {
+				return nil, errDamagedRecord
+			}
+			c.Names = make([]string, k)
+			for j := range c.Names {
+				c.Names[j] = str()
+			}
+		}
 		c.StartLine, c.EndLine, c.StartByte, c.EndByte = num(), num(), num(), num()
 		if h := num(); ok && h > 0 {
 			if h > len(b)-pos {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,24 @@ func TestChunkRecordRoundTrip(t *testing.T) {
 	}
 	cs[0].Fallback, cs[1].ParseError = true, true
 	cs[0].Limit, cs[1].Limit = chunker.LimitNesting, chunker.LimitParseCPU
+	// Small sibling functions merge into one chunk with a list of names.
+	small, err := chunker.Decode("pkg/ops.py", []byte("def a(x): return x\ndef b(x): return x\ndef c(x): return x\n"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dch, err := chunker.New(chunker.StrategyStructural, chunker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dch.Close()
+	merged, err := dch.Chunk(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs = append(cs, merged...)
+	if !slices.ContainsFunc(cs, func(c chunker.Chunk) bool { return len(c.Names) > 1 }) {
+		t.Fatalf("no merged chunk with names: %+v", merged)
+	}
 	rec := newChunkRecord(cs, true, "windows-1252")
 	b := rec.encode()
 	got, err := decodeChunkRecord(b)
@@ -49,6 +68,16 @@ func TestChunkRecordRoundTrip(t *testing.T) {
 		if _, err := decodeChunkRecord(b[:n]); err == nil {
 			t.Fatalf("a record cut to %d of %d bytes was accepted", n, len(b))
 		}
+	}
+}
+
+// TestChunkKeyNamesRevision: the keys of chunk records name the chunker's revision and
+// the record format, so records of an older format (before Names) are made again,
+// never read with this decoder.
+func TestChunkKeyNamesRevision(t *testing.T) {
+	s := chunkSettings(Options{})
+	if !strings.Contains(s, "/"+chunker.Revision+"\x00") || !strings.HasSuffix(s, "\x00"+chunkCodec) || chunkCodec[:len("chunks-bin-2+")] != "chunks-bin-2+" {
+		t.Fatalf("chunk settings %q do not name revision %s and codec %s", s, chunker.Revision, chunkCodec)
 	}
 }
 

@@ -55,6 +55,9 @@ type ChunkSpan struct {
 	EndLine   int    `json:"end_line"`
 	Kind      string `json:"kind"`
 	Name      string `json:"name,omitempty"`
+	// Names lists the definitions of a merged chunk, Names[0] being Name (see
+	// chunker.Chunk.Names); omitted for a chunk of at most one definition.
+	Names []string `json:"names,omitempty"`
 }
 
 func (s *Server) handleFiles(w http.ResponseWriter, r *http.Request) {
@@ -108,7 +111,7 @@ func (s *Server) handleChunks(w http.ResponseWriter, r *http.Request) {
 	out := ChunksResponse{Workspace: ws.name, Path: rel, Chunks: []ChunkSpan{}}
 	for _, c := range view.Retriever().Chunks() {
 		if c.Path == rel {
-			out.Chunks = append(out.Chunks, ChunkSpan{StartLine: c.StartLine, EndLine: c.EndLine, Kind: string(c.Kind), Name: c.Name})
+			out.Chunks = append(out.Chunks, ChunkSpan{StartLine: c.StartLine, EndLine: c.EndLine, Kind: string(c.Kind), Name: c.Name, Names: c.Names})
 		}
 	}
 	slices.SortFunc(out.Chunks, func(a, b ChunkSpan) int { return a.StartLine - b.StartLine })

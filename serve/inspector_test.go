@@ -3,6 +3,8 @@ package serve
 import (
 	"encoding/json"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +13,12 @@ import (
 // TestInspector: the page and its JSON endpoints; with --upstream, GET / is the model
 // server's and the page moves to /repoctx/inspector.
 func TestInspector(t *testing.T) {
-	ts := startServer(t, []Folder{{Dir: sampleWorkspace(t)}}, nil)
+	dir := sampleWorkspace(t)
+	// Small sibling functions, merged into one chunk that lists their names.
+	if err := os.WriteFile(filepath.Join(dir, "Ops.kt"), []byte("package ops\n\nfun kind(x: Int) = x\nfun root(x: Int) = x\nfun dir(x: Int) = x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, []Folder{{Dir: dir}}, nil)
 	resp := send(t, "GET", ts.url+"/", nil)
 	if page := readAll(t, resp); resp.StatusCode != 200 || !strings.Contains(page, "<title>repoctx inspector</title>") || strings.Contains(page, "src=\"http") {
 		t.Fatalf("GET /: %d %.200s", resp.StatusCode, page)
@@ -41,6 +48,12 @@ func TestInspector(t *testing.T) {
 		if c.StartLine < 1 || c.EndLine < c.StartLine || c.EndLine > lines || i > 0 && c.StartLine < ch.Chunks[i-1].StartLine {
 			t.Errorf("chunk %+v of a %d-line file", c, lines)
 		}
+	}
+	ch = ChunksResponse{}
+	resp = send(t, "GET", ts.url+"/v1/chunks?path=Ops.kt", nil)
+	if err := json.NewDecoder(resp.Body).Decode(&ch); err != nil || len(ch.Chunks) != 1 ||
+		ch.Chunks[0].Name != "kind" || !slices.Equal(ch.Chunks[0].Names, []string{"kind", "root", "dir"}) {
+		t.Errorf("GET /v1/chunks of merged functions: %v %+v", err, ch)
 	}
 	if resp := send(t, "GET", ts.url+"/v1/file?path=nope.kt", nil); resp.StatusCode != 404 {
 		t.Errorf("missing file: %d", resp.StatusCode)

@@ -49,8 +49,9 @@ import (
 // chunkSchema is the version of the chunk record (chunkRow) written by `repoctx
 // chunk --format jsonl|parquet`, in its "schema" field. Bump it when a field
 // changes meaning or goes away; adding a field keeps the version. Version 2: limit
-// (parse_error no longer means a wall-clock time-out).
-const chunkSchema = 2
+// (parse_error no longer means a wall-clock time-out). Version 3: name is a merged
+// chunk's first definition's name, no longer all of them joined by ", "; names lists them.
+const chunkSchema = 3
 
 // chunkRow is one chunk as `repoctx chunk` writes it: one JSON object per line
 // (jsonl) or one row (parquet), with the same names. The fields are those of
@@ -69,8 +70,12 @@ type chunkRow struct {
 	Ordinal int `json:"ordinal" parquet:"ordinal"`
 	// Kind is function, class, property, code or window.
 	Kind string `json:"kind" parquet:"kind,dict"`
-	// Name is the defined name of a definition chunk, else "".
+	// Name is the defined name of a definition chunk (a merged chunk's first
+	// definition's), else "".
 	Name string `json:"name" parquet:"name"`
+	// Names lists the names of the definitions the chunk holds, in file order: several
+	// for a merged chunk, [Name] for a definition chunk, empty for a chunk with no name.
+	Names []string `json:"names" parquet:"names,list"`
 	// StartLine and EndLine are 1-based, inclusive lines of the decoded text.
 	StartLine int `json:"start_line" parquet:"start_line"`
 	EndLine   int `json:"end_line" parquet:"end_line"`
@@ -103,8 +108,12 @@ func newChunkRow(k chunker.Chunk, sha string) chunkRow {
 	if h == nil {
 		h = []string{}
 	}
+	names := k.DefNames()
+	if names == nil {
+		names = []string{}
+	}
 	return chunkRow{Schema: chunkSchema, ID: k.ID, Path: k.Path, Lang: k.Lang, Ordinal: k.Ordinal, Kind: string(k.Kind),
-		Name: k.Name, StartLine: k.StartLine, EndLine: k.EndLine, StartByte: k.StartByte, EndByte: k.EndByte,
+		Name: k.Name, Names: names, StartLine: k.StartLine, EndLine: k.EndLine, StartByte: k.StartByte, EndByte: k.EndByte,
 		Header: h, Parent: k.Parent, Prev: k.Prev, Next: k.Next, Fallback: k.Fallback, ParseError: k.ParseError,
 		Limit: string(k.Limit), FileSHA256: sha, Text: k.Text}
 }
@@ -640,7 +649,7 @@ func (t textSink) write(cs []chunker.Chunk, _ string) error {
 		if k.Limit != chunker.LimitNone {
 			flags += " limit=" + string(k.Limit)
 		}
-		if _, err := fmt.Fprintf(t.w, "%s:%d-%d %s%s%s\n", k.Path, k.StartLine, k.EndLine, k.Kind, prefixSpace(k.Name), flags); err != nil {
+		if _, err := fmt.Fprintf(t.w, "%s:%d-%d %s%s%s\n", k.Path, k.StartLine, k.EndLine, k.Kind, prefixSpace(strings.Join(k.DefNames(), ", ")), flags); err != nil {
 			return err
 		}
 		if len(k.Header) > 0 {

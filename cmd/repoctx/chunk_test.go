@@ -53,8 +53,38 @@ func chunkRepo(t *testing.T) string {
 }
 
 // wantChunkFields are the keys of every JSON line, in order.
-var wantChunkFields = []string{"schema", "id", "path", "lang", "ordinal", "kind", "name", "start_line", "end_line",
+var wantChunkFields = []string{"schema", "id", "path", "lang", "ordinal", "kind", "name", "names", "start_line", "end_line",
 	"start_byte", "end_byte", "header", "parent", "prev", "next", "fallback", "parse_error", "limit", "file_sha256", "text"}
+
+// TestChunkCommandMergedNames: small sibling functions merged into one chunk have the
+// first one's name in "name" and all of them, in order, in "names"; a definition chunk
+// lists its own name (a chunk with no name, none: checked per row).
+func TestChunkCommandMergedNames(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ops.py")
+	must(t, os.WriteFile(src, []byte("import os\n\n\ndef kind(x): return x\ndef root(x): return x\ndef dir(x): return x\n\n\n"+
+		"def main():\n    for path in os.listdir(os.getcwd()):\n        print(kind(path), root(path), dir(path), os.path.getsize(path))\n"), 0o644))
+	code, stdout, stderr := run(t, "chunk", "--format", "jsonl", src)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got [][]string
+	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		var r chunkRow
+		must(t, json.Unmarshal([]byte(l), &r))
+		if r.Schema != chunkSchema || r.Names == nil || len(r.Names) > 0 && r.Names[0] != r.Name || len(r.Names) == 0 && r.Name != "" {
+			t.Errorf("row %s: schema %d name %q names %q", r.ID, r.Schema, r.Name, r.Names)
+		}
+		got = append(got, r.Names)
+	}
+	if want := [][]string{{"kind", "root", "dir"}, {"main"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("names %q, want %q\n%s", got, want, stdout)
+	}
+	code, stdout, _ = run(t, "chunk", src)
+	if code != 0 || !strings.Contains(stdout, "ops.py:1-8 function kind, root, dir\n") {
+		t.Errorf("text output: exit %d, %q", code, stdout)
+	}
+}
 
 func TestChunkCommandRepo(t *testing.T) {
 	repo := chunkRepo(t)
@@ -292,8 +322,8 @@ func TestChunkLimitReported(t *testing.T) {
 	}
 	var r chunkRow
 	must(t, json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &r))
-	if r.Limit != "nesting" || !r.Fallback || r.ParseError || r.Schema != 2 {
-		t.Errorf("record: limit %q, fallback %v, parse error %v, schema %d; want nesting, true, false, 2", r.Limit, r.Fallback, r.ParseError, r.Schema)
+	if r.Limit != "nesting" || !r.Fallback || r.ParseError || r.Schema != chunkSchema {
+		t.Errorf("record: limit %q, fallback %v, parse error %v, schema %d; want nesting, true, false, %d", r.Limit, r.Fallback, r.ParseError, r.Schema, chunkSchema)
 	}
 	for _, want := range []string{"windowed at a limit: 1 files (nesting 1)", "limit nesting: " + deep} {
 		if !strings.Contains(stderr, want) {

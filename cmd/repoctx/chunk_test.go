@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/preprocess"
 )
 
 // chunkRepo writes a small repository with files every walker rule should drop.
@@ -70,7 +71,7 @@ func TestChunkCommandRepo(t *testing.T) {
 	raw, err := os.ReadFile(out)
 	must(t, err)
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	var rows []chunkRow
+	var rows []preprocess.Row
 	var paths []string
 	for i, l := range lines {
 		// Every field present, in schema order.
@@ -89,9 +90,9 @@ func TestChunkCommandRepo(t *testing.T) {
 		if !slices.Equal(keys, wantChunkFields) {
 			t.Fatalf("line %d keys %q, want %q", i+1, keys, wantChunkFields)
 		}
-		var r chunkRow
+		var r preprocess.Row
 		must(t, json.Unmarshal([]byte(l), &r))
-		if r.Schema != chunkSchema {
+		if r.Schema != preprocess.Schema {
 			t.Errorf("line %d: schema %d", i+1, r.Schema)
 		}
 		content, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(r.Path)))
@@ -143,7 +144,7 @@ func TestChunkCommandRepo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("parquet: exit %d: %s", code, stderr)
 	}
-	back, err := parquet.ReadFile[chunkRow](pq)
+	back, err := parquet.ReadFile[preprocess.Row](pq)
 	must(t, err)
 	for i := range back {
 		if back[i].Header == nil {
@@ -160,7 +161,7 @@ func TestChunkCommandRepo(t *testing.T) {
 		}
 	}
 	// Some row has a header, a parent and a name, so those columns are exercised.
-	if !slices.ContainsFunc(back, func(r chunkRow) bool { return len(r.Header) > 0 && r.Parent != "" && r.Name != "" }) {
+	if !slices.ContainsFunc(back, func(r preprocess.Row) bool { return len(r.Header) > 0 && r.Parent != "" && r.Name != "" }) {
 		t.Errorf("no nested chunk in the parquet rows")
 	}
 }
@@ -290,7 +291,7 @@ func TestChunkLimitReported(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var r chunkRow
+	var r preprocess.Row
 	must(t, json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &r))
 	if r.Limit != "nesting" || !r.Fallback || r.ParseError || r.Schema != 2 {
 		t.Errorf("record: limit %q, fallback %v, parse error %v, schema %d; want nesting, true, false, 2", r.Limit, r.Fallback, r.ParseError, r.Schema)

@@ -15,13 +15,14 @@ import (
 // layout in docs/architecture.md documents:
 //
 //	repoctx ← internal helpers, grammars/kotlin2, languages/internal/lex ← grammars, tokens, store ←
-//	languages/<name> ← languages ← chunker, complete ← symbols, retrieve, snapshot ← retrieve/hugot ←
-//	index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune,
+//	languages/<name> ← languages ← chunker, complete ← symbols, retrieve, snapshot ← retrieve/hugot,
+//	preprocess ← index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune,
 //	examples/library
 //
 // store keeps records on disk and knows nothing of what they hold; snapshot reads
 // repository revisions (folders, zips, memory) and walks folders, keeping what a walk
-// learnt in the store; index chunks, embeds and searches snapshots over the store.
+// learnt in the store; preprocess walks and chunks files and folders into chunk
+// records (the library behind `repoctx chunk`); index chunks, embeds and searches snapshots over the store.
 var layers = map[string]int{
 	".":                        0,
 	"internal/atomicfile":      1,
@@ -47,6 +48,7 @@ var layers = map[string]int{
 	"retrieve":                 6,
 	"snapshot":                 6, // sources, snapshots, the walker
 	"retrieve/hugot":           7,
+	"preprocess":               7, // walk + chunk into chunk records (text, JSONL, Parquet), stats
 	"index":                    8, // a repository's index and its snapshots' views
 	"assemble":                 9,
 	"batch":                    10,

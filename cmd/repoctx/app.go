@@ -386,14 +386,6 @@ func mergeCmd() *cli.Command {
 	}
 }
 
-// prefixSpace returns " "+s, or "" when s is empty.
-func prefixSpace(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " " + s
-}
-
 // errorsOnly passes on lines starting with "error:" and drops the rest (skip logs).
 type errorsOnly struct{ w io.Writer }
 

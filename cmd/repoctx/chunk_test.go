@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/preprocess"
 )
 
 // chunkRepo writes a small repository with files every walker rule should drop.
@@ -70,9 +71,9 @@ func TestChunkCommandMergedNames(t *testing.T) {
 	}
 	var got [][]string
 	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
-		var r chunkRow
+		var r preprocess.Row
 		must(t, json.Unmarshal([]byte(l), &r))
-		if r.Schema != chunkSchema || r.Names == nil || len(r.Names) > 0 && r.Names[0] != r.Name || len(r.Names) == 0 && r.Name != "" {
+		if r.Schema != preprocess.Schema || r.Names == nil || len(r.Names) > 0 && r.Names[0] != r.Name || len(r.Names) == 0 && r.Name != "" {
 			t.Errorf("row %s: schema %d name %q names %q", r.ID, r.Schema, r.Name, r.Names)
 		}
 		got = append(got, r.Names)
@@ -100,7 +101,7 @@ func TestChunkCommandRepo(t *testing.T) {
 	raw, err := os.ReadFile(out)
 	must(t, err)
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	var rows []chunkRow
+	var rows []preprocess.Row
 	var paths []string
 	for i, l := range lines {
 		// Every field present, in schema order.
@@ -119,9 +120,9 @@ func TestChunkCommandRepo(t *testing.T) {
 		if !slices.Equal(keys, wantChunkFields) {
 			t.Fatalf("line %d keys %q, want %q", i+1, keys, wantChunkFields)
 		}
-		var r chunkRow
+		var r preprocess.Row
 		must(t, json.Unmarshal([]byte(l), &r))
-		if r.Schema != chunkSchema {
+		if r.Schema != preprocess.Schema {
 			t.Errorf("line %d: schema %d", i+1, r.Schema)
 		}
 		content, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(r.Path)))
@@ -173,7 +174,7 @@ func TestChunkCommandRepo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("parquet: exit %d: %s", code, stderr)
 	}
-	back, err := parquet.ReadFile[chunkRow](pq)
+	back, err := parquet.ReadFile[preprocess.Row](pq)
 	must(t, err)
 	for i := range back {
 		if back[i].Header == nil {
@@ -190,7 +191,7 @@ func TestChunkCommandRepo(t *testing.T) {
 		}
 	}
 	// Some row has a header, a parent and a name, so those columns are exercised.
-	if !slices.ContainsFunc(back, func(r chunkRow) bool { return len(r.Header) > 0 && r.Parent != "" && r.Name != "" }) {
+	if !slices.ContainsFunc(back, func(r preprocess.Row) bool { return len(r.Header) > 0 && r.Parent != "" && r.Name != "" }) {
 		t.Errorf("no nested chunk in the parquet rows")
 	}
 }
@@ -320,10 +321,10 @@ func TestChunkLimitReported(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var r chunkRow
+	var r preprocess.Row
 	must(t, json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &r))
-	if r.Limit != "nesting" || !r.Fallback || r.ParseError || r.Schema != chunkSchema {
-		t.Errorf("record: limit %q, fallback %v, parse error %v, schema %d; want nesting, true, false, %d", r.Limit, r.Fallback, r.ParseError, r.Schema, chunkSchema)
+	if r.Limit != "nesting" || !r.Fallback || r.ParseError || r.Schema != preprocess.Schema {
+		t.Errorf("record: limit %q, fallback %v, parse error %v, schema %d; want nesting, true, false, %d", r.Limit, r.Fallback, r.ParseError, r.Schema, preprocess.Schema)
 	}
 	for _, want := range []string{"windowed at a limit: 1 files (nesting 1)", "limit nesting: " + deep} {
 		if !strings.Contains(stderr, want) {

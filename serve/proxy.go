@@ -224,10 +224,16 @@ func readBody(r *http.Request, limit int64) (body []byte, ok bool) {
 }
 
 // completionFields reads a completion request's body as a JSON object. When the body
-// is over --max-body-bytes, unreadable or not a JSON object, it forwards the request
-// without context (the reason counted in /v1/status) and ok is false.
+// is content-encoded (gzip: forwarded as sent), over --max-body-bytes, unreadable or
+// not a JSON object, it forwards the request without context (the reason counted in
+// /v1/status) and ok is false.
 func (s *Server) completionFields(w http.ResponseWriter, r *http.Request) (body []byte, f fields, ok bool) {
 	p := s.proxy
+	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
+		p.without(r.URL.Path, "encoded", "the body is "+enc+"-encoded: forwarded as sent")
+		p.pass(w, r)
+		return nil, nil, false
+	}
 	if body, ok = readBody(r, s.cfg.MaxBodyBytes); !ok {
 		p.without(r.URL.Path, "unreadable", "the body is over --max-body-bytes or could not be read")
 		p.pass(w, r)

@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -470,6 +471,37 @@ func TestOpenAPIProxy(t *testing.T) {
 		if !strings.Contains(string(doc), "\n        "+f+":") {
 			t.Errorf("docs/openapi.yaml does not describe the request field %s", f)
 		}
+	}
+}
+
+// TestProxyEncodedBody: a content-encoded /infill body is forwarded as sent, byte
+// for byte with its Content-Encoding, and counted as "encoded".
+func TestProxyEncodedBody(t *testing.T) {
+	ts, m, dir := proxyServer(t, nil)
+	plain, err := json.Marshal(infillRequest(t, dir, "val load = "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain)
+	zw.Close()
+	req, _ := http.NewRequest("POST", ts.url+"/infill", bytes.NewReader(gz.Bytes()))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, resp)
+	m.mu.Lock()
+	got, enc := m.got["/infill"], m.hdr["/infill"].Get("Content-Encoding")
+	m.mu.Unlock()
+	if !bytes.Equal(got, gz.Bytes()) || enc != "gzip" {
+		t.Errorf("upstream got %d bytes with Content-Encoding %q, want the client's %d gzip bytes", len(got), enc, gz.Len())
+	}
+	if st := readAll(t, send(t, "GET", ts.url+"/v1/status", nil)); !strings.Contains(st, `"encoded":1`) {
+		t.Errorf("/v1/status does not count the encoded body: %s", st)
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/repoctx/repoctx"
@@ -300,6 +302,11 @@ func (o RequestOptions) apply(base assemble.Options) (assemble.Options, error) {
 		s := assemble.OptionByJSON(name)
 		if s == nil {
 			return base, fmt.Errorf("unknown field %q in options (options: %s)", name, optionNames())
+		}
+		if s.Kind == assemble.KindInt && math.Abs(v) > 1<<53 {
+			// Beyond float64's exact integers (and int's range): refused before Set
+			// would wrap it into a number the user never sent.
+			return base, fmt.Errorf("options.%s must be %s, not %s", s.JSON, s.Want, strconv.FormatFloat(v, 'f', -1, 64))
 		}
 		s.Set(&base, v)
 		given[s.Name] = true

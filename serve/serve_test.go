@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -457,6 +458,7 @@ func TestBadRequests(t *testing.T) {
 		{map[string]any{"path": p, "prefix": "x", "workspace": "nope"}, `workspace "nope" is not served`},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"top_k": 0}}, "options.top_k must be a positive number of chunks up to 10000, not 0"},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_window": 100}}, "options.plan_window must be"},
+		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_window": int64(math.MaxInt64)}}, "not 9223372036854776000"}, // not wrapped to a negative int
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_share": 0.3}}, "need options.plan_window"},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_context_window": 16000}}, "need options.plan_window"},
 		{map[string]any{"path": p, "prefix": "x", "options": map[string]any{"plan_window": 8000, "plan_context_window": -1}}, "options.plan_context_window must be"},

@@ -59,9 +59,17 @@ func IDRecall(middle, prefix, suffix, context string, isKeyword func(string) boo
 	if len(ids) == 0 {
 		return 0, 0
 	}
+	return shareIn(ids, context), len(ids)
+}
+
+// shareIn returns the share of ids (not empty) that occur among the
+// [Identifiers] of any of texts.
+func shareIn(ids []string, texts ...string) float64 {
 	in := map[string]bool{}
-	for _, id := range Identifiers(context) {
-		in[id] = true
+	for _, t := range texts {
+		for _, id := range Identifiers(t) {
+			in[id] = true
+		}
 	}
 	found := 0
 	for _, id := range ids {
@@ -69,7 +77,7 @@ func IDRecall(middle, prefix, suffix, context string, isKeyword func(string) boo
 			found++
 		}
 	}
-	return float64(found) / float64(len(ids)), len(ids)
+	return float64(found) / float64(len(ids))
 }
 
 // MainLine returns the longest line of middle after stripping white space at
@@ -218,17 +226,5 @@ func AllRecall(middle, prefix, suffix, kept string, isKeyword func(string) bool)
 	if len(ids) == 0 {
 		return 0, 0
 	}
-	in := map[string]bool{}
-	for _, s := range []string{kept, prefix, suffix} {
-		for _, id := range Identifiers(s) {
-			in[id] = true
-		}
-	}
-	found := 0
-	for _, id := range ids {
-		if in[id] {
-			found++
-		}
-	}
-	return float64(found) / float64(len(ids)), len(ids)
+	return shareIn(ids, kept, prefix, suffix), len(ids)
 }

@@ -710,36 +710,23 @@ func scoreDatapoint(middle, prefix, suffix, origPrefix, origSuffix, context stri
 			from = keepFrom(size, float64(s.Chars))
 		}
 		ps := PointScores{LineChrF: max(bestFrom[from], seenBest), CtxChars: suffixBytes[from]}
-		if len(ids) > 0 {
+		// kept returns the share of ids in the kept context (a last occurrence at or
+		// after line from) or in the prompt's prefix and suffix (prompt, which may be
+		// nil), nil for no ids.
+		kept := func(ids []string, prompt map[string]bool) *float64 {
+			if len(ids) == 0 {
+				return nil
+			}
 			found := 0
 			for _, id := range ids {
-				if i, ok := last[id]; ok && i >= from {
-					found++
-				}
-			}
-			r := float64(found) / float64(len(ids))
-			ps.IDRec = &r
-		}
-		if len(novel) > 0 {
-			found := 0
-			for _, id := range novel {
-				if i, ok := last[id]; ok && i >= from {
-					found++
-				}
-			}
-			r := float64(found) / float64(len(novel))
-			ps.NovelRec = &r
-		}
-		if len(all) > 0 {
-			found := 0
-			for _, id := range all {
 				if i, ok := last[id]; prompt[id] || ok && i >= from {
 					found++
 				}
 			}
-			r := float64(found) / float64(len(all))
-			ps.AllRec = &r
+			r := float64(found) / float64(len(ids))
+			return &r
 		}
+		ps.IDRec, ps.NovelRec, ps.AllRec = kept(ids, nil), kept(novel, nil), kept(all, prompt)
 		ps.CopyChrF = ChrF(CopyPredict(prefix, seen+joinFrom(lines, from)), firstLine)
 		ds.Settings[k] = ps
 	}

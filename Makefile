@@ -26,12 +26,13 @@ build: $(GRAMMAR)
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/repoctx
 
 # The test command CI runs (.ci/run): vet, staticcheck (when installed), all tests with the
-# race detector, the golden digest and ranking tests without it (their shared-data parts are
-# too slow under the race detector), then the grammar-dependent packages again in a plain build (fwcd 0.3.8).
+# race detector, the tests too slow under it without it (golden digests and rankings over the
+# shared data, predict with the pure-Go dense model), then the packages whose behaviour
+# depends on the Kotlin grammar again in a plain build (fwcd 0.3.8).
 test: vet lint
 	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
-	$(GO) test -count=1 -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens' ./cmd/repoctx
-	$(GO) test -count=1 ./grammars/... ./languages/... ./chunker/ ./symbols/
+	$(GO) test -count=1 -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens|TestPredictDense' ./cmd/repoctx ./dataset
+	$(GO) test -count=1 ./grammars/ ./languages/ ./languages/kotlin/ ./chunker/ ./symbols/
 
 vet: $(GRAMMAR)
 	$(GO) vet -tags '$(TAGS)' ./...

@@ -100,11 +100,14 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
-// TestCharsPerToken logs the characters (code points) per Qwen token of the dev
-// and devb datapoints' prefixes and of the dev snapshots' source files, per
-// language, and what repoctx.CharEstimate makes of them.
-func TestCharsPerToken(t *testing.T) {
-	tk := qwen(t)
+// BenchmarkCharsPerToken measures the characters (code points) per Qwen token of
+// the dev and devb datapoints' prefixes and of the dev snapshots' source files, per
+// language, and what repoctx.CharEstimate makes of them: a measurement, not a check,
+// so it is a benchmark (it logs its figures once; the loop recounts the Kotlin dev
+// sources so that ns/op is the cost of counting them). Run it with
+// go test -run '^$' -bench CharsPerToken -benchtime 1x -v ./tokens
+func BenchmarkCharsPerToken(b *testing.B) {
+	tk := qwen(b)
 	report := func(what string, texts []string) {
 		chars, toks := 0, 0
 		for _, s := range texts {
@@ -115,14 +118,17 @@ func TestCharsPerToken(t *testing.T) {
 			return
 		}
 		est := repoctx.CharEstimate{}.Count(strings.Join(texts, ""))
-		t.Logf("%s: %d texts, %d characters, %d Qwen tokens: %.2f characters/token; %s = %.0f tokens (%+.0f%%)",
+		b.Logf("%s: %d texts, %d characters, %d Qwen tokens: %.2f characters/token; %s = %.0f tokens (%+.0f%%)",
 			what, len(texts), chars, toks, float64(chars)/float64(toks), repoctx.CharEstimate{}.Name(), est, 100*(est/float64(toks)-1))
 	}
 	for _, lang := range []struct{ name, ext string }{{"kotlin", ".kt"}, {"python", ".py"}} {
+		if b.N > 1 {
+			break // the figures are logged on the first call (b.N == 1) only
+		}
 		for _, stage := range []string{"dev", "devb"} {
 			f, err := os.Open(filepath.Join(devDir, "..", stage, lang.name+"-"+stage+".jsonl"))
 			if err != nil {
-				t.Log(err)
+				b.Log(err)
 				continue
 			}
 			sc := bufio.NewScanner(f)
@@ -133,13 +139,20 @@ func TestCharsPerToken(t *testing.T) {
 					Prefix string `json:"prefix"`
 				}
 				if err := json.Unmarshal(sc.Bytes(), &dp); err != nil {
-					t.Fatal(err)
+					b.Fatal(err)
 				}
 				prefixes = append(prefixes, dp.Prefix)
 			}
 			f.Close()
 			report(lang.name+" "+stage+" prefixes", prefixes)
 		}
-		report(lang.name+" dev source files (4 MB)", devSources(t, lang.name, lang.ext, 4<<20))
+		report(lang.name+" dev source files (4 MB)", devSources(b, lang.name, lang.ext, 4<<20))
+	}
+	texts := devSources(b, "kotlin", ".kt", 1<<20)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, s := range texts {
+			tk.CountInt(s)
+		}
 	}
 }

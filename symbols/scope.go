@@ -213,6 +213,8 @@ func qualifier(head string) string {
 			h = strings.TrimSuffix(strings.TrimSuffix(h, "?."), "!!.")
 		case strings.HasSuffix(h, ".") && !strings.HasSuffix(h, ".."):
 			h = strings.TrimSuffix(h, ".")
+		case strings.HasSuffix(h, "\\") && len(h) > 1 && isIdentByte(h[len(h)-2]):
+			h = strings.TrimSuffix(h, "\\") // PHP's `App\Util\Money::`: a namespace path
 		default:
 			if parts[0] == "super()" || parts[0] == "super" {
 				parts[0] = "super"

@@ -270,3 +270,36 @@ func TestPHPNamespaceQualifier(t *testing.T) {
 		t.Errorf("ResolveUse = %v, want src/Util/Money.php's", got)
 	}
 }
+
+// TestKotlinSoftKeywordNames: Kotlin's soft keywords name definitions (`val data`,
+// `fun file()`) and resolve like any name where the text uses them as names, and are
+// no uses where it uses them as keywords (`data class`, `@file:JvmName`).
+func TestKotlinSoftKeywordNames(t *testing.T) {
+	spec := grammars.Lookup("kotlin")
+	before := "@file:JvmName(\"Report\")\npackage a\n\nprivate data class Row(val n: Int)\n\nfun report(): Int = data.size + file(\"x\").length + payload.size + path("
+	names := map[string]bool{}
+	for _, u := range Uses(before, ")\n", spec) {
+		names[u.Name] = true
+	}
+	for _, n := range []string{"data", "file", "payload", "path"} {
+		if !names[n] {
+			t.Errorf("Uses left out %q", n)
+		}
+	}
+	for _, n := range []string{"private", "class", "val", "fun"} {
+		if names[n] {
+			t.Errorf("Uses has the keyword %q", n)
+		}
+	}
+	tab := extractAll(t, map[string]string{
+		"a/Defs.kt":   "package a\n\nval data: List<Int> = listOf()\n\nfun file(name: String): String = name\n\nval payload: List<Int> = listOf()\n\nfun path(name: String): String = name\n",
+		"a/Report.kt": "package a\n\nfun report(): Int = 0\n",
+		"b/Defs.kt":   "package b\n\nval data = 1\nfun file() = 2\nval payload = 3\nfun path() = 4\n",
+	})
+	for _, n := range []string{"data", "file", "payload", "path"} {
+		got := tab.ResolveUse(Use{Name: n, Bare: true}, Site{From: "a/Report.kt"}, 2)
+		if len(got) != 1 || got[0].Def.Path != "a/Defs.kt" || got[0].Via != ViaSamePkg {
+			t.Errorf("ResolveUse(%s) = %v, want a/Defs.kt via same-package", n, got)
+		}
+	}
+}

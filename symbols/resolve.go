@@ -86,7 +86,8 @@ func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) [
 //     fixture in a conftest.py of the folder or a folder above.
 //  4. A bare Kotlin use inside a class: a member of the class or its supertypes
 //     (implicit this).
-//  5. By bare name, unless it is a keyword or a very common standard-library or
+//  5. By bare name, unless it is a keyword (a soft keyword that may name a
+//     definition does not count, see IsReserved) or a very common standard-library or
 //     member name of the language (IsCommonName), and leaving out test code when the
 //     completion file is not test code (IsTestPath): for a bare Kotlin use, a
 //     top-level definition of the same package (Kotlin needs an import otherwise),
@@ -174,7 +175,7 @@ func (r *resolver) resolve(u Use) []Candidate {
 	if IsCommonName(r.lang, u.Name) {
 		return r.out
 	}
-	if spec := grammars.Lookup(r.lang); spec != nil && spec.IsKeyword(u.Name) {
+	if IsReserved(grammars.Lookup(r.lang), u.Name) {
 		return r.out
 	}
 	if bare && (r.lang == "kotlin" || r.lang == "go") && !site.Scope.Local(u.Name) {

@@ -207,6 +207,12 @@ func TestResolveModuleRules(t *testing.T) {
 			"src/other.rs": "fn f() {}\n",
 			"src/z.rs":     "fn parse_amount() {}\n",
 		}, "src/other.rs", Use{Name: "parse_amount", Qualifiers: []string{"money"}}, []string{"src/money.rs module"}},
+		{"rust std module path, not the crate's file of that name", map[string]string{
+			"src/lib.rs":  "pub mod util;\n",
+			"src/util.rs": "pub fn swap() {}\n",
+			"src/mem.rs":  "pub fn swap() {}\n",
+			"src/a.rs":    "fn f() {}\n",
+		}, "src/a.rs", Use{Name: "swap", Qualifiers: []string{"mem"}}, nil},
 		{"swift module qualifier", map[string]string{
 			"Sources/ShopKit/Money.swift": "public func parseAmount(_ s: String) -> Int { 1 }\n",
 			"Sources/App/main.swift":      "import ShopKit\n",

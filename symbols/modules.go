@@ -132,8 +132,8 @@ func (t *Table) rustCrateRoot(from string) []*File {
 
 // pathModuleQualified resolves `q.name` (JavaScript, TypeScript) and `q::name`
 // (Rust), q a whole module an import binds (`import * as q`, `const q =
-// require(...)`, `use crate::q`), else for Rust a module of the crate named q
-// (`crate::q::name`): the top-level definitions of name in that module's files or
+// require(...)`, `use crate::q`), else for Rust a module the repository declares
+// (`mod q;`, for `crate::q::name`; not std's `mem::swap`): the top-level definitions of name in that module's files or
 // re-exported by them. It reports whether q named such a module.
 func (r *resolver) pathModuleQualified(name, q string) bool {
 	if strings.ContainsAny(q, ".()") {
@@ -156,7 +156,7 @@ func (r *resolver) pathModuleQualified(name, q string) bool {
 		bound = true
 		break
 	}
-	if !bound && r.lang == "rust" && q != "Self" && !startsUpper(q) {
+	if !bound && r.lang == "rust" && r.rustModDeclared(q) {
 		files = r.t.pathFiles(q, r.site.From)
 	}
 	var rs []*File
@@ -286,4 +286,15 @@ func (r *resolver) withDefinitions(out []Candidate) []Candidate {
 		res = res[:r.max]
 	}
 	return res
+}
+
+// rustModDeclared reports whether a Rust file of the repository declares the module
+// q (`mod q;`, `pub mod q {`).
+func (r *resolver) rustModDeclared(q string) bool {
+	for _, d := range r.t.byName[q] {
+		if d.Kind == grammars.Class && path.Ext(d.Path) == ".rs" && strings.HasPrefix(strings.TrimPrefix(strings.TrimPrefix(d.Signature, "pub(crate) "), "pub "), "mod ") {
+			return true
+		}
+	}
+	return false
 }

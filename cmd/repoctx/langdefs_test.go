@@ -343,11 +343,15 @@ func moduleDefs(t *testing.T, m defModule) []defResult {
 	<-updated
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
-	must(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(m.def)), []byte(final), 0o644))
+	// Saved as editors do, whole: written beside and renamed over the draft, so the
+	// server never reads a half-written file.
+	tmp := filepath.Join(t.TempDir(), "save")
+	must(t, os.WriteFile(tmp, []byte(final), 0o644))
+	must(t, os.Rename(tmp, filepath.Join(dir, filepath.FromSlash(m.def))))
 	for deadline := time.After(20 * time.Second); ; {
 		select {
 		case u := <-updated:
-			if u.Changed == 0 {
+			if u.Changed+u.Added == 0 {
 				continue
 			}
 		case <-deadline:

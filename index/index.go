@@ -336,7 +336,8 @@ func maxBytes(max int) int {
 // symbols.File changes meaning or the record format (encodeSymbols) changes. "sym1"
 // records were gob-encoded; a cache holding them is never read under "sym2" keys (the
 // symbols are extracted again), and decodeSymbols refuses a record without its magic.
-const symbolsCacheVersion = "sym2"
+// "sym3": JavaScript and TypeScript files list their re-exports among their imports.
+const symbolsCacheVersion = "sym3"
 
 // symbolKey is the store key of the symbols of the file at path whose raw bytes hash
 // to sum.

@@ -3,6 +3,8 @@ package symbols
 import (
 	"path"
 	"strings"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // commonNames are, per language, names so common in its standard library (and, for
@@ -69,6 +71,39 @@ func wordSet(words string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// nameKeywords are, per language, keywords of its grammar's Keywords list that are
+// soft (Kotlin's modifier keywords and its annotation use-site targets, after the
+// Kotlin grammar's keyword list): the language lets them name a function, property or
+// parameter (`val data`, `fun file()`), so a use of one is resolved like any name
+// when the text uses it as one (see isNameUse). Kotlin's soft keywords that only
+// open syntax (by, catch, constructor, finally, get, set, import, init, where) and
+// the implicit lambda parameter it stay keywords.
+var nameKeywords = map[string]map[string]bool{
+	"kotlin": wordSet(`
+		abstract actual annotation companion const crossinline data delegate dynamic enum
+		expect external field file final infix inline inner internal lateinit noinline open
+		operator out override param private property protected public receiver reified
+		sealed setparam suspend tailrec vararg`),
+}
+
+// IsReserved reports whether word is a keyword of the language that never names a
+// definition: spec's keyword (spec may be nil: none) and not one of the language's
+// soft keywords that may (nameKeywords).
+func IsReserved(spec *grammars.Spec, word string) bool {
+	return spec != nil && spec.IsKeyword(word) && !nameKeywords[spec.Name][word]
+}
+
+// isNameUse reports whether the soft keyword at line[start:end] is used as a name:
+// not after '@' (`@file:JvmName`) and not followed, on its line, by a word or an
+// annotation (`data class`, `private val`, `inline fun`).
+func isNameUse(line string, start, end int) bool {
+	if strings.HasSuffix(strings.TrimRight(line[:start], " \t"), "@") {
+		return false
+	}
+	rest := strings.TrimLeft(line[end:], " \t")
+	return rest == "" || rest == line[end:] || !(isIdentByte(rest[0]) || rest[0] == '@')
 }
 
 // IsCommonName reports whether name is one of the language's very common standard

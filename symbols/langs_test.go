@@ -165,3 +165,147 @@ func TestResolveKeepFilters(t *testing.T) {
 		t.Errorf("ResolveUse without Keep = %v, want b/B.kt (same folder, first by path)", got)
 	}
 }
+
+// TestResolveModuleRules: the module rules of each language beyond a plain import
+// (re-exports, whole-module qualifiers, crate roots, module-qualified Swift, C/C++
+// definitions of declared functions, static wildcard imports, names written with
+// their package, aliased classes), each with a decoy of the same name elsewhere.
+func TestResolveModuleRules(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		from  string
+		use   Use
+		want  []string // "path via", in order
+	}{
+		{"js re-export by name through an index file", map[string]string{
+			"src/lib/money.js": "export function parseAmount(s) { return 1; }\n",
+			"src/lib/index.js": "export { parseAmount } from './money.js';\n",
+			"src/app.js":       "import { parseAmount } from './lib';\n",
+			"src/z/money.js":   "export function parseAmount() {}\n",
+		}, "src/app.js", Use{Name: "parseAmount", Bare: true}, []string{"src/lib/money.js import"}},
+		{"ts re-export, renamed, through export *", map[string]string{
+			"src/lib/money.ts": "export function parseAmount(s: string): number { return 1; }\n",
+			"src/lib/all.ts":   "export { parseAmount as cents } from './money';\n",
+			"src/lib/index.ts": "export * from './all';\n",
+			"src/app.ts":       "import { cents } from './lib';\n",
+		}, "src/app.ts", Use{Name: "cents", Bare: true}, []string{"src/lib/money.ts import"}},
+		{"js namespace import as a qualifier", map[string]string{
+			"src/money.js":   "export function parseAmount(s) { return 1; }\n",
+			"src/app.js":     "import * as money from './money.js';\n",
+			"src/z/money.js": "export function parseAmount() {}\n",
+		}, "src/app.js", Use{Name: "parseAmount", Qualifiers: []string{"money"}}, []string{"src/money.js module"}},
+		{"rust crate root re-export", map[string]string{
+			"src/lib.rs":   "pub mod money;\npub use money::parse_amount;\n",
+			"src/money.rs": "pub fn parse_amount(s: &str) -> u32 { 1 }\n",
+			"src/other.rs": "use crate::parse_amount;\n",
+			"src/z.rs":     "fn parse_amount() {}\n",
+		}, "src/other.rs", Use{Name: "parse_amount", Bare: true}, []string{"src/money.rs import"}},
+		{"rust module path qualifier", map[string]string{
+			"src/lib.rs":   "pub mod money;\n",
+			"src/money.rs": "pub fn parse_amount(s: &str) -> u32 { 1 }\n",
+			"src/other.rs": "fn f() {}\n",
+			"src/z.rs":     "fn parse_amount() {}\n",
+		}, "src/other.rs", Use{Name: "parse_amount", Qualifiers: []string{"money"}}, []string{"src/money.rs module"}},
+		{"rust std module path, not the crate's file of that name", map[string]string{
+			"src/lib.rs":  "pub mod util;\n",
+			"src/util.rs": "pub fn swap() {}\n",
+			"src/mem.rs":  "pub fn swap() {}\n",
+			"src/a.rs":    "fn f() {}\n",
+		}, "src/a.rs", Use{Name: "swap", Qualifiers: []string{"mem"}}, nil},
+		{"swift module qualifier", map[string]string{
+			"Sources/ShopKit/Money.swift": "public func parseAmount(_ s: String) -> Int { 1 }\n",
+			"Sources/App/main.swift":      "import ShopKit\n",
+			"Sources/Other/Money.swift":   "func parseAmount(_ s: String) -> Int { 0 }\n",
+		}, "Sources/App/main.swift", Use{Name: "parseAmount", Qualifiers: []string{"ShopKit"}}, []string{"Sources/ShopKit/Money.swift module"}},
+		{"c++ declaration, then its definition", map[string]string{
+			"include/shop/money.h": "namespace shop {\nint parse_amount(const char* s);\n}\n",
+			"src/money.cc":         "#include \"shop/money.h\"\nnamespace shop {\nint parse_amount(const char* s) { return 1; }\n}\n",
+			"src/main.cc":          "#include \"shop/money.h\"\n",
+			"other/parse.cc":       "double parse_amount(const char* s) { return 0; }\n",
+		}, "src/main.cc", Use{Name: "parse_amount", Bare: true}, []string{"include/shop/money.h star-import", "src/money.cc star-import"}},
+		{"c# using static", map[string]string{
+			"Util/Money.cs":  "namespace Acme.Util;\npublic static class Money { public static int ParseAmount(string s) => 1; }\n",
+			"App.cs":         "using static Acme.Util.Money;\nclass App { }\n",
+			"Other/Money.cs": "namespace Other;\npublic static class Money { public static int ParseAmount(string s) => 0; }\n",
+		}, "App.cs", Use{Name: "ParseAmount", Bare: true}, []string{"Util/Money.cs star-import"}},
+		{"java class written with its package", map[string]string{
+			"a/util/Money.java": "package com.acme.util;\npublic class Money { public static int parseAmount(String s) { return 1; } }\n",
+			"a/App.java":        "package com.acme;\nclass App {}\n",
+			"z/Money.java":      "package z;\npublic class Money { public static int parseAmount(String s) { return 0; } }\n",
+		}, "a/App.java", Use{Name: "parseAmount", Qualifiers: []string{"com.acme.util.Money"}}, []string{"a/util/Money.java receiver"}},
+		{"scala aliased import of an object", map[string]string{
+			"a/Money.scala": "package com.acme.util\nobject Money { def parseAmount(s: String): Int = 1 }\n",
+			"a/App.scala":   "package com.acme\nimport com.acme.util.{Money => M}\nobject App\n",
+			"z/Money.scala": "package z\nobject Money { def parseAmount(s: String): Int = 0 }\n",
+		}, "a/App.scala", Use{Name: "parseAmount", Qualifiers: []string{"M"}}, []string{"a/Money.scala receiver"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tab := extractAll(t, c.files)
+			var got []string
+			for _, g := range tab.ResolveUse(c.use, Site{From: c.from}, 2) {
+				got = append(got, g.Def.Path+" "+g.Via)
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("ResolveUse(%+v) from %s = %q, want %q", c.use, c.from, got, c.want)
+			}
+		})
+	}
+}
+
+// TestPHPNamespaceQualifier: a class written with its PHP namespace is one receiver
+// chain, which resolves through the namespace's files.
+func TestPHPNamespaceQualifier(t *testing.T) {
+	uses := Uses("<?php\nreturn \\App\\Util\\Money::parseAmount(", "", grammars.Lookup("php"))
+	var q []string
+	for _, u := range uses {
+		if u.Name == "parseAmount" {
+			q = u.Qualifiers
+		}
+	}
+	if len(q) != 1 || q[0] != "App.Util.Money" {
+		t.Fatalf("qualifiers of parseAmount %q, want [App.Util.Money]", q)
+	}
+	tab := extractAll(t, map[string]string{
+		"src/Util/Money.php":  "<?php\nnamespace App\\Util;\nclass Money { public static function parseAmount(string $s): int { return 1; } }\n",
+		"src/Other/Money.php": "<?php\nnamespace App\\Other;\nclass Money { public static function parseAmount(string $s): int { return 0; } }\n",
+		"src/App.php":         "<?php\nnamespace App;\n",
+	})
+	got := tab.ResolveUse(Use{Name: "parseAmount", Qualifiers: q}, Site{From: "src/App.php"}, 2)
+	if len(got) != 1 || got[0].Def.Path != "src/Util/Money.php" {
+		t.Errorf("ResolveUse = %v, want src/Util/Money.php's", got)
+	}
+}
+
+// TestKotlinSoftKeywordNames: Kotlin's soft keywords name definitions (`val data`,
+// `fun file()`) and resolve like any name where the text uses them as names, and are
+// no uses where it uses them as keywords (`data class`, `@file:JvmName`).
+func TestKotlinSoftKeywordNames(t *testing.T) {
+	spec := grammars.Lookup("kotlin")
+	before := "@file:JvmName(\"Report\")\npackage a\n\nprivate data class Row(val n: Int)\n\nfun report(): Int = data.size + file(\"x\").length + payload.size + path("
+	names := map[string]bool{}
+	for _, u := range Uses(before, ")\n", spec) {
+		names[u.Name] = true
+	}
+	for _, n := range []string{"data", "file", "payload", "path"} {
+		if !names[n] {
+			t.Errorf("Uses left out %q", n)
+		}
+	}
+	for _, n := range []string{"private", "class", "val", "fun"} {
+		if names[n] {
+			t.Errorf("Uses has the keyword %q", n)
+		}
+	}
+	tab := extractAll(t, map[string]string{
+		"a/Defs.kt":   "package a\n\nval data: List<Int> = listOf()\n\nfun file(name: String): String = name\n\nval payload: List<Int> = listOf()\n\nfun path(name: String): String = name\n",
+		"a/Report.kt": "package a\n\nfun report(): Int = 0\n",
+		"b/Defs.kt":   "package b\n\nval data = 1\nfun file() = 2\nval payload = 3\nfun path() = 4\n",
+	})
+	for _, n := range []string{"data", "file", "payload", "path"} {
+		got := tab.ResolveUse(Use{Name: n, Bare: true}, Site{From: "a/Report.kt"}, 2)
+		if len(got) != 1 || got[0].Def.Path != "a/Defs.kt" || got[0].Via != ViaSamePkg {
+			t.Errorf("ResolveUse(%s) = %v, want a/Defs.kt via same-package", n, got)
+		}
+	}
+}

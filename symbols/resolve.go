@@ -65,6 +65,10 @@ func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) [
 //     with Foo a class or object, `m.name` with m an imported Python module or Go
 //     package (its folder's top-level definitions, see goPackageQualified), C++'s
 //     `ns::name` with ns no class (a namespace, see cppNamespaceQualified),
+//     JavaScript's `m.name` with m a whole module an import binds and Rust's
+//     `m::name` with m a module (pathModuleQualified), Swift's `M.name` with M a
+//     module of the repository (swiftModuleQualified), a class written with its
+//     package (`com.acme.Money.name`, PHP's `\App\Money::name`: packageClasses),
 //     `super.name`, and chains of these through the declared types of properties and
 //     return types (`self.client.name`). The name is looked up in that class and its
 //     supertypes (up to 3 levels), and for Kotlin among the extensions on those
@@ -72,15 +76,18 @@ func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) [
 //     type or module outside the repository (String, os), ends the search there: a
 //     definition found by the bare name would be another thing of the same name.
 //  2. An explicit import of the name or of an alias of it (for Kotlin also for member
-//     uses: extension functions are imported by name), then wildcard imports, then
-//     the indexed copy of the completion file. A name an import binds but the
+//     uses: extension functions are imported by name), following the re-exports of
+//     the module it names (reExported: index files, `pub use`), then wildcard imports
+//     (Java's `import static a.Money.*` and C#'s `using static a.Money;`: the class's
+//     members), then the indexed copy of the completion file. A name an import binds but the
 //     repository does not define is not looked up further.
 //  3. A bare use of a local of the functions around the cursor (Scope.Local) refers
 //     to it, except that in Python test files a parameter is a pytest fixture: the
 //     fixture in a conftest.py of the folder or a folder above.
 //  4. A bare Kotlin use inside a class: a member of the class or its supertypes
 //     (implicit this).
-//  5. By bare name, unless it is a keyword or a very common standard-library or
+//  5. By bare name, unless it is a keyword (a soft keyword that may name a
+//     definition does not count, see IsReserved) or a very common standard-library or
 //     member name of the language (IsCommonName), and leaving out test code when the
 //     completion file is not test code (IsTestPath): for a bare Kotlin use, a
 //     top-level definition of the same package (Kotlin needs an import otherwise),
@@ -92,11 +99,24 @@ func (t *Table) Resolve(name, from string, imports []grammars.Import, max int) [
 //     expect/actual copies of one Kotlin declaration count once). A bare Python use
 //     is never resolved by name alone: Python binds a name only by assignment,
 //     definition or import.
+//
+// In C and C++, a function declaration found in a header is followed by the
+// function's definitions (withDefinitions).
 func (t *Table) ResolveUse(u Use, site Site, max int) []Candidate {
 	if max <= 0 {
 		max = 5
 	}
 	r := t.newResolver(site, max)
+	out := r.resolve(u)
+	if r.lang == "c" || r.lang == "cpp" {
+		out = r.withDefinitions(out)
+	}
+	return out
+}
+
+// resolve is ResolveUse's search, without C/C++'s definitions of declarations.
+func (r *resolver) resolve(u Use) []Candidate {
+	t, site := r.t, r.site
 	if universalMembers[r.lang][u.Name] {
 		return nil
 	}
@@ -155,7 +175,7 @@ func (t *Table) ResolveUse(u Use, site Site, max int) []Candidate {
 	if IsCommonName(r.lang, u.Name) {
 		return r.out
 	}
-	if spec := grammars.Lookup(r.lang); spec != nil && spec.IsKeyword(u.Name) {
+	if IsReserved(grammars.Lookup(r.lang), u.Name) {
 		return r.out
 	}
 	if bare && (r.lang == "kotlin" || r.lang == "go") && !site.Scope.Local(u.Name) {
@@ -271,18 +291,28 @@ func (r *resolver) importsOf(f *File) []grammars.Import {
 // importTargets returns the definitions an explicit (non-wildcard) import im names,
 // kept by keep (nil: any).
 func (r *resolver) importTargets(im grammars.Import, from string, keep func(*Def) bool) []*Def {
+	return r.importTargetsDepth(im, from, keep, 0)
+}
+
+// importTargetsDepth is importTargets at depth re-exports from the completion file.
+func (r *resolver) importTargetsDepth(im grammars.Import, from string, keep func(*Def) bool, depth int) []*Def {
 	var out []*Def
 	target := im.Name
 	if target == "" {
 		return nil
 	}
 	ok := func(d *Def) bool { return d.Name == target && (keep == nil || keep(d)) && r.inFamily(d) }
-	for _, f := range r.t.moduleFiles(im, from) {
+	mfs := r.t.moduleFiles(im, from)
+	for _, f := range mfs {
 		for i := range f.Defs {
 			if d := &f.Defs[i]; ok(d) && d.Container == "" {
 				out = append(out, d)
 			}
 		}
+	}
+	if len(out) == 0 {
+		// `export { name } from './m'` in an index file, Rust's `pub use m::name`.
+		out = r.reExported(mfs, target, keep, depth)
 	}
 	if len(out) == 0 && r.lang != "python" {
 		// `import a.b.Outer.Inner`, `import a.b.Obj.member`, `import a.b.C.Companion.f`:
@@ -352,16 +382,24 @@ func (r *resolver) imported(name string, keep func(*Def) bool, via string) bool 
 // starImported adds the top-level definitions of name in the wildcard imports' modules.
 func (r *resolver) starImported(name string, keep func(*Def) bool) bool {
 	found := false
+	byPath := false
+	if spec := grammars.Lookup(r.lang); spec != nil {
+		byPath = spec.ImportsByPath
+	}
 	for _, im := range r.imports {
 		if !im.Star {
 			continue
 		}
-		for _, f := range r.t.moduleFiles(im, r.site.From) {
+		fs := r.t.moduleFiles(im, r.site.From)
+		for _, f := range fs {
 			for i := range f.Defs {
 				if d := &f.Defs[i]; d.Name == name && d.Container == "" && (keep == nil || keep(d)) {
 					found = r.add(d, ViaStarImport) || found
 				}
 			}
+		}
+		if len(fs) == 0 && !byPath && r.lang != "python" && r.classMembersStar(im, name, keep) {
+			found = true
 		}
 	}
 	return found
@@ -534,6 +572,9 @@ func (r *resolver) classes(name string, ctx *File) []*Def {
 	for _, im := range imports {
 		if !im.Star && im.Local() == name {
 			for _, d := range r.importTargets(grammars.Import{Module: im.Module, Level: im.Level, Name: im.Name}, from, nil) {
+				if d.Kind == grammars.Class && d.Name == im.Name && d.Name != name && r.inFamily(d) && !containsDef(out, d) && len(out) < 4 {
+					out = append(out, d) // an alias (`import a.Money as M`)
+				}
 				take(d)
 			}
 		}
@@ -925,7 +966,11 @@ func (r *resolver) qualified(name, q string) bool {
 	if q == ExprReceiver {
 		return false
 	}
-	if r.lang == "go" && r.goPackageQualified(name, q) || r.lang == "cpp" && r.cppNamespaceQualified(name, q) {
+	if r.lang == "go" && r.goPackageQualified(name, q) || r.lang == "cpp" && r.cppNamespaceQualified(name, q) ||
+		r.lang == "swift" && r.swiftModuleQualified(name, q) {
+		return true
+	}
+	if spec := grammars.Lookup(r.lang); spec != nil && spec.ImportsByPath && (spec.Family == "javascript" || r.lang == "rust") && r.pathModuleQualified(name, q) {
 		return true
 	}
 	parts := strings.Split(q, ".")
@@ -1012,6 +1057,13 @@ func (r *resolver) chainType(parts []string, depth int) (typ string, cs []*Def, 
 		if t := scope.TypeOf(head); t != "" && !call {
 			typ = t
 			break
+		}
+		if len(rest) > 0 && r.lang != "python" && !call {
+			// `com.acme.Money.name`: a class written with its package.
+			if pcs, k := r.packageClasses(parts); k > 0 {
+				typ, cs, rest = parts[k], pcs, parts[k+1:]
+				break
+			}
 		}
 		if r.isImportedName(head) || startsUpper(head) {
 			if r.lang == "kotlin" && !call && isConstantName(head) {

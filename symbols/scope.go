@@ -42,9 +42,10 @@ var importLine = lazyRegexp(`^\s*(import\s|from\s+\S+\s+import\b|package\s)`)
 // Uses returns the identifiers of before (the text right before the cursor, ending
 // at it) and after (the text right after it) with how each is used, nearest the
 // cursor first (then by name), leaving out identifiers shorter than 2 runes, the
-// language's keywords (spec may be nil: none), identifiers inside string literals
-// and comments on a line of their own, module path components on import lines and
-// keyword-argument names (`f(name = x)`). Distances are in lines: the last line of
+// language's keywords (spec may be nil: none; a soft keyword that may name a
+// definition only where the text uses it as a keyword, see IsReserved), identifiers
+// inside string literals and comments on a line of their own, module path components
+// on import lines and keyword-argument names (`f(name = x)`). Distances are in lines: the last line of
 // before is 0, the first line of after is 0.
 func Uses(before, after string, spec *grammars.Spec) []Use {
 	byName := map[string]*Use{}
@@ -57,8 +58,11 @@ func Uses(before, after string, spec *grammars.Spec) []Use {
 		strs := stringSpans(line)
 		for _, loc := range identRe().FindAllStringIndex(line, -1) {
 			name := line[loc[0]:loc[1]]
-			if len(name) < 2 || spec != nil && spec.IsKeyword(name) || inSpans(strs, loc[0]) {
+			if len(name) < 2 || IsReserved(spec, name) || inSpans(strs, loc[0]) {
 				continue
+			}
+			if spec != nil && spec.IsKeyword(name) && !isNameUse(line, loc[0], loc[1]) {
+				continue // a soft keyword used as one (`data class`)
 			}
 			if loc[0] > 0 && unicode.IsDigit(rune(line[loc[0]-1])) {
 				continue // 0x1F, 1e5, 10L
@@ -213,6 +217,8 @@ func qualifier(head string) string {
 			h = strings.TrimSuffix(strings.TrimSuffix(h, "?."), "!!.")
 		case strings.HasSuffix(h, ".") && !strings.HasSuffix(h, ".."):
 			h = strings.TrimSuffix(h, ".")
+		case strings.HasSuffix(h, "\\") && len(h) > 1 && isIdentByte(h[len(h)-2]):
+			h = strings.TrimSuffix(h, "\\") // PHP's `App\Util\Money::`: a namespace path
 		default:
 			if parts[0] == "super()" || parts[0] == "super" {
 				parts[0] = "super"

@@ -106,6 +106,9 @@ func ExtractTree(f *chunker.File, root *sitter.Node, parsed []byte) (*File, erro
 	if spec.Imports != nil {
 		out.Package, out.Imports = spec.Imports(root, f.Text)
 	}
+	if spec.Family == "javascript" {
+		out.Imports = append(out.Imports, jsReExports(root, f.Text)...)
+	}
 	if out.Package == "" && spec.Name == "python" {
 		out.Package = pythonModule(f.Path)
 	}
@@ -284,6 +287,9 @@ func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
 		lang = fromFile.Lang
 	} else if s := grammars.ForPath(from); s != nil {
 		lang = s.Name
+	}
+	if lang == "rust" && im.Module == "" {
+		return t.rustCrateRoot(from) // `use crate::name`
 	}
 	if s := grammars.Lookup(lang); s != nil && s.ImportsByPath {
 		return t.pathFiles(im.Module, from)

@@ -18,7 +18,7 @@
 //
 // The flow:
 //
-//	ix, err := crossrepo.Open(st, "lib", "live")   // one repository revision
+//	ix, err := crossrepo.Open(st, "/src/lib", "lib", "live") // one repository revision
 //	err = ix.Sync(view.Retriever().Chunks())        // only changed chunks are written
 //	a, err := crossrepo.NewAlias(app, lib)
 //	hits, err := a.Search(ctx, queryText, 16, nil)
@@ -121,13 +121,15 @@ type Index struct {
 }
 
 // Open opens (or creates) the bleve index of revision ("live" for a served folder, a
-// snapshot's name for a dataset's) of repository repo, in repo's store folder of st.
-// Holding st's records of repo keeps the store's GC from evicting it while open. An
+// snapshot's name for a dataset's) of the repository whose records in st are named
+// records ([store.Store.Records]); name is what hits and other repositories' parts
+// call it (a short name: a folder's base name, "owner/repo"). Holding st's records of
+// the repository keeps the store's GC from evicting the index while it is open. An
 // index that cannot be opened (damaged, of another format) is rebuilt empty.
-func Open(st *store.Store, repo, revision string) (*Index, error) {
+func Open(st *store.Store, records, name, revision string) (*Index, error) {
 	sum := sha256.Sum256([]byte(revision))
-	dir := filepath.Join(st.Records(repo).Dir(), DirName, hex.EncodeToString(sum[:8]))
-	return OpenDir(dir, repo, revision)
+	dir := filepath.Join(st.Records(records).Dir(), DirName, hex.EncodeToString(sum[:8]))
+	return OpenDir(dir, name, revision)
 }
 
 // OpenDir is [Open] on the index folder dir.

@@ -24,7 +24,7 @@ func chunk(path string, n int, text string) chunker.Chunk {
 
 func open(t *testing.T, st *store.Store, repo string) *Index {
 	t.Helper()
-	ix, err := Open(st, repo, "live")
+	ix, err := Open(st, repo, repo, "live")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestSyncIsIncremental(t *testing.T) {
 	}
 	// Reopened, the index knows what it holds: the same chunks write nothing.
 	ix.Close()
-	ix2, err := Open(st, "lib", "live")
+	ix2, err := Open(st, "lib", "lib", "live")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -307,6 +307,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
 			&cli.StringFlag{Name: "shard", Usage: "answer only shard `I/N` of the datapoints (split by repository; merge the shards' outputs with repoctx merge)"},
 			&cli.BoolFlag{Name: "cross-snapshot", Usage: "competition option: also search the other snapshots of the datapoint's repository in the stage (a later revision may hold the finished code; an editor has no such revisions)"},
+			&cli.BoolFlag{Name: "cross-repo", Usage: "competition option: also search the stage's other repositories (each at its first snapshot; BM25 over their bleve indexes, kept in the cache; parts named owner/repo/path; see docs/cross-repo.md)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
 		}, indexFlags()...), lsaSnapFlag, langsFlag), append(append(batchComposeFlags(), draftFlags()...), verboseFlag)...),

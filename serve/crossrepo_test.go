@@ -47,6 +47,26 @@ func TestCrossRepoServe(t *testing.T) {
 	if n := libHits(plain.context(t, hole("polygon_area_shoelace")), "polygon_area_shoelace"); n != 0 {
 		t.Errorf("without cross-repo the app's context holds %d library parts", n)
 	}
+	// A request's "with" names the workspaces searched: none but the app's own here
+	// (itself), an unknown one is refused, and without --cross-repo "with" is refused.
+	withSelf := hole("polygon_area_shoelace")
+	withSelf["with"] = []string{"app"}
+	if n := libHits(ts.context(t, withSelf), "polygon_area_shoelace"); n != 0 {
+		t.Errorf("with [app]: %d library parts", n)
+	}
+	withLib := hole("polygon_area_shoelace")
+	withLib["with"] = []string{"geomlib"}
+	if libHits(ts.context(t, withLib), "def polygon_area_shoelace") == 0 {
+		t.Errorf("with [geomlib]: no library part")
+	}
+	withNone := hole("x")
+	withNone["with"] = []string{"nowhere"}
+	if code, body := ts.post(t, withNone); code != 400 || !strings.Contains(string(body), "nowhere") {
+		t.Errorf("with an unknown workspace: %d %s", code, body)
+	}
+	if code, body := plain.post(t, withLib); code != 400 || !strings.Contains(string(body), "--cross-repo") {
+		t.Errorf("with, without --cross-repo: %d %s", code, body)
+	}
 	// Status shows each bleve index.
 	for _, w := range ts.status(t).Workspaces {
 		if w.SearchIndex == nil || w.SearchIndex.Documents == 0 || w.SearchIndex.Bytes == 0 || w.SearchIndex.Updated.IsZero() {

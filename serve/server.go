@@ -345,7 +345,11 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "%v", errClosed)
 		return
 	}
-	c, err := assemble.Compose(r.Context(), cur, hole, s.withCross(ws, opts))
+	if opts, err = s.requestCross(ws, opts, req.With); err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	c, err := assemble.Compose(r.Context(), cur, hole, opts)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client went away
@@ -367,6 +371,41 @@ func (s *Server) withCross(ws *Workspace, opts assemble.Options) assemble.Option
 		opts.CrossRepo = &assemble.CrossRepo{Alias: s.cross, Own: ws.name}
 	}
 	return opts
+}
+
+// requestCross returns opts with the cross-repository search of a request on
+// workspace ws naming the other workspaces with (names or roots; empty: every other
+// one, see withCross).
+func (s *Server) requestCross(ws *Workspace, opts assemble.Options, with []string) (assemble.Options, error) {
+	if len(with) == 0 {
+		return s.withCross(ws, opts), nil
+	}
+	if s.cross == nil {
+		return opts, fmt.Errorf("with needs a server started with --cross-repo")
+	}
+	idx := []*crossrepo.Index{ws.bix}
+	seen := map[*Workspace]bool{ws: true}
+	for _, name := range with {
+		var found *Workspace
+		for _, o := range s.ws {
+			if o.name == name || filepath.Clean(name) == o.root {
+				found = o
+			}
+		}
+		if found == nil {
+			return opts, fmt.Errorf("with: no workspace %q is served", name)
+		}
+		if !seen[found] {
+			seen[found] = true
+			idx = append(idx, found.bix)
+		}
+	}
+	a, err := crossrepo.NewAlias(idx...)
+	if err != nil {
+		return opts, err
+	}
+	opts.CrossRepo = &assemble.CrossRepo{Alias: a, Own: ws.name}
+	return opts, nil
 }
 
 // resolve returns the workspace and the workspace-relative path of a request.

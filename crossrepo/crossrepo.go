@@ -1,7 +1,7 @@
 // Package crossrepo searches several repositories as one: one bleve index (scorch,
 // BM25 scoring) per repository revision in use, kept in the cache directory beside
 // the store's records of that repository, fed incrementally from a view's chunks and
-// searched together through a bleve index alias.
+// searched together by an [Alias] (each index searched with the statistics of all).
 //
 // Scores are comparable across repositories: an [Alias] gathers the BM25 statistics
 // (document count, average field lengths, each query term's document frequency per
@@ -19,7 +19,7 @@
 // The flow:
 //
 //	ix, err := crossrepo.Open(st, "/src/lib", "lib", "live") // one repository revision
-//	err = ix.Sync(view.Retriever().Chunks())        // only changed chunks are written
+//	_, err = ix.Sync(view.Retriever().Chunks())              // only changed chunks are written
 //	a, err := crossrepo.NewAlias(app, lib)
 //	hits, err := a.Search(ctx, queryText, 16, nil)
 package crossrepo

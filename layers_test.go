@@ -16,7 +16,7 @@ import (
 //
 //	repoctx ← internal helpers, grammars/kotlin2, languages/internal/lex ← grammars, tokens, store ←
 //	languages/<name> ← languages ← chunker, complete ← symbols, retrieve, snapshot ← retrieve/hugot,
-//	preprocess ← index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune,
+//	preprocess, crossrepo ← index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune,
 //	examples/library
 //
 // store keeps records on disk and knows nothing of what they hold; snapshot reads
@@ -49,6 +49,7 @@ var layers = map[string]int{
 	"snapshot":                 6, // sources, snapshots, the walker
 	"retrieve/hugot":           7,
 	"preprocess":               7, // walk + chunk into chunk records (text, JSONL, Parquet), stats
+	"crossrepo":                7, // bleve indexes of several repositories searched as one
 	"index":                    8, // a repository's index and its snapshots' views
 	"assemble":                 9,
 	"batch":                    10,

@@ -286,6 +286,16 @@ func (c *composer) retrieval() error {
 			}
 		}
 	}
+	if c.opts.CrossRepo != nil && c.opts.CrossRepo.Alias != nil {
+		for _, q := range qs {
+			if strings.TrimSpace(q.text) == "" {
+				continue
+			}
+			if err := c.crossRetrieval(q); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

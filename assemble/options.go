@@ -104,6 +104,10 @@ type Options struct {
 	// unfinished line join the draft in the draft query (lines; 0: the unfinished
 	// line and the draft only). See [Compose].
 	DraftQueryLines int
+	// CrossRepo, if not nil, makes the prefix and suffix queries search other
+	// repositories too (package crossrepo, BM25 only); nil (the default) searches the
+	// view's repository alone. See [CrossRepo].
+	CrossRepo *CrossRepo
 	// DraftWeight scales the draft query's fused scores against the prefix query's
 	// (weight 1); its hits fuse with the first round's candidates by reciprocal
 	// rank (weight / (k + rank), k = retrieve.RRFK).

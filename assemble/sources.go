@@ -21,10 +21,12 @@ import (
 type fileTexts struct {
 	ix    *retrieve.Index
 	cache map[string]string
+	// foreign holds the prefixed paths of other repositories' parts (Options.CrossRepo).
+	foreign foreignFiles
 }
 
 func newFileTexts(ix *retrieve.Index) *fileTexts {
-	return &fileTexts{ix: ix, cache: map[string]string{}}
+	return &fileTexts{ix: ix, cache: map[string]string{}, foreign: foreignFiles{}}
 }
 
 // chunks returns the chunks of path in file order.
@@ -42,6 +44,10 @@ func (ft *fileTexts) chunks(path string) []*chunker.Chunk {
 // text returns the normalised text of path as indexed, or "".
 func (ft *fileTexts) text(path string) string {
 	if t, ok := ft.cache[path]; ok {
+		return t
+	}
+	if t, ok := ft.foreign.text(path); ok {
+		ft.cache[path] = t
 		return t
 	}
 	var sb strings.Builder

@@ -44,6 +44,11 @@ type Config struct {
 	// in a competition stage a later revision can hold the finished code. An editor has
 	// no such revisions; it is off by default and never in docs/results.md's figures.
 	CrossSnapshot bool
+	// CrossRepo makes the default method also search the other repositories of the
+	// source, each at its first snapshot in name order (package crossrepo: one bleve
+	// index per repository, BM25 over their joint statistics; assemble.CrossRepo):
+	// a competition option, like CrossSnapshot. Off by default.
+	CrossRepo bool
 	// Method answers datapoints; nil means [Repoctx](Index, Compose,
 	// LSAPerSnapshot).
 	Method Method
@@ -186,6 +191,7 @@ func Run(ctx context.Context, src snapshot.Source, dps iter.Seq2[Datapoint, erro
 		defer st.Close()
 		m := Repoctx(src, st, cfg.Index, cfg.Compose, cfg.LSAPerSnapshot)
 		m.(*repoctxMethod).cross = cfg.CrossSnapshot
+		m.(*repoctxMethod).crossRepo = cfg.CrossRepo
 		defer m.(io.Closer).Close() // the indexes (before the store)
 		cfg.Method = m
 	}

@@ -2,12 +2,14 @@ package batch
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/crossrepo"
 	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/snapshot"
@@ -48,6 +50,12 @@ type repoctxMethod struct {
 	names   []string                     // the source's snapshots, sorted
 	snaps   map[string]snapshot.Snapshot // other snapshots opened for cross-snapshot search (mu)
 
+	crossRepo bool             // search the other repositories too (Config.CrossRepo)
+	aliasOnce sync.Once        // builds alias
+	alias     *crossrepo.Alias // every repository's bleve index, at its first snapshot
+	aliasErr  error
+	bleves    []*crossrepo.Index
+
 	mu      sync.Mutex
 	indexes map[string]*repoIndex // by repository
 	idle    []string              // repositories whose index no answerer uses, least recently used first
@@ -75,7 +83,66 @@ func (m *repoctxMethod) Open(ctx context.Context, snap snapshot.Snapshot, repo s
 		m.release(repo, ri)
 		return nil, err
 	}
-	return &repoAnswerer{view: v, compose: m.compose, done: func() { m.release(repo, ri) }}, nil
+	compose := m.compose
+	if m.crossRepo {
+		m.aliasOnce.Do(func() { m.alias, m.aliasErr = m.buildAlias(ctx) })
+		if m.aliasErr != nil {
+			v.Close()
+			m.release(repo, ri)
+			return nil, m.aliasErr
+		}
+		compose.CrossRepo = &assemble.CrossRepo{Alias: m.alias, Own: repo}
+	}
+	return &repoAnswerer{view: v, compose: compose, done: func() { m.release(repo, ri) }}, nil
+}
+
+// buildAlias opens and brings up to date the bleve index of every repository of the
+// source at its first snapshot in name order (so the output does not depend on the
+// order of the datapoints), and returns their alias. A snapshot's chunks come from
+// its view over the repository's index (the store's records when an earlier run made
+// them); the view itself is closed, its chunks stay with the bleve index.
+func (m *repoctxMethod) buildAlias(ctx context.Context) (*crossrepo.Alias, error) {
+	var repos []string
+	seen := map[string]bool{}
+	for _, n := range m.names {
+		if r := index.RepoID(n); !seen[r] {
+			seen[r] = true
+			repos = append(repos, r)
+		}
+	}
+	for _, repo := range repos {
+		first := m.firstSnapshot(repo)
+		if first == "" {
+			continue
+		}
+		snap, err := m.src.Open(first)
+		if err != nil {
+			return nil, fmt.Errorf("batch: cross-repo: snapshot %s: %w", first, err)
+		}
+		ri, err := m.acquire(repo)
+		if err != nil {
+
+			return nil, err
+		}
+		v, err := ri.ix.View(ctx, snap)
+		if err != nil {
+			m.release(repo, ri)
+
+			return nil, fmt.Errorf("batch: cross-repo: %w", err)
+		}
+		bix, err := crossrepo.Open(m.st, repo, repo, first)
+		if err == nil {
+			_, err = bix.Sync(v.Retriever().Chunks())
+		}
+		v.Close()
+		m.release(repo, ri)
+
+		if err != nil {
+			return nil, fmt.Errorf("batch: cross-repo: %w", err)
+		}
+		m.bleves = append(m.bleves, bix)
+	}
+	return crossrepo.NewAlias(m.bleves...)
 }
 
 // acquire returns repo's index, opening it on first use.
@@ -181,6 +248,10 @@ func (m *repoctxMethod) Close() error {
 		delete(m.indexes, repo)
 	}
 	m.idle = nil
+	for _, b := range m.bleves {
+		b.Close()
+	}
+	m.bleves = nil
 	return first
 }
 

@@ -247,8 +247,12 @@ func fingerprintObject(cfg batch.Config) object {
 	}
 	ws.Log, ws.Embedder, ws.Extra, ws.SharedLSA, ws.Progress = nil, nil, nil, nil, nil
 	compose := append(optionsObject(c), member{"tokens", tok}, member{"drafter", drafter})
-	return object{{"index", structObject(reflect.ValueOf(ws))}, {"model", emb},
+	out := object{{"index", structObject(reflect.ValueOf(ws))}, {"model", emb},
 		{"lsa_per_snapshot", cfg.LSAPerSnapshot}, {"cross_snapshot", cfg.CrossSnapshot}, {"compose", compose}}
+	if cfg.CrossRepo { // recorded only when on: journals of runs without it keep their header
+		out = append(out, member{"cross_repo", true})
+	}
+	return out
 }
 
 // notAnInput refuses an output path that is one of the dataset's own files (the

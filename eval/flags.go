@@ -46,6 +46,9 @@ func ConfigFlags(cfg batch.Config) string {
 	if cfg.CrossSnapshot {
 		args = append(args, "--cross-snapshot")
 	}
+	if cfg.CrossRepo {
+		args = append(args, "--cross-repo")
+	}
 	c := cfg.Compose
 	for i := range assemble.OptionTable {
 		o := &assemble.OptionTable[i]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/repoctx/repoctx/crossrepo"
 	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
@@ -67,6 +68,9 @@ type Status struct {
 	// making it took (walk and view, in milliseconds).
 	LastUpdate   time.Time `json:"last_update"`
 	LastUpdateMS float64   `json:"last_update_ms"`
+	// SearchIndex describes the workspace's bleve index (documents, size on disk,
+	// last update) when the server runs with Config.CrossRepo.
+	SearchIndex *crossrepo.Status `json:"search_index,omitempty"`
 	// Pending counts the changed paths reported and not yet in the view.
 	Pending int `json:"pending"`
 	// Watch says how changes are found: "fsnotify" or "polling".
@@ -95,9 +99,10 @@ type Workspace struct {
 	lastNote time.Time
 	inflight int
 	updates  int
-	ix       *index.Index // the repository's index (the update loop's, and Close's)
-	churn    int          // chunks of file versions added to the index since it was opened
-	flushed  time.Time    // when the store was last written
+	ix       *index.Index     // the repository's index (the update loop's, and Close's)
+	bix      *crossrepo.Index // its bleve index (Config.CrossRepo), else nil
+	churn    int              // chunks of file versions added to the index since it was opened
+	flushed  time.Time        // when the store was last written
 	last     Update
 	fsw      *fsnotify.Watcher // nil when polling
 	watched  map[string]bool   // folders fsw watches
@@ -158,6 +163,13 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 		root.Close()
 		return nil, err
 	}
+	if cfg.CrossRepo {
+		if w.bix, err = crossrepo.Open(st, w.repo, w.name, "live"); err != nil {
+			w.ix.Close()
+			root.Close()
+			return nil, fmt.Errorf("serve: workspace %s: %w", f.Dir, err)
+		}
+	}
 	if cfg.Watch != WatchPoll {
 		if fw, err := fsnotify.NewWatcher(); err != nil {
 			w.logf("cannot watch the folder (%v): polling every %v instead", err, cfg.PollInterval)
@@ -168,6 +180,9 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 	if _, err := w.apply(ctx, []string{fullScan}, true); err != nil {
 		w.shut()
 		w.ix.Close()
+		if w.bix != nil {
+			w.bix.Close()
+		}
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.Background())
@@ -197,6 +212,10 @@ func (w *Workspace) Status() Status {
 	}
 	if w.fsw != nil {
 		st.Watch = "fsnotify"
+	}
+	if w.bix != nil {
+		bs := w.bix.Status()
+		st.SearchIndex = &bs
 	}
 	return st
 }
@@ -384,6 +403,16 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 	u.View = time.Since(t1)
 	st := nv.Stats()
 	u.Files, u.Chunks, u.Chunked, u.Embedded = st.Files, st.Chunks, st.Chunked, nv.Retriever().DenseInfo().Embedded
+	if w.bix != nil {
+		// Before the swap: a request that sees the new view sees its chunks in the
+		// bleve index too. A failed update leaves the last one (logged, retried with
+		// the next change, which compares against what the index holds).
+		if bs, err := w.bix.Sync(nv.Retriever().Chunks()); err != nil {
+			w.logf("bleve index not updated: %v", err)
+		} else if bs.Added+bs.Deleted > 0 && !first {
+			w.logf("bleve index: %d chunks added, %d deleted in %.0f ms", bs.Added, bs.Deleted, ms(bs.Took))
+		}
+	}
 	w.swap(nv)
 	if first || time.Since(w.flushed) > flushEvery {
 		w.flush()
@@ -456,6 +485,9 @@ func (w *Workspace) Close() error {
 	w.wg.Wait()
 	w.flush()
 	w.ix.Close()
+	if w.bix != nil {
+		w.bix.Close()
+	}
 	w.mu.Lock()
 	v := w.cur
 	w.cur = nil

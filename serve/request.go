@@ -40,6 +40,10 @@ type ContextRequest struct {
 	// Modified lists files changed together with the completion file (relative or
 	// absolute); their chunks are boosted.
 	Modified []string `json:"modified,omitempty"`
+	// With names the other workspaces (names or root folders) this request also
+	// searches, instead of all of them; it needs a server started with
+	// Config.CrossRepo. Empty: all others with CrossRepo, none without.
+	With []string `json:"with,omitempty"`
 	// Options override the server's assembly options for this request.
 	Options RequestOptions `json:"options,omitempty"`
 }

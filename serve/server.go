@@ -17,6 +17,7 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/assemble"
+	"github.com/repoctx/repoctx/crossrepo"
 	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
@@ -62,6 +63,12 @@ type Config struct {
 	// OnUpdate, if not nil, is called after each new view is swapped in (from the
 	// workspace's update goroutine).
 	OnUpdate func(Update)
+	// CrossRepo makes every workspace keep a bleve index of its chunks (package
+	// crossrepo, in the cache beside its records, updated with each view) and answers
+	// a request on one workspace from the others too (assemble.CrossRepo: their hits
+	// by BM25 over the joint statistics, their parts' paths prefixed by the
+	// workspace's name). Off, a request sees its own workspace only.
+	CrossRepo bool
 
 	// Proxy configures the fill-in-the-middle proxy to a model server (off when
 	// Proxy.Upstream is "").
@@ -91,6 +98,9 @@ type Server struct {
 	handler http.Handler
 	logMu   sync.Mutex
 	proxy   *proxy // nil without Config.Proxy.Upstream
+	// cross is the alias of every workspace's bleve index (Config.CrossRepo), nil
+	// without it.
+	cross *crossrepo.Alias
 }
 
 // New reads each folder, makes its first view (reusing the cache), starts watching it
@@ -142,6 +152,16 @@ func New(ctx context.Context, folders []Folder, cfg Config) (*Server, error) {
 			}
 		}
 		s.ws = append(s.ws, w)
+	}
+	if cfg.CrossRepo {
+		var all []*crossrepo.Index
+		for _, w := range s.ws {
+			all = append(all, w.bix)
+		}
+		if s.cross, err = crossrepo.NewAlias(all...); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("serve: --cross-repo names other workspaces' parts by folder name: %w", err)
+		}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/context", s.handleContext)
@@ -325,6 +345,10 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "%v", errClosed)
 		return
 	}
+	if opts, err = s.requestCross(ws, opts, req.With); err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
 	c, err := assemble.Compose(r.Context(), cur, hole, opts)
 	if err != nil {
 		if r.Context().Err() != nil {
@@ -338,6 +362,50 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		out.Parts = []repoctx.Part{}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// withCross returns opts with the cross-repository search of a request on workspace
+// ws (Config.CrossRepo), or opts unchanged without it.
+func (s *Server) withCross(ws *Workspace, opts assemble.Options) assemble.Options {
+	if s.cross != nil && len(s.ws) > 1 {
+		opts.CrossRepo = &assemble.CrossRepo{Alias: s.cross, Own: ws.name}
+	}
+	return opts
+}
+
+// requestCross returns opts with the cross-repository search of a request on
+// workspace ws naming the other workspaces with (names or roots; empty: every other
+// one, see withCross).
+func (s *Server) requestCross(ws *Workspace, opts assemble.Options, with []string) (assemble.Options, error) {
+	if len(with) == 0 {
+		return s.withCross(ws, opts), nil
+	}
+	if s.cross == nil {
+		return opts, fmt.Errorf("with needs a server started with --cross-repo")
+	}
+	idx := []*crossrepo.Index{ws.bix}
+	seen := map[*Workspace]bool{ws: true}
+	for _, name := range with {
+		var found *Workspace
+		for _, o := range s.ws {
+			if o.name == name || filepath.Clean(name) == o.root {
+				found = o
+			}
+		}
+		if found == nil {
+			return opts, fmt.Errorf("with: no workspace %q is served", name)
+		}
+		if !seen[found] {
+			seen[found] = true
+			idx = append(idx, found.bix)
+		}
+	}
+	a, err := crossrepo.NewAlias(idx...)
+	if err != nil {
+		return opts, err
+	}
+	opts.CrossRepo = &assemble.CrossRepo{Alias: a, Own: ws.name}
+	return opts, nil
 }
 
 // resolve returns the workspace and the workspace-relative path of a request.

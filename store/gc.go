@@ -17,9 +17,12 @@ import (
 type RepoUsage struct {
 	// ID is the repository's name (the name given to Store.Records).
 	ID string
-	// Bytes is the size of its segment files; Segments their number.
-	Bytes    int64
-	Segments int
+	// Bytes is the size of its segment files and of its search indexes (the folder
+	// IndexDirName, package crossrepo); Segments is the number of segment files and
+	// IndexBytes the search indexes' share of Bytes.
+	Bytes      int64
+	Segments   int
+	IndexBytes int64
 	// Damaged counts the segments whose footer does not check (truncated or
 	// overwritten by another program): they are never read, their records are
 	// computed again, and GC removes them when it merges the repository's segments.
@@ -36,8 +39,8 @@ type RepoUsage struct {
 type CacheStats struct {
 	// Dir is the cache directory.
 	Dir string
-	// Bytes is the size of the store (segment files); Repos its repositories, least
-	// recently used first.
+	// Bytes is the size of the store (segment files and search indexes); Repos its
+	// repositories, least recently used first.
 	Bytes int64
 	Repos []RepoUsage
 	// OldBytes is the size of caches of older formats still there (CleanOldFormats
@@ -102,6 +105,8 @@ func repoUsage(dir string, checkSegments bool) (RepoUsage, int) {
 			}
 		}
 	}
+	u.IndexBytes = dirBytes(filepath.Join(dir, IndexDirName))
+	u.Bytes += u.IndexBytes
 	u.InUse = !tryLock(filepath.Join(dir, "lock"), func() {})
 	return u, temps
 }

@@ -59,6 +59,11 @@ import (
 // carries the format version, so a cache written in another format is never misread.
 const DirName = "store-v2"
 
+// IndexDirName is the folder of a repository's store folder ([Records.Dir]) that
+// holds its search indexes (package crossrepo's bleve indexes): Stat and GC count
+// them in the repository's size, and eviction removes them with its records.
+const IndexDirName = "bleve"
+
 // DefaultCacheMaxBytes is the default size cap of a cache directory: 5 GB.
 const DefaultCacheMaxBytes = 5 << 30
 

@@ -159,6 +159,7 @@ func indexCmd() *cli.Command {
 // the store of --cache-dir, and the folder as a snapshot.
 type folder struct {
 	repo string
+	st   *store.Store
 	ix   *index.Index
 	snap snapshot.Snapshot
 	walk snapshot.WalkStats
@@ -170,6 +171,12 @@ type folder struct {
 // lets through (its ignore rules and flags). The store and the index are closed when
 // the command ends.
 func openFolder(c *cli.Context, dir string, withSymbols, showProgress bool) (*folder, error) {
+	return openFolderAs(c, dir, c.String("repo"), withSymbols, showProgress)
+}
+
+// openFolderAs is openFolder with the repository name repo ("" for the folder's
+// default, index.FolderRepo) instead of --repo's.
+func openFolderAs(c *cli.Context, dir, repo string, withSymbols, showProgress bool) (*folder, error) {
 	opts, err := indexOptions(c)
 	if err != nil {
 		return nil, err
@@ -191,11 +198,12 @@ func openFolder(c *cli.Context, dir string, withSymbols, showProgress bool) (*fo
 	if c.Bool("verbose") {
 		opts.Log = c.App.ErrWriter
 	}
-	f := &folder{repo: c.String("repo")}
+	f := &folder{repo: repo}
 	if f.repo == "" {
 		f.repo = index.FolderRepo(dir)
 	}
 	st := store.Open(c.String("cache-dir"))
+	f.st = st
 	if f.ix, err = index.Open(st, f.repo, opts); err != nil {
 		st.Close()
 		return nil, err
@@ -232,6 +240,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "prefix-file", Usage: "`file` holding the text before the cursor (default: empty)"},
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
+			&cli.StringSliceFlag{Name: "with", Usage: "also search the repository folder `DIR` (repeatable): its parts' paths start with its folder's name (BM25 over every repository's bleve index, see docs/cross-repo.md)"},
 		}, indexFlags()...), append(append(append(composeFlags(), cursorFlags()...), verboseFlag, repoFlag, langsFlag), walkFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -248,11 +257,20 @@ func queryCmd() *cli.Command {
 			if err := plannerTokens(c, &copts.Plan); err != nil {
 				return err
 			}
-			repo, _, err := openRepo(c, c.Args().First(), !copts.NoDefinitions, false)
+			f, err := openFolder(c, c.Args().First(), !copts.NoDefinitions, false)
+			if err != nil {
+				return err
+			}
+			repo, err := f.ix.View(c.Context, f.snap)
 			if err != nil {
 				return err
 			}
 			defer repo.Close()
+			if with := c.StringSlice("with"); len(with) > 0 {
+				if copts.CrossRepo, err = queryCrossRepo(c, f, repo, with); err != nil {
+					return err
+				}
+			}
 			ctx, err := assemble.Compose(c.Context, repo, hole, copts)
 			if err != nil {
 				return err
@@ -289,6 +307,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "resume", Usage: "continue an interrupted run from the output's .partial journal"},
 			&cli.StringFlag{Name: "shard", Usage: "answer only shard `I/N` of the datapoints (split by repository; merge the shards' outputs with repoctx merge)"},
 			&cli.BoolFlag{Name: "cross-snapshot", Usage: "competition option: also search the other snapshots of the datapoint's repository in the stage (a later revision may hold the finished code; an editor has no such revisions)"},
+			&cli.BoolFlag{Name: "cross-repo", Usage: "competition option: also search the stage's other repositories (each at its first snapshot; BM25 over their bleve indexes, kept in the cache; parts named owner/repo/path; see docs/cross-repo.md)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
 		}, indexFlags()...), lsaSnapFlag, langsFlag), append(append(batchComposeFlags(), draftFlags()...), verboseFlag)...),

@@ -119,7 +119,7 @@ func cacheCmd() *cli.Command {
 						if r.Damaged > 0 {
 							use += fmt.Sprintf(", %d damaged segments (never read; removed when gc merges this repository's segments)", r.Damaged)
 						}
-						fmt.Fprintf(w, "  %-40s %10s  %3d segments  used %s%s\n", r.ID, formatSize(r.Bytes), r.Segments, r.LastUsed.Format(time.DateTime), use)
+						fmt.Fprintf(w, "  %-40s %10s  %3d segments%s  used %s%s\n", r.ID, formatSize(r.Bytes), r.Segments, indexNote(r.IndexBytes), r.LastUsed.Format(time.DateTime), use)
 					}
 					return nil
 				},
@@ -167,4 +167,13 @@ func printGC(c *cli.Context, res store.GCResult) {
 	for _, id := range res.Kept {
 		fmt.Fprintf(w, "  kept %s (in use)\n", id)
 	}
+}
+
+// indexNote says how much of a repository's size its search indexes (cross-repository
+// bleve indexes) take, or "" when it has none.
+func indexNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return ", search indexes " + formatSize(n)
 }

@@ -281,6 +281,7 @@ func batchConfig(c *cli.Context) (batch.Config, error) {
 	}
 	cfg.LSAPerSnapshot = c.Bool("lsa-per-snapshot")
 	cfg.CrossSnapshot = defined(c, "cross-snapshot") && c.Bool("cross-snapshot")
+	cfg.CrossRepo = defined(c, "cross-repo") && c.Bool("cross-repo")
 	if c.IsSet("workers") || c.Int("workers") != 0 {
 		cfg.Workers = c.Int("workers")
 	}

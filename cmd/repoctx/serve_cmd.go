@@ -44,6 +44,7 @@ func serveCmd() *cli.Command {
 			&cli.DurationFlag{Name: "debounce", Value: defServe.Debounce, Usage: "how long a folder must be quiet after a change before the index is updated"},
 			&cli.StringFlag{Name: "watch", Value: string(serve.WatchAuto), Usage: "how changes are found: auto (file system events; polling when the system's watch limit is reached) or poll"},
 			&cli.DurationFlag{Name: "poll-interval", Value: defServe.PollInterval, Usage: "how often polling stats the files"},
+			&cli.BoolFlag{Name: "cross-repo", Usage: "answer a request on one workspace from the other workspaces too (their chunks by BM25 over every workspace's bleve index, kept in the cache; their parts' paths start with the workspace's name; see docs/cross-repo.md)"},
 			repoFlag,
 		}, indexFlags()...), composeFlags()...), append(append([]cli.Flag{verboseFlag}, walkFlags()...), proxyFlags()...)...),
 		Action: runServe,
@@ -83,6 +84,7 @@ func runServe(c *cli.Context) error {
 	cfg.AllowHosts = c.StringSlice("allow-host")
 	cfg.MaxBodyBytes, cfg.Debounce, cfg.PollInterval = c.Int64("max-body-bytes"), c.Duration("debounce"), c.Duration("poll-interval")
 	cfg.ReadTimeout = c.Duration("read-timeout")
+	cfg.CrossRepo = c.Bool("cross-repo")
 	switch m := serve.WatchMode(c.String("watch")); m {
 	case serve.WatchAuto, serve.WatchPoll:
 		cfg.Watch = m

@@ -41,7 +41,8 @@ func (ft *fileTexts) chunks(path string) []*chunker.Chunk {
 	}
 }
 
-// text returns the normalised text of path as indexed, or "".
+// text returns the normalised text of path as indexed, or "" (retrieve.Index.FileText,
+// kept for the request).
 func (ft *fileTexts) text(path string) string {
 	if t, ok := ft.cache[path]; ok {
 		return t
@@ -50,16 +51,9 @@ func (ft *fileTexts) text(path string) string {
 		ft.cache[path] = t
 		return t
 	}
-	var sb strings.Builder
-	end := 0
-	for _, c := range ft.chunks(path) {
-		if c.EndByte > end {
-			sb.WriteString(c.Text[max(0, end-c.StartByte):])
-			end = c.EndByte
-		}
-	}
-	ft.cache[path] = sb.String()
-	return ft.cache[path]
+	t := ft.ix.FileText(path)
+	ft.cache[path] = t
+	return t
 }
 
 // spanKey identifies a candidate span.

@@ -159,7 +159,12 @@ func (m *repoctxMethod) acquire(repo string) (*repoIndex, error) {
 		opts.Extra = func(name string) []snapshot.Snapshot { return m.others(repo, name) }
 	}
 	if m.share {
-		opts.SharedLSA = &index.SharedLSA{Snapshot: m.firstSnapshot(repo), Open: m.src.Open}
+		snaps := m.repoSnapshots(repo)
+		first := ""
+		if len(snaps) > 0 {
+			first = snaps[0]
+		}
+		opts.SharedLSA = &index.SharedLSA{Snapshot: first, Open: m.src.Open, Prefetch: snaps}
 	}
 	ix, err := index.Open(m.st, repo, opts)
 	if err != nil {
@@ -227,8 +232,7 @@ func (m *repoctxMethod) repoSnapshots(repo string) []string {
 	return out
 }
 
-// firstSnapshot returns the first name in m.names that is a snapshot of repo
-// ("{owner}__{repo}-{revision}", the revision holding no "-"), or "".
+// firstSnapshot returns the first (name order) snapshot of repo in the source, or "".
 func (m *repoctxMethod) firstSnapshot(repo string) string {
 	if s := m.repoSnapshots(repo); len(s) > 0 {
 		return s[0]

@@ -97,6 +97,14 @@ type SharedLSA struct {
 	// machine), or the view cannot be made, each view fits its own model, with a
 	// warning in Options.Log.
 	Open func(name string) (snapshot.Snapshot, error)
+	// Prefetch names other snapshots of the index's repository (opened with Open) that
+	// views will be made of, in the order to chunk them: a view that has chunked its
+	// own files and waits for the model being fitted by another goroutine chunks the
+	// files of these meanwhile (each snapshot once, until the model is ready), so that
+	// no core idles during the fit. Their chunks and symbols wait in the index (and the
+	// store) for their own views; a view's output does not depend on what was
+	// prefetched.
+	Prefetch []string
 }
 
 // languageFilter returns a predicate telling whether a path is of one of langs (a
@@ -213,7 +221,9 @@ type Index struct {
 	fits   map[string]*retrieve.LSA // view key -> its LSA model
 	sums   [][32]byte               // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
 	shared *sharedFit               // Options.SharedLSA's model, fitted on first use
-	closed bool                     // set by Close: View and Update refuse (ErrClosed)
+	// prefetched counts the names of SharedLSA.Prefetch taken by a waiting view.
+	prefetched int
+	closed     bool // set by Close: View and Update refuse (ErrClosed)
 }
 
 // ErrClosed is the error of View and Update on an index after its Close.

@@ -46,7 +46,20 @@ func newChunkRecord(cs []chunker.Chunk, lossy bool, encoding string) *chunkRecor
 // chunker.LimitCode of its limit), its text's
 // SHA-256 and its encoded terms.
 func (r *chunkRecord) encode() []byte {
-	var b []byte
+	// Room for the whole record with its varints of up to 4 bytes (the sum 32, the
+	// flags 2), so that b is allocated once.
+	size := 16 + len(r.Encoding)
+	for i := range r.Chunks {
+		c := &r.Chunks[i]
+		size += 34 + 17*4 + len(c.ID) + len(c.Path) + len(c.Lang) + len(c.Kind) + len(c.Name) + len(c.Parent) + len(c.Prev) + len(c.Next) + len(c.Text) + len(r.Terms[i])
+		for _, n := range c.Names {
+			size += len(n) + binary.MaxVarintLen64
+		}
+		for _, h := range c.Header {
+			size += len(h) + binary.MaxVarintLen64
+		}
+	}
+	b := make([]byte, 0, size)
 	var vb [binary.MaxVarintLen64]byte
 	num := func(n int) { b = append(b, vb[:binary.PutUvarint(vb[:], uint64(n))]...) }
 	str := func(s string) { num(len(s)); b = append(b, s...) }

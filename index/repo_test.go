@@ -226,3 +226,69 @@ func TestSharedLSA(t *testing.T) {
 		t.Errorf("a second view of the model snapshot: same view %v, model %q", again == v1, again.Retriever().DenseInfo().Model)
 	}
 }
+
+// TestSharedLSAPrefetch: a view waiting for the shared model chunks the snapshots of
+// SharedLSA.Prefetch meanwhile (not its own nor the model's, each once), stopping once
+// the fit returned; the prefetched snapshot's own view then reuses every file and
+// equals the view of an index that prefetched nothing.
+func TestSharedLSAPrefetch(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, filepath.Join(root, "o__r-1111111"), map[string]string{"a.py": "def alpha(x):\n    return x + 1\n", "b.py": "def beta():\n    return alpha(2)\n"})
+	writeFiles(t, filepath.Join(root, "o__r-2222222"), map[string]string{"a.py": "def alpha(x):\n    return x + 2\n", "c.py": "def gamma():\n    return 3\n"})
+	writeFiles(t, filepath.Join(root, "o__r-3333333"), map[string]string{"a.py": "def alpha(x):\n    return x + 3\n", "d.py": "class Delta:\n    def run(self):\n        return gamma()\n"})
+	src, err := snapshot.OpenDirSource(root, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"o__r-1111111", "o__r-2222222", "o__r-3333333"}
+	open := func(prefetch []string) *Index {
+		st := store.Open(t.TempDir())
+		t.Cleanup(func() { st.Close() })
+		ix, err := Open(st, "o/r", Options{Symbols: true, SharedLSA: &SharedLSA{Snapshot: names[0], Open: src.Open, Prefetch: prefetch}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
+	}
+	ix := open(names)
+	ix.prefetch(context.Background(), names[1]) // no fit under way: nothing
+	if ix.prefetched != 0 || len(ix.files) != 0 {
+		t.Fatalf("prefetched %d snapshots, %d files without a fit under way", ix.prefetched, len(ix.files))
+	}
+	fit := &sharedFit{done: make(chan struct{})} // a fit under way
+	ix.shared = fit
+	ix.prefetch(context.Background(), names[1])
+	if ix.prefetched != 3 || len(ix.files) != 2 {
+		t.Fatalf("prefetched %d names, %d files; want 3 names, the 2 files of %s", ix.prefetched, len(ix.files), names[2])
+	}
+	ix.shared = nil
+	third, _ := src.Open(names[2])
+	v, err := ix.View(context.Background(), third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if st := v.Stats(); st.Chunked != 0 || st.Reused < 2 {
+		t.Errorf("view of a prefetched snapshot: %d files chunked, %d reused; want 0 and its 2", st.Chunked, st.Reused)
+	}
+	plain := open(nil)
+	w, err := plain.View(context.Background(), third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	got, want := v.Retriever().Chunks(), w.Retriever().Chunks()
+	if len(got) != len(want) {
+		t.Fatalf("%d chunks, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].ID != want[i].ID || got[i].Text != want[i].Text {
+			t.Errorf("chunk %d: %s, want %s", i, got[i].ID, want[i].ID)
+		}
+	}
+	if a, b := v.Symbols().File("d.py"), w.Symbols().File("d.py"); a == nil || b == nil || len(a.Defs) != len(b.Defs) || len(a.Defs) == 0 {
+		t.Errorf("symbols of d.py: %v, want %v (definitions)", a, b)
+	}
+	close(fit.done)
+}

@@ -63,6 +63,7 @@ func (ix *Index) View(ctx context.Context, snap snapshot.Snapshot) (*View, error
 	var embedder func(context.Context) (retrieve.Embedder, error)
 	if sh := ix.opts.SharedLSA; sh != nil && ix.opts.Embedder == nil {
 		if snap.Name() == sh.Snapshot {
+			ix.prefetch(ctx, snap.Name()) // when another goroutine fits the model
 			if _, err := ix.sharedModel(ctx); err != nil {
 				return nil, err
 			}
@@ -72,6 +73,7 @@ func (ix *Index) View(ctx context.Context, snap snapshot.Snapshot) (*View, error
 		} else {
 			// Chunk while the model is fitted (possibly by another goroutine), then wait.
 			embedder = func(ctx context.Context) (retrieve.Embedder, error) {
+				ix.prefetch(ctx, snap.Name())
 				lsa, err := ix.sharedModel(ctx)
 				if err != nil || lsa == nil {
 					return nil, err
@@ -185,6 +187,7 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 // view it was fitted on until a View of that snapshot takes it.
 type sharedFit struct {
 	once sync.Once
+	done chan struct{} // closed when the fit (once) returned
 	lsa  *retrieve.LSA // nil: none (each view fits its own)
 	err  error
 
@@ -200,11 +203,12 @@ func (ix *Index) sharedModel(ctx context.Context) (*retrieve.LSA, error) {
 	ix.mu.Lock()
 	sh := ix.shared
 	if sh == nil {
-		sh = &sharedFit{}
+		sh = &sharedFit{done: make(chan struct{})}
 		ix.shared = sh
 	}
 	ix.mu.Unlock()
 	sh.once.Do(func() {
+		defer close(sh.done)
 		var v *View
 		sh.lsa, v, sh.err = ix.fitShared(ctx)
 		sh.mu.Lock()
@@ -224,6 +228,62 @@ func (ix *Index) sharedModel(ctx context.Context) (*retrieve.LSA, error) {
 		return nil, sh.err
 	}
 	return sh.lsa, nil
+}
+
+// prefetch chunks the files of the snapshots of Options.SharedLSA.Prefetch (not self
+// nor the model's snapshot; each taken by one caller) while another goroutine fits the
+// shared model, and returns once the fit has returned (or ctx is done, or no snapshot
+// is left). It returns at once when no fit is under way. What it chunks is kept in the
+// index and the store as any view's files are; failures are left to the snapshots' own
+// views.
+func (ix *Index) prefetch(ctx context.Context, self string) {
+	sh := ix.opts.SharedLSA
+	ix.mu.Lock()
+	fit := ix.shared
+	ix.mu.Unlock()
+	if sh == nil || fit == nil {
+		return
+	}
+	select {
+	case <-fit.done:
+		return
+	default:
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-fit.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	opts := ix.opts
+	opts.Progress, opts.Log = nil, nil // another snapshot's: reported by its own view
+	discard := func(string, ...any) {}
+	for ctx.Err() == nil {
+		ix.mu.Lock()
+		if ix.prefetched >= len(sh.Prefetch) {
+			ix.mu.Unlock()
+			return
+		}
+		name := sh.Prefetch[ix.prefetched]
+		ix.prefetched++
+		ix.mu.Unlock()
+		if name == self || name == sh.Snapshot {
+			continue
+		}
+		snap, err := sh.Open(name)
+		if err != nil {
+			continue
+		}
+		_, files, _, err := ix.viewKey(ctx, snap, discard)
+		if err != nil {
+			continue
+		}
+		var st Stats
+		ix.chunkFiles(ctx, snap, files, opts, &st, discard) // stops at ctx's end
+	}
 }
 
 // takeModelView hands over the view the shared model was fitted on, once (nil when

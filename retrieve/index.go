@@ -55,6 +55,11 @@ type Index struct {
 	mu     sync.RWMutex // guards closed against Close during Search
 	closed bool
 
+	// texts caches FileText's results (textBytes: their total length).
+	textMu    sync.Mutex
+	texts     map[string]string
+	textBytes int
+
 	// Dense retrieval (dense.go).
 	dense *DenseVectors
 }
@@ -89,6 +94,47 @@ func (ix *Index) Chunk(id string) (*chunker.Chunk, bool) {
 		return nil, false
 	}
 	return ix.chunks[i], true
+}
+
+// FileTextCacheBytes bounds the file texts an [Index] keeps for [Index.FileText]
+// (bytes): a text that would pass it empties the cache first.
+const FileTextCacheBytes = 64 << 20
+
+// FileText returns the text of the file at path as indexed: its chunks
+// (chunker.ChunkID(path, 0), 1, ...) joined in order, the bytes of a chunk that
+// overlap its predecessor's left out; "" when the index has no chunk of path. Texts
+// are cached in the index (up to FileTextCacheBytes), so that the requests of a
+// long-lived view do not rebuild the same files.
+func (ix *Index) FileText(path string) string {
+	ix.textMu.Lock()
+	t, ok := ix.texts[path]
+	ix.textMu.Unlock()
+	if ok {
+		return t
+	}
+	var sb strings.Builder
+	end := 0
+	for i := 0; ; i++ {
+		c, ok := ix.Chunk(chunker.ChunkID(path, i))
+		if !ok {
+			break
+		}
+		if c.EndByte > end {
+			sb.WriteString(c.Text[max(0, end-c.StartByte):])
+			end = c.EndByte
+		}
+	}
+	t = sb.String()
+	ix.textMu.Lock()
+	defer ix.textMu.Unlock()
+	if ix.texts == nil || ix.textBytes+len(t) > FileTextCacheBytes {
+		ix.texts, ix.textBytes = map[string]string{}, 0
+	}
+	if _, ok := ix.texts[path]; !ok && len(t) <= FileTextCacheBytes {
+		ix.texts[path] = t
+		ix.textBytes += len(t)
+	}
+	return t
 }
 
 // Key returns the key the index was made with (for a snapshot, a hash of its files and

@@ -416,3 +416,26 @@ func TestPruningIsExact(t *testing.T) {
 	}
 	t.Logf("pruning kicked in for %d of %d searches", pruned, searches)
 }
+
+// TestFileText: a file's text is its chunks joined in order, the bytes a chunk shares
+// with its predecessor left out; the text is cached and the same on a second call.
+func TestFileText(t *testing.T) {
+	a := chunker.Chunk{ID: chunker.ChunkID("a.kt", 0), Path: "a.kt", StartByte: 0, EndByte: 8, Text: "fun a()\n"}
+	b := chunker.Chunk{ID: chunker.ChunkID("a.kt", 1), Path: "a.kt", Ordinal: 1, StartByte: 4, EndByte: 14, Text: "a()\nval x\n"}
+	c := chunker.Chunk{ID: chunker.ChunkID("b.kt", 0), Path: "b.kt", StartByte: 0, EndByte: 4, Text: "val\n"}
+	ix, err := New([]chunker.Chunk{a, b, c}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got := ix.FileText("a.kt"); got != "fun a()\nval x\n" {
+			t.Errorf("a.kt: %q", got)
+		}
+		if got := ix.FileText("missing.kt"); got != "" {
+			t.Errorf("missing.kt: %q", got)
+		}
+	}
+	if ix.textBytes != len("fun a()\nval x\n") {
+		t.Errorf("cache holds %d bytes", ix.textBytes)
+	}
+}

@@ -92,6 +92,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the whole command to `FILE` (read it with go tool pprof)"},
 			&cli.StringFlag{Name: "memprofile", Usage: "write a Go heap profile to `FILE` when the command ends"},
+			&cli.StringFlag{Name: "trace", Usage: "write a Go execution trace of the whole command to `FILE` (a timeline: go tool trace)"},
 		},
 		Before: startProfiles,
 		After:  stopProfiles,

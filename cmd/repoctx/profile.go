@@ -5,17 +5,34 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 
 	"github.com/urfave/cli/v2"
 )
 
 // cpuProfile is the file the running CPU profile goes to (nil when not profiling);
-// memProfile the file the heap profile will go to.
-var cpuProfile, memProfile *os.File
+// memProfile the file the heap profile will go to; traceFile the file the running
+// execution trace goes to.
+var cpuProfile, memProfile, traceFile *os.File
 
 // startProfiles starts the CPU profile requested with --cpuprofile and creates the
-// --memprofile file, so that a bad path fails before the command runs.
+// --memprofile file, so that a bad path fails before the command runs; and the
+// execution trace requested with --trace.
 func startProfiles(c *cli.Context) error {
+	if p := c.String("trace"); p != "" {
+		if p == c.String("cpuprofile") || p == c.String("memprofile") {
+			return usagef("--trace must name a file of its own")
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			return fmt.Errorf("--trace: %w", err)
+		}
+		traceFile = f
+	}
 	if p := c.String("memprofile"); p != "" {
 		if p == c.String("cpuprofile") {
 			return usagef("--memprofile and --cpuprofile must be different files")
@@ -42,8 +59,16 @@ func startProfiles(c *cli.Context) error {
 	return nil
 }
 
-// stopProfiles ends the CPU profile and writes the heap profile requested with --memprofile.
+// stopProfiles ends the CPU profile and the execution trace and writes the heap
+// profile requested with --memprofile.
 func stopProfiles(c *cli.Context) error {
+	if traceFile != nil {
+		trace.Stop()
+		if err := traceFile.Close(); err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		traceFile = nil
+	}
 	if cpuProfile != nil {
 		pprof.StopCPUProfile()
 		if err := cpuProfile.Close(); err != nil {

@@ -82,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r8"
+const Revision = "r9"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -118,10 +118,11 @@ func (s *Structural) Close() {
 	s.parsers.Close()
 }
 
-// Chunk implements Chunker. Files in a language without a grammar, files whose
-// brackets nest deeper than MaxNesting, and files whose parse fails or runs over its
-// CPU time limit, are cut into line windows flagged Fallback (the last two also with
-// their Limit, see [Chunk.Limit]).
+// Chunk implements Chunker. Files in a language without a grammar, and files whose
+// parse fails or runs over its CPU time limit, are cut into line windows flagged
+// Fallback (the last two also with their Limit, see [Chunk.Limit]); a region whose
+// brackets nest deeper than MaxNesting is windows flagged LimitNesting, the rest of
+// its file chunked along its syntax.
 func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	return s.ChunkTree(f, nil)
 }
@@ -129,11 +130,12 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 // ChunkTree is Chunk that also hands the file's syntax tree to visit (when not nil)
 // before chunking, so that a caller needing the same parse (e.g. symbol extraction)
 // does not parse the file again. visit gets the root node and the text the tree was
-// parsed from (the language's Rewrite of f.Text, same length); it is not called
-// when the file is windowed without a parse (unknown language, nesting deeper than
-// MaxNesting, parse failure or CPU limit), and may be called for a file windowed
-// when a later parse of its fragments runs over the limit. The tree is closed when
-// ChunkTree returns: visit must not keep nodes.
+// parsed from (the language's Rewrite of f.Text, same length, with the inside of
+// regions nested deeper than MaxNesting blanked, see [flattenDeep]); it is not
+// called when the file is windowed without a parse (unknown language, parse failure
+// or CPU limit), and may be called for a file windowed when a later parse of its
+// fragments runs over the limit. The tree is closed when ChunkTree returns: visit
+// must not keep nodes.
 func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []byte)) ([]Chunk, error) {
 	li := newLineIndex(f.Text)
 	if li.size(0, li.lines()) == 0 {
@@ -143,10 +145,8 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 	if spec == nil {
 		return s.windowFile(f, li), nil
 	}
-	if tooDeep(f.Text) {
-		return s.limitedFile(f, li, LimitNesting), nil
-	}
-	tree, parsed, err := s.parsers.Parse(spec, f.Text)
+	text, deep := flattenDeep(f.Text)
+	tree, parsed, err := s.parsers.Parse(spec, text)
 	if err != nil {
 		return s.limitedFile(f, li, parseLimit(err)), nil
 	}
@@ -190,7 +190,9 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 		its = b.items(root, root.IsError())
 	}
 	b.level(its, 0, li.lines(), nil, nil, false)
-	return b.emit(f), nil
+	cs := b.emit(f)
+	markDeep(cs, deep)
+	return cs, nil
 }
 
 // limitedFile is windowFile for a file that hit limit: its windows carry the limit,
@@ -205,17 +207,88 @@ func (s *Structural) limitedFile(f *File, li *lineIndex, limit Limit) []Chunk {
 }
 
 // MaxNesting is the deepest bracket nesting, in brackets ("(", "[" and "{" not yet
-// closed, counted on the raw text, strings and comments included), of a file the
-// structural chunker parses; a deeper file is windowed without a parse. It bounds the
-// depth of the trees the chunker walks, and spares the parse of files whose structure
-// would be windows of a few long lines anyway: tree-sitter's error recovery on the
-// input "fun a() {" * 20000 (180 KB) costs 2-4 s for Python, Java,
-// JavaScript, Go, Rust and TypeScript. Real code, generated tables included, nests
-// tens deep. It is a defence for one shape only: a file dense with syntax errors at
-// any depth costs tree-sitter a fraction of a second (200 KB of "fun a() {" 30
-// deep: 0.2 s of CPU by /usr/bin/time of `repoctx chunk`), bounded by ParseCPULimit
-// alone.
+// closed, counted on the raw text, strings and comments included), of a region the
+// structural chunker parses; the inside of a deeper region is blanked for the parser
+// (see flattenDeep) and the region windowed. It bounds the depth of the trees the
+// chunker walks, and spares the parse of regions whose structure would be windows of
+// a few long lines anyway: tree-sitter's error recovery on the input "fun a() {" *
+// 20000 (180 KB) costs 2-4 s for Python, Java, JavaScript, Go, Rust and TypeScript.
+// Real code, generated tables included, nests tens deep. It is a defence for one
+// shape only: a file dense with syntax errors at any depth costs tree-sitter a
+// fraction of a second (200 KB of "fun a() {" 30 deep: 0.2 s of CPU by
+// /usr/bin/time of `repoctx chunk`), bounded by ParseCPULimit alone.
 const MaxNesting = 1000
+
+// deepKeep is the bracket depth flattenDeep keeps of a region nested deeper than
+// MaxNesting: the brackets of its first deepKeep levels stay for the parser (the
+// statement or definition holding the region parses, with its name and header),
+// what they enclose deeper is blanked.
+const deepKeep = 64
+
+// flattenDeep returns text with the inside of every region whose brackets nest deeper
+// than MaxNesting blanked (each byte but line breaks made a space), and the byte
+// ranges blanked; text itself and nil when no region is that deep. A region is the
+// inside of the bracket opened at depth deepKeep on the way to the too-deep one, up to
+// its matching bracket (kinds are not matched, as in tooDeep), or to the end of the
+// text when it does not close. The brackets around it stay, so what holds it parses
+// as a shallow expression (`x = [[[  ...  ]]]` nested deepKeep deep) and the rest of
+// the file as usual. The work is linear in the text: one pass, a stack of deepKeep
+// offsets.
+func flattenDeep(text []byte) ([]byte, [][2]int) {
+	if !tooDeep(text) {
+		return text, nil
+	}
+	out := append([]byte(nil), text...)
+	var regions [][2]int
+	d, keep := 0, -1 // depth; the offset of the bracket opened at depth deepKeep
+	for i := 0; i < len(out); i++ {
+		dd := bracketStep[out[i]]
+		if dd == 0 {
+			continue
+		}
+		if d += int(dd); d < 0 {
+			d = 0
+		}
+		if d == deepKeep && dd > 0 {
+			keep = i
+		}
+		if d <= MaxNesting {
+			continue
+		}
+		// Too deep: blank from after the bracket at depth deepKeep to its close.
+		end := len(out)
+		for j := i + 1; j < len(out); j++ {
+			if d += int(bracketStep[out[j]]); d < deepKeep {
+				end = j
+				break
+			}
+		}
+		for k := keep + 1; k < end; k++ {
+			if out[k] != '\n' {
+				out[k] = ' '
+			}
+		}
+		regions = append(regions, [2]int{keep + 1, end})
+		d, i = deepKeep-1, end
+	}
+	return out, regions
+}
+
+// markDeep flags the chunks that overlap a region flattenDeep blanked (byte ranges
+// deep) as windows made under LimitNesting.
+func markDeep(cs []Chunk, deep [][2]int) {
+	for i := range cs {
+		for _, r := range deep {
+			if cs[i].StartByte < r[1] && cs[i].EndByte > r[0] {
+				cs[i].Limit, cs[i].Fallback = LimitNesting, true
+				if cs[i].Kind == KindCode {
+					cs[i].Kind = KindWindow
+				}
+				break
+			}
+		}
+	}
+}
 
 // tooDeep reports whether text's brackets nest deeper than MaxNesting. A closing
 // bracket never takes the depth below 0, and the three kinds are not matched against

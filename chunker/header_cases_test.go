@@ -148,3 +148,29 @@ func TestHeaderNotFromComment(t *testing.T) { // "headers never come from string
 	}
 	check(t, cs, []want{{name: "f", header: "-"}})
 }
+
+// Rust 2024 syntax the bundled grammar predates (unsafe extern blocks, safe items,
+// raw borrows, async closures, gen blocks) keeps every definition's name and flags
+// no parse error; an extern block's items are named; inner doc comments (`//!`)
+// never attach to the item below them nor become a header.
+func TestRust2024(t *testing.T) {
+	cs := chunkFixture(t, "rust2024.rs", false)
+	check(t, cs, []want{
+		{name: "Ring", header: "-"}, {name: "abs", header: "-"}, {name: "strlen", header: "-"},
+		{name: "exported", start: 15, end: 19}, {name: "captures", start: 20}, {name: "raw_ptr", start: 24},
+		{name: "chains", start: 28}, {name: "runner", start: 35}, {name: "new", header: "impl Ring"},
+		{name: "after", start: 50, header: "-"},
+	})
+	checkClean(t, cs)
+	src := "//! Crate docs: a ring buffer of bytes, line one of two.\n//! Line two of the crate docs.\n" +
+		"pub fn capacity_of(ring: &[u8], reserve: usize) -> usize {\n    ring.len() + reserve * 2 + 1\n}\n"
+	_, cs = chunkString(t, "lib.rs", src, Options{})
+	check(t, cs, []want{{name: "capacity_of", start: 3, end: 5, header: "-"}})
+	for _, c := range cs {
+		for _, h := range c.Header {
+			if strings.HasPrefix(h, "//") || strings.HasPrefix(h, "/*") {
+				t.Errorf("L%d-%d: header %q comes from a comment", c.StartLine, c.EndLine, c.Header)
+			}
+		}
+	}
+}

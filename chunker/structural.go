@@ -82,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r9"
+const Revision = "r10"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's

@@ -174,3 +174,29 @@ func TestRust2024(t *testing.T) {
 		}
 	}
 }
+
+// Scala 3 indentation syntax: a method whose indented body the grammar ends at the
+// next line's indentation no longer swallows the next method (twice was lost inside
+// greet), and an extension's methods are named members under its signature.
+func TestScala3Indentation(t *testing.T) {
+	cs := chunkFixture(t, "scala3.scala", false)
+	check(t, cs, []want{
+		{name: "Show", start: 1}, {name: "intShow", start: 8},
+		{name: "shout", header: "extension (s: String)"}, {name: "whisper", header: "extension (s: String)"},
+		{name: "greet", start: 16, end: 19, header: "object Main"}, {name: "twice", start: 20, header: "object Main"},
+		{name: "get", header: "class Box(val v: Int)"}, {name: "put", header: "class Box(val v: Int)"},
+		{name: "topLevel", start: 31, header: "-"},
+	})
+	checkClean(t, cs)
+}
+
+// A C# 14 extension block's members are named methods under its signature, not
+// the body of one method named "extension".
+func TestCSharpExtensionBlock(t *testing.T) {
+	cs := chunkFixture(t, "extension_block.cs", false)
+	check(t, cs, []want{
+		{name: "Twice", header: "extension(string s)"}, {name: "IsShout", header: "extension(string s)"},
+		{name: "Third", header: "public static class StringExtensions"},
+	})
+	checkClean(t, cs)
+}

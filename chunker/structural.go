@@ -82,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r10"
+const Revision = "r11"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -424,7 +424,21 @@ func (b *builder) endLine(n *sitter.Node) int {
 }
 
 // endLineAt returns the line of the last byte of a node spanning bytes [s, e).
+//
+// In a language whose nodes may end after the indentation of the next line
+// (grammars.Spec.IndentEnds: tree-sitter-scala's indented blocks), that
+// indentation does not count: a method's node reached into the line of the next
+// method, which was lost inside it.
 func (b *builder) endLineAt(s, e int) int {
+	if b.spec != nil && b.spec.IndentEnds && e > s+1 && e <= len(b.src) && (b.src[e-1] == ' ' || b.src[e-1] == '\t') {
+		k := e - 1
+		for k > s && (b.src[k-1] == ' ' || b.src[k-1] == '\t') {
+			k--
+		}
+		if k > s && b.src[k-1] == '\n' {
+			e = k
+		}
+	}
 	if e > s {
 		e--
 	}

@@ -58,6 +58,16 @@ type Spec struct {
 	// (class_body, block, function_body). Splitting an oversized definition descends
 	// into its last body child; a signature ends where the first body child starts.
 	Bodies map[string]bool
+	// IndentEnds says that the grammar may end a node after the line break and
+	// indentation that follow its last token (tree-sitter-scala's indented blocks
+	// end at the next line's indentation): the chunker then takes the node's last
+	// line to be the one of that line break.
+	IndentEnds bool
+	// SelfBodies are definition node types that hold their members as direct
+	// children, with no body node (Scala 3's `extension (s: String)` followed by
+	// its methods): Body returns the definition itself, and its signature ends
+	// where its first member starts.
+	SelfBodies map[string]bool
 	// Trailers are node types that belong to the definition before them, which a
 	// grammar puts beside it (fwcd: a property's getter and setter on the next lines).
 	Trailers map[string]bool

@@ -200,3 +200,22 @@ func TestCSharpExtensionBlock(t *testing.T) {
 	})
 	checkClean(t, cs)
 }
+
+// Definitions inside text the parser could not place (a Flow-typed class that
+// tree-sitter-javascript reads as ERROR and JSX) keep their names: a chunk named by
+// the text's definition line and flagged parse_error, not anonymous fallback glue.
+func TestJSErrorRegionNames(t *testing.T) {
+	cs := chunkFixture(t, "flow_types.js", false)
+	check(t, cs, []want{
+		{name: "greet", start: 4, header: "-"}, {name: "add", start: 8, header: "-"},
+		{name: "Box", start: 12, end: 21, header: "-"}, {name: "plain", start: 22, header: "-"},
+	})
+	if c := byName(cs, "Box"); c != nil && (!c.ParseError || c.Kind != KindClass) {
+		t.Errorf("Box: kind %s, parse_error %v; want class, true", c.Kind, c.ParseError)
+	}
+	for _, c := range cs {
+		if c.Name == "" && c.StartLine >= 12 && c.EndLine <= 21 {
+			t.Errorf("L%d-%d: anonymous chunk inside Box\n%s", c.StartLine, c.EndLine, dump(cs))
+		}
+	}
+}

@@ -82,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r11"
+const Revision = "r12"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -373,6 +373,8 @@ type builder struct {
 	visited int
 	// leading caches leadingLine by line: 0 not computed yet, 1 yes, -1 no.
 	leading []int8
+	// inTextDefs is set while the definitions textDefs recovered are placed.
+	inTextDefs bool
 }
 
 // add appends a finished piece, recording the header of the definition level it
@@ -800,6 +802,16 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 			}
 		}
 	}
+	if fallback && len(b.spec.DefLines) > 0 && !b.inTextDefs {
+		// Text the parser could not place: the definitions its lines open keep
+		// their names (flagged parse_error), the rest stays glue.
+		if defs := b.textDefs(lo, hi); len(defs) > 0 {
+			b.inTextDefs = true
+			b.level(defs, lo, hi, header, parent, false)
+			b.inTextDefs = false
+			return
+		}
+	}
 	if size <= b.opts.MaxChars {
 		b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
 			parseError: perr, fallback: fallback, mergeable: true})
@@ -840,6 +852,105 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 	}
 	b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: sub, parent: parent,
 		parseError: perr, fallback: true})
+}
+
+// textDefs returns the definitions that lines [lo, hi) open by the spec's DefLines
+// (text the parser could not place), as recovered items: each runs from its line
+// to the line of the brace closing the first `{` opened on it, or to the line
+// before the next definition line indented no deeper, whichever comes first
+// (trailing blank lines left out); a class holds the definitions inside it as
+// members. nil when no line opens a definition.
+func (b *builder) textDefs(lo, hi int) []item {
+	type hdr struct {
+		line, indent, end int
+		kind, name, sig   string
+	}
+	var hs []hdr
+	for i := lo; i < hi; i++ {
+		t := b.li.lineText(i)
+		for _, d := range b.spec.DefLines {
+			m := d.Re.FindSubmatch(t)
+			if m == nil || b.spec.IsKeyword(string(m[1])) {
+				continue
+			}
+			sig := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(t)), "{"))
+			hs = append(hs, hdr{line: i, indent: len(t) - len(bytes.TrimLeft(t, " \t")), kind: d.Kind,
+				name: string(m[1]), sig: grammars.TidySignature(sig)})
+			break
+		}
+	}
+	for k := range hs {
+		end := hi - 1
+		for j := k + 1; j < len(hs); j++ {
+			if hs[j].indent <= hs[k].indent {
+				end = hs[j].line - 1
+				break
+			}
+		}
+		if e := b.braceEnd(hs[k].line, end); e >= 0 {
+			end = e
+		}
+		for end > hs[k].line && b.li.blank[end] {
+			end--
+		}
+		hs[k].end = end
+	}
+	var nest func(hs []hdr) []item
+	nest = func(hs []hdr) []item {
+		var out []item
+		for k := 0; k < len(hs); {
+			h := hs[k]
+			j := k + 1
+			for j < len(hs) && hs[j].line <= h.end {
+				j++
+			}
+			it := item{first: h.line, last: h.end, kind: h.kind, inError: true, synth: &textDef{name: h.name, sig: h.sig}}
+			if h.kind == grammars.Class {
+				it.synth.members = nest(hs[k+1 : j])
+			}
+			out = append(out, it)
+			k = j
+		}
+		return out
+	}
+	return nest(hs)
+}
+
+// braceEnd returns the line, at most limit, of the brace that closes the first `{`
+// on line first, or -1 when the line opens none or it does not close by line limit.
+// Quoted strings and line comments are skipped, roughly: a definition that ends
+// later than its text says is cut at the next definition line instead.
+func (b *builder) braceEnd(first, limit int) int {
+	depth, opened := 0, false
+	for i := first; i <= limit; i++ {
+		t := b.li.lineText(i)
+		var q byte
+		for j := 0; j < len(t); j++ {
+			c := t[j]
+			switch {
+			case q != 0:
+				if c == '\\' {
+					j++
+				} else if c == q {
+					q = 0
+				}
+			case c == '"' || c == '\'' || c == '`':
+				q = c
+			case c == '/' && j+1 < len(t) && t[j+1] == '/':
+				j = len(t)
+			case c == '{':
+				depth, opened = depth+1, true
+			case c == '}' && opened:
+				if depth--; depth == 0 {
+					return i
+				}
+			}
+		}
+		if !opened {
+			return -1
+		}
+	}
+	return -1
 }
 
 // addCommentRun adds the comment run of lines [lo, hi) above a definition as pieces

@@ -36,6 +36,8 @@ var layers = map[string]int{
 	"languages/c":              3, // C and C++ text rules (rewrites)
 	"languages/csharp":         3,
 	"languages/kotlin":         3, // Kotlin rewrites and text outline
+	"languages/ruby":           3,
+	"languages/rust":           3,
 	"languages/swift":          3,
 	"languages":                4, // attaches those rules to the grammars specs
 	"tokens":                   2,

@@ -85,9 +85,11 @@ type Chunk struct {
 	// ERROR or MISSING nodes, or is a window of a file whose parse failed or ran over
 	// its CPU time limit (Options.ParseCPULimit; Limit says which).
 	ParseError bool `json:"parse_error,omitempty"`
-	// Limit names the limit that made the whole file windows (every chunk of such a
-	// file carries it, with Fallback), or is "": brackets nested too deep, a parse over
-	// its CPU time limit or failed. See [Limit] (which of them may be cached).
+	// Limit names the limit that made the chunk a window, or is "": a parse over its
+	// CPU time limit or failed (the whole file is windows: every chunk carries it,
+	// with Fallback and ParseError), or brackets nested deeper than MaxNesting (the
+	// windows of that region, with Fallback; the rest of the file is chunked along
+	// its syntax). See [Limit] (which of them may be cached) and [FileLimit].
 	Limit Limit `json:"limit,omitempty"`
 	// Text is the chunk's content: the normalised file text [StartByte, EndByte).
 	Text string `json:"text"`

@@ -21,8 +21,8 @@ import (
 // towards not counting.
 //
 // It parses f again (only when cs holds a Fallback chunk without ParseError) and
-// returns 0 for a language without a spec, string or comment types, for a file
-// nesting deeper than MaxNesting (not parsed), or when that parse fails. The error is
+// returns 0 for a language without a spec, string or comment types, or when that
+// parse fails; it parses the text the chunker parses (see flattenDeep). The error is
 // reserved for future use and is always nil.
 func (s *Structural) TokenWindows(f *File, cs []Chunk) (int, error) {
 	candidates := 0
@@ -35,10 +35,11 @@ func (s *Structural) TokenWindows(f *File, cs []Chunk) (int, error) {
 		return 0, nil
 	}
 	spec := grammars.Lookup(f.Lang)
-	if spec == nil || len(spec.Strings)+len(spec.Comments) == 0 || tooDeep(f.Text) {
+	if spec == nil || len(spec.Strings)+len(spec.Comments) == 0 {
 		return 0, nil
 	}
-	tree, _, err := s.parsers.Parse(spec, f.Text)
+	text, _ := flattenDeep(f.Text)
+	tree, _, err := s.parsers.Parse(spec, text)
 	if err != nil {
 		return 0, nil // the chunker windowed the whole file too
 	}

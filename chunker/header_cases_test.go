@@ -9,7 +9,7 @@ import (
 
 // Tests of the kinds of fault where grammar errors cost definitions their names
 // although no text is lost: a definition header chosen by preprocessor conditionals
-// (C), a nested heredoc that swallows the code after it (Ruby), and windows of a
+// (C), a nested heredoc that swallowed the code after it (Ruby), and windows of a
 // declaration whose header was only its keyword (Go).
 
 // chunkFixture chunks testdata/cases/name (checking the invariants) or, with
@@ -61,28 +61,48 @@ func TestCIfdefSplitHeaderShared(t *testing.T) {
 	check(t, cs, []want{{name: "mix_all", start: 15}, {name: "mix_selftest", start: 24}})
 }
 
-// checkSwallowed checks that the lines from line from on, which the grammar's ERROR
-// holds (code a heredoc swallowed), are in chunks flagged both fallback and
-// parse_error.
-func checkSwallowed(t *testing.T, cs []Chunk, from int) {
+// checkClean checks that no chunk is flagged fallback or parse_error.
+func checkClean(t *testing.T, cs []Chunk) {
 	t.Helper()
 	for _, c := range cs {
-		if c.EndLine >= from && (!c.Fallback || !c.ParseError) {
-			t.Errorf("L%d-%d: fallback %v, parse_error %v; want both\n%s", c.StartLine, c.EndLine, c.Fallback, c.ParseError, dump(cs))
+		if c.Fallback || c.ParseError {
+			t.Errorf("L%d-%d: fallback %v, parse_error %v; want neither\n%s", c.StartLine, c.EndLine, c.Fallback, c.ParseError, dump(cs))
 		}
 	}
 }
 
+// A heredoc opened inside an interpolation of another heredoc's body no longer
+// swallows the methods after it (the Ruby rules blank the outer body for the parser):
+// each method is a chunk under its module and class, and nothing is flagged.
 func TestRubyNestedHeredoc(t *testing.T) { // kind of case 42 (tree-sitter-ruby#148)
 	cs := chunkFixture(t, "nested_heredoc.rb", false)
-	check(t, cs, []want{{name: "initialize", start: 3, end: 6}})
-	checkSwallowed(t, cs, 7)
+	check(t, cs, []want{
+		{name: "Reports", start: 1, header: "-"},
+		{name: "initialize", start: 3, end: 6, header: "class Weekly"},
+		{name: "render", start: 7, end: 19, header: "class Weekly"},
+		{name: "title", start: 20, header: "class Weekly"}, {name: "footer", header: "class Weekly"},
+		{name: "build", start: 29, end: 32, header: "module Reports"},
+	})
+	checkClean(t, cs)
+	if r := byName(cs, "render"); r != nil && !strings.Contains(r.Text, "<<~LIST.lines") {
+		t.Errorf("render does not hold its heredocs:\n%s", r.Text)
+	}
 }
 
 func TestRubyNestedHeredocShared(t *testing.T) {
 	cs := chunkFixture(t, "42-rb-nested-heredoc/input.rb", true)
-	check(t, cs, []want{{name: "initialize"}})
-	checkSwallowed(t, cs, 7)
+	check(t, cs, []want{
+		{name: "initialize", start: 3, header: "class Digest"},
+		{name: "body", start: 7, header: "class Digest"},
+		{name: "subject", start: 19, header: "class Digest"},
+		{name: "deliver", start: 24, end: 27, header: "module Mailer"},
+	})
+	for _, name := range []string{"initialize", "body", "subject"} {
+		if c := byName(cs, name); c != nil && (len(c.Header) != 2 || c.Header[0] != "module Mailer") {
+			t.Errorf("%s: header %q, want [module Mailer, class Digest]", name, c.Header)
+		}
+	}
+	checkClean(t, cs)
 }
 
 // checkWindowHeaders checks that the windows of the declaration name after its
@@ -127,4 +147,75 @@ func TestHeaderNotFromComment(t *testing.T) { // "headers never come from string
 		}
 	}
 	check(t, cs, []want{{name: "f", header: "-"}})
+}
+
+// Rust 2024 syntax the bundled grammar predates (unsafe extern blocks, safe items,
+// raw borrows, async closures, gen blocks) keeps every definition's name and flags
+// no parse error; an extern block's items are named; inner doc comments (`//!`)
+// never attach to the item below them nor become a header.
+func TestRust2024(t *testing.T) {
+	cs := chunkFixture(t, "rust2024.rs", false)
+	check(t, cs, []want{
+		{name: "Ring", header: "-"}, {name: "abs", header: "-"}, {name: "strlen", header: "-"},
+		{name: "exported", start: 15, end: 19}, {name: "captures", start: 20}, {name: "raw_ptr", start: 24},
+		{name: "chains", start: 28}, {name: "runner", start: 35}, {name: "new", header: "impl Ring"},
+		{name: "after", start: 50, header: "-"},
+	})
+	checkClean(t, cs)
+	src := "//! Crate docs: a ring buffer of bytes, line one of two.\n//! Line two of the crate docs.\n" +
+		"pub fn capacity_of(ring: &[u8], reserve: usize) -> usize {\n    ring.len() + reserve * 2 + 1\n}\n"
+	_, cs = chunkString(t, "lib.rs", src, Options{})
+	check(t, cs, []want{{name: "capacity_of", start: 3, end: 5, header: "-"}})
+	for _, c := range cs {
+		for _, h := range c.Header {
+			if strings.HasPrefix(h, "//") || strings.HasPrefix(h, "/*") {
+				t.Errorf("L%d-%d: header %q comes from a comment", c.StartLine, c.EndLine, c.Header)
+			}
+		}
+	}
+}
+
+// Scala 3 indentation syntax: a method whose indented body the grammar ends at the
+// next line's indentation no longer swallows the next method (twice was lost inside
+// greet), and an extension's methods are named members under its signature.
+func TestScala3Indentation(t *testing.T) {
+	cs := chunkFixture(t, "scala3.scala", false)
+	check(t, cs, []want{
+		{name: "Show", start: 1}, {name: "intShow", start: 8},
+		{name: "shout", header: "extension (s: String)"}, {name: "whisper", header: "extension (s: String)"},
+		{name: "greet", start: 16, end: 19, header: "object Main"}, {name: "twice", start: 20, header: "object Main"},
+		{name: "get", header: "class Box(val v: Int)"}, {name: "put", header: "class Box(val v: Int)"},
+		{name: "topLevel", start: 31, header: "-"},
+	})
+	checkClean(t, cs)
+}
+
+// A C# 14 extension block's members are named methods under its signature, not
+// the body of one method named "extension".
+func TestCSharpExtensionBlock(t *testing.T) {
+	cs := chunkFixture(t, "extension_block.cs", false)
+	check(t, cs, []want{
+		{name: "Twice", header: "extension(string s)"}, {name: "IsShout", header: "extension(string s)"},
+		{name: "Third", header: "public static class StringExtensions"},
+	})
+	checkClean(t, cs)
+}
+
+// Definitions inside text the parser could not place (a Flow-typed class that
+// tree-sitter-javascript reads as ERROR and JSX) keep their names: a chunk named by
+// the text's definition line and flagged parse_error, not anonymous fallback glue.
+func TestJSErrorRegionNames(t *testing.T) {
+	cs := chunkFixture(t, "flow_types.js", false)
+	check(t, cs, []want{
+		{name: "greet", start: 4, header: "-"}, {name: "add", start: 8, header: "-"},
+		{name: "Box", start: 12, end: 21, header: "-"}, {name: "plain", start: 22, header: "-"},
+	})
+	if c := byName(cs, "Box"); c != nil && (!c.ParseError || c.Kind != KindClass) {
+		t.Errorf("Box: kind %s, parse_error %v; want class, true", c.Kind, c.ParseError)
+	}
+	for _, c := range cs {
+		if c.Name == "" && c.StartLine >= 12 && c.EndLine <= 21 {
+			t.Errorf("L%d-%d: anonymous chunk inside Box\n%s", c.StartLine, c.EndLine, dump(cs))
+		}
+	}
 }

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // nestedErrors returns depth copies of an opening that is a syntax error in most
@@ -67,8 +65,8 @@ func TestNestedErrorsLinear(t *testing.T) {
 }
 
 // TestNestedErrorsChunk: deeply nested inputs keep the chunk invariants, below the
-// MaxNesting guard (parsed) and above it (windowed without a parse, flagged
-// LimitNesting).
+// MaxNesting guard and above it (the inside of the deep region blanked for the
+// parser: its chunks are windows flagged LimitNesting, the others are not).
 func TestNestedErrorsChunk(t *testing.T) {
 	for _, depth := range []int{MaxNesting - 1, 20000} {
 		for name, src := range nestedInputs(depth) {
@@ -77,8 +75,7 @@ func TestNestedErrorsChunk(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := NewStructural(Options{})
-			parsed := false
-			cs, err := s.ChunkTree(f, func(_ *sitter.Node, _ []byte) { parsed = true })
+			cs, err := s.Chunk(f)
 			s.Close()
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -86,15 +83,111 @@ func TestNestedErrorsChunk(t *testing.T) {
 			if err := Validate(f, cs, DefaultMaxChars); err != nil {
 				t.Errorf("%s at depth %d: %v", name, depth, err)
 			}
-			if deep := tooDeep(f.Text); parsed == deep {
-				t.Errorf("%s at depth %d: parsed %v, nesting over MaxNesting %v", name, depth, parsed, deep)
+			_, regions := flattenDeep(f.Text)
+			if deep := tooDeep(f.Text); deep != (len(regions) > 0) || deep != (FileLimit(cs) == LimitNesting) {
+				t.Errorf("%s at depth %d: limit %q, %d deep regions; nesting over MaxNesting %v", name, depth, FileLimit(cs), len(regions), deep)
 			}
-			if deep := tooDeep(f.Text); deep && (FileLimit(cs) != LimitNesting || cs[0].ParseError) {
-				t.Errorf("%s at depth %d: limit %q, parse error %v; want %q and no parse error", name, depth, FileLimit(cs), cs[0].ParseError, LimitNesting)
-			} else if !deep && FileLimit(cs) != LimitNone {
-				t.Errorf("%s at depth %d: limit %q, want none", name, depth, FileLimit(cs))
+			for _, c := range cs {
+				in := false
+				for _, r := range regions {
+					in = in || c.StartByte < r[1] && c.EndByte > r[0]
+				}
+				if in != (c.Limit == LimitNesting) || (in && !c.Fallback) {
+					t.Errorf("%s at depth %d: L%d-%d limit %q fallback %v, in a deep region %v", name, depth, c.StartLine, c.EndLine, c.Limit, c.Fallback, in)
+				}
 			}
 		}
+	}
+}
+
+// TestDeepRegionOnly: a file nesting one expression far deeper than MaxNesting
+// windows that expression only; its other definitions keep their named chunks, and
+// the windows of a deep definition carry its name.
+func TestDeepRegionOnly(t *testing.T) {
+	const d = 3 * MaxNesting
+	lines := func(ss ...string) string { return strings.Join(ss, "\n") + "\n" }
+	for _, c := range []struct {
+		name, src string
+		want      []want
+		deep      string // the name the deep windows carry, or "" for glue
+	}{
+		{"one_line.js", lines(
+			"export function alpha(a, b) {", "  const s = a + b;", "  return s * 2;", "}", "",
+			"const table = "+strings.Repeat("[", d)+"1"+strings.Repeat("]", d)+";", "",
+			"class Beta {", "  constructor(x) {", "    this.x = x;", "  }", "",
+			"  scaled(k) {", "    return this.x * k + 1;", "  }", "}", "",
+			"function gamma(n) {", "  let t = 0;", "  for (let i = 0; i < n; i++) t += i;", "  return t;", "}"),
+			[]want{{name: "alpha", start: 1, header: "-"}, {name: "Beta", start: 8},
+				{name: "constructor", header: "class Beta"}, {name: "gamma", start: 18, end: 22, header: "-"}}, "table"},
+		{"many_lines.ts", lines(
+			"function alpha(a: number): number {", "  return a + 1;", "}", "",
+			"function build(): number {", "  return "+strings.Repeat("f(\n", d)+"0"+strings.Repeat(")", d)+";", "}", "",
+			"function gamma(n: number): number {", "  return n * 2;", "}"),
+			[]want{{name: "alpha", start: 1, end: 4, header: "-"}, {name: "gamma", start: d + 9, header: "-"}}, ""},
+		{"deep.py", lines(
+			"def alpha(a):", "    return a + 1", "", "",
+			"DATA = "+strings.Repeat("(", d)+"1"+strings.Repeat(",)", d), "", "",
+			"def gamma(n):", "    return n * 2"),
+			[]want{{name: "alpha", start: 1, header: "-"}, {name: "gamma", start: 8, header: "-"}}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, cs := chunkString(t, c.name, c.src, Options{})
+			check(t, cs, c.want)
+			n := 0
+			for _, k := range cs {
+				if k.Limit == LimitNesting {
+					n++
+					if c.deep != "" && k.Name != c.deep {
+						t.Errorf("L%d-%d: deep window named %q, want %q", k.StartLine, k.EndLine, k.Name, c.deep)
+					}
+				} else if k.Limit != LimitNone {
+					t.Errorf("L%d-%d: limit %q", k.StartLine, k.EndLine, k.Limit)
+				}
+			}
+			if n == 0 {
+				t.Errorf("no window flagged %q\n%s", LimitNesting, dump(cs))
+			}
+			if FileLimit(cs) != LimitNesting {
+				t.Errorf("FileLimit = %q, want %q", FileLimit(cs), LimitNesting)
+			}
+		})
+	}
+}
+
+// TestFlattenDeep: the inside of a region deeper than MaxNesting is blanked from the
+// bracket at depth deepKeep to its close (or the end), line breaks kept; shallower
+// text is returned as is.
+func TestFlattenDeep(t *testing.T) {
+	shallow := []byte(strings.Repeat("(", MaxNesting) + strings.Repeat(")", MaxNesting))
+	if out, r := flattenDeep(shallow); &out[0] != &shallow[0] || r != nil {
+		t.Errorf("shallow text changed: %d regions", len(r))
+	}
+	d := MaxNesting + 5
+	src := "a(" + strings.Repeat("[\n", d) + strings.Repeat("]", d) + ") b"
+	out, r := flattenDeep([]byte(src))
+	if len(out) != len(src) || len(r) != 1 {
+		t.Fatalf("length %d (want %d), %d regions (want 1)", len(out), len(src), len(r))
+	}
+	// "a(" opens depth 1; the bracket at depth deepKeep is the (deepKeep-1)th "[".
+	open := 2 + 2*(deepKeep-2)
+	close := len(src) - len(") b") - (deepKeep - 1)
+	if r[0] != [2]int{open + 1, close} {
+		t.Errorf("region %v, want [%d %d]", r[0], open+1, close)
+	}
+	if got, want := string(out[:open+1]), src[:open+1]; got != want {
+		t.Errorf("text before the region changed")
+	}
+	if got, want := string(out[close:]), src[close:]; got != want {
+		t.Errorf("text after the region: %q, want %q", got, want)
+	}
+	if strings.Trim(string(out[open+1:close]), " \n") != "" || strings.Count(string(out), "\n") != d {
+		t.Errorf("region not blanked with its line breaks kept")
+	}
+	if tooDeep(out) {
+		t.Error("flattened text still too deep")
+	}
+	if _, r := flattenDeep([]byte("x = " + strings.Repeat("[", MaxNesting+1))); len(r) != 1 || r[0][1] != len("x = ")+MaxNesting+1 {
+		t.Errorf("unclosed region %v, want one to the end", r)
 	}
 }
 
@@ -116,7 +209,8 @@ func TestTooDeep(t *testing.T) {
 }
 
 // BenchmarkNestedErrors chunks (parse included) the nested inputs just below the
-// MaxNesting guard and far above it (20,000 levels, 180 KB: windowed unparsed).
+// MaxNesting guard and far above it (20,000 levels, 180 KB: the deep region blanked
+// for the parser).
 func BenchmarkNestedErrors(b *testing.B) {
 	for _, depth := range []int{MaxNesting - 1, 20000} {
 		for name, src := range nestedInputs(depth) {

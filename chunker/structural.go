@@ -82,7 +82,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r7"
+const Revision = "r12"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
@@ -118,10 +118,11 @@ func (s *Structural) Close() {
 	s.parsers.Close()
 }
 
-// Chunk implements Chunker. Files in a language without a grammar, files whose
-// brackets nest deeper than MaxNesting, and files whose parse fails or runs over its
-// CPU time limit, are cut into line windows flagged Fallback (the last two also with
-// their Limit, see [Chunk.Limit]).
+// Chunk implements Chunker. Files in a language without a grammar, and files whose
+// parse fails or runs over its CPU time limit, are cut into line windows flagged
+// Fallback (the last two also with their Limit, see [Chunk.Limit]); a region whose
+// brackets nest deeper than MaxNesting is windows flagged LimitNesting, the rest of
+// its file chunked along its syntax.
 func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 	return s.ChunkTree(f, nil)
 }
@@ -129,11 +130,12 @@ func (s *Structural) Chunk(f *File) ([]Chunk, error) {
 // ChunkTree is Chunk that also hands the file's syntax tree to visit (when not nil)
 // before chunking, so that a caller needing the same parse (e.g. symbol extraction)
 // does not parse the file again. visit gets the root node and the text the tree was
-// parsed from (the language's Rewrite of f.Text, same length); it is not called
-// when the file is windowed without a parse (unknown language, nesting deeper than
-// MaxNesting, parse failure or CPU limit), and may be called for a file windowed
-// when a later parse of its fragments runs over the limit. The tree is closed when
-// ChunkTree returns: visit must not keep nodes.
+// parsed from (the language's Rewrite of f.Text, same length, with the inside of
+// regions nested deeper than MaxNesting blanked, see [flattenDeep]); it is not
+// called when the file is windowed without a parse (unknown language, parse failure
+// or CPU limit), and may be called for a file windowed when a later parse of its
+// fragments runs over the limit. The tree is closed when ChunkTree returns: visit
+// must not keep nodes.
 func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []byte)) ([]Chunk, error) {
 	li := newLineIndex(f.Text)
 	if li.size(0, li.lines()) == 0 {
@@ -143,10 +145,8 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 	if spec == nil {
 		return s.windowFile(f, li), nil
 	}
-	if tooDeep(f.Text) {
-		return s.limitedFile(f, li, LimitNesting), nil
-	}
-	tree, parsed, err := s.parsers.Parse(spec, f.Text)
+	text, deep := flattenDeep(f.Text)
+	tree, parsed, err := s.parsers.Parse(spec, text)
 	if err != nil {
 		return s.limitedFile(f, li, parseLimit(err)), nil
 	}
@@ -190,7 +190,9 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 		its = b.items(root, root.IsError())
 	}
 	b.level(its, 0, li.lines(), nil, nil, false)
-	return b.emit(f), nil
+	cs := b.emit(f)
+	markDeep(cs, deep)
+	return cs, nil
 }
 
 // limitedFile is windowFile for a file that hit limit: its windows carry the limit,
@@ -205,17 +207,88 @@ func (s *Structural) limitedFile(f *File, li *lineIndex, limit Limit) []Chunk {
 }
 
 // MaxNesting is the deepest bracket nesting, in brackets ("(", "[" and "{" not yet
-// closed, counted on the raw text, strings and comments included), of a file the
-// structural chunker parses; a deeper file is windowed without a parse. It bounds the
-// depth of the trees the chunker walks, and spares the parse of files whose structure
-// would be windows of a few long lines anyway: tree-sitter's error recovery on the
-// input "fun a() {" * 20000 (180 KB) costs 2-4 s for Python, Java,
-// JavaScript, Go, Rust and TypeScript. Real code, generated tables included, nests
-// tens deep. It is a defence for one shape only: a file dense with syntax errors at
-// any depth costs tree-sitter a fraction of a second (200 KB of "fun a() {" 30
-// deep: 0.2 s of CPU by /usr/bin/time of `repoctx chunk`), bounded by ParseCPULimit
-// alone.
+// closed, counted on the raw text, strings and comments included), of a region the
+// structural chunker parses; the inside of a deeper region is blanked for the parser
+// (see flattenDeep) and the region windowed. It bounds the depth of the trees the
+// chunker walks, and spares the parse of regions whose structure would be windows of
+// a few long lines anyway: tree-sitter's error recovery on the input "fun a() {" *
+// 20000 (180 KB) costs 2-4 s for Python, Java, JavaScript, Go, Rust and TypeScript.
+// Real code, generated tables included, nests tens deep. It is a defence for one
+// shape only: a file dense with syntax errors at any depth costs tree-sitter a
+// fraction of a second (200 KB of "fun a() {" 30 deep: 0.2 s of CPU by
+// /usr/bin/time of `repoctx chunk`), bounded by ParseCPULimit alone.
 const MaxNesting = 1000
+
+// deepKeep is the bracket depth flattenDeep keeps of a region nested deeper than
+// MaxNesting: the brackets of its first deepKeep levels stay for the parser (the
+// statement or definition holding the region parses, with its name and header),
+// what they enclose deeper is blanked.
+const deepKeep = 64
+
+// flattenDeep returns text with the inside of every region whose brackets nest deeper
+// than MaxNesting blanked (each byte but line breaks made a space), and the byte
+// ranges blanked; text itself and nil when no region is that deep. A region is the
+// inside of the bracket opened at depth deepKeep on the way to the too-deep one, up to
+// its matching bracket (kinds are not matched, as in tooDeep), or to the end of the
+// text when it does not close. The brackets around it stay, so what holds it parses
+// as a shallow expression (`x = [[[  ...  ]]]` nested deepKeep deep) and the rest of
+// the file as usual. The work is linear in the text: one pass, a stack of deepKeep
+// offsets.
+func flattenDeep(text []byte) ([]byte, [][2]int) {
+	if !tooDeep(text) {
+		return text, nil
+	}
+	out := append([]byte(nil), text...)
+	var regions [][2]int
+	d, keep := 0, -1 // depth; the offset of the bracket opened at depth deepKeep
+	for i := 0; i < len(out); i++ {
+		dd := bracketStep[out[i]]
+		if dd == 0 {
+			continue
+		}
+		if d += int(dd); d < 0 {
+			d = 0
+		}
+		if d == deepKeep && dd > 0 {
+			keep = i
+		}
+		if d <= MaxNesting {
+			continue
+		}
+		// Too deep: blank from after the bracket at depth deepKeep to its close.
+		end := len(out)
+		for j := i + 1; j < len(out); j++ {
+			if d += int(bracketStep[out[j]]); d < deepKeep {
+				end = j
+				break
+			}
+		}
+		for k := keep + 1; k < end; k++ {
+			if out[k] != '\n' {
+				out[k] = ' '
+			}
+		}
+		regions = append(regions, [2]int{keep + 1, end})
+		d, i = deepKeep-1, end
+	}
+	return out, regions
+}
+
+// markDeep flags the chunks that overlap a region flattenDeep blanked (byte ranges
+// deep) as windows made under LimitNesting.
+func markDeep(cs []Chunk, deep [][2]int) {
+	for i := range cs {
+		for _, r := range deep {
+			if cs[i].StartByte < r[1] && cs[i].EndByte > r[0] {
+				cs[i].Limit, cs[i].Fallback = LimitNesting, true
+				if cs[i].Kind == KindCode {
+					cs[i].Kind = KindWindow
+				}
+				break
+			}
+		}
+	}
+}
 
 // tooDeep reports whether text's brackets nest deeper than MaxNesting. A closing
 // bracket never takes the depth below 0, and the three kinds are not matched against
@@ -300,6 +373,8 @@ type builder struct {
 	visited int
 	// leading caches leadingLine by line: 0 not computed yet, 1 yes, -1 no.
 	leading []int8
+	// inTextDefs is set while the definitions textDefs recovered are placed.
+	inTextDefs bool
 }
 
 // add appends a finished piece, recording the header of the definition level it
@@ -351,7 +426,21 @@ func (b *builder) endLine(n *sitter.Node) int {
 }
 
 // endLineAt returns the line of the last byte of a node spanning bytes [s, e).
+//
+// In a language whose nodes may end after the indentation of the next line
+// (grammars.Spec.IndentEnds: tree-sitter-scala's indented blocks), that
+// indentation does not count: a method's node reached into the line of the next
+// method, which was lost inside it.
 func (b *builder) endLineAt(s, e int) int {
+	if b.spec != nil && b.spec.IndentEnds && e > s+1 && e <= len(b.src) && (b.src[e-1] == ' ' || b.src[e-1] == '\t') {
+		k := e - 1
+		for k > s && (b.src[k-1] == ' ' || b.src[k-1] == '\t') {
+			k--
+		}
+		if k > s && b.src[k-1] == '\n' {
+			e = k
+		}
+	}
 	if e > s {
 		e--
 	}
@@ -713,6 +802,16 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 			}
 		}
 	}
+	if fallback && len(b.spec.DefLines) > 0 && !b.inTextDefs {
+		// Text the parser could not place: the definitions its lines open keep
+		// their names (flagged parse_error), the rest stays glue.
+		if defs := b.textDefs(lo, hi); len(defs) > 0 {
+			b.inTextDefs = true
+			b.level(defs, lo, hi, header, parent, false)
+			b.inTextDefs = false
+			return
+		}
+	}
 	if size <= b.opts.MaxChars {
 		b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: header, parent: parent,
 			parseError: perr, fallback: fallback, mergeable: true})
@@ -753,6 +852,105 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 	}
 	b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: sub, parent: parent,
 		parseError: perr, fallback: true})
+}
+
+// textDefs returns the definitions that lines [lo, hi) open by the spec's DefLines
+// (text the parser could not place), as recovered items: each runs from its line
+// to the line of the brace closing the first `{` opened on it, or to the line
+// before the next definition line indented no deeper, whichever comes first
+// (trailing blank lines left out); a class holds the definitions inside it as
+// members. nil when no line opens a definition.
+func (b *builder) textDefs(lo, hi int) []item {
+	type hdr struct {
+		line, indent, end int
+		kind, name, sig   string
+	}
+	var hs []hdr
+	for i := lo; i < hi; i++ {
+		t := b.li.lineText(i)
+		for _, d := range b.spec.DefLines {
+			m := d.Re.FindSubmatch(t)
+			if m == nil || b.spec.IsKeyword(string(m[1])) {
+				continue
+			}
+			sig := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(t)), "{"))
+			hs = append(hs, hdr{line: i, indent: len(t) - len(bytes.TrimLeft(t, " \t")), kind: d.Kind,
+				name: string(m[1]), sig: grammars.TidySignature(sig)})
+			break
+		}
+	}
+	for k := range hs {
+		end := hi - 1
+		for j := k + 1; j < len(hs); j++ {
+			if hs[j].indent <= hs[k].indent {
+				end = hs[j].line - 1
+				break
+			}
+		}
+		if e := b.braceEnd(hs[k].line, end); e >= 0 {
+			end = e
+		}
+		for end > hs[k].line && b.li.blank[end] {
+			end--
+		}
+		hs[k].end = end
+	}
+	var nest func(hs []hdr) []item
+	nest = func(hs []hdr) []item {
+		var out []item
+		for k := 0; k < len(hs); {
+			h := hs[k]
+			j := k + 1
+			for j < len(hs) && hs[j].line <= h.end {
+				j++
+			}
+			it := item{first: h.line, last: h.end, kind: h.kind, inError: true, synth: &textDef{name: h.name, sig: h.sig}}
+			if h.kind == grammars.Class {
+				it.synth.members = nest(hs[k+1 : j])
+			}
+			out = append(out, it)
+			k = j
+		}
+		return out
+	}
+	return nest(hs)
+}
+
+// braceEnd returns the line, at most limit, of the brace that closes the first `{`
+// on line first, or -1 when the line opens none or it does not close by line limit.
+// Quoted strings and line comments are skipped, roughly: a definition that ends
+// later than its text says is cut at the next definition line instead.
+func (b *builder) braceEnd(first, limit int) int {
+	depth, opened := 0, false
+	for i := first; i <= limit; i++ {
+		t := b.li.lineText(i)
+		var q byte
+		for j := 0; j < len(t); j++ {
+			c := t[j]
+			switch {
+			case q != 0:
+				if c == '\\' {
+					j++
+				} else if c == q {
+					q = 0
+				}
+			case c == '"' || c == '\'' || c == '`':
+				q = c
+			case c == '/' && j+1 < len(t) && t[j+1] == '/':
+				j = len(t)
+			case c == '{':
+				depth, opened = depth+1, true
+			case c == '}' && opened:
+				if depth--; depth == 0 {
+					return i
+				}
+			}
+		}
+		if !opened {
+			return -1
+		}
+	}
+	return -1
 }
 
 // addCommentRun adds the comment run of lines [lo, hi) above a definition as pieces

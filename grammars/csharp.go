@@ -16,7 +16,7 @@ import (
 // conditionals around attributes or inside an expression.
 var CSharp = &Spec{
 	Name:       "csharp",
-	Version:    "csharp-0.21.3/r2",
+	Version:    "csharp-0.21.3/r3",
 	Extensions: []string{".cs"},
 	Language:   csharp.GetLanguage,
 	Definitions: map[string]string{

@@ -58,6 +58,20 @@ type Spec struct {
 	// (class_body, block, function_body). Splitting an oversized definition descends
 	// into its last body child; a signature ends where the first body child starts.
 	Bodies map[string]bool
+	// IndentEnds says that the grammar may end a node after the line break and
+	// indentation that follow its last token (tree-sitter-scala's indented blocks
+	// end at the next line's indentation): the chunker then takes the node's last
+	// line to be the one of that line break.
+	IndentEnds bool
+	// DefLines match a line that opens a definition, for text the parser could not
+	// place (inside an ERROR node): the chunker recovers such definitions, with
+	// their names, from the text (see [DefLine]). Nil: none.
+	DefLines []DefLine
+	// SelfBodies are definition node types that hold their members as direct
+	// children, with no body node (Scala 3's `extension (s: String)` followed by
+	// its methods): Body returns the definition itself, and its signature ends
+	// where its first member starts.
+	SelfBodies map[string]bool
 	// Trailers are node types that belong to the definition before them, which a
 	// grammar puts beside it (fwcd: a property's getter and setter on the next lines).
 	Trailers map[string]bool
@@ -139,6 +153,17 @@ type Spec struct {
 
 	namesOnce sync.Once
 	names     *symbolNames // for TypeOf
+}
+
+// DefLine is a pattern of a line that opens a definition of kind Kind (Function,
+// Class or Property), whose first submatch is the defined name. A match whose name
+// is a keyword of the language (`if (x) {`) does not count. The definition runs
+// from that line to the line of the brace that closes the first `{` opened on it,
+// or to the line before the next definition line indented no deeper, whichever
+// comes first.
+type DefLine struct {
+	Kind string
+	Re   *regexp.Regexp
 }
 
 var (

@@ -14,7 +14,7 @@ import (
 // members are leading lines.
 var JavaScript = &Spec{
 	Name:       "javascript",
-	Version:    "javascript-0.21.4/r2",
+	Version:    "javascript-0.21.4/r3",
 	Extensions: []string{".js", ".mjs", ".cjs", ".jsx"},
 	Language:   javascript.GetLanguage,
 	Definitions: map[string]string{
@@ -36,6 +36,7 @@ var JavaScript = &Spec{
 	SignatureSkip:      set("decorator", "comment"),
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	DefLines:           jsDefLines,
 	DefName:            jsName(&symbolNames{lang: javascript.GetLanguage}),
 	Imports:            jsImports(&symbolNames{lang: javascript.GetLanguage}),
 	Family:             "javascript",
@@ -214,4 +215,15 @@ func requireCall(names *symbolNames, v *sitter.Node, src []byte) (string, bool) 
 // jsString returns a string literal's text without its quotes.
 func jsString(n *sitter.Node, src []byte) string {
 	return strings.Trim(text(n, src), "\"'`")
+}
+
+// jsDefLines are the definition lines of JavaScript and TypeScript (see
+// Spec.DefLines): functions, classes (TypeScript: interfaces, enums and
+// namespaces too), variables, and methods (a name, parameters and `{` at the end of
+// an indented line).
+var jsDefLines = []DefLine{
+	{Function, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`)},
+	{Class, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace)\s+([A-Za-z_$][\w$]*)`)},
+	{Property, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=`)},
+	{Function, regexp.MustCompile(`^[ \t]+(?:(?:static|async|get|set|public|private|protected|readonly|override)\s+)*\*?#?([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?::\s*[^{;]+)?\{\s*$`)},
 }

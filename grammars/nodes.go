@@ -59,16 +59,20 @@ func (s *Spec) DefinitionOfType(n *sitter.Node, t string) (*sitter.Node, string)
 	return nil, ""
 }
 
-// Body returns the last child of def whose type is one of s.Bodies or, when it has
-// none and s.BodyDepth > 1, the first such node found breadth-first among def's
-// named descendants down to s.BodyDepth levels, not inside another definition (see
-// [Spec.BodyDepth]); nil when there is none.
+// Body returns the last child of def whose type is one of s.Bodies, else def itself
+// when its type is one of s.SelfBodies, else, when s.BodyDepth > 1, the first node
+// of a Bodies type found breadth-first among def's named descendants down to
+// s.BodyDepth levels, not inside another definition (see [Spec.BodyDepth]); nil
+// when there is none.
 func (s *Spec) Body(def *sitter.Node) *sitter.Node {
 	kids := Children(def)
 	for i := len(kids) - 1; i >= 0; i-- {
 		if s.Bodies[s.TypeOf(kids[i])] {
 			return kids[i]
 		}
+	}
+	if s.SelfBodies[s.TypeOf(def)] {
+		return def
 	}
 	return s.deepBody(kids)
 }
@@ -115,6 +119,14 @@ func (s *Spec) Signature(def *sitter.Node, src, parsed []byte) string {
 		if s.Bodies[s.TypeOf(c)] {
 			end, found = StartByte(c), true
 			break
+		}
+	}
+	if !found && s.SelfBodies[s.TypeOf(def)] {
+		for _, c := range kids {
+			if _, ok := s.Definitions[s.TypeOf(c)]; ok {
+				end, found = StartByte(c), true
+				break
+			}
 		}
 	}
 	if !found && s.BodyDepth > 1 {

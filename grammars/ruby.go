@@ -13,7 +13,7 @@ import (
 // require and require_relative are star imports of a path.
 var Ruby = &Spec{
 	Name:       "ruby",
-	Version:    "ruby-0.21.0/r1",
+	Version:    "ruby-0.21.0/r2",
 	Extensions: []string{".rb", ".rake", ".gemspec", ".ru"},
 	Language:   ruby.GetLanguage,
 	Definitions: map[string]string{

@@ -4,11 +4,12 @@ import "fmt"
 
 // Rules are a language's text-level rules: what its grammar alone gets wrong, worked
 // around on the text. They live in the language's own package (languages/c for C and
-// C++, languages/csharp, languages/kotlin, languages/swift), which imports this one;
-// package languages attaches them to the registered specs with [Attach], and the
-// chunker imports package languages, so every program that chunks has them. A spec
-// without its rules parses with the grammar alone. A change to a language's rules
-// bumps its Spec.Version, which stays in the spec.
+// C++, languages/csharp, languages/kotlin, languages/ruby, languages/rust,
+// languages/swift), which imports this one; package languages attaches them to the
+// registered specs with [Attach], and the chunker imports package languages, so every
+// program that chunks has them. A spec without its rules parses with the grammar
+// alone. A change to a language's rules bumps its Spec.Version, which stays in the
+// spec.
 type Rules struct {
 	// Rewrite becomes the spec's Rewrite (see [Spec.Rewrite]); nil: none.
 	Rewrite func(src []byte) []byte

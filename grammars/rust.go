@@ -10,11 +10,11 @@ import (
 
 // Rust is the spec for Rust (tree-sitter-rust 0.21 as bundled by smacker). impl, trait
 // and mod blocks hold their items in a declaration_list; attributes (#[derive]) are
-// sibling nodes above an item, attached as leading lines. `use` paths become
+// sibling nodes above an item, attached as leading lines; inner doc comments are not. `use` paths become
 // slash paths matched as path suffixes (crate::, self:: and super:: dropped).
 var Rust = &Spec{
 	Name:       "rust",
-	Version:    "rust-0.21.2/r1",
+	Version:    "rust-0.21.2/r2",
 	Extensions: []string{".rs"},
 	Language:   rust.GetLanguage,
 	Definitions: map[string]string{
@@ -36,12 +36,17 @@ var Rust = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("line_comment", "block_comment", "attribute_item"),
 	SignatureSkipBytes: "/#",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|#\[)`),
-	DefName:            rustName,
-	Imports:            rustImports,
-	ImportsByPath:      true,
-	Strings:            set("string_literal", "raw_string_literal"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|use\s|extern\s+crate\s|mod\s+\w+;)`),
+	// Inner doc comments (`//!`, `/*!`) document the enclosing crate or module,
+	// not the item below them: they are no leading lines.
+	LeadingLine: regexp.MustCompile(`^[ \t]*(//($|[^!])|/\*($|[^!])|\*|#\[)`),
+	// An extern block's items (`extern "C" { fn abs(x: i32) -> i32; }`) are items of
+	// the level that holds the block.
+	Flatten:       set("foreign_mod_item", "declaration_list"),
+	DefName:       rustName,
+	Imports:       rustImports,
+	ImportsByPath: true,
+	Strings:       set("string_literal", "raw_string_literal"),
+	SkipLine:      regexp.MustCompile(`^(//|/\*|\*|use\s|extern\s+crate\s|mod\s+\w+;)`),
 	Keywords: []string{
 		"as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
 		"extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod",

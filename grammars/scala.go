@@ -14,7 +14,7 @@ import (
 // Java's.
 var Scala = &Spec{
 	Name:       "scala",
-	Version:    "scala-0.22.5/r1",
+	Version:    "scala-0.22.5/r2",
 	Extensions: []string{".scala", ".sc"},
 	Language:   scala.GetLanguage,
 	Definitions: map[string]string{
@@ -33,6 +33,8 @@ var Scala = &Spec{
 		"type_definition":      Property,
 	},
 	Bodies:             set("template_body", "with_template_body", "enum_body", "block", "indented_block"),
+	SelfBodies:         set("extension_definition"),
+	IndentEnds:         true,
 	Comments:           set("comment", "block_comment"),
 	CommentBytes:       "/",
 	SignatureSkip:      set("annotation", "comment", "block_comment"),

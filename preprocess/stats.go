@@ -38,8 +38,10 @@ type Stats struct {
 type LangStats struct {
 	// Files and Chunks count files and their chunks; Fallback the chunks that are
 	// fallback windows, TokenWindows those of them cut inside string literals or
-	// comments (with Options.Diagnose).
-	Files, Chunks, Fallback, TokenWindows int
+	// comments (with Options.Diagnose); Unnamed the chunks of a definition kind
+	// (function, class, property) that carry no name (a grammar error cost the
+	// definition its name).
+	Files, Chunks, Fallback, TokenWindows, Unnamed int
 	// Bytes is the files' raw size in bytes.
 	Bytes int64
 	// Dur is the decoding and chunking time, summed over workers.
@@ -60,6 +62,9 @@ func (s *LangStats) add(r result) {
 		if k.Fallback {
 			s.Fallback++
 		}
+		if k.Name == "" && (k.Kind == chunker.KindFunction || k.Kind == chunker.KindClass || k.Kind == chunker.KindProperty) {
+			s.Unnamed++
+		}
 	}
 	if slices.ContainsFunc(r.chunks, func(k chunker.Chunk) bool { return k.ParseError }) {
 		s.ParseErrors = append(s.ParseErrors, r.path)
@@ -77,6 +82,7 @@ func (st Stats) Total() LangStats {
 		t.Chunks += s.Chunks
 		t.Fallback += s.Fallback
 		t.TokenWindows += s.TokenWindows
+		t.Unnamed += s.Unnamed
 		t.Bytes += s.Bytes
 		t.Dur += s.Dur
 		t.ParseErrors = append(t.ParseErrors, s.ParseErrors...)
@@ -89,7 +95,8 @@ func (st Stats) Total() LangStats {
 // files, chunks, files with parse errors, the share of chunks that are fallback
 // windows and, in parentheses, the share of chunks that are fallback windows cut
 // only inside string literals or comments (a diagnostic: they stay fallback;
-// structural strategy, Options.Diagnose), raw MB and throughput (raw MB per second
+// structural strategy, Options.Diagnose), the definition chunks without a name
+// (LangStats.Unnamed), raw MB and throughput (raw MB per second
 // of one worker's decoding and chunking time); the total line's MB/s is over wall
 // time with all workers. A line after the table counts the files windowed at a
 // limit (chunker.Limit) by limit; with verbose, each such file and each file with
@@ -106,11 +113,11 @@ func (st Stats) PrintTable(w io.Writer, verbose bool) {
 	}
 	totalName := fmt.Sprintf("total (wall, %d workers)", st.Workers)
 	width = max(width, len(totalName))
-	fmt.Fprintf(tw, "%-*s\tfiles\tchunks\tparse-error files\tfallback (in strings/comments)\tMB\tMB/s\t\n", width, "language")
+	fmt.Fprintf(tw, "%-*s\tfiles\tchunks\tparse-error files\tfallback (in strings/comments)\tunnamed defs\tMB\tMB/s\t\n", width, "language")
 	row := func(name string, s LangStats, secs float64) {
-		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%.1f%% (%.1f%%)\t%.2f\t%.2f\t\n", width, name, s.Files, s.Chunks, len(s.ParseErrors),
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%.1f%% (%.1f%%)\t%d\t%.2f\t%.2f\t\n", width, name, s.Files, s.Chunks, len(s.ParseErrors),
 			100*float64(s.Fallback)/float64(max(1, s.Chunks)), 100*float64(s.TokenWindows)/float64(max(1, s.Chunks)),
-			float64(s.Bytes)/1e6, float64(s.Bytes)/1e6/max(secs, 1e-9))
+			s.Unnamed, float64(s.Bytes)/1e6, float64(s.Bytes)/1e6/max(secs, 1e-9))
 	}
 	for _, l := range langs {
 		row(names[l], *st.Langs[l], st.Langs[l].Dur.Seconds())

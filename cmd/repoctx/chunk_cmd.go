@@ -95,7 +95,7 @@ func chunkCmd() *cli.Command {
 			&cli.StringFlag{Name: "format", Usage: "output `format`: text (default), jsonl (one chunk record per line, see docs/chunks.md) or parquet (needs -o FILE)"},
 			&cli.BoolFlag{Name: "json", Usage: "same as --format jsonl"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically: a temporary file renamed at the end); - or none: stdout"},
-			&cli.BoolFlag{Name: "stats", Usage: "print per-language counts (files, chunks, files with parse errors, fallback share and the share of it cut inside string literals or comments, MB/s) to stderr"},
+			&cli.BoolFlag{Name: "stats", Usage: "print per-language counts (files, chunks, files with parse errors, fallback share and the share of it cut inside string literals or comments, definition chunks without a name, MB/s) to stderr"},
 			&cli.StringSliceFlag{Name: "langs", Aliases: []string{"lang"}, Usage: "only files of these `languages` (comma-separated grammar names; default: all registered)"},
 			&cli.BoolFlag{Name: "all-files", Usage: "also chunk files of no registered language (as text windows)"},
 			&cli.Int64Flag{Name: "max-file-bytes", Value: chunker.DefaultMaxFileBytes, Usage: "skip files over this many `bytes`"},

@@ -145,7 +145,7 @@ func TestChunkCommandRepo(t *testing.T) {
 	for _, want := range []string{
 		"skipped 13:", "1 version-control metadata", "1 excluded by --exclude", "5 ignored by .gitignore",
 		"1 vendored folder", "3 not of a requested language", "1 binary", "1 generated",
-		"parse-error files", "fallback (in strings/comments)", "python", "kotlin", "chunked 5 files",
+		"parse-error files", "fallback (in strings/comments)", "unnamed defs", "python", "kotlin", "chunked 5 files",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -311,12 +311,12 @@ func TestIndexModelAfterLSA(t *testing.T) {
 	}
 }
 
-// TestChunkLimitReported: a file windowed at a limit (brackets nested deeper than
-// chunker.MaxNesting) says so in its records' limit field and in --stats.
+// TestChunkLimitReported: a file with a region windowed at a limit (brackets nested
+// deeper than chunker.MaxNesting) says so in its records' limit field and in --stats.
 func TestChunkLimitReported(t *testing.T) {
 	dir := t.TempDir()
 	deep := filepath.Join(dir, "deep.py")
-	must(t, os.WriteFile(deep, []byte("x = "+strings.Repeat("[", chunker.MaxNesting+1)+"\n"), 0o644))
+	must(t, os.WriteFile(deep, []byte("x = "+strings.Repeat("[", chunker.MaxNesting+1)+strings.Repeat("]", chunker.MaxNesting+1)+"\n"), 0o644))
 	code, stdout, stderr := run(t, "chunk", "--stats", "-v", "--json", deep)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -18,6 +18,12 @@ import (
 //   - an empty collection expression `[]` (C# 12: `List<int> xs = [];`, `f([], x)`)
 //     becomes the identifier `__`: the grammar reads `[1, 2]` as an element binding
 //     but `[]` as one missing an identifier (an error without an ERROR node);
+//   - an extension block (C# 14: `extension(string s) { public int Twice() ... }`
+//     inside a static class), indented by at least six spaces or tabs, becomes the
+//     nested class `class extension { ... }` (the last six bytes of its
+//     indentation take `class `, its receiver parameter is blanked), so that its
+//     members are named methods under the header `extension(string s)` (signatures
+//     are read from the original text);
 //   - a file-based program's `#:sdk`, `#:package` and `#!` lines (C# 14) become `//`
 //     comments;
 //   - a conditional (#if ... #endif) whose first branch holds only attributes
@@ -30,7 +36,8 @@ import (
 // Comments, string and character literals are left alone; the scan is lexical and
 // errs towards leaving text alone.
 func Rewrite(src []byte) []byte {
-	if bytes.IndexByte(src, '[') < 0 && bytes.IndexByte(src, '#') < 0 {
+	ext := bytes.Contains(src, []byte("extension"))
+	if bytes.IndexByte(src, '[') < 0 && bytes.IndexByte(src, '#') < 0 && !ext {
 		return src
 	}
 	code, directives := csCodeMask(src)
@@ -53,6 +60,14 @@ func Rewrite(src []byte) []byte {
 			edit(i, "__")
 		}
 	}
+	if ext {
+		for _, m := range csExtensionBlock.FindAllSubmatchIndex(src, -1) {
+			if code[m[3]] { // m[3]: where `extension` starts
+				edit(m[2], "class ")                 // the indentation's last six bytes
+				blank(m[3]+len("extension"), m[1]-1) // the type parameters and receiver
+			}
+		}
+	}
 	if bytes.IndexByte(src, '#') < 0 {
 		return out
 	}
@@ -71,6 +86,12 @@ func Rewrite(src []byte) []byte {
 	}
 	return out
 }
+
+// csExtensionBlock matches a C# 14 extension block's opening on its own line:
+// indentation whose last six bytes are submatch 1, then `extension`, an optional type parameter list, the
+// receiver parameter in parentheses (one level of nested parentheses), and the
+// `{` that opens the block, on the same line or the next.
+var csExtensionBlock = regexp.MustCompile(`(?m)^[ \t]*([ \t]{6})extension[ \t]*(?:<[^<>\n]*>)?[ \t]*\((?:[^()\n]|\([^()\n]*\))*\)[ \t]*\n?[ \t]*\{`)
 
 // csCodeMask reports for each byte of src whether it is code: not inside a comment,
 // a string or character literal (regular, verbatim @"", interpolated $"", raw

@@ -75,3 +75,25 @@ func checkSameShape(t *testing.T, src string, out []byte) {
 		}
 	}
 }
+
+// TestCSharpExtensionBlock: a C# 14 extension block becomes a nested class named
+// extension for the parser, same length; one in a comment or string, or with too
+// little indentation, is kept.
+func TestCSharpExtensionBlock(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"static class E\n{\n        extension(string s)\n        {\n            public int Twice() => s.Length * 2;\n        }\n}\n",
+			"static class E\n{\n  class extension          \n        {\n            public int Twice() => s.Length * 2;\n        }\n}\n"},
+		{"        extension<T>(List<T> xs) {\n", "  class extension                {\n"},
+		{"    extension(string s)\n    {\n", ""},
+		{"        // extension(string s)\n        {\n", ""},
+		{"        var e = extension(s);\n", ""},
+	} {
+		want := c.want
+		if want == "" {
+			want = c.in
+		}
+		if got := string(Rewrite([]byte(c.in))); got != want {
+			t.Errorf("Rewrite(%q) =\n%q, want\n%q", c.in, got, want)
+		}
+	}
+}

@@ -211,6 +211,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	depth := 0                   // braces open, not counting those of namespaces, extern "C" blocks and class bodies
 	var opened []braceKind       // for each open brace, what it opened
 	var classNames []string      // for each open brace, the class's name when it opened a class body
+	var openedAt []int           // for each open brace, its offset
 	container := false           // a namespace or extern "C" head is open: its brace does not count
 	externHead := false          // the open container head is extern's, not a namespace's
 	head := classHead{}          // the class head being read, if any
@@ -290,6 +291,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			}
 			opened = append(opened, kind)
 			classNames = append(classNames, head.name)
+			openedAt = append(openedAt, i)
 			if kind == braceCounted {
 				depth++
 			}
@@ -298,8 +300,13 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			if n := len(opened); n > 0 {
 				if opened[n-1] == braceCounted {
 					depth--
+					if n >= 2 && opened[n-2] == braceClass {
+						if e, ok := strayMemberSemicolon(src, openedAt[n-1], i); ok {
+							out = append(out, e)
+						}
+					}
 				}
-				opened, classNames = opened[:n-1], classNames[:n-1]
+				opened, classNames, openedAt = opened[:n-1], classNames[:n-1], openedAt[:n-1]
 			}
 			head = classHead{}
 		case c == ';':
@@ -442,7 +449,27 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			// an identifier (its first byte "_").
 			if end := closingParenAcross(src, k); end > 0 {
 				out = append(out, keywordArguments(src, k, end)...)
+				if depth == 0 && first && src[skipCode(src, end+1)] == '{' {
+					// `TEST_CASE("name", "[tag]") {` (Catch2, doctest): a test
+					// macro heading a body; its string arguments become identifiers,
+					// so that the grammar reads a function (named after them, see
+					// grammars.C's DefName).
+					out = append(out, stringArguments(src, k, end)...)
+				}
 			}
+		}
+		if (depth == 0 || inClass() != "") && allCaps(w) && (k >= len(src) || src[k] != '(') && afterParameters(src, lastCode, prevWord) && trailingSpecifierFollows(src, j) {
+			// `void swap(T &other) SPDLOG_NOEXCEPT;`, `f() const FMT_NOEXCEPT {`:
+			// a noexcept or attribute macro after a function's parameter list goes,
+			// with the all-caps words after it.
+			out = append(out, macroEdit{i, j, ""})
+			for q := skipCode(src, j); q < len(src) && lex.IsWordByte(src[q]) && allCaps(src[q:wordEnd(src, q)]); q = skipCode(src, j) {
+				j = wordEnd(src, q)
+				out = append(out, macroEdit{q, j, ""})
+			}
+			prevWord, prevFirst = nil, false
+			i = j - 1
+			continue
 		}
 		if depth == 0 && allCaps(w) && prevWord != nil && !notBeforeMacro[string(prevWord)] && !declKeywords[string(prevWord)] &&
 			k < len(src) && (src[k] == ',' || src[k] == ')') && !allCaps(prevWord) {
@@ -491,6 +518,25 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				continue
 			}
 		}
+		if (depth == 0 || inClass() != "") && allCaps(w) && (k >= len(src) || src[k] != '(') && lastCode >= 0 &&
+			(prevWord != nil && !allCaps(prevWord) && !notBeforeMacro[string(prevWord)] && !cppWordOperators[string(prevWord)] ||
+				bytes.IndexByte([]byte(">*&"), src[lastCode]) >= 0 && prevWord == nil) && declaratorFollows(src, j) {
+			// `std::future<void> SPDLOG_INLINE pool::post(`, `void API` then
+			// `ns::f(` on the next line: a specifier macro between a return type
+			// and a (qualified) function name.
+			out = append(out, macroEdit{i, j, ""})
+			prevWord, prevFirst = nil, false
+			i = j - 1
+			continue
+		}
+		if (depth == 0 || inClass() != "") && allCaps(w) && lastCode >= 0 && src[lastCode] == ']' && src[skipCode(src, j)] == ';' {
+			// `static const char *names[] LEVEL_NAMES;`: a macro holding an array's
+			// initialiser goes.
+			out = append(out, macroEdit{i, j, ""})
+			prevWord, prevFirst = nil, false
+			i = j - 1
+			continue
+		}
 		if depth == 0 && (i == 0 || !lex.IsWordByte(src[i-1])) {
 			nextWord := k > j && k < len(src) && (lex.IsWordByte(src[k]) && !('0' <= src[k] && src[k] <= '9'))
 			switch {
@@ -502,7 +548,8 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				out = append(out, macroEdit{i, j, ""})
 			case first && allCaps(w) && onlyOnLine(src, j):
 				out = append(out, macroEdit{i, j, ""})
-			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParenAcross(src, k)+1):
+			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParenAcross(src, k)+1) &&
+				(closingParenAcross(src, k) < 0 || src[skipCode(src, closingParenAcross(src, k)+1)] != '{'): // `TEST_CASE("x")` then `{`: a test
 				out = append(out, macroEdit{i, closingParenAcross(src, k) + 1, ""})
 			case first && allCaps(w) && k < len(src) && src[k] == '(':
 				if end := closingParen(src, k); end > 0 {
@@ -523,8 +570,10 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 					}
 				}
 			}
-		} else if depth > 0 && allCaps(w) && inClass() == "" && (first || src[lex.SkipBack(src, i)] == '}') && k < len(src) && src[k] == '{' {
+		} else if depth > 0 && allCaps(w) && inClass() == "" && (first || bytes.IndexByte([]byte("{};"), src[lex.SkipBack(src, i)]) >= 0) && k < len(src) && src[k] == '{' {
 			out = append(out, macroEdit{i, j, ""}) // `FMT_TRY {`: a block
+		} else if depth > 0 && allCaps(w) && inClass() == "" && first && (k >= len(src) || src[k] != '(') && statementEnd(src, lastCode) && src[skipCode(src, j)] == '}' {
+			out = append(out, macroEdit{i, j, ""}) // `SPDLOG_CATCH_STD` then `}`: a statement macro
 		} else if (loopMacros || inClass() == "") && depth > 0 && (first || src[lex.SkipBack(src, i)] == '}') && allCaps(w) && k < len(src) && src[k] == '(' {
 			if end := closingParen(src, k); end > 0 {
 				m := end + 1
@@ -536,7 +585,10 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				// then `<< "message";`).
 				block := m < len(src) && src[m] == '{' ||
 					onlyOnLine(src, end+1) && bytes.IndexByte([]byte("<>.-+?:&|=,)[*/%^"), src[skipCode(src, end+1)]) < 0
-				if block && (!first || !expressionLike(src[k+1:end])) {
+				closes := onlyOnLine(src, end+1) && src[skipCode(src, end+1)] == '}' && statementEnd(src, lastCode)
+				if closes || block && (!first || !expressionLike(src[k+1:end])) {
+					// `SPDLOG_LOGGER_CATCH(loc)` then `}`: a statement macro
+					// (a whole catch clause) that ends its block goes too.
 					out = append(out, macroEdit{i, end + 1, ""}) // `FMT_CATCH(...) {`
 				} else if block {
 					kw := "while"
@@ -618,49 +670,74 @@ func specifierMacro(src []byte, j int, class string) bool {
 	case class != "" && w == class && lex.SkipBlanks(src, e) < len(src) && src[lex.SkipBlanks(src, e)] == '(':
 		return true
 	}
-	// A type: a name with "::" qualifications and template arguments on this line.
-	last, prev := w, ""
-	for e+1 < len(src) && src[e] == ':' && src[e+1] == ':' {
-		if e+2 < len(src) && src[e+2] == '~' {
-			return true // `X::~X(`
-		}
-		n := wordEnd(src, e+2)
-		if n == e+2 {
-			return false
-		}
-		prev, last, e = last, string(src[e+2:n]), n
+	// A type: a name with "::" qualifications and template arguments on this line
+	// (`std::shared_ptr<logger>`, `sink<Mutex>::sink(`: a qualified constructor).
+	comps, e, ok := qualifiedName(src, k)
+	if !ok {
+		return false
 	}
-	if prev != "" && prev == last && lex.SkipBlanks(src, e) < len(src) && src[lex.SkipBlanks(src, e)] == '(' {
+	if e < 0 {
+		return true // `X::~X(`
+	}
+	if n := len(comps); n >= 2 && comps[n-1] == comps[n-2] && lex.SkipBlanks(src, e) < len(src) && src[lex.SkipBlanks(src, e)] == '(' {
 		return true // `format_error::format_error(`
-	}
-	if e < len(src) && src[e] == '<' {
-		d := 0
-		for ; e < len(src) && src[e] != '\n'; e++ {
-			if src[e] == '<' {
-				d++
-			} else if src[e] == '>' {
-				if d--; d == 0 {
-					e++
-					break
-				}
-			}
-		}
-		if d != 0 {
-			return false
-		}
 	}
 	for e < len(src) && (src[e] == ' ' || src[e] == '\t' || src[e] == '*' || src[e] == '&') {
 		e++
 	}
 	n := wordEnd(src, e)
-	if n == e || '0' <= src[e] && src[e] <= '9' || allCaps([]byte(w)) && prev == "" || notBeforeMacro[string(src[e:n])] && string(src[e:n]) != "operator" {
+	if n == e || '0' <= src[e] && src[e] <= '9' || allCaps([]byte(w)) && len(comps) == 1 || notBeforeMacro[string(src[e:n])] && string(src[e:n]) != "operator" {
 		return false
 	}
 	if string(src[e:n]) == "operator" {
 		return true
 	}
+	// The declared name, which may be qualified too (`logger::clone(`, `sink<M>::log(`).
+	names, n, ok := qualifiedName(src, e)
+	if !ok || n < 0 || names[len(names)-1] == "operator" {
+		return ok
+	}
 	p := lex.SkipBlanks(src, n)
 	return p < len(src) && bytes.IndexByte([]byte("(=;{["), src[p]) >= 0
+}
+
+// qualifiedName reads the name starting at k (a word) with its "::" qualifications
+// and template arguments (on k's line): it returns the components and the offset
+// after the name, with e = -1 for a destructor's qualified name (`X::~X`); ok is
+// false when the text there is no such name (unbalanced template arguments, "::"
+// then no word).
+func qualifiedName(src []byte, k int) (comps []string, e int, ok bool) {
+	e = wordEnd(src, k)
+	comps = append(comps, string(src[k:e]))
+	for {
+		if e < len(src) && src[e] == '<' {
+			d := 0
+			for ; e < len(src) && src[e] != '\n'; e++ {
+				if src[e] == '<' {
+					d++
+				} else if src[e] == '>' {
+					if d--; d == 0 {
+						e++
+						break
+					}
+				}
+			}
+			if d != 0 {
+				return nil, 0, false
+			}
+		}
+		if e+1 >= len(src) || src[e] != ':' || src[e+1] != ':' {
+			return comps, e, true
+		}
+		if e+2 < len(src) && src[e+2] == '~' {
+			return comps, -1, true
+		}
+		n := wordEnd(src, e+2)
+		if n == e+2 {
+			return nil, 0, false
+		}
+		comps, e = append(comps, string(src[e+2:n])), n
+	}
 }
 
 // closingParenAcross returns the offset of the ")" matching the "(" at open, which
@@ -738,6 +815,152 @@ func keywordArguments(src []byte, open, end int) []macroEdit {
 		start = x + 1
 	}
 	return out
+}
+
+// stringArguments returns the edits for the arguments of the macro call whose "("
+// is at open and ")" at end that are string literals (or concatenations of them):
+// each byte of a literal that is not a word byte, its quotes included, becomes "_",
+// so that the argument is an identifier of the same length (`"adds two"` becomes
+// `_adds_two_`). Only the parse sees it: names and headers come from the source.
+func stringArguments(src []byte, open, end int) []macroEdit {
+	var out []macroEdit
+	for x := open + 1; x < end; x++ {
+		c := src[x]
+		if c == '\'' {
+			for x++; x < end && src[x] != '\'' && src[x] != '\n'; x++ {
+				if src[x] == '\\' {
+					x++
+				}
+			}
+			continue
+		}
+		if c != '"' {
+			continue
+		}
+		s := x
+		for x++; x < end && src[x] != '"' && src[x] != '\n'; x++ {
+			if src[x] == '\\' && x+1 < end && src[x+1] != '\n' {
+				x++
+			}
+		}
+		if x >= end || src[x] != '"' {
+			return out // an unterminated literal: no edit past it
+		}
+		repl := []byte(string(src[s : x+1]))
+		for y := range repl {
+			if !lex.IsWordByte(repl[y]) || repl[y] >= 0x80 {
+				repl[y] = '_'
+			}
+		}
+		out = append(out, macroEdit{s, x + 1, string(repl)})
+	}
+	return out
+}
+
+// afterParameters reports whether the code before a word ends a function's
+// parameter list: its last code byte (at lastCode) is ")", or the word before it
+// (prevWord, on its line) is a qualifier (const, volatile, override, final,
+// noexcept) that follows a ")".
+func afterParameters(src []byte, lastCode int, prevWord []byte) bool {
+	if lastCode < 0 {
+		return false
+	}
+	if src[lastCode] == ')' {
+		return true
+	}
+	if !trailingQualifiers[string(prevWord)] || lastCode+1 < len(prevWord) {
+		return false
+	}
+	p := lex.SkipBack(src, lastCode+1-len(prevWord))
+	return src[p] == ')' || src[p] == '&'
+}
+
+// trailingQualifiers are the words between a parameter list and a trailing
+// specifier macro (`int size() const SPDLOG_NOEXCEPT`).
+var trailingQualifiers = map[string]bool{"const": true, "volatile": true, "override": true, "final": true, "noexcept": true}
+
+// trailingSpecifierFollows reports whether what follows the all-caps word ending at
+// j (after more all-caps words) ends or continues a function's declarator: ";",
+// "{", "=" (`= default`), ":" (a constructor's initialiser list, not "::"), "->",
+// or a qualifier word (`override`, `final`, `const`, `noexcept`, `try`).
+func trailingSpecifierFollows(src []byte, j int) bool {
+	k := skipCode(src, j)
+	for k < len(src) && lex.IsWordByte(src[k]) && allCaps(src[k:wordEnd(src, k)]) {
+		k = skipCode(src, wordEnd(src, k))
+	}
+	if k >= len(src) {
+		return false
+	}
+	switch src[k] {
+	case ';', '{', '=':
+		return k+1 >= len(src) || src[k+1] != '='
+	case ':':
+		return k+1 >= len(src) || src[k+1] != ':'
+	case '-':
+		return k+1 < len(src) && src[k+1] == '>'
+	}
+	w := string(src[k:wordEnd(src, k)])
+	return trailingQualifiers[w] || w == "try"
+}
+
+// strayMemberSemicolon returns the edit that blanks the ";" after the body of a
+// member function defined in a class (`X(int i) : i_(i) {};`, which compilers
+// accept and tree-sitter-cpp does not), whose "{" is at open and "}" at close: the
+// body follows a ")" whose "(" follows a name (a parameter list or a member
+// initialiser), not an "=" (`T x = (T){1};` needs its ";").
+func strayMemberSemicolon(src []byte, open, close int) (macroEdit, bool) {
+	q := skipCode(src, close+1)
+	if q >= len(src) || src[q] != ';' {
+		return macroEdit{}, false
+	}
+	p := skipSpaceBack(src, open)
+	if src[p] != ')' {
+		return macroEdit{}, false
+	}
+	d := 0
+	for x := p; x >= 0 && x > p-8192; x-- {
+		switch src[x] {
+		case ')':
+			d++
+		case '(':
+			if d--; d == 0 {
+				b := skipSpaceBack(src, x)
+				if x > 0 && lex.IsWordByte(src[b]) {
+					return macroEdit{q, q + 1, ""}, true
+				}
+				return macroEdit{}, false
+			}
+		case ';', '{', '}':
+			return macroEdit{}, false
+		}
+	}
+	return macroEdit{}, false
+}
+
+// declaratorFollows reports whether a function's declarator follows the word
+// ending at j (on its line or the next): pointers or references, a name with
+// qualifications and template arguments (`ns::sink<M>::log`), then "(".
+func declaratorFollows(src []byte, j int) bool {
+	q := skipCode(src, j)
+	for q < len(src) && (src[q] == '*' || src[q] == '&') {
+		q = lex.SkipBlanks(src, q+1)
+	}
+	if q >= len(src) || !lex.IsWordByte(src[q]) || '0' <= src[q] && src[q] <= '9' || allCaps(src[q:wordEnd(src, q)]) {
+		return false
+	}
+	comps, e, ok := qualifiedName(src, q)
+	if !ok || e < 0 || declKeywords[comps[0]] || notBeforeMacro[comps[0]] {
+		return false
+	}
+	p := lex.SkipBlanks(src, e)
+	return p < len(src) && src[p] == '('
+}
+
+// statementEnd reports whether the code byte at lastCode (-1: none) ends a
+// statement: ";" or "}" (not "," or "{", after which a word may be an enumerator
+// or an initialiser).
+func statementEnd(src []byte, lastCode int) bool {
+	return lastCode >= 0 && (src[lastCode] == ';' || src[lastCode] == '}')
 }
 
 // classKeywords start a class head.
@@ -1120,12 +1343,14 @@ var (
 // end of the text is left alone.
 func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 	type frame struct {
-		directives [][2]int // line ranges of #if, #elif, #else, #endif (with continuations)
-		branches   [][2]int // line index ranges [first, last) of each branch's content
-		nets       []int    // net braces of each branch
-		first      int      // content start of the current branch
-		mid        bool     // the #if stands inside a declaration or expression
-		open       bool     // every branch so far ends in an open header (see headerEnd)
+		directives    [][2]int // line ranges of #if, #elif, #else, #endif (with continuations)
+		branches      [][2]int // line index ranges [first, last) of each branch's content
+		nets          []int    // net braces of each branch
+		first         int      // content start of the current branch
+		directiveLine int      // the line of the #if
+		code          int      // the last line of code seen in the first branch (-1: none)
+		mid           bool     // the #if stands inside a declaration or expression
+		open          bool     // every branch so far ends in an open header (see headerEnd)
 	}
 	lastCode, lastCode2 := byte(';'), byte(0) // the last two code bytes of the last code line before i
 	var stack []*frame
@@ -1143,9 +1368,11 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 				dir := [2]int{lines[i][0], lines[j][1]}
 				switch kw := string(m[1]); {
 				case strings.HasPrefix(kw, "if"):
-					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0}, open: true,
+					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0}, open: true, directiveLine: i,
 						mid: bytes.IndexByte([]byte(">=(&|,"), lastCode) >= 0 || lastCode == '{' && lastCode2 == '=' ||
-							lastCode == ':' && (lastCode2 == ')' || lastCode2 == 0)})
+							lastCode == ':' && (lastCode2 == ')' || lastCode2 == ':' || lastCode2 == 0) ||
+							nextCodeByte(src, lines, j+1) == ',', // `time(t)` / `#ifndef X` / `, id(x)`: a list goes on
+						code: -1})
 				case len(stack) == 0:
 					// a stray #else or #endif: nothing to pair it with
 				case kw == "endif":
@@ -1157,7 +1384,12 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 					// `#else` / `int g(a)` / `#endif` / `{`): the body after the #endif
 					// belongs to the first branch's header.
 					split := f.open && len(f.branches) > 1 && headerEnd(lastCode) && bodyFollows(src, lines, j+1)
-					unbalanced := f.mid || split
+					// A specifier chosen by the conditional (`#if X` / `constexpr` /
+					// `#endif` / `static int t[] = ...;`): the first branch's code
+					// ends in a word and a declaration goes on after the #endif.
+					cont := f.open && f.code > f.directiveLine && lex.IsWordByte(lastCode) &&
+						lex.IsWordByte(nextCodeByte(src, lines, j+1))
+					unbalanced := f.mid || split || cont
 					for _, n := range f.nets {
 						unbalanced = unbalanced || n != 0
 					}
@@ -1188,6 +1420,9 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 		net, ic := braceBalance(ln, inComment)
 		if c, c2 := lastCodeBytes(ln, inComment); c != 0 && !isDirectiveLine(ln) {
 			lastCode, lastCode2 = c, c2
+			if len(stack) > 0 && len(stack[len(stack)-1].nets) == 1 {
+				stack[len(stack)-1].code = i
+			}
 		}
 		inComment = ic
 		if len(stack) > 0 {
@@ -1202,6 +1437,19 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 // of a definition whose body follows: ")" of a parameter list, or a word
 // (`struct name`, `int f(void) const`).
 func headerEnd(c byte) bool { return c == ')' || lex.IsWordByte(c) }
+
+// nextCodeByte returns the first byte of the first line from line i on that is not
+// blank, a comment or a directive (0 when there is none).
+func nextCodeByte(src []byte, lines [][2]int, i int) byte {
+	for ; i < len(lines); i++ {
+		ln := bytes.TrimLeft(src[lines[i][0]:lines[i][1]], " \t\r\n")
+		if len(ln) == 0 || ln[0] == '#' || bytes.HasPrefix(ln, []byte("//")) || bytes.HasPrefix(ln, []byte("/*")) {
+			continue
+		}
+		return ln[0]
+	}
+	return 0
+}
 
 // bodyFollows reports whether the first line from line i on that is not blank or a
 // line comment starts with "{".

@@ -274,3 +274,59 @@ func TestCPPZeroInitialisedMember(t *testing.T) {
 		t.Errorf("members parsed as %v, want %v", kinds, want)
 	}
 }
+
+// TestCPPProjectMacros: project macros by kind parse without errors after the
+// rewrite (hand-made snippets of each kind): noexcept and attribute macros after a
+// parameter list, specifier macros between a return type and a qualified name,
+// statement macros that end a block, test-framework macros heading a body, a
+// specifier chosen by a conditional, a conditional continuing a list or a
+// qualified name, a calling convention, and a ";" after a member function's body.
+func TestCPPProjectMacros(t *testing.T) {
+	ps := grammars.NewParsers(5 * time.Second)
+	defer ps.Close()
+	for _, src := range []string{
+		"class Q {\n public:\n  Q(Q &&other) LIB_NOEXCEPT;\n  int size() const LIB_NOEXCEPT { return 0; }\n  void swap(Q &o) LIB_NOEXCEPT override;\n  Q &operator=(Q o) LIB_NOEXCEPT LIB_EXTRA;\n};\nLIB_INLINE Q::Q(Q &&other) LIB_NOEXCEPT : n_(0) {}\n",
+		"template <typename M>\nvoid LIB_INLINE\nns::sink<M>::flush() {}\nstd::future<void> LIB_INLINE pool::post(int n) { return {}; }\nLIB_INLINE std::shared_ptr<logger> ns::logger::clone(std::string name) { return nullptr; }\ntemplate <typename M>\nLIB_INLINE sink<M>::sink(int mode) : mode_(mode) {}\n",
+		"void f() {\n  LIB_TRY { g(); }\n  LIB_CATCH_ALL\n}\nvoid h() {LIB_TRY{ g(); }\n  LIB_LOGGER_CATCH(loc)\n}\n",
+		"TEST_CASE(\"adds two numbers\", \"[math]\") {\n  REQUIRE(1 + 1 == 2);\n  SECTION(\"zero\") {\n    REQUIRE(0 == 0);\n  }\n}\nTEST_CASE(\"braces below\")\n{\n  CHECK(true);\n}\nTEST_CASE_METHOD(Fixture, \"with a fixture\", \"[f]\") {\n  CHECK(x == 1);\n}\n",
+		"namespace lv {\n#if __cplusplus >= 201703L\nconstexpr\n#endif\n    static int names[] LIB_NAMES;\n}\n",
+		"A::A(int t)\n    : t_(t)\n#ifndef NO_ID\n      ,\n      id_(0)\n#endif\n{\n}\nint g() {\n  return ns::\n#if V < 7\n      internal\n#else\n      detail\n#endif\n      ::count(1);\n}\n",
+		"extern \"C\" __declspec(dllimport) void __stdcall Out(const wchar_t *s);\nint __cdecl *g(void);\nstruct my_type {\n  int i = 0;\n  explicit my_type(int i)\n      : i(i){};\n  int a[2] = {1, 2};\n};\n",
+	} {
+		tree, rw, err := ps.Parse(grammars.CPP, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.RootNode().HasError() {
+			t.Errorf("parse errors after the rewrite:\n%s\n%s", rw, tree.RootNode().String())
+		}
+		tree.Close()
+	}
+}
+
+// TestTestMacroNames: a test macro heading a body is a function named by its first
+// string argument (Catch2, doctest) or its identifier arguments (gtest), never by
+// the macro; other functions keep their names.
+func TestTestMacroNames(t *testing.T) {
+	ps := grammars.NewParsers(5 * time.Second)
+	defer ps.Close()
+	src := "TEST_CASE(\"adds two\", \"[math]\") {\n  CHECK(1 + 1 == 2);\n}\nTEST_F(Parser, Empty) {\n  EXPECT_TRUE(p.ok());\n}\n" +
+		"TEST(format_test, enum) {}\nTEST_CASE_METHOD(Fix, \"uses \\\"fix\\\"\") {}\nint HTTP(int port) { return port; }\nint add(int a, int b) { return a + b; }\n"
+	tree, _, err := ps.Parse(grammars.CPP, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		t.Fatalf("parse errors: %s", root.String())
+	}
+	var got []string
+	for i := 0; i < int(root.NamedChildCount()); i++ {
+		got = append(got, grammars.CPP.DefName(root.NamedChild(i), []byte(src)))
+	}
+	want := []string{"adds two", "Parser.Empty", "format_test.enum", `uses \"fix\"`, "HTTP", "add"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}

@@ -194,6 +194,13 @@ func cppWordEdits(src []byte, i, j int, w, prevWord []byte, lineCode bool, prev 
 		if prev == '=' && next < len(src) && src[next] == ';' {
 			out = append(out, macroEdit{i, j, "0"})
 		}
+	case "__cdecl", "__stdcall", "__fastcall", "__thiscall", "__vectorcall", "__clrcall":
+		// A calling convention between a return type and a function's name
+		// (`void __stdcall f();`), which tree-sitter-cpp 0.22 fails on (its C
+		// grammar reads it): blanked.
+		if prevWord != nil || prev == '*' || prev == '&' || prev == '>' {
+			out = append(out, macroEdit{i, j, ""})
+		}
 	case "extern":
 		if string(nextWord()) == "template" {
 			out = append(out, macroEdit{i, j, ""})

@@ -974,7 +974,7 @@ func classNameFollows(src []byte, k int) bool {
 	if e == k {
 		return false
 	}
-	p := lex.SkipBlanks(src, e)
+	p := skipCode(src, e) // the base list may start on the next line
 	switch {
 	case p >= len(src):
 		return false

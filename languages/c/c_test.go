@@ -156,6 +156,11 @@ func TestCPPSyntaxIdioms(t *testing.T) {
 		"class Cache {\n  bool Erase(Handle* e) EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n  void Lock() EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }\n  Status Recover(VersionEdit* edit, bool* save)\n      EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n  size_t usage_ GUARDED_BY(mutex_);\n  Stats stats_[kLevels] GUARDED_BY(mutex_);\n  static Status OK() { return Status(); }\n  static Status NOT_FOUND(int code);\n  std::queue<Item> queue_\n      GUARDED_BY(mutex_);\n};\nvoid f() {\n  struct S {\n    int val GUARDED_BY(mu);\n  };\n}\n",
 		// a format macro of <inttypes.h> in a string concatenation
 		"void f(long n) { printf(\"%-6s %8\" PRIu64 \" ops\\n\", \"x\", n); }\n",
+		// explicit instantiations of class templates; pointer-to-member access
+		"template class access<tag, std::filebuf, &std::filebuf::_Myfile>;\nextern template struct box<int>;\n",
+		"void f() { (obj->*method)(1); auto x = obj->*field; auto z = a.*b + 1.*c; }\n",
+		// a class with an export macro whose base list starts on the next line
+		"class LIB_API Reporter\n    : public Interface {\n public:\n  int n;\n};\n",
 		// a conditional inside an initialiser list
 		"static constexpr int table[] = {\n#if FULL_CACHE\n    1, 2,\n#else\n    1,\n#endif\n    3};\nint next();\n",
 	} {

@@ -84,6 +84,10 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			blank(r[0], r[1])
 		}
 		for _, l := range lines {
+			if t := bytes.TrimSpace(out[l[0]:l[1]]); len(t) == 1 && t[0] == '#' {
+				blank(l[0], l[1]) // the null directive, a lone "#": the grammars fail on it
+				continue
+			}
 			// `#if __has_include(<x/y.h>)`: the grammars read <x/y.h> in a
 			// condition as comparisons and fail, and a string there too; (_x_y_h_),
 			// an identifier, parses (only the condition's value is lost, which no
@@ -208,6 +212,7 @@ var notBeforeMacro = map[string]bool{
 // alone.
 func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	var out []macroEdit
+	localSpecifiers := specifierDefines(src)
 	depth := 0                   // braces open, not counting those of namespaces, extern "C" blocks and class bodies
 	var opened []braceKind       // for each open brace, what it opened
 	var classNames []string      // for each open brace, the class's name when it opened a class body
@@ -347,6 +352,11 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			if e, ok := emptyOrOperatorArgument(src, i); ok {
 				out = append(out, e)
 			}
+			if depth > 0 {
+				if e, ok := typeArgument(src, i); ok {
+					out = append(out, e)
+				}
+			}
 		}
 		first := lineStart
 		lineStart, lineCode = false, true
@@ -359,6 +369,14 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			j++
 		}
 		w := src[i:j] // string(w) in comparisons and map keys does not allocate
+		if (depth == 0 || inClass() != "") && localSpecifiers[string(w)] && !allCaps(w) {
+			// `ffc_inline uint64_t f(double d)` after `#define ffc_inline inline`: a
+			// macro the file defines as specifiers only goes where a declaration
+			// starts (an all-caps one is handled by the rules below).
+			out = append(out, macroEdit{i, j, ""})
+			i = j - 1
+			continue
+		}
 		k := lex.SkipBlanks(src, j)
 		switch string(w) {
 		case "namespace", "extern":
@@ -901,6 +919,99 @@ func trailingSpecifierFollows(src []byte, j int) bool {
 	}
 	w := string(src[k:wordEnd(src, k)])
 	return trailingQualifiers[w] || w == "try"
+}
+
+// specifierDirective matches `#define NAME VALUE` where VALUE is only declaration
+// specifiers and attributes (`inline`, `static inline`, `__forceinline`,
+// `__attribute__((always_inline)) inline`, `__declspec(dllexport)`), or nothing.
+var specifierDirective = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*((?:(?:static|inline|extern|__inline|__inline__|__forceinline|constexpr|__attribute__[ \t]*\(\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)\)|__declspec[ \t]*\([^()\n]*\))[ \t]*)*)(?://.*|/\*.*\*/[ \t]*)?\r?$`)
+
+// specifierDefines returns the names of the object-like macros src defines as
+// declaration specifiers (see specifierDirective), with at least one specifier in
+// some definition: a lowercase one (`ffc_inline`) is no name the other rules take
+// for a macro.
+func specifierDefines(src []byte) map[string]bool {
+	if !bytes.Contains(src, []byte("define")) {
+		return nil
+	}
+	var out map[string]bool
+	for _, m := range specifierDirective.FindAllSubmatch(src, -1) {
+		if len(bytes.TrimSpace(m[2])) == 0 || declKeywords[string(m[1])] {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[string(m[1])] = true
+	}
+	return out
+}
+
+// typeKeywords are the words a type argument of a macro call may consist of
+// (`va_arg(ap, unsigned long long)`), with "*".
+var typeKeywords = map[string]bool{
+	"void": true, "char": true, "short": true, "int": true, "long": true, "float": true, "double": true,
+	"signed": true, "unsigned": true, "const": true, "volatile": true, "_Bool": true, "bool": true,
+}
+
+// notTypeCalls are the words before "(" whose type arguments the grammars read.
+var notTypeCalls = map[string]bool{
+	"sizeof": true, "alignof": true, "_Alignof": true, "__alignof__": true, "__alignof": true, "typeof": true,
+	"__typeof__": true, "__typeof": true, "decltype": true, "_Generic": true, "offsetof": true,
+	"__builtin_offsetof": true, "__builtin_va_arg": true, "_Atomic": true, "static_assert": true,
+	"_Static_assert": true, "if": true, "while": true, "for": true, "switch": true, "return": true,
+}
+
+// typeArgument returns the edit for a macro argument that is a type of keywords
+// (`va_arg(ap, char *)`, `WIDTH_TEST("ld", long long)`), after the "," or "(" at i
+// (inside a function body): the grammars read types as arguments of sizeof and the
+// like only. Its bytes that are not word bytes, and its first byte, become "_": one
+// identifier of the same length (`_har__`).
+func typeArgument(src []byte, i int) (macroEdit, bool) {
+	if src[i] == '(' {
+		p := lex.SkipBack(src, i)
+		if i == 0 || !lex.IsWordByte(src[p]) {
+			return macroEdit{}, false
+		}
+		b := p + 1
+		for b > 0 && lex.IsWordByte(src[b-1]) {
+			b--
+		}
+		if notTypeCalls[string(src[b:p+1])] || typeKeywords[string(src[b:p+1])] {
+			return macroEdit{}, false
+		}
+	}
+	s := lex.SkipBlanks(src, i+1)
+	e, words := s, 0
+	for e < len(src) {
+		switch {
+		case src[e] == '*' || src[e] == ' ' || src[e] == '\t':
+			e++
+		case lex.IsWordByte(src[e]):
+			w := wordEnd(src, e)
+			if !typeKeywords[string(src[e:w])] {
+				return macroEdit{}, false
+			}
+			e, words = w, words+1
+		case src[e] == ',' || src[e] == ')':
+			for e > s && (src[e-1] == ' ' || src[e-1] == '\t') {
+				e--
+			}
+			if words == 0 {
+				return macroEdit{}, false
+			}
+			repl := []byte(string(src[s:e]))
+			for x := range repl {
+				if x == 0 || !lex.IsWordByte(repl[x]) {
+					repl[x] = '_'
+				}
+			}
+			return macroEdit{s, e, string(repl)}, true
+		default:
+			return macroEdit{}, false
+		}
+	}
+	return macroEdit{}, false
 }
 
 // strayMemberSemicolon returns the edit that blanks the ";" after the body of a

@@ -335,3 +335,26 @@ func TestTestMacroNames(t *testing.T) {
 		t.Errorf("names %q, want %q", got, want)
 	}
 }
+
+// TestCProjectMacros: C project idioms by kind parse without errors after the
+// rewrite (hand-made): a type of keywords as a macro argument, a macro the file
+// defines as specifiers, and the null directive.
+func TestCProjectMacros(t *testing.T) {
+	ps := grammars.NewParsers(5 * time.Second)
+	defer ps.Close()
+	for _, spec := range []*grammars.Spec{grammars.C, grammars.CPP} {
+		for _, src := range []string{
+			"int sum(int n, ...) {\n  va_list ap;\n  char *s = va_arg(ap, char *);\n  long long v = va_arg(ap, long long);\n  WIDTH_TEST(\"lu\", unsigned long);\n  return (int)sizeof(int);\n}\n",
+			"#if defined(_MSC_VER)\n#define my_inline __forceinline\n#else\n#define my_inline __attribute__((always_inline)) inline\n#endif\n#define my_internal static\nmy_internal my_inline\nunsigned long bits(double d) {\n  return 0;\n}\n#\n#ifndef X\n#endif\n",
+		} {
+			tree, rw, err := ps.Parse(spec, []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree.RootNode().HasError() {
+				t.Errorf("%s: parse errors after the rewrite:\n%s\n%s", spec.Name, rw, tree.RootNode().String())
+			}
+			tree.Close()
+		}
+	}
+}

@@ -73,12 +73,34 @@ func cName(names *symbolNames) func(n *sitter.Node, src []byte) string {
 			}
 			return declaratorName(names, n.ChildByFieldName("declarator"), src)
 		case "declaration", "type_definition", "field_declaration":
-			return declaratorName(names, n.ChildByFieldName("declarator"), src)
+			if nm := declaratorName(names, n.ChildByFieldName("declarator"), src); nm != "" {
+				return nm
+			}
+			// `struct spec_handler {...};` in a class body, `enum {...};`: the
+			// declaration declares its type only, which names it.
+			if ty := n.ChildByFieldName("type"); ty != nil {
+				switch names.typeOf(ty) {
+				case "struct_specifier", "class_specifier", "union_specifier", "enum_specifier":
+					return cName(names)(ty, src)
+				}
+			}
+			return ""
 		case "preproc_def", "preproc_function_def":
 			return text(n.ChildByFieldName("name"), src)
 		}
 		if c := n.ChildByFieldName("name"); c != nil {
 			return text(c, src)
+		}
+		if names.typeOf(n) == "enum_specifier" {
+			// An unnamed enum (`enum { packed_arg_bits = 4 };`) is named by its
+			// first enumerator, the constant a use refers to.
+			if body := n.ChildByFieldName("body"); body != nil {
+				for _, c := range Children(body) {
+					if names.typeOf(c) == "enumerator" {
+						return text(c.ChildByFieldName("name"), src)
+					}
+				}
+			}
 		}
 		return ""
 	}
@@ -108,10 +130,10 @@ func testMacroName(names *symbolNames, n *sitter.Node, src []byte) (string, bool
 	for _, a := range splitArgs(args) {
 		a = strings.TrimSpace(a)
 		if strings.HasPrefix(a, `"`) {
-			if e := closingQuote(a); e > 0 {
+			if e := closingQuote(a); e > 1 { // an empty string names nothing
 				return a[1:e], true
 			}
-			return "", false
+			continue
 		}
 		if a != "" && isIdentifier(a) {
 			idents = append(idents, a)
@@ -195,6 +217,9 @@ func declaratorName(names *symbolNames, d *sitter.Node, src []byte) string {
 		switch names.typeOf(d) {
 		case "identifier", "field_identifier", "type_identifier", "destructor_name", "operator_name", "primitive_type":
 			return text(d, src)
+		case "operator_cast":
+			// `operator bool() const`: "operator bool" (the conversion's type).
+			return strings.Join(strings.Fields("operator "+text(d.ChildByFieldName("type"), src)), " ")
 		case "qualified_identifier":
 			if nm := d.ChildByFieldName("name"); nm != nil {
 				d = nm

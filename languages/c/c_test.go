@@ -358,3 +358,39 @@ func TestCProjectMacros(t *testing.T) {
 		}
 	}
 }
+
+// TestUnnamedDefinitionNames: definitions that declare no identifier of their own
+// are named by what they declare: a conversion operator by its type, an unnamed
+// enum by its first enumerator, a declaration of a struct by the struct; a test
+// macro with an empty string argument by its identifier arguments.
+func TestUnnamedDefinitionNames(t *testing.T) {
+	ps := grammars.NewParsers(5 * time.Second)
+	defer ps.Close()
+	src := "struct Box {\n  explicit operator bool() const { return ok_; }\n  struct handler {\n    int n;\n  };\n};\nenum { packed_bits = 4, max_packed = 15 };\nMATCHER(IsOK, \"\") { return arg.ok(); }\n"
+	tree, _, err := ps.Parse(grammars.CPP, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		t.Fatalf("parse errors: %s", root.String())
+	}
+	var got []string
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			switch c.Type() {
+			case "function_definition", "field_declaration", "declaration", "enum_specifier":
+				got = append(got, grammars.CPP.DefName(c, []byte(src)))
+			}
+			walk(c)
+		}
+	}
+	walk(root)
+	want := []string{"operator bool", "handler", "n", "packed_bits", "IsOK"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}

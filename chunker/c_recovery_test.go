@@ -1,6 +1,7 @@
 package chunker
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -38,4 +39,35 @@ func TestCPPTestMacroChunks(t *testing.T) {
 			t.Errorf("L%d-%d: parse_error %v, fallback %v\n%s", c.StartLine, c.EndLine, c.ParseError, c.Fallback, dump(cs))
 		}
 	}
+}
+
+// TestCPPRawStringNotHeader: raw string literals holding quotes, braces, a "#if"
+// line and a "}" at the start of a line are no code to the rewrite: the members
+// of the classes around and after them carry their class's header, never text of
+// a string, and nothing is flagged.
+func TestCPPRawStringNotHeader(t *testing.T) {
+	var members strings.Builder
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&members, "  int member_%d(int x) {\n    int y = x * %d + offset_;\n    return y + %d;\n  }\n", i, i, i)
+	}
+	src := "#include <string>\nstatic const char *kUsage = R\"doc(\nusage: tool {\n#if not a directive\n  \"quoted\" ) not the end\n}\n)doc\";\n" +
+		"class Store {\n public:\n" + members.String() + "  int offset_ = 1;\n  const char *sql() const { return R\"sql(\nSELECT '}' FROM t WHERE a = \"x\" AND b = ')';\n{\n)sql\"; }\n};\n" +
+		"class After {\n public:\n" + members.String() + "};\n"
+	_, cs := chunkString(t, "store.cpp", src, Options{})
+	n := 0
+	for _, c := range cs {
+		if c.ParseError || c.Fallback {
+			t.Errorf("L%d-%d: parse_error %v, fallback %v\n%s", c.StartLine, c.EndLine, c.ParseError, c.Fallback, dump(cs))
+		}
+		if strings.HasPrefix(c.Name, "member_") {
+			n++
+			if len(c.Header) != 1 || (c.Header[0] != "class Store" && c.Header[0] != "class After") {
+				t.Errorf("%s L%d: header %q", c.Name, c.StartLine, c.Header)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no member chunks\n%s", dump(cs))
+	}
+	check(t, cs, []want{{name: "kUsage", header: "-"}, {name: "sql", header: "class Store"}})
 }

@@ -54,9 +54,20 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			out, copied = append([]byte(nil), src...), true
 		}
 	}
+	// an is the text the passes below read: src with raw string literals blanked
+	// (their braces, quotes and "#" lines are no code), getting the blanks out gets.
+	an, masked := src, false
+	if m := maskRawStrings(src); m != nil {
+		an, masked = m, true
+	}
 	blank := func(start, end int) {
 		own()
 		blankRange(out, start, end)
+		if masked {
+			blankRange(an, start, end)
+		} else {
+			an = out
+		}
 	}
 	var lines [][2]int
 	if bytes.IndexByte(src, '#') >= 0 {
@@ -65,7 +76,7 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 	if bytes.Contains(src, []byte("__cplusplus")) {
 		inside := false
 		for _, l := range lines {
-			ln := src[l[0]:l[1]]
+			ln := an[l[0]:l[1]]
 			switch {
 			case cplusplusIf.Match(ln):
 				inside = true
@@ -77,10 +88,10 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 		}
 	}
 	if bytes.IndexByte(src, '#') >= 0 {
-		for _, r := range includeGuards(src, lines) {
+		for _, r := range includeGuards(an, lines) {
 			blank(r[0], r[1])
 		}
-		for _, r := range unbalancedConditionals(out, lines) {
+		for _, r := range unbalancedConditionals(an, lines) {
 			blank(r[0], r[1])
 		}
 		for _, l := range lines {
@@ -93,7 +104,7 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			// an identifier, parses (only the condition's value is lost, which no
 			// chunk depends on).
 			ln := out[l[0]:l[1]]
-			if !isDirectiveLine(ln) || !bytes.Contains(ln, []byte("(<")) && !bytes.Contains(ln, []byte("(\"")) && !bytes.Contains(ln, []byte("::")) || !cDirective.Match(ln) {
+			if !isDirectiveLine(an[l[0]:l[1]]) || !bytes.Contains(ln, []byte("(<")) && !bytes.Contains(ln, []byte("(\"")) && !bytes.Contains(ln, []byte("::")) || !cDirective.Match(ln) {
 				continue
 			}
 			// `#if __has_cpp_attribute(clang::lifetimebound)`: a scoped name,
@@ -123,11 +134,89 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			}
 		}
 	}
-	for _, e := range declarationMacros(out, loopMacros) {
+	if !masked {
+		an = out // the edits of __has_include conditions too
+	}
+	for _, e := range declarationMacros(an, loopMacros) {
 		own()
 		e.apply(out)
 	}
 	return out
+}
+
+// maskRawStrings returns a copy of src with each C++ raw string literal
+// (`R"delim( ... )delim"`, with an L, u, U or u8 prefix too) blanked, line breaks
+// kept, or nil when src holds none. Other string and character literals and
+// comments are read past, so an `R"` inside them starts nothing.
+func maskRawStrings(src []byte) []byte {
+	if !bytes.Contains(src, []byte(`R"`)) {
+		return nil
+	}
+	var out []byte
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			e := bytes.Index(src[i+2:], []byte("*/"))
+			if e < 0 {
+				return out
+			}
+			i += 2 + e + 1
+		case c == '\'':
+			for i++; i < len(src) && src[i] != '\'' && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '"':
+			if !rawPrefix(src, i) {
+				for i++; i < len(src) && src[i] != '"' && src[i] != '\n'; i++ {
+					if src[i] == '\\' {
+						i++
+					}
+				}
+				continue
+			}
+			open := bytes.IndexByte(src[i:min(i+18, len(src))], '(')
+			if open < 0 {
+				continue
+			}
+			closer := append([]byte{')'}, src[i+1:i+open]...)
+			closer = append(closer, '"')
+			e := bytes.Index(src[i+open:], closer)
+			if e < 0 {
+				return out
+			}
+			end := i + open + e + len(closer)
+			if out == nil {
+				out = bytes.Clone(src)
+			}
+			blankRange(out, i+1, end-1)
+			out[i], out[end-1] = ' ', ' ' // a literal over lines is no literal to the line scanners
+			i = end - 1
+		}
+	}
+	return out
+}
+
+// rawPrefix reports whether the '"' at i ends a raw string prefix: R, LR, uR, UR
+// or u8R, not preceded by a word byte.
+func rawPrefix(src []byte, i int) bool {
+	if i == 0 || src[i-1] != 'R' {
+		return false
+	}
+	b := i - 1
+	for b > 0 && lex.IsWordByte(src[b-1]) {
+		b--
+	}
+	switch string(src[b : i-1]) {
+	case "", "L", "u", "U", "u8":
+		return true
+	}
+	return false
 }
 
 // blankRange replaces the bytes of out[start:end] with spaces, line breaks kept.

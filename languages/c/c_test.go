@@ -296,6 +296,8 @@ func TestCPPProjectMacros(t *testing.T) {
 		"TEST_CASE(\"adds two numbers\", \"[math]\") {\n  REQUIRE(1 + 1 == 2);\n  SECTION(\"zero\") {\n    REQUIRE(0 == 0);\n  }\n}\nTEST_CASE(\"braces below\")\n{\n  CHECK(true);\n}\nTEST_CASE_METHOD(Fixture, \"with a fixture\", \"[f]\") {\n  CHECK(x == 1);\n}\n",
 		"namespace lv {\n#if __cplusplus >= 201703L\nconstexpr\n#endif\n    static int names[] LIB_NAMES;\n}\n",
 		"A::A(int t)\n    : t_(t)\n#ifndef NO_ID\n      ,\n      id_(0)\n#endif\n{\n}\nint g() {\n  return ns::\n#if V < 7\n      internal\n#else\n      detail\n#endif\n      ::count(1);\n}\n",
+		// raw strings whose quotes, braces and "#" lines are no code to the rewrite
+		"struct O {\n  const char *sql() { return R\"sql(\nb = ')';\n{\n#if X\n)sql\"; }\n};\nconst char *f() { return R\"x(\n)x\"; }\nint g(int a) LIB_NOEXCEPT;\n",
 		"extern \"C\" __declspec(dllimport) void __stdcall Out(const wchar_t *s);\nint __cdecl *g(void);\nstruct my_type {\n  int i = 0;\n  explicit my_type(int i)\n      : i(i){};\n  int a[2] = {1, 2};\n};\n",
 	} {
 		tree, rw, err := ps.Parse(grammars.CPP, []byte(src))

@@ -302,6 +302,7 @@ var notBeforeMacro = map[string]bool{
 func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	var out []macroEdit
 	localSpecifiers := specifierDefines(src)
+	stmtMacroEnd := -1           // the ")" of the last call statement macro (C), see below
 	depth := 0                   // braces open, not counting those of namespaces, extern "C" blocks and class bodies
 	var opened []braceKind       // for each open brace, what it opened
 	var classNames []string      // for each open brace, the class's name when it opened a class body
@@ -681,6 +682,25 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			out = append(out, macroEdit{i, j, ""}) // `FMT_TRY {`: a block
 		} else if depth > 0 && allCaps(w) && inClass() == "" && first && (k >= len(src) || src[k] != '(') && statementEnd(src, lastCode) && src[skipCode(src, j)] == '}' {
 			out = append(out, macroEdit{i, j, ""}) // `SPDLOG_CATCH_STD` then `}`: a statement macro
+		} else if loopMacros && depth > 0 && first && !allCaps(w) && j-i >= 2 && k < len(src) && src[k] == '(' && !cStatementWords[string(w)] &&
+			(lastCode < 0 || bytes.IndexByte([]byte(";{}"), src[lastCode]) >= 0 || lastCode == stmtMacroEnd) {
+			// `test_cond("len", n == 3)` then a statement on the next line: a call
+			// statement macro that brings its own ";" (C). Before a statement it
+			// is read as a loop heading it (see the loop macros below), before
+			// "}" it goes.
+			if end := closingParenAcross(src, k); end > 0 && onlyOnLine(src, end+1) {
+				stmtMacroEnd = end // the next statement may start after it
+				switch n := skipCode(src, end+1); {
+				case n < len(src) && (src[n] == '}' || len(bytes.TrimSpace(src[k+1:end])) == 0) && (src[n] == '}' || src[n] == '{' || lex.IsWordByte(src[n])):
+					out = append(out, macroEdit{i, end + 1, ""}) // no loop without a condition
+				case n < len(src) && (src[n] == '{' || lex.IsWordByte(src[n]) && !('0' <= src[n] && src[n] <= '9') && string(src[n:wordEnd(src, n)]) != "else"):
+					kw := "while"
+					if j-i < len(kw) {
+						kw = "if"
+					}
+					out = append(out, macroEdit{i, j, kw})
+				}
+			}
 		} else if (loopMacros || inClass() == "") && depth > 0 && (first || src[lex.SkipBack(src, i)] == '}') && allCaps(w) && k < len(src) && src[k] == '(' {
 			if end := closingParen(src, k); end > 0 {
 				m := end + 1
@@ -1034,6 +1054,15 @@ func specifierDefines(src []byte) map[string]bool {
 		out[string(m[1])] = true
 	}
 	return out
+}
+
+// cStatementWords are C keywords that may start a line with "(" after them; a
+// call statement macro is none of them.
+var cStatementWords = map[string]bool{
+	"if": true, "while": true, "for": true, "switch": true, "return": true, "sizeof": true, "do": true,
+	"else": true, "case": true, "goto": true, "_Alignof": true, "_Generic": true, "_Static_assert": true,
+	"__asm__": true, "asm": true, "__asm": true, "defined": true, "typeof": true, "__typeof__": true,
+	"alignof": true, "static_assert": true, "__attribute__": true, "__extension__": true,
 }
 
 // typeKeywords are the words a type argument of a macro call may consist of

@@ -340,7 +340,8 @@ func TestTestMacroNames(t *testing.T) {
 
 // TestCProjectMacros: C project idioms by kind parse without errors after the
 // rewrite (hand-made): a type of keywords as a macro argument, a macro the file
-// defines as specifiers, and the null directive.
+// defines as specifiers, the null directive, and (C) call statement macros that
+// bring their own ";".
 func TestCProjectMacros(t *testing.T) {
 	ps := grammars.NewParsers(5 * time.Second)
 	defer ps.Close()
@@ -349,16 +350,23 @@ func TestCProjectMacros(t *testing.T) {
 			"int sum(int n, ...) {\n  va_list ap;\n  char *s = va_arg(ap, char *);\n  long long v = va_arg(ap, long long);\n  WIDTH_TEST(\"lu\", unsigned long);\n  return (int)sizeof(int);\n}\n",
 			"#if defined(_MSC_VER)\n#define my_inline __forceinline\n#else\n#define my_inline __attribute__((always_inline)) inline\n#endif\n#define my_internal static\nmy_internal my_inline\nunsigned long bits(double d) {\n  return 0;\n}\n#\n#ifndef X\n#endif\n",
 		} {
-			tree, rw, err := ps.Parse(spec, []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tree.RootNode().HasError() {
-				t.Errorf("%s: parse errors after the rewrite:\n%s\n%s", spec.Name, rw, tree.RootNode().String())
-			}
-			tree.Close()
+			checkParses(t, ps, spec, src)
 		}
 	}
+	checkParses(t, ps, grammars.C, "static void t(int n) {\n    check_eq(\"len\", n == 3)\n    n++;\n    check_eq(\"again\",\n             n == 4)\n    {\n        n--;\n    }\n    report()\n    check_eq(\"end\", n == 3)\n}\n")
+}
+
+// checkParses fails t when src has parse errors after spec's rewrite.
+func checkParses(t *testing.T, ps *grammars.Parsers, spec *grammars.Spec, src string) {
+	t.Helper()
+	tree, rw, err := ps.Parse(spec, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.RootNode().HasError() {
+		t.Errorf("%s: parse errors after the rewrite:\n%s\n%s", spec.Name, rw, tree.RootNode().String())
+	}
+	tree.Close()
 }
 
 // TestUnnamedDefinitionNames: definitions that declare no identifier of their own

@@ -297,7 +297,14 @@ var notBeforeMacro = map[string]bool{
 // by nothing (its body on the next line), a loop macro
 // (`TAILQ_FOREACH(c, &clients, entry) {`, a blank before "(" allowed): its
 // name becomes `while` (or `if` when shorter than 5 bytes), so the block parses as
-// a loop body. These are heuristics on the text; they err towards leaving text
+// a loop body. Also by kind: a noexcept or attribute macro after a parameter list
+// (`f() const LIB_NOEXCEPT;`, see afterParameters), a specifier macro before a
+// qualified declarator (declaratorFollows), a macro holding an array's initialiser,
+// a statement macro before "}", a test macro heading a body (string arguments
+// become identifiers, see stringArguments), a macro the file defines as specifiers
+// (specifierDefines), a type of keywords as an argument (typeArgument), a ";" after
+// a member function's body (strayMemberSemicolon) and, in C, a call statement macro
+// without its ";". These are heuristics on the text; they err towards leaving text
 // alone.
 func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	var out []macroEdit

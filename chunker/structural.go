@@ -841,6 +841,12 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 			}
 		}
 		if big < 0 {
+			if b.spec.Family == "c" && len(inside) == 1 && inside[0].node != nil && b.spec.Comments[b.spec.TypeOf(inside[0].node)] {
+				// One comment over the cap (a license block): cut at its paragraphs
+				// (see blockCommentLines), windowed only where one does not fit.
+				b.addCommentRun(lo, hi, header, parent)
+				return
+			}
 			break
 		}
 		if !named {
@@ -1000,13 +1006,19 @@ func (b *builder) addCommentRun(lo, hi int, header []string, parent *piece) {
 // the spec says every comment holds one, as Python's). A line break outside block
 // comments ends a line comment or follows a block comment's end: a boundary
 // between comment nodes.
+//
+// In the C family a line inside a block comment after a blank comment line ("" or
+// "*" alone: a paragraph break of a license or a doc comment) starts a paragraph
+// and may be cut at too: C files open with long license blocks that had no other
+// cut.
 func (b *builder) blockCommentLines(lo, hi int) []bool {
 	out := make([]bool, hi-lo)
 	hash := b.spec.CommentBytes == "#"
+	paragraphs := b.spec.Family == "c"
 	in := false
 	for x := lo; x < hi; x++ {
-		out[x-lo] = in
 		t := b.li.lineText(x)
+		out[x-lo] = in && !(paragraphs && x > lo && blankCommentLine(b.li.lineText(x-1)) && !blankCommentLine(t))
 		for i := 0; i < len(t); i++ {
 			switch {
 			case in:
@@ -1023,6 +1035,13 @@ func (b *builder) blockCommentLines(lo, hi int) []bool {
 		}
 	}
 	return out
+}
+
+// blankCommentLine reports whether t, a line inside a block comment, holds nothing
+// but white space and at most one "*".
+func blankCommentLine(t []byte) bool {
+	t = bytes.TrimSpace(t)
+	return len(t) == 0 || len(t) == 1 && t[0] == '*'
 }
 
 // appendHeader returns a new slice: header, keeping its innermost maxHeaderDepth-1

@@ -17,7 +17,7 @@ import (
 // headers, include guards and unbalanced conditionals, and macros around declarations.
 var C = &Spec{
 	Name:       "c",
-	Version:    "c-0.21.4/r7",
+	Version:    "c-0.21.4/r8",
 	Extensions: []string{".c"},
 	Language:   c.GetLanguage,
 	Definitions: map[string]string{
@@ -67,16 +67,148 @@ var cKeywords = []string{
 func cName(names *symbolNames) func(n *sitter.Node, src []byte) string {
 	return func(n *sitter.Node, src []byte) string {
 		switch names.typeOf(n) {
-		case "function_definition", "declaration", "type_definition", "field_declaration":
+		case "function_definition":
+			if nm, ok := testMacroName(names, n, src); ok {
+				return nm
+			}
 			return declaratorName(names, n.ChildByFieldName("declarator"), src)
+		case "declaration", "type_definition", "field_declaration":
+			if nm := declaratorName(names, n.ChildByFieldName("declarator"), src); nm != "" {
+				return nm
+			}
+			// `struct spec_handler {...};` in a class body, `enum {...};`: the
+			// declaration declares its type only, which names it.
+			if ty := n.ChildByFieldName("type"); ty != nil {
+				switch names.typeOf(ty) {
+				case "struct_specifier", "class_specifier", "union_specifier", "enum_specifier":
+					return cName(names)(ty, src)
+				}
+			}
+			return ""
 		case "preproc_def", "preproc_function_def":
 			return text(n.ChildByFieldName("name"), src)
 		}
 		if c := n.ChildByFieldName("name"); c != nil {
 			return text(c, src)
 		}
+		if names.typeOf(n) == "enum_specifier" {
+			// An unnamed enum (`enum { packed_arg_bits = 4 };`) is named by its
+			// first enumerator, the constant a use refers to.
+			if body := n.ChildByFieldName("body"); body != nil {
+				for _, c := range Children(body) {
+					if names.typeOf(c) == "enumerator" {
+						return text(c.ChildByFieldName("name"), src)
+					}
+				}
+			}
+		}
 		return ""
 	}
+}
+
+// testMacroName returns the name of a function definition that is a test
+// framework's macro heading a body (`TEST_CASE("adds", "[math]") {`, `TEST_F(Suite,
+// Name) {`, `SCENARIO("x") {`): one with no return type whose declarator is an
+// all-caps name with arguments. The name is the first string argument's text, or
+// else the identifier arguments joined with "." (gtest's Suite.Name); ok is false
+// for any other definition.
+func testMacroName(names *symbolNames, n *sitter.Node, src []byte) (string, bool) {
+	if n.ChildByFieldName("type") != nil {
+		return "", false
+	}
+	d := n.ChildByFieldName("declarator")
+	if d == nil || names.typeOf(d) != "function_declarator" {
+		return "", false
+	}
+	id, params := d.ChildByFieldName("declarator"), d.ChildByFieldName("parameters")
+	if id == nil || params == nil || names.typeOf(id) != "identifier" || !upperName(text(id, src)) {
+		return "", false
+	}
+	args := text(params, src)
+	args = strings.TrimSuffix(strings.TrimPrefix(args, "("), ")")
+	var idents []string
+	for _, a := range splitArgs(args) {
+		a = strings.TrimSpace(a)
+		if strings.HasPrefix(a, `"`) {
+			if e := closingQuote(a); e > 1 { // an empty string names nothing
+				return a[1:e], true
+			}
+			continue
+		}
+		if a != "" && isIdentifier(a) {
+			idents = append(idents, a)
+		}
+	}
+	if len(idents) == 0 {
+		return "", false
+	}
+	return strings.Join(idents, "."), true
+}
+
+// upperName reports whether s is an all-caps macro name: 2+ bytes of A-Z, 0-9 and
+// _, a letter first.
+func upperName(s string) bool {
+	if len(s) < 2 || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !('A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// isIdentifier reports whether s is one C identifier.
+func isIdentifier(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// splitArgs splits a macro call's argument text at its top-level commas (not
+// those inside brackets or string and character literals).
+func splitArgs(s string) []string {
+	var out []string
+	d, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '(', '[', '{':
+			d++
+		case ')', ']', '}':
+			d--
+		case '"', '\'':
+			for i++; i < len(s) && s[i] != c; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case ',':
+			if d == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// closingQuote returns the offset of the '"' that closes the string literal
+// starting at s[0], or -1.
+func closingQuote(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
 }
 
 // declaratorName follows a declarator to the name it declares.
@@ -85,6 +217,9 @@ func declaratorName(names *symbolNames, d *sitter.Node, src []byte) string {
 		switch names.typeOf(d) {
 		case "identifier", "field_identifier", "type_identifier", "destructor_name", "operator_name", "primitive_type":
 			return text(d, src)
+		case "operator_cast":
+			// `operator bool() const`: "operator bool" (the conversion's type).
+			return strings.Join(strings.Fields("operator "+text(d.ChildByFieldName("type"), src)), " ")
 		case "qualified_identifier":
 			if nm := d.ChildByFieldName("name"); nm != nil {
 				d = nm

@@ -13,7 +13,7 @@ import (
 // (package languages/c) is C's and C++ syntax the grammar has no rule for.
 var CPP = &Spec{
 	Name:       "cpp",
-	Version:    "cpp-0.22.3/r8",
+	Version:    "cpp-0.22.3/r9",
 	Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".inl", ".h"},
 	Language:   cpp.GetLanguage,
 	Definitions: map[string]string{

@@ -54,9 +54,20 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			out, copied = append([]byte(nil), src...), true
 		}
 	}
+	// an is the text the passes below read: src with raw string literals blanked
+	// (their braces, quotes and "#" lines are no code), getting the blanks out gets.
+	an, masked := src, false
+	if m := maskRawStrings(src); m != nil {
+		an, masked = m, true
+	}
 	blank := func(start, end int) {
 		own()
 		blankRange(out, start, end)
+		if masked {
+			blankRange(an, start, end)
+		} else {
+			an = out
+		}
 	}
 	var lines [][2]int
 	if bytes.IndexByte(src, '#') >= 0 {
@@ -65,7 +76,7 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 	if bytes.Contains(src, []byte("__cplusplus")) {
 		inside := false
 		for _, l := range lines {
-			ln := src[l[0]:l[1]]
+			ln := an[l[0]:l[1]]
 			switch {
 			case cplusplusIf.Match(ln):
 				inside = true
@@ -77,19 +88,23 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 		}
 	}
 	if bytes.IndexByte(src, '#') >= 0 {
-		for _, r := range includeGuards(src, lines) {
+		for _, r := range includeGuards(an, lines) {
 			blank(r[0], r[1])
 		}
-		for _, r := range unbalancedConditionals(out, lines) {
+		for _, r := range unbalancedConditionals(an, lines) {
 			blank(r[0], r[1])
 		}
 		for _, l := range lines {
+			if t := bytes.TrimSpace(out[l[0]:l[1]]); len(t) == 1 && t[0] == '#' {
+				blank(l[0], l[1]) // the null directive, a lone "#": the grammars fail on it
+				continue
+			}
 			// `#if __has_include(<x/y.h>)`: the grammars read <x/y.h> in a
 			// condition as comparisons and fail, and a string there too; (_x_y_h_),
 			// an identifier, parses (only the condition's value is lost, which no
 			// chunk depends on).
 			ln := out[l[0]:l[1]]
-			if !isDirectiveLine(ln) || !bytes.Contains(ln, []byte("(<")) && !bytes.Contains(ln, []byte("(\"")) && !bytes.Contains(ln, []byte("::")) || !cDirective.Match(ln) {
+			if !isDirectiveLine(an[l[0]:l[1]]) || !bytes.Contains(ln, []byte("(<")) && !bytes.Contains(ln, []byte("(\"")) && !bytes.Contains(ln, []byte("::")) || !cDirective.Match(ln) {
 				continue
 			}
 			// `#if __has_cpp_attribute(clang::lifetimebound)`: a scoped name,
@@ -119,11 +134,89 @@ func cRewrite(src []byte, loopMacros bool) []byte {
 			}
 		}
 	}
-	for _, e := range declarationMacros(out, loopMacros) {
+	if !masked {
+		an = out // the edits of __has_include conditions too
+	}
+	for _, e := range declarationMacros(an, loopMacros) {
 		own()
 		e.apply(out)
 	}
 	return out
+}
+
+// maskRawStrings returns a copy of src with each C++ raw string literal
+// (`R"delim( ... )delim"`, with an L, u, U or u8 prefix too) blanked, line breaks
+// kept, or nil when src holds none. Other string and character literals and
+// comments are read past, so an `R"` inside them starts nothing.
+func maskRawStrings(src []byte) []byte {
+	if !bytes.Contains(src, []byte(`R"`)) {
+		return nil
+	}
+	var out []byte
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			e := bytes.Index(src[i+2:], []byte("*/"))
+			if e < 0 {
+				return out
+			}
+			i += 2 + e + 1
+		case c == '\'':
+			for i++; i < len(src) && src[i] != '\'' && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '"':
+			if !rawPrefix(src, i) {
+				for i++; i < len(src) && src[i] != '"' && src[i] != '\n'; i++ {
+					if src[i] == '\\' {
+						i++
+					}
+				}
+				continue
+			}
+			open := bytes.IndexByte(src[i:min(i+18, len(src))], '(')
+			if open < 0 {
+				continue
+			}
+			closer := append([]byte{')'}, src[i+1:i+open]...)
+			closer = append(closer, '"')
+			e := bytes.Index(src[i+open:], closer)
+			if e < 0 {
+				return out
+			}
+			end := i + open + e + len(closer)
+			if out == nil {
+				out = bytes.Clone(src)
+			}
+			blankRange(out, i+1, end-1)
+			out[i], out[end-1] = ' ', ' ' // a literal over lines is no literal to the line scanners
+			i = end - 1
+		}
+	}
+	return out
+}
+
+// rawPrefix reports whether the '"' at i ends a raw string prefix: R, LR, uR, UR
+// or u8R, not preceded by a word byte.
+func rawPrefix(src []byte, i int) bool {
+	if i == 0 || src[i-1] != 'R' {
+		return false
+	}
+	b := i - 1
+	for b > 0 && lex.IsWordByte(src[b-1]) {
+		b--
+	}
+	switch string(src[b : i-1]) {
+	case "", "L", "u", "U", "u8":
+		return true
+	}
+	return false
 }
 
 // blankRange replaces the bytes of out[start:end] with spaces, line breaks kept.
@@ -204,13 +297,23 @@ var notBeforeMacro = map[string]bool{
 // by nothing (its body on the next line), a loop macro
 // (`TAILQ_FOREACH(c, &clients, entry) {`, a blank before "(" allowed): its
 // name becomes `while` (or `if` when shorter than 5 bytes), so the block parses as
-// a loop body. These are heuristics on the text; they err towards leaving text
+// a loop body. Also by kind: a noexcept or attribute macro after a parameter list
+// (`f() const LIB_NOEXCEPT;`, see afterParameters), a specifier macro before a
+// qualified declarator (declaratorFollows), a macro holding an array's initialiser,
+// a statement macro before "}", a test macro heading a body (string arguments
+// become identifiers, see stringArguments), a macro the file defines as specifiers
+// (specifierDefines), a type of keywords as an argument (typeArgument), a ";" after
+// a member function's body (strayMemberSemicolon) and, in C, a call statement macro
+// without its ";". These are heuristics on the text; they err towards leaving text
 // alone.
 func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 	var out []macroEdit
+	localSpecifiers := specifierDefines(src)
+	stmtMacroEnd := -1           // the ")" of the last call statement macro (C), see below
 	depth := 0                   // braces open, not counting those of namespaces, extern "C" blocks and class bodies
 	var opened []braceKind       // for each open brace, what it opened
 	var classNames []string      // for each open brace, the class's name when it opened a class body
+	var openedAt []int           // for each open brace, its offset
 	container := false           // a namespace or extern "C" head is open: its brace does not count
 	externHead := false          // the open container head is extern's, not a namespace's
 	head := classHead{}          // the class head being read, if any
@@ -290,6 +393,7 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			}
 			opened = append(opened, kind)
 			classNames = append(classNames, head.name)
+			openedAt = append(openedAt, i)
 			if kind == braceCounted {
 				depth++
 			}
@@ -298,8 +402,13 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			if n := len(opened); n > 0 {
 				if opened[n-1] == braceCounted {
 					depth--
+					if n >= 2 && opened[n-2] == braceClass {
+						if e, ok := strayMemberSemicolon(src, openedAt[n-1], i); ok {
+							out = append(out, e)
+						}
+					}
 				}
-				opened, classNames = opened[:n-1], classNames[:n-1]
+				opened, classNames, openedAt = opened[:n-1], classNames[:n-1], openedAt[:n-1]
 			}
 			head = classHead{}
 		case c == ';':
@@ -340,6 +449,11 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			if e, ok := emptyOrOperatorArgument(src, i); ok {
 				out = append(out, e)
 			}
+			if depth > 0 {
+				if e, ok := typeArgument(src, i); ok {
+					out = append(out, e)
+				}
+			}
 		}
 		first := lineStart
 		lineStart, lineCode = false, true
@@ -352,6 +466,14 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			j++
 		}
 		w := src[i:j] // string(w) in comparisons and map keys does not allocate
+		if (depth == 0 || inClass() != "") && localSpecifiers[string(w)] && !allCaps(w) {
+			// `ffc_inline uint64_t f(double d)` after `#define ffc_inline inline`: a
+			// macro the file defines as specifiers only goes where a declaration
+			// starts (an all-caps one is handled by the rules below).
+			out = append(out, macroEdit{i, j, ""})
+			i = j - 1
+			continue
+		}
 		k := lex.SkipBlanks(src, j)
 		switch string(w) {
 		case "namespace", "extern":
@@ -442,7 +564,27 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 			// an identifier (its first byte "_").
 			if end := closingParenAcross(src, k); end > 0 {
 				out = append(out, keywordArguments(src, k, end)...)
+				if depth == 0 && first && src[skipCode(src, end+1)] == '{' {
+					// `TEST_CASE("name", "[tag]") {` (Catch2, doctest): a test
+					// macro heading a body; its string arguments become identifiers,
+					// so that the grammar reads a function (named after them, see
+					// grammars.C's DefName).
+					out = append(out, stringArguments(src, k, end)...)
+				}
 			}
+		}
+		if (depth == 0 || inClass() != "") && allCaps(w) && (k >= len(src) || src[k] != '(') && afterParameters(src, lastCode, prevWord) && trailingSpecifierFollows(src, j) {
+			// `void swap(T &other) SPDLOG_NOEXCEPT;`, `f() const FMT_NOEXCEPT {`:
+			// a noexcept or attribute macro after a function's parameter list goes,
+			// with the all-caps words after it.
+			out = append(out, macroEdit{i, j, ""})
+			for q := skipCode(src, j); q < len(src) && lex.IsWordByte(src[q]) && allCaps(src[q:wordEnd(src, q)]); q = skipCode(src, j) {
+				j = wordEnd(src, q)
+				out = append(out, macroEdit{q, j, ""})
+			}
+			prevWord, prevFirst = nil, false
+			i = j - 1
+			continue
 		}
 		if depth == 0 && allCaps(w) && prevWord != nil && !notBeforeMacro[string(prevWord)] && !declKeywords[string(prevWord)] &&
 			k < len(src) && (src[k] == ',' || src[k] == ')') && !allCaps(prevWord) {
@@ -491,6 +633,25 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				continue
 			}
 		}
+		if (depth == 0 || inClass() != "") && allCaps(w) && (k >= len(src) || src[k] != '(') && lastCode >= 0 &&
+			(prevWord != nil && !allCaps(prevWord) && !notBeforeMacro[string(prevWord)] && !cppWordOperators[string(prevWord)] ||
+				bytes.IndexByte([]byte(">*&"), src[lastCode]) >= 0 && prevWord == nil) && declaratorFollows(src, j) {
+			// `std::future<void> SPDLOG_INLINE pool::post(`, `void API` then
+			// `ns::f(` on the next line: a specifier macro between a return type
+			// and a (qualified) function name.
+			out = append(out, macroEdit{i, j, ""})
+			prevWord, prevFirst = nil, false
+			i = j - 1
+			continue
+		}
+		if (depth == 0 || inClass() != "") && allCaps(w) && lastCode >= 0 && src[lastCode] == ']' && src[skipCode(src, j)] == ';' {
+			// `static const char *names[] LEVEL_NAMES;`: a macro holding an array's
+			// initialiser goes.
+			out = append(out, macroEdit{i, j, ""})
+			prevWord, prevFirst = nil, false
+			i = j - 1
+			continue
+		}
 		if depth == 0 && (i == 0 || !lex.IsWordByte(src[i-1])) {
 			nextWord := k > j && k < len(src) && (lex.IsWordByte(src[k]) && !('0' <= src[k] && src[k] <= '9'))
 			switch {
@@ -502,7 +663,8 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				out = append(out, macroEdit{i, j, ""})
 			case first && allCaps(w) && onlyOnLine(src, j):
 				out = append(out, macroEdit{i, j, ""})
-			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParenAcross(src, k)+1):
+			case first && allCaps(w) && k < len(src) && src[k] == '(' && onlyOnLine(src, closingParenAcross(src, k)+1) &&
+				(closingParenAcross(src, k) < 0 || src[skipCode(src, closingParenAcross(src, k)+1)] != '{'): // `TEST_CASE("x")` then `{`: a test
 				out = append(out, macroEdit{i, closingParenAcross(src, k) + 1, ""})
 			case first && allCaps(w) && k < len(src) && src[k] == '(':
 				if end := closingParen(src, k); end > 0 {
@@ -523,8 +685,29 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 					}
 				}
 			}
-		} else if depth > 0 && allCaps(w) && inClass() == "" && (first || src[lex.SkipBack(src, i)] == '}') && k < len(src) && src[k] == '{' {
+		} else if depth > 0 && allCaps(w) && inClass() == "" && (first || bytes.IndexByte([]byte("{};"), src[lex.SkipBack(src, i)]) >= 0) && k < len(src) && src[k] == '{' {
 			out = append(out, macroEdit{i, j, ""}) // `FMT_TRY {`: a block
+		} else if depth > 0 && allCaps(w) && inClass() == "" && first && (k >= len(src) || src[k] != '(') && statementEnd(src, lastCode) && src[skipCode(src, j)] == '}' {
+			out = append(out, macroEdit{i, j, ""}) // `SPDLOG_CATCH_STD` then `}`: a statement macro
+		} else if loopMacros && depth > 0 && first && !allCaps(w) && j-i >= 2 && k < len(src) && src[k] == '(' && !cStatementWords[string(w)] &&
+			(lastCode < 0 || bytes.IndexByte([]byte(";{}"), src[lastCode]) >= 0 || lastCode == stmtMacroEnd) {
+			// `test_cond("len", n == 3)` then a statement on the next line: a call
+			// statement macro that brings its own ";" (C). Before a statement it
+			// is read as a loop heading it (see the loop macros below), before
+			// "}" it goes.
+			if end := closingParenAcross(src, k); end > 0 && onlyOnLine(src, end+1) {
+				stmtMacroEnd = end // the next statement may start after it
+				switch n := skipCode(src, end+1); {
+				case n < len(src) && (src[n] == '}' || len(bytes.TrimSpace(src[k+1:end])) == 0) && (src[n] == '}' || src[n] == '{' || lex.IsWordByte(src[n])):
+					out = append(out, macroEdit{i, end + 1, ""}) // no loop without a condition
+				case n < len(src) && (src[n] == '{' || lex.IsWordByte(src[n]) && !('0' <= src[n] && src[n] <= '9') && string(src[n:wordEnd(src, n)]) != "else"):
+					kw := "while"
+					if j-i < len(kw) {
+						kw = "if"
+					}
+					out = append(out, macroEdit{i, j, kw})
+				}
+			}
 		} else if (loopMacros || inClass() == "") && depth > 0 && (first || src[lex.SkipBack(src, i)] == '}') && allCaps(w) && k < len(src) && src[k] == '(' {
 			if end := closingParen(src, k); end > 0 {
 				m := end + 1
@@ -536,7 +719,10 @@ func declarationMacros(src []byte, loopMacros bool) []macroEdit {
 				// then `<< "message";`).
 				block := m < len(src) && src[m] == '{' ||
 					onlyOnLine(src, end+1) && bytes.IndexByte([]byte("<>.-+?:&|=,)[*/%^"), src[skipCode(src, end+1)]) < 0
-				if block && (!first || !expressionLike(src[k+1:end])) {
+				closes := onlyOnLine(src, end+1) && src[skipCode(src, end+1)] == '}' && statementEnd(src, lastCode)
+				if closes || block && (!first || !expressionLike(src[k+1:end])) {
+					// `SPDLOG_LOGGER_CATCH(loc)` then `}`: a statement macro
+					// (a whole catch clause) that ends its block goes too.
 					out = append(out, macroEdit{i, end + 1, ""}) // `FMT_CATCH(...) {`
 				} else if block {
 					kw := "while"
@@ -618,49 +804,74 @@ func specifierMacro(src []byte, j int, class string) bool {
 	case class != "" && w == class && lex.SkipBlanks(src, e) < len(src) && src[lex.SkipBlanks(src, e)] == '(':
 		return true
 	}
-	// A type: a name with "::" qualifications and template arguments on this line.
-	last, prev := w, ""
-	for e+1 < len(src) && src[e] == ':' && src[e+1] == ':' {
-		if e+2 < len(src) && src[e+2] == '~' {
-			return true // `X::~X(`
-		}
-		n := wordEnd(src, e+2)
-		if n == e+2 {
-			return false
-		}
-		prev, last, e = last, string(src[e+2:n]), n
+	// A type: a name with "::" qualifications and template arguments on this line
+	// (`std::shared_ptr<logger>`, `sink<Mutex>::sink(`: a qualified constructor).
+	comps, e, ok := qualifiedName(src, k)
+	if !ok {
+		return false
 	}
-	if prev != "" && prev == last && lex.SkipBlanks(src, e) < len(src) && src[lex.SkipBlanks(src, e)] == '(' {
+	if e < 0 {
+		return true // `X::~X(`
+	}
+	if n := len(comps); n >= 2 && comps[n-1] == comps[n-2] && lex.SkipBlanks(src, e) < len(src) && src[lex.SkipBlanks(src, e)] == '(' {
 		return true // `format_error::format_error(`
-	}
-	if e < len(src) && src[e] == '<' {
-		d := 0
-		for ; e < len(src) && src[e] != '\n'; e++ {
-			if src[e] == '<' {
-				d++
-			} else if src[e] == '>' {
-				if d--; d == 0 {
-					e++
-					break
-				}
-			}
-		}
-		if d != 0 {
-			return false
-		}
 	}
 	for e < len(src) && (src[e] == ' ' || src[e] == '\t' || src[e] == '*' || src[e] == '&') {
 		e++
 	}
 	n := wordEnd(src, e)
-	if n == e || '0' <= src[e] && src[e] <= '9' || allCaps([]byte(w)) && prev == "" || notBeforeMacro[string(src[e:n])] && string(src[e:n]) != "operator" {
+	if n == e || '0' <= src[e] && src[e] <= '9' || allCaps([]byte(w)) && len(comps) == 1 || notBeforeMacro[string(src[e:n])] && string(src[e:n]) != "operator" {
 		return false
 	}
 	if string(src[e:n]) == "operator" {
 		return true
 	}
+	// The declared name, which may be qualified too (`logger::clone(`, `sink<M>::log(`).
+	names, n, ok := qualifiedName(src, e)
+	if !ok || n < 0 || names[len(names)-1] == "operator" {
+		return ok
+	}
 	p := lex.SkipBlanks(src, n)
 	return p < len(src) && bytes.IndexByte([]byte("(=;{["), src[p]) >= 0
+}
+
+// qualifiedName reads the name starting at k (a word) with its "::" qualifications
+// and template arguments (on k's line): it returns the components and the offset
+// after the name, with e = -1 for a destructor's qualified name (`X::~X`); ok is
+// false when the text there is no such name (unbalanced template arguments, "::"
+// then no word).
+func qualifiedName(src []byte, k int) (comps []string, e int, ok bool) {
+	e = wordEnd(src, k)
+	comps = append(comps, string(src[k:e]))
+	for {
+		if e < len(src) && src[e] == '<' {
+			d := 0
+			for ; e < len(src) && src[e] != '\n'; e++ {
+				if src[e] == '<' {
+					d++
+				} else if src[e] == '>' {
+					if d--; d == 0 {
+						e++
+						break
+					}
+				}
+			}
+			if d != 0 {
+				return nil, 0, false
+			}
+		}
+		if e+1 >= len(src) || src[e] != ':' || src[e+1] != ':' {
+			return comps, e, true
+		}
+		if e+2 < len(src) && src[e+2] == '~' {
+			return comps, -1, true
+		}
+		n := wordEnd(src, e+2)
+		if n == e+2 {
+			return nil, 0, false
+		}
+		comps, e = append(comps, string(src[e+2:n])), n
+	}
 }
 
 // closingParenAcross returns the offset of the ")" matching the "(" at open, which
@@ -740,6 +951,254 @@ func keywordArguments(src []byte, open, end int) []macroEdit {
 	return out
 }
 
+// stringArguments returns the edits for the arguments of the macro call whose "("
+// is at open and ")" at end that are string literals (or concatenations of them):
+// each byte of a literal that is not a word byte, its quotes included, becomes "_",
+// so that the argument is an identifier of the same length (`"adds two"` becomes
+// `_adds_two_`). Only the parse sees it: names and headers come from the source.
+func stringArguments(src []byte, open, end int) []macroEdit {
+	var out []macroEdit
+	for x := open + 1; x < end; x++ {
+		c := src[x]
+		if c == '\'' {
+			for x++; x < end && src[x] != '\'' && src[x] != '\n'; x++ {
+				if src[x] == '\\' {
+					x++
+				}
+			}
+			continue
+		}
+		if c != '"' {
+			continue
+		}
+		s := x
+		for x++; x < end && src[x] != '"' && src[x] != '\n'; x++ {
+			if src[x] == '\\' && x+1 < end && src[x+1] != '\n' {
+				x++
+			}
+		}
+		if x >= end || src[x] != '"' {
+			return out // an unterminated literal: no edit past it
+		}
+		repl := []byte(string(src[s : x+1]))
+		for y := range repl {
+			if !lex.IsWordByte(repl[y]) || repl[y] >= 0x80 {
+				repl[y] = '_'
+			}
+		}
+		out = append(out, macroEdit{s, x + 1, string(repl)})
+	}
+	return out
+}
+
+// afterParameters reports whether the code before a word ends a function's
+// parameter list: its last code byte (at lastCode) is ")", or the word before it
+// (prevWord, on its line) is a qualifier (const, volatile, override, final,
+// noexcept) that follows a ")".
+func afterParameters(src []byte, lastCode int, prevWord []byte) bool {
+	if lastCode < 0 {
+		return false
+	}
+	if src[lastCode] == ')' {
+		return true
+	}
+	if !trailingQualifiers[string(prevWord)] || lastCode+1 < len(prevWord) {
+		return false
+	}
+	p := lex.SkipBack(src, lastCode+1-len(prevWord))
+	return src[p] == ')' || src[p] == '&'
+}
+
+// trailingQualifiers are the words between a parameter list and a trailing
+// specifier macro (`int size() const SPDLOG_NOEXCEPT`).
+var trailingQualifiers = map[string]bool{"const": true, "volatile": true, "override": true, "final": true, "noexcept": true}
+
+// trailingSpecifierFollows reports whether what follows the all-caps word ending at
+// j (after more all-caps words) ends or continues a function's declarator: ";",
+// "{", "=" (`= default`), ":" (a constructor's initialiser list, not "::"), "->",
+// or a qualifier word (`override`, `final`, `const`, `noexcept`, `try`).
+func trailingSpecifierFollows(src []byte, j int) bool {
+	k := skipCode(src, j)
+	for k < len(src) && lex.IsWordByte(src[k]) && allCaps(src[k:wordEnd(src, k)]) {
+		k = skipCode(src, wordEnd(src, k))
+	}
+	if k >= len(src) {
+		return false
+	}
+	switch src[k] {
+	case ';', '{', '=':
+		return k+1 >= len(src) || src[k+1] != '='
+	case ':':
+		return k+1 >= len(src) || src[k+1] != ':'
+	case '-':
+		return k+1 < len(src) && src[k+1] == '>'
+	}
+	w := string(src[k:wordEnd(src, k)])
+	return trailingQualifiers[w] || w == "try"
+}
+
+// specifierDirective matches `#define NAME VALUE` where VALUE is only declaration
+// specifiers and attributes (`inline`, `static inline`, `__forceinline`,
+// `__attribute__((always_inline)) inline`, `__declspec(dllexport)`), or nothing.
+var specifierDirective = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*((?:(?:static|inline|extern|__inline|__inline__|__forceinline|constexpr|__attribute__[ \t]*\(\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)\)|__declspec[ \t]*\([^()\n]*\))[ \t]*)*)(?://.*|/\*.*\*/[ \t]*)?\r?$`)
+
+// specifierDefines returns the names of the object-like macros src defines as
+// declaration specifiers (see specifierDirective), with at least one specifier in
+// some definition: a lowercase one (`ffc_inline`) is no name the other rules take
+// for a macro.
+func specifierDefines(src []byte) map[string]bool {
+	if !bytes.Contains(src, []byte("define")) {
+		return nil
+	}
+	var out map[string]bool
+	for _, m := range specifierDirective.FindAllSubmatch(src, -1) {
+		if len(bytes.TrimSpace(m[2])) == 0 || declKeywords[string(m[1])] {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[string(m[1])] = true
+	}
+	return out
+}
+
+// cStatementWords are C keywords that may start a line with "(" after them; a
+// call statement macro is none of them.
+var cStatementWords = map[string]bool{
+	"if": true, "while": true, "for": true, "switch": true, "return": true, "sizeof": true, "do": true,
+	"else": true, "case": true, "goto": true, "_Alignof": true, "_Generic": true, "_Static_assert": true,
+	"__asm__": true, "asm": true, "__asm": true, "defined": true, "typeof": true, "__typeof__": true,
+	"alignof": true, "static_assert": true, "__attribute__": true, "__extension__": true,
+}
+
+// typeKeywords are the words a type argument of a macro call may consist of
+// (`va_arg(ap, unsigned long long)`), with "*".
+var typeKeywords = map[string]bool{
+	"void": true, "char": true, "short": true, "int": true, "long": true, "float": true, "double": true,
+	"signed": true, "unsigned": true, "const": true, "volatile": true, "_Bool": true, "bool": true,
+}
+
+// notTypeCalls are the words before "(" whose type arguments the grammars read.
+var notTypeCalls = map[string]bool{
+	"sizeof": true, "alignof": true, "_Alignof": true, "__alignof__": true, "__alignof": true, "typeof": true,
+	"__typeof__": true, "__typeof": true, "decltype": true, "_Generic": true, "offsetof": true,
+	"__builtin_offsetof": true, "__builtin_va_arg": true, "_Atomic": true, "static_assert": true,
+	"_Static_assert": true, "if": true, "while": true, "for": true, "switch": true, "return": true,
+}
+
+// typeArgument returns the edit for a macro argument that is a type of keywords
+// (`va_arg(ap, char *)`, `WIDTH_TEST("ld", long long)`), after the "," or "(" at i
+// (inside a function body): the grammars read types as arguments of sizeof and the
+// like only. Its bytes that are not word bytes, and its first byte, become "_": one
+// identifier of the same length (`_har__`).
+func typeArgument(src []byte, i int) (macroEdit, bool) {
+	if src[i] == '(' {
+		p := lex.SkipBack(src, i)
+		if i == 0 || !lex.IsWordByte(src[p]) {
+			return macroEdit{}, false
+		}
+		b := p + 1
+		for b > 0 && lex.IsWordByte(src[b-1]) {
+			b--
+		}
+		if notTypeCalls[string(src[b:p+1])] || typeKeywords[string(src[b:p+1])] {
+			return macroEdit{}, false
+		}
+	}
+	s := lex.SkipBlanks(src, i+1)
+	e, words := s, 0
+	for e < len(src) {
+		switch {
+		case src[e] == '*' || src[e] == ' ' || src[e] == '\t':
+			e++
+		case lex.IsWordByte(src[e]):
+			w := wordEnd(src, e)
+			if !typeKeywords[string(src[e:w])] {
+				return macroEdit{}, false
+			}
+			e, words = w, words+1
+		case src[e] == ',' || src[e] == ')':
+			for e > s && (src[e-1] == ' ' || src[e-1] == '\t') {
+				e--
+			}
+			if words == 0 {
+				return macroEdit{}, false
+			}
+			repl := []byte(string(src[s:e]))
+			for x := range repl {
+				if x == 0 || !lex.IsWordByte(repl[x]) {
+					repl[x] = '_'
+				}
+			}
+			return macroEdit{s, e, string(repl)}, true
+		default:
+			return macroEdit{}, false
+		}
+	}
+	return macroEdit{}, false
+}
+
+// strayMemberSemicolon returns the edit that blanks the ";" after the body of a
+// member function defined in a class (`X(int i) : i_(i) {};`, which compilers
+// accept and tree-sitter-cpp does not), whose "{" is at open and "}" at close: the
+// body follows a ")" whose "(" follows a name (a parameter list or a member
+// initialiser), not an "=" (`T x = (T){1};` needs its ";").
+func strayMemberSemicolon(src []byte, open, close int) (macroEdit, bool) {
+	q := skipCode(src, close+1)
+	if q >= len(src) || src[q] != ';' {
+		return macroEdit{}, false
+	}
+	p := skipSpaceBack(src, open)
+	if src[p] != ')' {
+		return macroEdit{}, false
+	}
+	d := 0
+	for x := p; x >= 0 && x > p-8192; x-- {
+		switch src[x] {
+		case ')':
+			d++
+		case '(':
+			if d--; d == 0 {
+				b := skipSpaceBack(src, x)
+				if x > 0 && lex.IsWordByte(src[b]) {
+					return macroEdit{q, q + 1, ""}, true
+				}
+				return macroEdit{}, false
+			}
+		case ';', '{', '}':
+			return macroEdit{}, false
+		}
+	}
+	return macroEdit{}, false
+}
+
+// declaratorFollows reports whether a function's declarator follows the word
+// ending at j (on its line or the next): pointers or references, a name with
+// qualifications and template arguments (`ns::sink<M>::log`), then "(".
+func declaratorFollows(src []byte, j int) bool {
+	q := skipCode(src, j)
+	for q < len(src) && (src[q] == '*' || src[q] == '&') {
+		q = lex.SkipBlanks(src, q+1)
+	}
+	if q >= len(src) || !lex.IsWordByte(src[q]) || '0' <= src[q] && src[q] <= '9' || allCaps(src[q:wordEnd(src, q)]) {
+		return false
+	}
+	comps, e, ok := qualifiedName(src, q)
+	if !ok || e < 0 || declKeywords[comps[0]] || notBeforeMacro[comps[0]] {
+		return false
+	}
+	p := lex.SkipBlanks(src, e)
+	return p < len(src) && src[p] == '('
+}
+
+// statementEnd reports whether the code byte at lastCode (-1: none) ends a
+// statement: ";" or "}" (not "," or "{", after which a word may be an enumerator
+// or an initialiser).
+func statementEnd(src []byte, lastCode int) bool {
+	return lastCode >= 0 && (src[lastCode] == ';' || src[lastCode] == '}')
+}
+
 // classKeywords start a class head.
 var classKeywords = map[string]bool{"class": true, "struct": true, "union": true}
 
@@ -751,7 +1210,7 @@ func classNameFollows(src []byte, k int) bool {
 	if e == k {
 		return false
 	}
-	p := lex.SkipBlanks(src, e)
+	p := skipCode(src, e) // the base list may start on the next line
 	switch {
 	case p >= len(src):
 		return false
@@ -1120,12 +1579,14 @@ var (
 // end of the text is left alone.
 func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 	type frame struct {
-		directives [][2]int // line ranges of #if, #elif, #else, #endif (with continuations)
-		branches   [][2]int // line index ranges [first, last) of each branch's content
-		nets       []int    // net braces of each branch
-		first      int      // content start of the current branch
-		mid        bool     // the #if stands inside a declaration or expression
-		open       bool     // every branch so far ends in an open header (see headerEnd)
+		directives    [][2]int // line ranges of #if, #elif, #else, #endif (with continuations)
+		branches      [][2]int // line index ranges [first, last) of each branch's content
+		nets          []int    // net braces of each branch
+		first         int      // content start of the current branch
+		directiveLine int      // the line of the #if
+		code          int      // the last line of code seen in the first branch (-1: none)
+		mid           bool     // the #if stands inside a declaration or expression
+		open          bool     // every branch so far ends in an open header (see headerEnd)
 	}
 	lastCode, lastCode2 := byte(';'), byte(0) // the last two code bytes of the last code line before i
 	var stack []*frame
@@ -1143,9 +1604,11 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 				dir := [2]int{lines[i][0], lines[j][1]}
 				switch kw := string(m[1]); {
 				case strings.HasPrefix(kw, "if"):
-					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0}, open: true,
+					stack = append(stack, &frame{directives: [][2]int{dir}, first: j + 1, nets: []int{0}, open: true, directiveLine: i,
 						mid: bytes.IndexByte([]byte(">=(&|,"), lastCode) >= 0 || lastCode == '{' && lastCode2 == '=' ||
-							lastCode == ':' && (lastCode2 == ')' || lastCode2 == 0)})
+							lastCode == ':' && (lastCode2 == ')' || lastCode2 == ':' || lastCode2 == 0) ||
+							nextCodeByte(src, lines, j+1) == ',', // `time(t)` / `#ifndef X` / `, id(x)`: a list goes on
+						code: -1})
 				case len(stack) == 0:
 					// a stray #else or #endif: nothing to pair it with
 				case kw == "endif":
@@ -1157,7 +1620,12 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 					// `#else` / `int g(a)` / `#endif` / `{`): the body after the #endif
 					// belongs to the first branch's header.
 					split := f.open && len(f.branches) > 1 && headerEnd(lastCode) && bodyFollows(src, lines, j+1)
-					unbalanced := f.mid || split
+					// A specifier chosen by the conditional (`#if X` / `constexpr` /
+					// `#endif` / `static int t[] = ...;`): the first branch's code
+					// ends in a word and a declaration goes on after the #endif.
+					cont := f.open && f.code > f.directiveLine && lex.IsWordByte(lastCode) &&
+						lex.IsWordByte(nextCodeByte(src, lines, j+1))
+					unbalanced := f.mid || split || cont
 					for _, n := range f.nets {
 						unbalanced = unbalanced || n != 0
 					}
@@ -1188,6 +1656,9 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 		net, ic := braceBalance(ln, inComment)
 		if c, c2 := lastCodeBytes(ln, inComment); c != 0 && !isDirectiveLine(ln) {
 			lastCode, lastCode2 = c, c2
+			if len(stack) > 0 && len(stack[len(stack)-1].nets) == 1 {
+				stack[len(stack)-1].code = i
+			}
 		}
 		inComment = ic
 		if len(stack) > 0 {
@@ -1202,6 +1673,19 @@ func unbalancedConditionals(src []byte, lines [][2]int) [][2]int {
 // of a definition whose body follows: ")" of a parameter list, or a word
 // (`struct name`, `int f(void) const`).
 func headerEnd(c byte) bool { return c == ')' || lex.IsWordByte(c) }
+
+// nextCodeByte returns the first byte of the first line from line i on that is not
+// blank, a comment or a directive (0 when there is none).
+func nextCodeByte(src []byte, lines [][2]int, i int) byte {
+	for ; i < len(lines); i++ {
+		ln := bytes.TrimLeft(src[lines[i][0]:lines[i][1]], " \t\r\n")
+		if len(ln) == 0 || ln[0] == '#' || bytes.HasPrefix(ln, []byte("//")) || bytes.HasPrefix(ln, []byte("/*")) {
+			continue
+		}
+		return ln[0]
+	}
+	return 0
+}
 
 // bodyFollows reports whether the first line from line i on that is not blank or a
 // line comment starts with "{".

@@ -156,6 +156,11 @@ func TestCPPSyntaxIdioms(t *testing.T) {
 		"class Cache {\n  bool Erase(Handle* e) EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n  void Lock() EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }\n  Status Recover(VersionEdit* edit, bool* save)\n      EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n  size_t usage_ GUARDED_BY(mutex_);\n  Stats stats_[kLevels] GUARDED_BY(mutex_);\n  static Status OK() { return Status(); }\n  static Status NOT_FOUND(int code);\n  std::queue<Item> queue_\n      GUARDED_BY(mutex_);\n};\nvoid f() {\n  struct S {\n    int val GUARDED_BY(mu);\n  };\n}\n",
 		// a format macro of <inttypes.h> in a string concatenation
 		"void f(long n) { printf(\"%-6s %8\" PRIu64 \" ops\\n\", \"x\", n); }\n",
+		// explicit instantiations of class templates; pointer-to-member access
+		"template class access<tag, std::filebuf, &std::filebuf::_Myfile>;\nextern template struct box<int>;\n",
+		"void f() { (obj->*method)(1); auto x = obj->*field; auto z = a.*b + 1.*c; }\n",
+		// a class with an export macro whose base list starts on the next line
+		"class LIB_API Reporter\n    : public Interface {\n public:\n  int n;\n};\n",
 		// a conditional inside an initialiser list
 		"static constexpr int table[] = {\n#if FULL_CACHE\n    1, 2,\n#else\n    1,\n#endif\n    3};\nint next();\n",
 	} {
@@ -272,5 +277,130 @@ func TestCPPZeroInitialisedMember(t *testing.T) {
 	want := []string{"field_declaration", "field_declaration", "function_definition", "function_definition", "function_definition"}
 	if !slices.Equal(kinds, want) {
 		t.Errorf("members parsed as %v, want %v", kinds, want)
+	}
+}
+
+// TestCPPProjectMacros: project macros by kind parse without errors after the
+// rewrite (hand-made snippets of each kind): noexcept and attribute macros after a
+// parameter list, specifier macros between a return type and a qualified name,
+// statement macros that end a block, test-framework macros heading a body, a
+// specifier chosen by a conditional, a conditional continuing a list or a
+// qualified name, a calling convention, and a ";" after a member function's body.
+func TestCPPProjectMacros(t *testing.T) {
+	ps := grammars.NewParsers(5 * time.Second)
+	defer ps.Close()
+	for _, src := range []string{
+		"class Q {\n public:\n  Q(Q &&other) LIB_NOEXCEPT;\n  int size() const LIB_NOEXCEPT { return 0; }\n  void swap(Q &o) LIB_NOEXCEPT override;\n  Q &operator=(Q o) LIB_NOEXCEPT LIB_EXTRA;\n};\nLIB_INLINE Q::Q(Q &&other) LIB_NOEXCEPT : n_(0) {}\n",
+		"template <typename M>\nvoid LIB_INLINE\nns::sink<M>::flush() {}\nstd::future<void> LIB_INLINE pool::post(int n) { return {}; }\nLIB_INLINE std::shared_ptr<logger> ns::logger::clone(std::string name) { return nullptr; }\ntemplate <typename M>\nLIB_INLINE sink<M>::sink(int mode) : mode_(mode) {}\n",
+		"void f() {\n  LIB_TRY { g(); }\n  LIB_CATCH_ALL\n}\nvoid h() {LIB_TRY{ g(); }\n  LIB_LOGGER_CATCH(loc)\n}\n",
+		"TEST_CASE(\"adds two numbers\", \"[math]\") {\n  REQUIRE(1 + 1 == 2);\n  SECTION(\"zero\") {\n    REQUIRE(0 == 0);\n  }\n}\nTEST_CASE(\"braces below\")\n{\n  CHECK(true);\n}\nTEST_CASE_METHOD(Fixture, \"with a fixture\", \"[f]\") {\n  CHECK(x == 1);\n}\n",
+		"namespace lv {\n#if __cplusplus >= 201703L\nconstexpr\n#endif\n    static int names[] LIB_NAMES;\n}\n",
+		"A::A(int t)\n    : t_(t)\n#ifndef NO_ID\n      ,\n      id_(0)\n#endif\n{\n}\nint g() {\n  return ns::\n#if V < 7\n      internal\n#else\n      detail\n#endif\n      ::count(1);\n}\n",
+		// raw strings whose quotes, braces and "#" lines are no code to the rewrite
+		"struct O {\n  const char *sql() { return R\"sql(\nb = ')';\n{\n#if X\n)sql\"; }\n};\nconst char *f() { return R\"x(\n)x\"; }\nint g(int a) LIB_NOEXCEPT;\n",
+		"extern \"C\" __declspec(dllimport) void __stdcall Out(const wchar_t *s);\nint __cdecl *g(void);\nstruct my_type {\n  int i = 0;\n  explicit my_type(int i)\n      : i(i){};\n  int a[2] = {1, 2};\n};\n",
+	} {
+		tree, rw, err := ps.Parse(grammars.CPP, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.RootNode().HasError() {
+			t.Errorf("parse errors after the rewrite:\n%s\n%s", rw, tree.RootNode().String())
+		}
+		tree.Close()
+	}
+}
+
+// TestTestMacroNames: a test macro heading a body is a function named by its first
+// string argument (Catch2, doctest) or its identifier arguments (gtest), never by
+// the macro; other functions keep their names.
+func TestTestMacroNames(t *testing.T) {
+	ps := grammars.NewParsers(5 * time.Second)
+	defer ps.Close()
+	src := "TEST_CASE(\"adds two\", \"[math]\") {\n  CHECK(1 + 1 == 2);\n}\nTEST_F(Parser, Empty) {\n  EXPECT_TRUE(p.ok());\n}\n" +
+		"TEST(format_test, enum) {}\nTEST_CASE_METHOD(Fix, \"uses \\\"fix\\\"\") {}\nint HTTP(int port) { return port; }\nint add(int a, int b) { return a + b; }\n"
+	tree, _, err := ps.Parse(grammars.CPP, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		t.Fatalf("parse errors: %s", root.String())
+	}
+	var got []string
+	for i := 0; i < int(root.NamedChildCount()); i++ {
+		got = append(got, grammars.CPP.DefName(root.NamedChild(i), []byte(src)))
+	}
+	want := []string{"adds two", "Parser.Empty", "format_test.enum", `uses \"fix\"`, "HTTP", "add"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}
+
+// TestCProjectMacros: C project idioms by kind parse without errors after the
+// rewrite (hand-made): a type of keywords as a macro argument, a macro the file
+// defines as specifiers, the null directive, and (C) call statement macros that
+// bring their own ";".
+func TestCProjectMacros(t *testing.T) {
+	ps := grammars.NewParsers(5 * time.Second)
+	defer ps.Close()
+	for _, spec := range []*grammars.Spec{grammars.C, grammars.CPP} {
+		for _, src := range []string{
+			"int sum(int n, ...) {\n  va_list ap;\n  char *s = va_arg(ap, char *);\n  long long v = va_arg(ap, long long);\n  WIDTH_TEST(\"lu\", unsigned long);\n  return (int)sizeof(int);\n}\n",
+			"#if defined(_MSC_VER)\n#define my_inline __forceinline\n#else\n#define my_inline __attribute__((always_inline)) inline\n#endif\n#define my_internal static\nmy_internal my_inline\nunsigned long bits(double d) {\n  return 0;\n}\n#\n#ifndef X\n#endif\n",
+		} {
+			checkParses(t, ps, spec, src)
+		}
+	}
+	checkParses(t, ps, grammars.C, "static void t(int n) {\n    check_eq(\"len\", n == 3)\n    n++;\n    check_eq(\"again\",\n             n == 4)\n    {\n        n--;\n    }\n    report()\n    check_eq(\"end\", n == 3)\n}\n")
+}
+
+// checkParses fails t when src has parse errors after spec's rewrite.
+func checkParses(t *testing.T, ps *grammars.Parsers, spec *grammars.Spec, src string) {
+	t.Helper()
+	tree, rw, err := ps.Parse(spec, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.RootNode().HasError() {
+		t.Errorf("%s: parse errors after the rewrite:\n%s\n%s", spec.Name, rw, tree.RootNode().String())
+	}
+	tree.Close()
+}
+
+// TestUnnamedDefinitionNames: definitions that declare no identifier of their own
+// are named by what they declare: a conversion operator by its type, an unnamed
+// enum by its first enumerator, a declaration of a struct by the struct; a test
+// macro with an empty string argument by its identifier arguments.
+func TestUnnamedDefinitionNames(t *testing.T) {
+	ps := grammars.NewParsers(5 * time.Second)
+	defer ps.Close()
+	src := "struct Box {\n  explicit operator bool() const { return ok_; }\n  struct handler {\n    int n;\n  };\n};\nenum { packed_bits = 4, max_packed = 15 };\nMATCHER(IsOK, \"\") { return arg.ok(); }\n"
+	tree, _, err := ps.Parse(grammars.CPP, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		t.Fatalf("parse errors: %s", root.String())
+	}
+	var got []string
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			switch c.Type() {
+			case "function_definition", "field_declaration", "declaration", "enum_specifier":
+				got = append(got, grammars.CPP.DefName(c, []byte(src)))
+			}
+			walk(c)
+		}
+	}
+	walk(root)
+	want := []string{"operator bool", "handler", "n", "packed_bits", "IsOK"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
 	}
 }

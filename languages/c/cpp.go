@@ -142,6 +142,15 @@ func cppSyntaxEdits(src []byte) []macroEdit {
 			}
 		case ';':
 			lastSemi = i
+		case '*':
+			// A pointer-to-member access, `obj->*field` or `obj.*field` (not `1.*x`):
+			// tree-sitter-cpp 0.22 has no rule for it; `obj-> field` is a field
+			// expression of the same shape.
+			if i >= 2 && (src[i-1] == '>' && src[i-2] == '-' || src[i-1] == '.' && !('0' <= src[i-2] && src[i-2] <= '9')) {
+				if n := lex.SkipBlanks(src, i+1); n < len(src) && (lex.IsWordByte(src[n]) && !('0' <= src[n] && src[n] <= '9')) {
+					out = append(out, macroEdit{i, i + 1, ""})
+				}
+			}
 		case ')', ']', '}':
 			if n := len(brackets); n > 0 {
 				if b := brackets[n-1]; b.arg && c == '}' && lastSemi < b.at {
@@ -193,6 +202,23 @@ func cppWordEdits(src []byte, i, j int, w, prevWord []byte, lineCode bool, prev 
 		// parses everywhere.
 		if prev == '=' && next < len(src) && src[next] == ';' {
 			out = append(out, macroEdit{i, j, "0"})
+		}
+	case "__cdecl", "__stdcall", "__fastcall", "__thiscall", "__vectorcall", "__clrcall":
+		// A calling convention between a return type and a function's name
+		// (`void __stdcall f();`), which tree-sitter-cpp 0.22 fails on (its C
+		// grammar reads it): blanked.
+		if prevWord != nil || prev == '*' || prev == '&' || prev == '>' {
+			out = append(out, macroEdit{i, j, ""})
+		}
+	case "template":
+		// An explicit instantiation of a class template, `template class
+		// X<int, &Y::z>;`, which the grammar reads only for functions: `class
+		// X<...>;` is a declaration it reads.
+		if nw := string(nextWord()); (nw == "class" || nw == "struct" || nw == "union") && (prevWord == nil || string(prevWord) == "extern") && prev != '<' && prev != ':' && prev != '.' && prev != '>' {
+			if e := bytes.IndexByte(src[j:], ';'); e >= 0 && bytes.IndexByte(src[j:j+e], '{') < 0 && bytes.IndexByte(src[j:j+e], '<') >= 0 &&
+				bytes.HasSuffix(bytes.TrimRight(src[j:j+e], " \t\r\n"), []byte(">")) {
+				out = append(out, macroEdit{i, j, ""})
+			}
 		}
 	case "extern":
 		if string(nextWord()) == "template" {

@@ -191,6 +191,7 @@ func newComposer(ctx context.Context, view *index.View, h repoctx.Hole, opts Opt
 	c := &composer{ctx: ctx, ix: ix, syms: view.Symbols(), h: h, opts: opts, seen: seen,
 		visible: LineSet(seen.Prefix, seen.Suffix), modified: map[string]bool{},
 		spec: grammars.ForPath(h.Path), files: newFileTexts(ix), cands: newCandidates()}
+	c.cands.noMerge = opts.NoSpanMerge
 	c.langs = languages(opts, c.spec)
 	for _, m := range h.Modified {
 		c.modified[m] = true
@@ -373,7 +374,7 @@ func (c *composer) search(qs []query) ([][]retrieve.FusedHit, error) {
 			}()
 			results[i], errs[i] = c.ix.Search(c.ctx, retrieve.Query{Text: q.text, K: c.opts.TopK, Mode: mode,
 				Filter:  func(ch *chunker.Chunk) bool { return c.allowed(ch.Path, ch.Lang) && !c.redundant(ch) },
-				Weights: c.opts.Fusion, Keep: q.keep})
+				Weights: c.opts.Fusion, Keep: q.keep, NoHeader: c.opts.NoHeaderField})
 		}()
 	}
 	wg.Wait()

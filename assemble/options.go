@@ -57,6 +57,14 @@ type Options struct {
 	DefinitionWeight float64
 	// NoDense searches BM25 only even when the index has dense vectors.
 	NoDense bool
+	// NoHeaderField leaves the chunks' headers (the signatures of their enclosing
+	// definitions, a BM25 field of their own) out of the retrieval score
+	// ([retrieve.Query.NoHeader]): an ablation switch, off by default.
+	NoHeaderField bool
+	// NoSpanMerge keeps overlapping or touching spans of one file as separate parts
+	// (their shared lines repeated) instead of merging them into one: an ablation
+	// switch measuring the deduplication of overlapping windows, off by default.
+	NoSpanMerge bool
 	// Fusion weighs BM25 against dense retrieval in reciprocal rank fusion.
 	Fusion retrieve.Weights
 	// NoOldFile leaves out the old completion file's chunks that the prefix and suffix

@@ -101,6 +101,10 @@ var OptionTable = []OptionSpec{
 		func(o *Options) any { return &o.RelativeLines }),
 	boolOpt("no-dense", "search with BM25 only even if the index has dense vectors",
 		func(o *Options) any { return &o.NoDense }),
+	boolOpt("no-header-field", "ablation: leave the chunks' headers (enclosing signatures) out of the BM25 score",
+		func(o *Options) any { return &o.NoHeaderField }),
+	boolOpt("no-span-merge", "ablation: keep overlapping spans of a file as separate parts instead of merging them",
+		func(o *Options) any { return &o.NoSpanMerge }),
 	{
 		Name: "plan-window", Kind: KindInt, Default: 0, Min: 0, Max: inf,
 		Want:  fmt.Sprintf("0 (off) or more than %d tokens (the completion's room)", repoctx.MaxNewTokens),

@@ -70,8 +70,9 @@ type candidate struct {
 
 // candidates collects scored byte spans of files from all sources.
 type candidates struct {
-	byKey map[spanKey]*candidate
-	order []spanKey // first-seen order, for determinism
+	byKey   map[spanKey]*candidate
+	order   []spanKey // first-seen order, for determinism
+	noMerge bool      // parts keeps overlapping spans apart (Options.NoSpanMerge)
 }
 
 func newCandidates() *candidates { return &candidates{byKey: map[spanKey]*candidate{}} }
@@ -91,7 +92,9 @@ func (cs *candidates) add(path string, start, end int, s float64, why string) {
 }
 
 // parts merges overlapping or touching spans of each file into one part (score =
-// the best of its spans) and returns the parts in ascending relevance.
+// the best of its spans; with noMerge only touching ones, so that overlapping spans
+// stay apart, their shared lines repeated) and returns the parts in ascending
+// relevance.
 func (cs *candidates) parts(ft *fileTexts) []repoctx.Part {
 	byFile := map[string][]*candidate{}
 	var paths []string
@@ -133,7 +136,7 @@ func (cs *candidates) parts(ft *fileTexts) []repoctx.Part {
 			cur = nil
 		}
 		for _, c := range list {
-			if cur != nil && c.start <= curEnd {
+			if cur != nil && c.start <= curEnd && (!cs.noMerge || c.start == curEnd) {
 				curEnd = max(curEnd, c.end)
 				cur.Score = max(cur.Score, c.score)
 				for _, w := range c.why {
@@ -503,7 +506,7 @@ func lineSpan(text string, from, to int) (int, int) {
 
 // clone returns a copy of cs that adds and scores independently of it.
 func (cs *candidates) clone() *candidates {
-	out := &candidates{byKey: make(map[spanKey]*candidate, len(cs.byKey)), order: append([]spanKey(nil), cs.order...)}
+	out := &candidates{byKey: make(map[spanKey]*candidate, len(cs.byKey)), order: append([]spanKey(nil), cs.order...), noMerge: cs.noMerge}
 	for k, c := range cs.byKey {
 		cc := *c
 		cc.why = append([]string(nil), c.why...)

@@ -43,6 +43,11 @@ type Options struct {
 	// LimitParseCPU. A safety net against parser hangs, far above what real files
 	// need. Default grammars.DefaultParseCPULimit. It is no part of [Options.Key].
 	ParseCPULimit time.Duration
+	// NoMerge turns the merging of small adjacent siblings off (see merge): every
+	// definition, property and run of glue stays a chunk of its own. An ablation
+	// switch for measuring what merging brings; off by default. Key names it
+	// ("/nomerge") only when set, so default keys are unchanged.
+	NoMerge bool
 }
 
 // DefaultMaxChars is the default chunk size cap in non-white-space runes. At about
@@ -92,7 +97,11 @@ func (o Options) Key(s Strategy) string {
 		s = StrategyStructural
 	}
 	o = o.withDefaults(s == StrategyFixed)
-	return fmt.Sprintf("%s/c%d/w%d/o%d", s, o.MaxChars, o.WindowLines, o.WindowOverlap)
+	k := fmt.Sprintf("%s/c%d/w%d/o%d", s, o.MaxChars, o.WindowLines, o.WindowOverlap)
+	if o.NoMerge && s != StrategyFixed {
+		k += "/nomerge"
+	}
+	return k
 }
 
 // CacheKey is [Options.Key] with the [Revision]: "structural/c800/w20/o5/r3". It
@@ -1231,6 +1240,9 @@ const (
 // all their names in names, and their kind when they share it, else KindCode; a signature piece that takes
 // its members stays that definition.
 func (b *builder) merge(start int) {
+	if b.opts.NoMerge {
+		return
+	}
 	w := start // in-place compaction: b.pieces[start:w] are the kept pieces
 	for _, p := range b.pieces[start:] {
 		if w > start {

@@ -223,7 +223,7 @@ func BenchmarkSearchHybrid(b *testing.B) {
 		})
 	}
 	run("hybrid", func(q string) error {
-		_, err := ix.searchHybrid(q, 8, nil, Weights{}, KeepTail)
+		_, err := ix.searchHybrid(q, 8, nil, Weights{}, KeepTail, false)
 		return err
 	})
 	run("dense", func(q string) error {

@@ -119,6 +119,9 @@ type Query struct {
 	// Keep says which end of an over-long query the dense model keeps: [KeepTail] for a
 	// prefix query ending at the hole, [KeepHead] (the zero value) for a suffix query.
 	Keep KeepEnd
+	// NoHeader leaves the header field (the signatures of a chunk's enclosing
+	// definitions) out of the BM25 score: an ablation switch; off by default.
+	NoHeader bool
 }
 
 // Search returns the best q.K chunks for q, best first, ties broken by the chunks'
@@ -153,7 +156,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]FusedHit, error) {
 		var hits []Hit
 		var err error
 		if q.Mode == BM25 {
-			hits, err = ix.searchBM25(q.Text, q.K, q.Filter)
+			hits, err = ix.searchBM25NoHeader(q.Text, q.K, q.Filter, q.NoHeader)
 		} else {
 			hits, err = ix.searchDense(q.Text, q.K, q.Filter, q.Keep)
 		}
@@ -171,13 +174,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]FusedHit, error) {
 		}
 		return out, nil
 	case Hybrid:
-		return ix.searchHybrid(q.Text, q.K, q.Filter, q.Weights, q.Keep)
+		return ix.searchHybrid(q.Text, q.K, q.Filter, q.Weights, q.Keep, q.NoHeader)
 	}
 	return nil, fmt.Errorf("retrieve: unknown search mode %v", q.Mode)
 }
 
 // searchHybrid is Search's hybrid mode.
-func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) bool, w Weights, keep KeepEnd) ([]FusedHit, error) {
+func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) bool, w Weights, keep KeepEnd, noHeader bool) ([]FusedHit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -197,7 +200,7 @@ func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) b
 	var bm, dn []Hit
 	var err error
 	if w.BM25 > 0 {
-		if bm, err = ix.searchBM25(query, w.Depth, f); err != nil {
+		if bm, err = ix.searchBM25NoHeader(query, w.Depth, f, noHeader); err != nil {
 			return nil, err
 		}
 	}

@@ -128,7 +128,7 @@ func TestSearchHybridIsWeightedRRF(t *testing.T) {
 		}
 		for q := range 8 {
 			query := chunks[q*31].Text[:120]
-			got, err := ix.searchHybrid(query, 7, nil, w, KeepTail)
+			got, err := ix.searchHybrid(query, 7, nil, w, KeepTail, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +170,7 @@ func TestSearchHybridRanksRightChunkFirst(t *testing.T) {
 		{"withTimeout { transport.post(url) }", "src/http/Client.kt#1"},
 	}
 	for _, tc := range tests {
-		hits, err := ix.searchHybrid(tc.query, 3, nil, Weights{}, KeepTail)
+		hits, err := ix.searchHybrid(tc.query, 3, nil, Weights{}, KeepTail, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestSearchHybridFilter(t *testing.T) {
 	ix := buildTest(t, chunks)
 	calls := map[string]int{}
 	even := func(c *chunker.Chunk) bool { calls[c.ID]++; return c.Ordinal%2 == 0 }
-	hits, err := ix.searchHybrid(chunks[5].Text, 10, even, Weights{}, KeepHead)
+	hits, err := ix.searchHybrid(chunks[5].Text, 10, even, Weights{}, KeepHead, false)
 	if err != nil || len(hits) != 10 {
 		t.Fatalf("%v %v", hits, err)
 	}
@@ -201,7 +201,7 @@ func TestSearchHybridFilter(t *testing.T) {
 			t.Errorf("filter asked %d times about %s", n, id)
 		}
 	}
-	if h, err := ix.searchHybrid("x", 0, nil, Weights{}, KeepHead); h != nil || err != nil {
+	if h, err := ix.searchHybrid("x", 0, nil, Weights{}, KeepHead, false); h != nil || err != nil {
 		t.Errorf("k=0: %v %v", h, err)
 	}
 }
@@ -217,7 +217,7 @@ func TestConcurrentHybrid(t *testing.T) {
 	want := make([][]FusedHit, len(queries))
 	for i := range queries {
 		queries[i] = chunks[i*41].Text[:100]
-		if want[i], err = ref.searchHybrid(queries[i], 5, nil, Weights{}, KeepTail); err != nil {
+		if want[i], err = ref.searchHybrid(queries[i], 5, nil, Weights{}, KeepTail, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -227,7 +227,7 @@ func TestConcurrentHybrid(t *testing.T) {
 			defer func() { done <- struct{}{} }()
 			for i := range 20 {
 				q := (g + i) % len(queries)
-				got, err := ix.searchHybrid(queries[q], 5, nil, Weights{}, KeepTail)
+				got, err := ix.searchHybrid(queries[q], 5, nil, Weights{}, KeepTail, false)
 				if err != nil {
 					t.Error(err)
 					return

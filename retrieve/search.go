@@ -91,7 +91,14 @@ type qterm struct {
 // or keep it). k <= 0 or a query without tokens yields no hits. Search is safe for
 // concurrent use; it returns [ErrClosed] after [Index.Close].
 func (ix *Index) searchBM25(query string, k int, filter func(*chunker.Chunk) bool) ([]Hit, error) {
-	hits, _, err := ix.search(query, k, filter, true)
+	hits, _, err := ix.searchFields(query, k, filter, true, false)
+	return hits, err
+}
+
+// searchBM25NoHeader is searchBM25 with the header field left out of the score when
+// noHeader is set ([Query.NoHeader]).
+func (ix *Index) searchBM25NoHeader(query string, k int, filter func(*chunker.Chunk) bool, noHeader bool) ([]Hit, error) {
+	hits, _, err := ix.searchFields(query, k, filter, true, noHeader)
 	return hits, err
 }
 
@@ -105,6 +112,12 @@ type searchStats struct {
 
 // search is searchBM25 with MaxScore pruning optional (tests compare both) and statistics.
 func (ix *Index) search(query string, k int, filter func(*chunker.Chunk) bool, prune bool) ([]Hit, searchStats, error) {
+	return ix.searchFields(query, k, filter, prune, false)
+}
+
+// searchFields is search that leaves the header field out of the score when noHeader
+// is set.
+func (ix *Index) searchFields(query string, k int, filter func(*chunker.Chunk) bool, prune, noHeader bool) ([]Hit, searchStats, error) {
 	var st searchStats
 	if k <= 0 {
 		return nil, st, nil
@@ -125,7 +138,7 @@ func (ix *Index) search(query string, k int, filter func(*chunker.Chunk) bool, p
 	acc := ix.getAccum()
 	defer ix.putAccum(acc)
 	acc.filter = filter
-	hits := ix.rank(ix.cursors(terms), acc, k, prune, &st)
+	hits := ix.rank(ix.cursors(terms, noHeader), acc, k, prune, &st)
 	return hits, st, nil
 }
 
@@ -193,13 +206,13 @@ func (c *cursor) contrib(p posting) float64 {
 }
 
 // cursors returns one cursor per (term, field) postings list, sorted by decreasing upper
-// bound (then increasing length).
-func (ix *Index) cursors(terms []qterm) []cursor {
+// bound (then increasing length); with noHeader, none for the header field.
+func (ix *Index) cursors(terms []qterm, noHeader bool) []cursor {
 	var cs []cursor
 	for i := range terms {
 		q := &terms[i]
 		for f, list := range q.lists {
-			if list == nil {
+			if list == nil || noHeader && f == fieldHeader {
 				continue
 			}
 			st := ix.stats[f]

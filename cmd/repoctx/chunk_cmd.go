@@ -91,7 +91,7 @@ func chunkCmd() *cli.Command {
 			"is given, else prefixed with the PATH as given.",
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, noMergeFlag,
 			&cli.StringFlag{Name: "format", Usage: "output `format`: text (default), jsonl (one chunk record per line, see docs/chunks.md) or parquet (needs -o FILE)"},
 			&cli.BoolFlag{Name: "json", Usage: "same as --format jsonl"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically: a temporary file renamed at the end); - or none: stdout"},

@@ -158,7 +158,11 @@ func run() error {
 	objectiveF := flag.String("objective", "idrec,copy_chrf", "comma-separated metrics whose mean over cells and windows is maximised: idrec, novelrec, allrec, copy_chrf, line_chrf")
 	tokenizerF := flag.String("tokenizer", "", "count tokens with this Hugging Face tokenizer.json (default: characters/4)")
 	workers := flag.Int("workers", runtime.NumCPU(), "datapoints composed in parallel")
-	strategyF := flag.String("strategy", "structural", "chunking strategy of the indexes: structural or fixed (default sizes)")
+	strategyF := flag.String("strategy", "structural", "chunking strategy of the indexes: structural or fixed")
+	maxChars := flag.Int("max-chars", 0, "structural chunk size cap in non-white-space characters (0: the chunker's default)")
+	windowLines := flag.Int("window-lines", 0, "window size in lines of fixed chunks and fallback windows (0: the chunker's default)")
+	overlapLines := flag.Int("overlap-lines", -1, "window overlap in lines, with -window-lines (-1: the chunker's default)")
+	noMerge := flag.Bool("no-merge", false, "structural chunks: do not merge small adjacent siblings (ablation)")
 	flag.Parse()
 	if *cellsF == "" || *cache == "" || *out == "" || (*grid == "") == (*configsF == "") {
 		flag.Usage()
@@ -201,7 +205,11 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("-strategy: %w", err)
 	}
-	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc, strategy: strategy}
+	if *overlapLines >= 0 && *windowLines <= 0 {
+		return errors.New("-overlap-lines needs -window-lines")
+	}
+	chunk := chunker.Options{MaxChars: *maxChars, WindowLines: *windowLines, WindowOverlap: max(*overlapLines, 0), NoMerge: *noMerge}
+	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc, strategy: strategy, chunk: chunk}
 	if *configsF != "" {
 		var cfgs []config
 		for _, c := range strings.Split(*configsF, ";") {
@@ -340,6 +348,7 @@ type tuner struct {
 	windows   []int
 	workers   int
 	strategy  chunker.Strategy // the indexes' chunking strategy
+	chunk     chunker.Options  // the indexes' chunker options (zero fields: defaults)
 	objective []int            // indexes in metrics
 	tokens    repoctx.TokenCounter
 }
@@ -446,7 +455,7 @@ func (t *tuner) cell(c cell, cfgs []config, opts []assemble.Options) (*eval.Repo
 		preds[i] = make([]eval.Prediction, len(dps))
 	}
 	ws := index.DefaultOptions()
-	ws.Languages, ws.Strategy = batch.DatasetLanguages(c.lang), t.strategy
+	ws.Languages, ws.Strategy, ws.Chunk = batch.DatasetLanguages(c.lang), t.strategy, t.chunk
 	ws.Log = io.Discard
 	inner := opts[0]
 	inner.NoDefinitions = false // the symbol tables are built for every configuration

@@ -158,7 +158,10 @@ func run() error {
 	objectiveF := flag.String("objective", "idrec,copy_chrf", "comma-separated metrics whose mean over cells and windows is maximised: idrec, novelrec, allrec, copy_chrf, line_chrf")
 	tokenizerF := flag.String("tokenizer", "", "count tokens with this Hugging Face tokenizer.json (default: characters/4)")
 	workers := flag.Int("workers", runtime.NumCPU(), "datapoints composed in parallel")
-	strategyF := flag.String("strategy", "structural", "chunking strategy of the indexes: structural or fixed (default sizes)")
+	strategyF := flag.String("strategy", "structural", "chunking strategy of the indexes: "+chunker.StrategyNames)
+	windowLines := flag.Int("window-lines", 0, "window size in lines of fixed and aligned chunks (0: the strategy's default)")
+	overlapLines := flag.Int("overlap-lines", -1, "window overlap in lines (-1: the strategy's default, or half of -window-lines)")
+	noHeader := flag.Bool("no-header", false, "aligned windows without their enclosing signatures")
 	flag.Parse()
 	if *cellsF == "" || *cache == "" || *out == "" || (*grid == "") == (*configsF == "") {
 		flag.Usage()
@@ -201,7 +204,16 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("-strategy: %w", err)
 	}
-	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc, strategy: strategy}
+	copts := chunker.Options{WindowLines: *windowLines, NoHeader: *noHeader}
+	switch {
+	case *overlapLines >= 0 && (*windowLines <= 0 || *overlapLines >= *windowLines):
+		return errors.New("-overlap-lines needs a -window-lines above it")
+	case *overlapLines >= 0:
+		copts.WindowOverlap = *overlapLines
+	case *windowLines > 0:
+		copts.WindowOverlap = *windowLines / 2 // as the default 20/10
+	}
+	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc, strategy: strategy, chunk: copts}
 	if *configsF != "" {
 		var cfgs []config
 		for _, c := range strings.Split(*configsF, ";") {
@@ -340,6 +352,7 @@ type tuner struct {
 	windows   []int
 	workers   int
 	strategy  chunker.Strategy // the indexes' chunking strategy
+	chunk     chunker.Options  // and its options
 	objective []int            // indexes in metrics
 	tokens    repoctx.TokenCounter
 }
@@ -446,7 +459,7 @@ func (t *tuner) cell(c cell, cfgs []config, opts []assemble.Options) (*eval.Repo
 		preds[i] = make([]eval.Prediction, len(dps))
 	}
 	ws := index.DefaultOptions()
-	ws.Languages, ws.Strategy = batch.DatasetLanguages(c.lang), t.strategy
+	ws.Languages, ws.Strategy, ws.Chunk = batch.DatasetLanguages(c.lang), t.strategy, t.chunk
 	ws.Log = io.Discard
 	inner := opts[0]
 	inner.NoDefinitions = false // the symbol tables are built for every configuration

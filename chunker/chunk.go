@@ -1,6 +1,6 @@
 // Package chunker splits source files into chunks for retrieval.
 //
-// Two strategies produce the same [Chunk] records:
+// Three strategies produce the same [Chunk] records:
 //
 //   - [Structural] splits along tree-sitter definition boundaries (functions, classes,
 //     objects, properties), recursively splitting nodes over the size cap and greedily
@@ -12,6 +12,8 @@
 //     becomes overlapping line windows flagged Fallback.
 //   - [Fixed] cuts n-line windows with m lines of overlap (RepoCoder, Zhang et al. 2023,
 //     §3.2 uses 20/10; the seed's submission used 8/2).
+//   - [Aligned] cuts windows of about that size whose boundaries fall where the syntax
+//     tree's statements and members start, each headed by its enclosing signatures.
 //
 // Both work on a [File]: source text decoded to UTF-8 with the byte-order mark removed
 // and CRLF and lone CR line endings normalised to LF (see [Decode]). All byte offsets
@@ -19,7 +21,11 @@
 // of a file yields the same chunks as its LF copy.
 package chunker
 
-import "strconv"
+import (
+	"strconv"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
 
 // Kind says what a chunk holds.
 type Kind string
@@ -122,4 +128,12 @@ type Chunker interface {
 	// Close releases what the chunker holds (a structural chunker's parsers); the
 	// chunker must not be used afterwards.
 	Close()
+}
+
+// TreeChunker is a Chunker that parses: ChunkTree is Chunk that also hands the
+// file's syntax tree to visit (see [Structural.ChunkTree]), so that a caller needing
+// the same parse does not parse the file again. [Structural] and [Aligned] are.
+type TreeChunker interface {
+	Chunker
+	ChunkTree(f *File, visit func(root *sitter.Node, parsed []byte)) ([]Chunk, error)
 }

@@ -55,20 +55,31 @@ const (
 	StrategyStructural Strategy = "structural"
 	// StrategyFixed cuts overlapping windows of lines ([Fixed]).
 	StrategyFixed Strategy = "fixed"
+	// StrategyAligned cuts overlapping windows of lines with boundaries on the syntax
+	// tree's statements and members, headed by their enclosing signatures ([Aligned]).
+	StrategyAligned Strategy = "aligned"
 )
 
-// ParseStrategy returns the strategy named s ("structural" or "fixed"), or an error
+// StrategyNames lists the strategies' names for help and error messages.
+const StrategyNames = "structural, fixed or aligned"
+
+// windowed reports whether the strategy's chunks are overlapping windows (fixed and
+// aligned), whose default overlap is 10 lines instead of the 5 of structural
+// fallback windows.
+func (s Strategy) windowed() bool { return s == StrategyFixed || s == StrategyAligned }
+
+// ParseStrategy returns the strategy named s (see [StrategyNames]), or an error
 // naming s.
 func ParseStrategy(s string) (Strategy, error) {
 	switch Strategy(s) {
-	case StrategyStructural, StrategyFixed:
+	case StrategyStructural, StrategyFixed, StrategyAligned:
 		return Strategy(s), nil
 	}
-	return "", fmt.Errorf("chunker: unknown strategy %q (want structural or fixed)", s)
+	return "", fmt.Errorf("chunker: unknown strategy %q (want %s)", s, StrategyNames)
 }
 
 // New returns the chunker of strategy s ("" means structural). It returns an error for
-// an unknown strategy. A structural chunker holds parsers: Close it when done (see
+// an unknown strategy. A structural or aligned chunker holds parsers: Close it when done (see
 // [Chunker]).
 func New(s Strategy, opts Options) (Chunker, error) {
 	switch s {
@@ -76,6 +87,8 @@ func New(s Strategy, opts Options) (Chunker, error) {
 		return NewStructural(opts), nil
 	case StrategyFixed:
 		return NewFixed(opts), nil
+	case StrategyAligned:
+		return NewAligned(opts), nil
 	}
-	return nil, fmt.Errorf("chunker: unknown strategy %q (want structural or fixed)", s)
+	return nil, fmt.Errorf("chunker: unknown strategy %q (want %s)", s, StrategyNames)
 }

@@ -48,6 +48,9 @@ type Options struct {
 	// switch for measuring what merging brings; off by default. Key names it
 	// ("/nomerge") only when set, so default keys are unchanged.
 	NoMerge bool
+	// NoHeader leaves the enclosing definitions' signatures out of the windows of the
+	// Aligned strategy (their Header); the other strategies ignore it.
+	NoHeader bool
 }
 
 // DefaultMaxChars is the default chunk size cap in non-white-space runes. At about
@@ -79,9 +82,9 @@ func (o Options) withDefaults(fixed bool) Options {
 }
 
 // DefaultOptions returns the options a zero Options means for strategy s (the
-// window overlap differs: 5 lines for structural fallback windows, 10 for fixed
-// windows).
-func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == StrategyFixed) }
+// window overlap differs: 5 lines for structural fallback windows, 10 for fixed and
+// aligned windows).
+func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s.windowed()) }
 
 // Revision names the chunking algorithm's behaviour across languages; bump it with
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
@@ -90,16 +93,20 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s == Str
 const Revision = "r12"
 
 // Key returns a string that changes whenever an option that changes the output of
-// strategy s does, e.g. "structural/c800/w20/o5"; it names a configuration (compare's
-// tables). Cache keys use [Options.CacheKey].
+// strategy s does, e.g. "structural/c800/w20/o5", or "aligned/c800/w20/o10/nh" for
+// aligned windows without headers; it names a configuration (compare's tables).
+// Cache keys use [Options.CacheKey].
 func (o Options) Key(s Strategy) string {
 	if s == "" {
 		s = StrategyStructural
 	}
-	o = o.withDefaults(s == StrategyFixed)
+	o = o.withDefaults(s.windowed())
 	k := fmt.Sprintf("%s/c%d/w%d/o%d", s, o.MaxChars, o.WindowLines, o.WindowOverlap)
-	if o.NoMerge && s != StrategyFixed {
+	if o.NoMerge && s == StrategyStructural {
 		k += "/nomerge"
+	}
+	if s == StrategyAligned && o.NoHeader {
+		k += "/nh"
 	}
 	return k
 }

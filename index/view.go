@@ -774,7 +774,7 @@ func (ix *Index) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.Fi
 // chunkOne chunks one decoded file; with withSymbols and a structural chunker its
 // symbols are extracted from the same syntax tree.
 func chunkOne(f *chunker.File, ch chunker.Chunker, withSymbols bool) ([]chunker.Chunk, *symbols.File, error) {
-	sc, ok := ch.(*chunker.Structural)
+	sc, ok := ch.(chunker.TreeChunker)
 	if !ok || !withSymbols {
 		cs, err := ch.Chunk(f)
 		return cs, nil, err

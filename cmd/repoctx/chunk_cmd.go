@@ -91,7 +91,7 @@ func chunkCmd() *cli.Command {
 			"is given, else prefixed with the PATH as given.",
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{
-			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, noMergeFlag,
+			strategyFlag, maxCharsFlag, windowFlag, overlapFlag, noMergeFlag, noHeaderFlag,
 			&cli.StringFlag{Name: "format", Usage: "output `format`: text (default), jsonl (one chunk record per line, see docs/chunks.md) or parquet (needs -o FILE)"},
 			&cli.BoolFlag{Name: "json", Usage: "same as --format jsonl"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically: a temporary file renamed at the end); - or none: stdout"},
@@ -115,7 +115,7 @@ func runChunk(c *cli.Context) error {
 	}
 	strategy, err := chunker.ParseStrategy(c.String("strategy"))
 	if err != nil {
-		return usagef("--strategy must be structural or fixed, not %q", c.String("strategy"))
+		return usagef("--strategy must be %s, not %q", chunker.StrategyNames, c.String("strategy"))
 	}
 	copts, err := chunkerOptions(c, strategy)
 	if err != nil {

@@ -30,10 +30,11 @@ var (
 // Flags shared by several commands, grouped by topic: chunking, indexing, assembly
 // and the budget planner.
 var (
-	strategyFlag = &cli.StringFlag{Name: "strategy", Value: string(defIndex.Strategy), Usage: "chunking `strategy`: structural or fixed"}
+	strategyFlag = &cli.StringFlag{Name: "strategy", Value: string(defIndex.Strategy), Usage: "chunking `strategy`: " + chunker.StrategyNames + " (windows aligned to statements and members)"}
+	noHeaderFlag = &cli.BoolFlag{Name: "no-header", Usage: "aligned strategy: windows carry no signatures of their enclosing definitions"}
 	maxCharsFlag = &cli.IntFlag{Name: "max-chars", Value: defStruct.MaxChars, Usage: "chunk size cap in non-white-space characters"}
 	windowFlag   = &cli.IntFlag{Name: "window-lines", DefaultText: fmt.Sprint(defStruct.WindowLines), Usage: "window size in lines for fixed chunks and fallback windows"}
-	overlapFlag  = &cli.IntFlag{Name: "overlap-lines", DefaultText: fmt.Sprintf("%d for fixed, %d for fallback", defFixed.WindowOverlap, defStruct.WindowOverlap), Usage: "window overlap in lines"}
+	overlapFlag  = &cli.IntFlag{Name: "overlap-lines", DefaultText: fmt.Sprintf("%d for fixed and aligned, %d for fallback", defFixed.WindowOverlap, defStruct.WindowOverlap), Usage: "window overlap in lines"}
 	noMergeFlag  = &cli.BoolFlag{Name: "no-merge", Usage: "ablation: structural chunks without merging small adjacent siblings"}
 	cacheFlag    = &cli.StringFlag{Name: "cache-dir", Value: store.DefaultCacheDir(), Usage: "`directory` for indexes"}
 
@@ -55,7 +56,7 @@ var (
 // indexFlags are the chunking and indexing flags of every command that builds
 // indexes.
 func indexFlags() []cli.Flag {
-	return []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, noMergeFlag, cacheFlag, cacheSizeFlag, denseFlag, modelFlag, backendFlag}
+	return []cli.Flag{strategyFlag, maxCharsFlag, windowFlag, overlapFlag, noMergeFlag, noHeaderFlag, cacheFlag, cacheSizeFlag, denseFlag, modelFlag, backendFlag}
 }
 
 // composeFlags are the assembly and planner flags (one per assemble.OptionTable
@@ -106,11 +107,11 @@ func languages(c *cli.Context) ([]string, error) {
 	return out, nil
 }
 
-// chunkerOptions reads --max-chars, --window-lines, --overlap-lines and --no-merge for strategy
-// s; a value that makes no sense is a *repoctx.OptionError naming the flag (a usage
-// error), never a silent default.
+// chunkerOptions reads --max-chars, --window-lines, --overlap-lines, --no-merge and
+// --no-header for strategy s; a value that makes no sense is a *repoctx.OptionError
+// naming the flag (a usage error), never a silent default.
 func chunkerOptions(c *cli.Context, s chunker.Strategy) (chunker.Options, error) {
-	o := chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines"), NoMerge: c.Bool("no-merge")}
+	o := chunker.Options{MaxChars: c.Int("max-chars"), WindowLines: c.Int("window-lines"), WindowOverlap: c.Int("overlap-lines"), NoMerge: c.Bool("no-merge"), NoHeader: c.Bool("no-header")}
 	bad := func(flag string, v int, want string) error {
 		return &repoctx.OptionError{Option: flag, Value: fmt.Sprint(v), Want: want}
 	}
@@ -146,7 +147,7 @@ func indexOptions(c *cli.Context) (index.Options, error) {
 	}
 	s, err := chunker.ParseStrategy(name)
 	if err != nil {
-		return o, usagef("--strategy must be structural or fixed, not %q", c.String("strategy"))
+		return o, usagef("--strategy must be %s, not %q", chunker.StrategyNames, c.String("strategy"))
 	}
 	if o.Chunk, err = chunkerOptions(c, s); err != nil {
 		return o, err

@@ -158,11 +158,12 @@ func run() error {
 	objectiveF := flag.String("objective", "idrec,copy_chrf", "comma-separated metrics whose mean over cells and windows is maximised: idrec, novelrec, allrec, copy_chrf, line_chrf")
 	tokenizerF := flag.String("tokenizer", "", "count tokens with this Hugging Face tokenizer.json (default: characters/4)")
 	workers := flag.Int("workers", runtime.NumCPU(), "datapoints composed in parallel")
-	strategyF := flag.String("strategy", "structural", "chunking strategy of the indexes: structural or fixed")
+	strategyF := flag.String("strategy", "structural", "chunking strategy of the indexes: "+chunker.StrategyNames)
 	maxChars := flag.Int("max-chars", 0, "structural chunk size cap in non-white-space characters (0: the chunker's default)")
-	windowLines := flag.Int("window-lines", 0, "window size in lines of fixed chunks and fallback windows (0: the chunker's default)")
-	overlapLines := flag.Int("overlap-lines", -1, "window overlap in lines, with -window-lines (-1: the chunker's default)")
+	windowLines := flag.Int("window-lines", 0, "window size in lines of fixed and aligned chunks and fallback windows (0: the strategy's default)")
+	overlapLines := flag.Int("overlap-lines", -1, "window overlap in lines (-1: the strategy's default, or half of -window-lines)")
 	noMerge := flag.Bool("no-merge", false, "structural chunks: do not merge small adjacent siblings (ablation)")
+	noHeader := flag.Bool("no-header", false, "aligned windows without their enclosing signatures")
 	flag.Parse()
 	if *cellsF == "" || *cache == "" || *out == "" || (*grid == "") == (*configsF == "") {
 		flag.Usage()
@@ -205,11 +206,16 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("-strategy: %w", err)
 	}
-	if *overlapLines >= 0 && *windowLines <= 0 {
-		return errors.New("-overlap-lines needs -window-lines")
+	copts := chunker.Options{MaxChars: *maxChars, WindowLines: *windowLines, NoMerge: *noMerge, NoHeader: *noHeader}
+	switch {
+	case *overlapLines >= 0 && (*windowLines <= 0 || *overlapLines >= *windowLines):
+		return errors.New("-overlap-lines needs a -window-lines above it")
+	case *overlapLines >= 0:
+		copts.WindowOverlap = *overlapLines
+	case *windowLines > 0:
+		copts.WindowOverlap = *windowLines / 2 // as the default 20/10
 	}
-	chunk := chunker.Options{MaxChars: *maxChars, WindowLines: *windowLines, WindowOverlap: max(*overlapLines, 0), NoMerge: *noMerge}
-	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc, strategy: strategy, chunk: chunk}
+	t := &tuner{cells: cells, cache: *cache, out: *out, windows: windows, workers: *workers, objective: objective, tokens: tc, strategy: strategy, chunk: copts}
 	if *configsF != "" {
 		var cfgs []config
 		for _, c := range strings.Split(*configsF, ";") {

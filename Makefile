@@ -27,15 +27,18 @@ build: $(GRAMMAR)
 
 # The test command CI runs (.ci/run): vet, staticcheck (when installed), all tests with the
 # race detector, the golden digest and ranking tests without it (their shared-data parts are
-# too slow under the race detector), then the grammar-dependent packages again in a plain build (fwcd 0.3.8).
+# too slow under the race detector), then the grammar-dependent packages again in a plain build (fwcd 0.3.8),
+# then the Beam pipelines' own module (beam/, docs/beam.md) on Prism, without the race detector.
 test: vet lint
 	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
 	$(GO) test -count=1 -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens' ./cmd/repoctx
 	$(GO) test -count=1 ./grammars/... ./languages/... ./chunker/ ./symbols/
+	cd beam && $(GO) test -count=1 -tags '$(TAGS)' ./...
 
 vet: $(GRAMMAR)
 	$(GO) vet -tags '$(TAGS)' ./...
 	$(GO) vet ./...
+	cd beam && $(GO) vet -tags '$(TAGS)' ./...
 
 # staticcheck over the tagged build; fails on any finding. Without staticcheck it says how
 # to install it and passes, except under CI (CI=true), where it fails.

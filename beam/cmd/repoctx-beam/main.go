@@ -280,15 +280,22 @@ func predictCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	out := output
+	if out == "" {
+		out = filepath.Join(*data, *lang+"-"+*stage+".predictions.jsonl")
+	}
+	if n == 0 { // nothing would reach the pipeline's writer: an empty file, as repoctx predict writes
+		if err := os.WriteFile(out, nil, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "wrote %s: no datapoints (the dataset is empty)\n", out)
+		return nil
+	}
 	cfg := pipeline.PredictConfig{DataDir: *data, Lang: *lang, Stage: *stage, Out: output, N: n, Options: opts}
 	start := time.Now()
 	c, err := pipeline.Run(ctx, *runners.Runner, func(s beam.Scope) error { return pipeline.Predict(s, cfg) })
 	if err != nil {
 		return err
-	}
-	out := output
-	if out == "" {
-		out = filepath.Join(*data, *lang+"-"+*stage+".predictions.jsonl")
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s: %d datapoints (%d failed), %d repositories, %d snapshots (%d indexed), %.2fs wall\n",
 		out, c["datapoints"], c["failed"], c["repositories"], c["snapshots"], c["indexed"], time.Since(start).Seconds())

@@ -28,15 +28,18 @@ build: $(GRAMMAR)
 # The test command CI runs (.ci/run): vet, staticcheck (when installed), all tests with the
 # race detector, the tests too slow under it without it (golden digests and rankings over the
 # shared data, predict with the pure-Go dense model), then the packages whose behaviour
-# depends on the Kotlin grammar again in a plain build (fwcd 0.3.8).
+# depends on the Kotlin grammar again in a plain build (fwcd 0.3.8), then the Beam
+# pipelines' own module (beam/, docs/beam.md) on Prism, without the race detector.
 test: vet lint
 	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
 	$(GO) test -count=1 -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens|TestPredictDense' ./cmd/repoctx ./dataset
 	$(GO) test -count=1 ./grammars/ ./languages/ ./languages/kotlin/ ./chunker/ ./symbols/
+	cd beam && $(GO) test -count=1 -tags '$(TAGS)' ./...
 
 vet: $(GRAMMAR)
 	$(GO) vet -tags '$(TAGS)' ./...
 	$(GO) vet ./...
+	cd beam && $(GO) vet -tags '$(TAGS)' ./...
 
 # staticcheck over the tagged build; fails on any finding. Without staticcheck it says how
 # to install it and passes, except under CI (CI=true), where it fails.

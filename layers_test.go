@@ -17,7 +17,7 @@ import (
 //	repoctx ← internal helpers, grammars/kotlin2, languages/internal/lex ← grammars, tokens, store ←
 //	languages/<name> ← languages ← chunker, complete ← symbols, retrieve, snapshot ← retrieve/hugot,
 //	preprocess, crossrepo ← index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune,
-//	examples/library
+//	examples/library; beam/pipeline (module beam) ← beam/cmd/repoctx-beam
 //
 // store keeps records on disk and knows nothing of what they hold; snapshot reads
 // repository revisions (folders, zips, memory) and walks folders, keeping what a walk
@@ -62,6 +62,10 @@ var layers = map[string]int{
 	"cmd/repoctx":              13,
 	"scripts/tune":             13, // tuning harness (a command): batch, dataset and eval
 	"examples/library":         13, // the README's Go library example (a command)
+	// The Beam pipelines: their own module (beam/go.mod), so that the library and the
+	// CLI do not depend on Beam; they sit on top of the same layers.
+	"beam/pipeline":         12, // preprocessing and batch predict as Beam pipelines
+	"beam/cmd/repoctx-beam": 13, // their command
 }
 
 const module = "github.com/repoctx/repoctx"

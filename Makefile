@@ -41,11 +41,12 @@ vet: $(GRAMMAR)
 	$(GO) vet ./...
 	cd beam && $(GO) vet -tags '$(TAGS)' ./...
 
-# staticcheck over the tagged build; fails on any finding. Without staticcheck it says how
+# staticcheck over the tagged build (the root module and beam/); fails on any finding. Without staticcheck it says how
 # to install it and passes, except under CI (CI=true), where it fails.
 lint: $(GRAMMAR)
 ifneq ($(STATICCHECK),)
 	$(STATICCHECK) -tags '$(TAGS)' ./...
+	cd beam && $(STATICCHECK) -tags '$(TAGS)' ./...
 else
 	@echo "lint: staticcheck is not installed, skipped (make tools installs $(STATICCHECK_VERSION))"
 	@if [ -n "$$CI" ]; then echo "lint: CI runs staticcheck: make tools first" >&2; exit 1; fi

@@ -2,7 +2,6 @@ package crossrepo_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,7 +69,7 @@ func TestMeasureRepositories(t *testing.T) {
 	}
 	st.Flush()
 	inHouse := time.Since(t0)
-	storeBytes := treeBytes(filepath.Join(cache, store.DirName))
+	storeBytes := store.DirBytes(filepath.Join(cache, store.DirName))
 	rssInHouse := peakRSS()
 	t1 := time.Now()
 	for i := range repos {
@@ -85,7 +84,7 @@ func TestMeasureRepositories(t *testing.T) {
 		repos[i].bix = bix
 	}
 	build := time.Since(t1)
-	bleveBytes := treeBytes(filepath.Join(cache, "bleve"))
+	bleveBytes := store.DirBytes(filepath.Join(cache, "bleve"))
 	rssBleve := peakRSS()
 	// Update: 10 chunks of the first repository changed.
 	changed := slices.Clone(repos[0].chunks)
@@ -124,19 +123,6 @@ func TestMeasureRepositories(t *testing.T) {
 		build.Seconds(), mib(bleveBytes), mib(rssBleve), float64(us.Took.Microseconds())/1000, us.Added, us.Deleted)
 	t.Logf("query p95 (top 16, %d queries of %s): in-house BM25 one repository %.2f ms; bleve one repository %.2f ms; bleve all %d %.2f ms",
 		len(qs), repos[0].name, ms(pIn), ms(pOne), len(repos), ms(pAll))
-}
-
-func treeBytes(p string) int64 {
-	var n int64
-	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // peakRSS returns the process's peak resident set size in bytes (Linux: ru_maxrss in KiB).

@@ -32,7 +32,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -409,21 +408,7 @@ func (ix *Index) Status() Status {
 	ix.mu.RLock()
 	up := ix.updated
 	ix.mu.RUnlock()
-	return Status{Repository: ix.repo, Revision: ix.revision, Documents: n, Bytes: dirBytes(ix.dir), Updated: up}
-}
-
-// dirBytes returns the size of the regular files under p.
-func dirBytes(p string) int64 {
-	var n int64
-	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
+	return Status{Repository: ix.repo, Revision: ix.revision, Documents: n, Bytes: store.DirBytes(ix.dir), Updated: up}
 }
 
 // Hit is one chunk an [Alias.Search] found.

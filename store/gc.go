@@ -105,7 +105,7 @@ func repoUsage(dir string, checkSegments bool) (RepoUsage, int) {
 			}
 		}
 	}
-	u.IndexBytes = dirBytes(filepath.Join(dir, IndexDirName))
+	u.IndexBytes = DirBytes(filepath.Join(dir, IndexDirName))
 	u.Bytes += u.IndexBytes
 	u.InUse = !tryLock(filepath.Join(dir, "lock"), func() {})
 	return u, temps
@@ -275,7 +275,7 @@ func oldFormatBytes(cacheDir string) int64 {
 	ents, _ := os.ReadDir(cacheDir)
 	for _, e := range ents {
 		if isOldFormat(cacheDir, e) {
-			n += dirBytes(filepath.Join(cacheDir, e.Name()))
+			n += DirBytes(filepath.Join(cacheDir, e.Name()))
 		}
 	}
 	return n

@@ -651,7 +651,7 @@ func CleanOldFormats(cacheDir string) (removed int64) {
 	for _, e := range ents {
 		if isOldFormat(cacheDir, e) {
 			p := filepath.Join(cacheDir, e.Name())
-			removed += dirBytes(p)
+			removed += DirBytes(p)
 			os.RemoveAll(p)
 		}
 	}
@@ -690,8 +690,9 @@ func isHex(s string, n int) bool {
 	return err == nil
 }
 
-// dirBytes returns the bytes of the regular files under p.
-func dirBytes(p string) int64 {
+// DirBytes returns the bytes of the regular files under the folder p (0 when p is
+// missing; files that vanish during the walk are not counted).
+func DirBytes(p string) int64 {
 	var n int64
 	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {

@@ -219,3 +219,42 @@ func TestJSErrorRegionNames(t *testing.T) {
 		}
 	}
 }
+
+// An object literal missing its closing brace swallows the top-level definitions
+// after it (tree-sitter-javascript and -typescript read them as its properties): each
+// column-0 opening after it (function, export function, class, const bound to an
+// arrow) becomes a named chunk flagged parse_error, and the literal ends before it.
+func TestJSUnclosedObjectSwallows(t *testing.T) {
+	cases := []struct {
+		path, src string
+		want      []want
+	}{
+		{"a.js", "const config = {\n  a: 1,\n  b: 2,\n\nfunction tail() { return 1 }\nfunction tail2() {\n  return 2\n}\n",
+			[]want{{name: "config", start: 1, end: 4, header: "-"}, {name: "tail", start: 5, header: "-"}, {name: "tail2", header: "-"}}},
+		{"b.ts", "const config: Record<string, number> = {\n  a: 1,\n\nexport function tail(x: number): number {\n  return x\n}\nclass Box {\n  n = 1\n}\nconst f = (a: number) => a + 1\n",
+			[]want{{name: "config", start: 1, end: 3, header: "-"}, {name: "tail", start: 4, header: "-"}, {name: "Box", start: 7, header: "-"}}},
+		{"c.tsx", "export const routes = {\n  home: '/',\n\nconst Page = (p: Props) => {\n  return p.title\n}\n",
+			[]want{{name: "routes", start: 1, header: "-"}, {name: "Page", header: "-"}}},
+	}
+	for _, tc := range cases {
+		_, cs := chunkString(t, tc.path, tc.src, Options{})
+		check(t, cs, tc.want)
+		for _, w := range tc.want[1:] {
+			if c := byName(cs, w.name); c != nil && !c.ParseError {
+				t.Errorf("%s %s: parse_error false, want true", tc.path, w.name)
+			}
+		}
+	}
+}
+
+// A well-formed literal followed by functions is not cut: only a definition that
+// holds a parse error is.
+func TestJSClosedObjectUnchanged(t *testing.T) {
+	_, cs := chunkString(t, "ok.js", "const config = {\n  a: 1,\n}\nfunction tail() { return 1 }\n", Options{})
+	check(t, cs, []want{{name: "config", start: 1, header: "-"}, {name: "tail", start: 4, header: "-"}})
+	for _, c := range cs {
+		if c.ParseError {
+			t.Errorf("L%d-%d flagged parse_error in well-formed code", c.StartLine, c.EndLine)
+		}
+	}
+}

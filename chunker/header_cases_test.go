@@ -258,3 +258,27 @@ func TestJSClosedObjectUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// get/set accessors inside text the parser could not place are named members of
+// their class, a body on the opening line (`get size() { return 1 }`) included.
+func TestJSErrorRegionAccessors(t *testing.T) {
+	cases := []struct{ path, src string }{
+		{"flow.js", "// @flow\nclass Box<T> {\n  value: T;\n  get size() { return 1 }\n  set size(v) { this.value = v }\n  static get empty(): Box<T> {\n    return new Box(null);\n  }\n}\n"},
+		{"flow.ts", "class Box<T> {\n  value: T = 0 as T;\n  oops( {\n  get size(): number { return 1 }\n  set size(v: number) { this.value = v as T }\n  static get empty(): Box<number> {\n    return new Box()\n  }\n}\n"},
+	}
+	for _, tc := range cases {
+		_, cs := chunkString(t, tc.path, tc.src, Options{NoMerge: true})
+		var sizes int
+		for _, c := range cs {
+			if c.Name == "size" {
+				sizes++
+				if !c.ParseError || c.Kind != KindFunction {
+					t.Errorf("%s L%d size: kind %s, parse_error %v; want function, true", tc.path, c.StartLine, c.Kind, c.ParseError)
+				}
+			}
+		}
+		if sizes != 2 || byName(cs, "empty") == nil {
+			t.Errorf("%s: %d chunks named size (want 2), empty found %v\n%s", tc.path, sizes, byName(cs, "empty") != nil, dump(cs))
+		}
+	}
+}

@@ -219,3 +219,66 @@ func TestJSErrorRegionNames(t *testing.T) {
 		}
 	}
 }
+
+// An object literal missing its closing brace swallows the top-level definitions
+// after it (tree-sitter-javascript and -typescript read them as its properties): each
+// column-0 opening after it (function, export function, class, const bound to an
+// arrow) becomes a named chunk flagged parse_error, and the literal ends before it.
+func TestJSUnclosedObjectSwallows(t *testing.T) {
+	cases := []struct {
+		path, src string
+		want      []want
+	}{
+		{"a.js", "const config = {\n  a: 1,\n  b: 2,\n\nfunction tail() { return 1 }\nfunction tail2() {\n  return 2\n}\n",
+			[]want{{name: "config", start: 1, end: 4, header: "-"}, {name: "tail", start: 5, header: "-"}, {name: "tail2", header: "-"}}},
+		{"b.ts", "const config: Record<string, number> = {\n  a: 1,\n\nexport function tail(x: number): number {\n  return x\n}\nclass Box {\n  n = 1\n}\nconst f = (a: number) => a + 1\n",
+			[]want{{name: "config", start: 1, end: 3, header: "-"}, {name: "tail", start: 4, header: "-"}, {name: "Box", start: 7, header: "-"}}},
+		{"c.tsx", "export const routes = {\n  home: '/',\n\nconst Page = (p: Props) => {\n  return p.title\n}\n",
+			[]want{{name: "routes", start: 1, header: "-"}, {name: "Page", header: "-"}}},
+	}
+	for _, tc := range cases {
+		_, cs := chunkString(t, tc.path, tc.src, Options{})
+		check(t, cs, tc.want)
+		for _, w := range tc.want[1:] {
+			if c := byName(cs, w.name); c != nil && !c.ParseError {
+				t.Errorf("%s %s: parse_error false, want true", tc.path, w.name)
+			}
+		}
+	}
+}
+
+// A well-formed literal followed by functions is not cut: only a definition that
+// holds a parse error is.
+func TestJSClosedObjectUnchanged(t *testing.T) {
+	_, cs := chunkString(t, "ok.js", "const config = {\n  a: 1,\n}\nfunction tail() { return 1 }\n", Options{})
+	check(t, cs, []want{{name: "config", start: 1, header: "-"}, {name: "tail", start: 4, header: "-"}})
+	for _, c := range cs {
+		if c.ParseError {
+			t.Errorf("L%d-%d flagged parse_error in well-formed code", c.StartLine, c.EndLine)
+		}
+	}
+}
+
+// get/set accessors inside text the parser could not place are named members of
+// their class, a body on the opening line (`get size() { return 1 }`) included.
+func TestJSErrorRegionAccessors(t *testing.T) {
+	cases := []struct{ path, src string }{
+		{"flow.js", "// @flow\nclass Box<T> {\n  value: T;\n  get size() { return 1 }\n  set size(v) { this.value = v }\n  static get empty(): Box<T> {\n    return new Box(null);\n  }\n}\n"},
+		{"flow.ts", "class Box<T> {\n  value: T = 0 as T;\n  oops( {\n  get size(): number { return 1 }\n  set size(v: number) { this.value = v as T }\n  static get empty(): Box<number> {\n    return new Box()\n  }\n}\n"},
+	}
+	for _, tc := range cases {
+		_, cs := chunkString(t, tc.path, tc.src, Options{NoMerge: true})
+		var sizes int
+		for _, c := range cs {
+			if c.Name == "size" {
+				sizes++
+				if !c.ParseError || c.Kind != KindFunction {
+					t.Errorf("%s L%d size: kind %s, parse_error %v; want function, true", tc.path, c.StartLine, c.Kind, c.ParseError)
+				}
+			}
+		}
+		if sizes != 2 || byName(cs, "empty") == nil {
+			t.Errorf("%s: %d chunks named size (want 2), empty found %v\n%s", tc.path, sizes, byName(cs, "empty") != nil, dump(cs))
+		}
+	}
+}

@@ -581,6 +581,24 @@ func (b *builder) appendItems(out []item, n *sitter.Node, inErr bool, depth int)
 		if it.last < it.first {
 			it.last = it.first
 		}
+		if def != nil && (inErr || isErr || ci.HasError) && len(b.spec.SwallowLines) > 0 && !b.inTextDefs {
+			if name := b.swallowName(it.first); inErr && name != "" && b.spec.DefName != nil && b.spec.DefName(def, b.src) != name {
+				// The parser misread the opening (`const Page = () => {` inside an
+				// unclosed literal as a method named const): the text decides.
+				if rest := b.textDefs(it.first, it.last+1); len(rest) > 0 {
+					out = append(out, rest...)
+					continue
+				}
+			}
+			if k := b.swallowed(it.first, it.last); k > 0 {
+				rest := b.textDefs(k, it.last+1)
+				for it.last = k - 1; it.last > it.first && b.li.blank[it.last]; it.last-- {
+				}
+				out = append(out, it)
+				out = append(out, rest...)
+				continue
+			}
+		}
 		if k := len(out); k > base && out[k-1].def != nil && it.def == nil && b.spec.Trailers[t] {
 			out[k-1].last = max(out[k-1].last, it.last) // a property's accessor beside it
 			continue
@@ -874,6 +892,37 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 	}
 	b.add(&piece{lo: lo, hi: hi, kind: KindCode, header: sub, parent: parent,
 		parseError: perr, fallback: true})
+}
+
+// swallowed returns the first line after first, up to last, that opens a definition
+// by the spec's SwallowLines (at column 0) when line first starts at column 0, or 0
+// when there is none: a definition holding a parse error that the parser let run
+// over the definitions after it ends before that line.
+func (b *builder) swallowed(first, last int) int {
+	if t := b.li.lineText(first); len(t) == 0 || t[0] == ' ' || t[0] == '\t' {
+		return 0
+	}
+	for i := first + 1; i <= last; i++ {
+		if b.swallowName(i) != "" {
+			return i
+		}
+	}
+	return 0
+}
+
+// swallowName returns the name that line i opens a definition of by the spec's
+// SwallowLines (at column 0), or "".
+func (b *builder) swallowName(i int) string {
+	t := b.li.lineText(i)
+	if len(t) == 0 || t[0] == ' ' || t[0] == '\t' || t[0] == '}' {
+		return ""
+	}
+	for _, d := range b.spec.SwallowLines {
+		if m := d.Re.FindSubmatch(t); m != nil && !b.spec.IsKeyword(string(m[1])) {
+			return string(m[1])
+		}
+	}
+	return ""
 }
 
 // textDefs returns the definitions that lines [lo, hi) open by the spec's DefLines

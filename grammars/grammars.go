@@ -67,6 +67,12 @@ type Spec struct {
 	// place (inside an ERROR node): the chunker recovers such definitions, with
 	// their names, from the text (see [DefLine]). Nil: none.
 	DefLines []DefLine
+	// SwallowLines match a line that, at column 0 inside a definition that starts at
+	// column 0 and holds a parse error, opens a definition of its own: the parser let
+	// the first definition swallow it (an object literal missing its closing brace
+	// takes the functions after it). The first definition ends before that line; the
+	// lines from there on are searched by DefLines (see [DefLine]). Nil: none.
+	SwallowLines []DefLine
 	// SelfBodies are definition node types that hold their members as direct
 	// children, with no body node (Scala 3's `extension (s: String)` followed by
 	// its methods): Body returns the definition itself, and its signature ends

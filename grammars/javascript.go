@@ -14,7 +14,7 @@ import (
 // members are leading lines.
 var JavaScript = &Spec{
 	Name:       "javascript",
-	Version:    "javascript-0.21.4/r3",
+	Version:    "javascript-0.21.4/r5",
 	Extensions: []string{".js", ".mjs", ".cjs", ".jsx"},
 	Language:   javascript.GetLanguage,
 	Definitions: map[string]string{
@@ -37,6 +37,7 @@ var JavaScript = &Spec{
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	DefLines:           jsDefLines,
+	SwallowLines:       jsSwallowLines,
 	DefName:            jsName(&symbolNames{lang: javascript.GetLanguage}),
 	Imports:            jsImports(&symbolNames{lang: javascript.GetLanguage}),
 	Family:             "javascript",
@@ -219,11 +220,22 @@ func jsString(n *sitter.Node, src []byte) string {
 
 // jsDefLines are the definition lines of JavaScript and TypeScript (see
 // Spec.DefLines): functions, classes (TypeScript: interfaces, enums and
-// namespaces too), variables, and methods (a name, parameters and `{` at the end of
-// an indented line).
+// namespaces too), variables, get/set accessors (an indented `get name(...) {`, its
+// body possibly on the same line: `get size() { return n }`), and methods (a name,
+// parameters and `{` at the end of an indented line).
 var jsDefLines = []DefLine{
 	{Function, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`)},
 	{Class, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace)\s+([A-Za-z_$][\w$]*)`)},
 	{Property, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=`)},
+	{Function, regexp.MustCompile(`^[ \t]+(?:(?:static|public|private|protected|override)\s+)*(?:get|set)\s+#?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{`)},
 	{Function, regexp.MustCompile(`^[ \t]+(?:(?:static|async|get|set|public|private|protected|readonly|override)\s+)*\*?#?([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?::\s*[^{;]+)?\{\s*$`)},
+}
+
+// jsSwallowLines are the top-level definition openings of JavaScript and TypeScript
+// that end a definition the parser let swallow them (see Spec.SwallowLines):
+// functions, classes, and constants bound to an arrow function.
+var jsSwallowLines = []DefLine{
+	{Function, regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`)},
+	{Class, regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace)\s+([A-Za-z_$][\w$]*)`)},
+	{Property, regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=>`)},
 }

@@ -282,3 +282,58 @@ func TestJSErrorRegionAccessors(t *testing.T) {
 		}
 	}
 }
+
+// C# definitions inside text the parser could not place (a member that
+// tree-sitter-c-sharp turns, with everything after it, into one ERROR) keep their
+// names: types and methods recovered from their declaration lines, flagged
+// parse_error, instead of one anonymous fallback window over the file. A call
+// statement (no modifier) is never taken for a method.
+func TestCSharpErrorRegionNames(t *testing.T) {
+	src := `namespace N;
+
+public class Account
+{
+    public int X => ((( ] broken <<< ;
+
+    public void Deposit(int amount)
+    {
+        Console.WriteLine(amount);
+        var total = amount + 2;
+    }
+
+    private static async Task<int> Audit<T>(T item) where T : class
+    {
+        return 1;
+    }
+}
+
+internal sealed record Ledger(int Id)
+{
+    public void Close() { }
+}
+`
+	_, cs := chunkString(t, "a.cs", src, DefaultOptions(StrategyStructural))
+	named := map[string]bool{}
+	for _, c := range cs {
+		named[c.Name] = true
+		for _, n := range c.Names {
+			named[n] = true
+		}
+		if c.Name == "" && c.Fallback && c.EndLine-c.StartLine > 4 {
+			t.Errorf("L%d-%d: an anonymous fallback window over definitions\n%s", c.StartLine, c.EndLine, dump(cs))
+		}
+	}
+	for _, n := range []string{"Account", "Deposit", "Audit", "Ledger"} {
+		if !named[n] {
+			t.Errorf("%s has no chunk naming it\n%s", n, dump(cs))
+		}
+	}
+	for _, n := range []string{"WriteLine", "total"} {
+		if named[n] {
+			t.Errorf("a statement was taken for a definition: %s\n%s", n, dump(cs))
+		}
+	}
+	if c := byName(cs, "Account"); c != nil && (!c.ParseError || c.Kind != KindClass) {
+		t.Errorf("Account: kind %s, parse_error %v; want class, true", c.Kind, c.ParseError)
+	}
+}

@@ -16,7 +16,7 @@ import (
 // conditionals around attributes or inside an expression.
 var CSharp = &Spec{
 	Name:       "csharp",
-	Version:    "csharp-0.21.3/r3",
+	Version:    "csharp-0.21.3/r4",
 	Extensions: []string{".cs"},
 	Language:   csharp.GetLanguage,
 	Definitions: map[string]string{
@@ -45,6 +45,7 @@ var CSharp = &Spec{
 	SignatureSkipBytes: "[/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|\[)`),
 	DefName:            csName,
+	DefLines:           csDefLines,
 	Imports:            csImports,
 	Strings:            set("string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression", "character_literal"),
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|using\s+[\w.=\s]+;|namespace\s|#(region|endregion|pragma|if|endif|else)\b)`),
@@ -135,4 +136,17 @@ func csImports(root *sitter.Node, src []byte) (string, []Import) {
 	}
 	walk(root, 0)
 	return pkg, out
+}
+
+// csModifiers are the C# modifiers a member or type declaration may start with.
+const csModifiers = `(?:(?:public|private|protected|internal|static|sealed|abstract|partial|readonly|virtual|override|async|extern|unsafe|new|file|required|ref)\s+)`
+
+// csDefLines are the definition lines of C# (see Spec.DefLines), for text the parser
+// could not place: types (class, struct, interface, record, enum) with any
+// modifiers, and methods, which need at least one modifier, a return type, a name,
+// and a parameter list not ended by `;` (a call statement never starts with a
+// modifier), the `{` on the same line or the next.
+var csDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*` + csModifiers + `*(?:class|struct|interface|enum|record(?:\s+(?:class|struct))?)\s+([A-Za-z_]\w*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*` + csModifiers + `+[\w<>\[\],.?]+(?:\s*<[^>]*>)?\s+([A-Za-z_]\w*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?:where\s[^{;]*)?(?:\{.*|=>.*)?$`)},
 }

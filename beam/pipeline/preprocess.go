@@ -16,6 +16,7 @@ import (
 	"context"
 	"encoding/gob"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -57,8 +58,10 @@ type RepoSpec struct {
 	// Index is the repository's 0-based position among the inputs; it orders the
 	// output and decides which holder of a duplicated file is the first.
 	Index int
-	// Name is the Repository column's value; Path is the folder walked (a path on
-	// the worker's file system).
+	// Name is the Repository column's value; Path is the folder walked, or a zip,
+	// tar, tar.gz (.tgz) or git bundle file (.bundle) whose files are unpacked into a
+	// temporary folder on the worker and walked there (a path on the worker's file
+	// system; see ArchiveName).
 	Name, Path string
 }
 
@@ -246,13 +249,27 @@ func (f *chunkRepoFn) ProcessElement(ctx context.Context, r RepoSpec, emit func(
 	if err != nil {
 		return err
 	}
+	dir := r.Path
+	if fi, err := os.Stat(r.Path); err == nil && !fi.IsDir() {
+		if _, ok := ArchiveName(r.Path); ok {
+			tmp, err := os.MkdirTemp("", "repoctx-beam-")
+			if err != nil {
+				return fmt.Errorf("repository %s: %w", r.Name, err)
+			}
+			defer os.RemoveAll(tmp)
+			if err := unpackInput(r.Path, tmp); err != nil {
+				return fmt.Errorf("repository %s: %w", r.Name, err)
+			}
+			dir = tmp
+		}
+	}
 	w := &emitWriter{name: r.Name, repo: r.Index, emit: emit}
-	st, err := preprocess.Run(ctx, []string{r.Path}, opts, w)
+	st, err := preprocess.Run(ctx, []string{dir}, opts, w)
 	if err != nil {
 		return fmt.Errorf("repository %s (%s): %w", r.Name, r.Path, err)
 	}
 	if st.Folders != 1 {
-		return fmt.Errorf("repository %s: %s is not a folder", r.Name, r.Path)
+		return fmt.Errorf("repository %s: %s is not a folder, zip, tar, tar.gz or git bundle", r.Name, r.Path)
 	}
 	count := func(name string, n int64) {
 		if n != 0 {

@@ -37,7 +37,9 @@ import (
 const usage = `usage:
   repoctx-beam preprocess [flags] --out DIR REPO...
   repoctx-beam predict [flags] --data DIR --lang LANG --stage STAGE
-Flags go before the repositories. Beam's flags (--runner, default prism; --endpoint,
+A REPO is a folder, a zip, tar, tar.gz or tgz archive, or a git bundle (.bundle, read
+at HEAD or its single ref; named by its file name without the extension), or a glob of
+them. Flags go before the repositories. Beam's flags (--runner, default prism; --endpoint,
 --environment_type, ...) are accepted by both; "repoctx-beam CMD -h" lists all.`
 
 func main() {
@@ -150,7 +152,7 @@ func preprocessCmd(ctx context.Context, args []string) error {
 		return usagef("preprocess: --out DIR is required")
 	}
 	if len(rest) == 0 {
-		return usagef("preprocess: give one or more repository folders (or globs of them)")
+		return usagef("preprocess: give one or more repositories: folders, zip/tar/tar.gz archives or git bundles (or globs of them)")
 	}
 	if err := checkLangs(langs.vals); err != nil {
 		return err
@@ -179,8 +181,10 @@ func preprocessCmd(ctx context.Context, args []string) error {
 }
 
 // expandRepos turns the arguments into the input repositories, in order: a glob
-// (with * ? or [) stands for its matches in sorted order, each a folder; the
-// Repository column is the argument as given, cleaned, as a slash path.
+// (with * ? or [) stands for its matches in sorted order, each a folder or an
+// archive (.zip, .tar, .tar.gz, .tgz) or git bundle (.bundle); the Repository
+// column is a folder's argument as given, cleaned, as a slash path, and an
+// archive's or bundle's file name without the extension.
 func expandRepos(args []string) ([]pipeline.RepoSpec, error) {
 	var out []pipeline.RepoSpec
 	seen := map[string]bool{}
@@ -201,10 +205,14 @@ func expandRepos(args []string) ([]pipeline.RepoSpec, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !fi.IsDir() {
-				return nil, usagef("%s is not a folder", p)
-			}
 			name := filepath.ToSlash(filepath.Clean(p))
+			if !fi.IsDir() {
+				an, ok := pipeline.ArchiveName(p)
+				if !ok {
+					return nil, usagef("%s is not a folder, zip, tar, tar.gz, tgz or git bundle", p)
+				}
+				name = an
+			}
 			if seen[name] {
 				return nil, usagef("repository %s is given twice", name)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +79,19 @@ func TestAgreesWithInHouseBM25(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := crossrepo.NewAlias(bix)
+	// A second index of the same chunks fed in reverse order: its hits must be the
+	// same, ties and scores included (bleve's scores vary in their last bits).
+	rev := slices.Clone(chunks)
+	slices.Reverse(rev)
+	bix2, err := crossrepo.OpenDir(t.TempDir(), "r", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bix2.Close()
+	if _, err := bix2.Sync(rev); err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := crossrepo.NewAlias(bix2)
 	qs := agreeQueries(chunks, 200)
 	if len(qs) < 200 {
 		t.Skipf("%s gives %d queries, want 200", name, len(qs))
@@ -91,6 +105,19 @@ func TestAgreesWithInHouseBM25(t *testing.T) {
 		bl, err := a.Search(context.Background(), q, 1, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		r1, err1 := a.Search(context.Background(), q, 5, nil)
+		r2, err2 := a2.Search(context.Background(), q, 5, nil)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if len(r1) != len(r2) {
+			t.Fatalf("query %q: %d hits / %d hits from the same chunks", q, len(r1), len(r2))
+		}
+		for i := range r1 {
+			if r1[i].ID != r2[i].ID || r1[i].Score != r2[i].Score {
+				t.Fatalf("query %q: rank %d is %s %v / %s %v from the same chunks", q, i+1, r1[i].ID, r1[i].Score, r2[i].ID, r2[i].Score)
+			}
 		}
 		if len(in) > 0 && len(bl) > 0 && in[0].ID == bl[0].ID || len(in) == 0 && len(bl) == 0 {
 			agree++

@@ -536,8 +536,33 @@ func stats(ctx context.Context, ix *Index, terms []string) (s *indexStats, err e
 	return s, nil
 }
 
+// tieMargin is how many hits past k Search asks each index for, so that hits tied
+// at the k-th score are all seen before ties are ordered.
+const tieMargin = 16
+
+// roundScore rounds a bleve score to float32 precision (about 7 significant
+// digits): bleve's summation order changes a score's last bits from run to run
+// (about 1e-15 relative), which rounding removes but for scores within 1e-15 of a
+// rounding boundary.
+func roundScore(s float64) float64 { return float64(float32(s)) }
+
+// chunkIDLess orders chunk IDs ("path#N") by path, then by N as a number: the order
+// of chunks in a repository, which the in-house BM25 breaks ties by.
+func chunkIDLess(a, b string) bool {
+	ia, ib := strings.LastIndexByte(a, '#'), strings.LastIndexByte(b, '#')
+	if ia < 0 || ib < 0 || a[:ia] != b[:ib] {
+		return a < b
+	}
+	na, ea := strconv.Atoi(a[ia+1:])
+	nb, eb := strconv.Atoi(b[ib+1:])
+	if ea != nil || eb != nil {
+		return a < b
+	}
+	return na < nb
+}
+
 // Search returns the k best chunks for text over every index of the alias, best
-// first (ties by repository, then ID), with bleve's BM25 scores over the statistics
+// first (scores rounded by roundScore; ties by repository, then chunk order), with bleve's BM25 scores over the statistics
 // of all of them. keep, if not nil, says which hits count (they are filtered after
 // scoring, so statistics do not depend on it); a hit whose chunk is unknown is kept.
 //
@@ -554,7 +579,7 @@ func stats(ctx context.Context, ix *Index, terms []string) (s *indexStats, err e
 // index was asked): the score is coord · Σ boost · idf · g, the same in every index
 // for the same chunk. It differs from the in-house BM25 (which [retrieve.Index]
 // computes per snapshot) by the square root of tf and the coord factor: on a real
-// repository they agree on the top hit of 191 of 200 queries
+// repository they agree on the top hit of 192 of 200 queries
 // (TestAgreesWithInHouseBM25).
 func (a *Alias) Search(ctx context.Context, text string, k int, keep func(h *Hit) bool) ([]Hit, error) {
 	terms := QueryTerms(text)
@@ -610,9 +635,13 @@ func (a *Alias) Search(ctx context.Context, text string, k int, keep func(h *Hit
 	if total == 0 {
 		return nil, nil
 	}
-	size := k
+	// bleve sums a disjunction's clause scores in an order that varies from run to
+	// run, so equal scores differ in their last bits and bleve's own order of ties
+	// (and its cut at size) is not stable: ask for a margin past k, round the scores
+	// (roundScore) and order ties here.
+	size := k + tieMargin
 	if keep != nil {
-		size = 4*k + 16 // filtered hits do not count toward k
+		size = 4*k + 16 + tieMargin // filtered hits do not count toward k
 	}
 	type result struct {
 		hits []Hit
@@ -655,7 +684,7 @@ func (a *Alias) Search(ctx context.Context, text string, k int, keep func(h *Hit
 				return
 			}
 			for _, m := range res.Hits {
-				h := Hit{Repository: ix.repo, ID: m.ID, Score: m.Score * scale, Index: ix}
+				h := Hit{Repository: ix.repo, ID: m.ID, Score: roundScore(m.Score * scale), Index: ix}
 				h.Chunk, _ = ix.Chunk(m.ID)
 				if keep == nil || keep(&h) {
 					results[i].hits = append(results[i].hits, h)
@@ -678,7 +707,7 @@ func (a *Alias) Search(ctx context.Context, text string, k int, keep func(h *Hit
 		if out[i].Repository != out[j].Repository {
 			return out[i].Repository < out[j].Repository
 		}
-		return out[i].ID < out[j].ID
+		return chunkIDLess(out[i].ID, out[j].ID)
 	})
 	if len(out) > k {
 		out = out[:k]

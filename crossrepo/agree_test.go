@@ -46,6 +46,9 @@ func TestAgreesWithInHouseBM25(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes a real repository")
 	}
+	if raceEnabled {
+		t.Skip("indexes a real repository twice: run without -race (make test does)")
+	}
 	src, err := snapshot.OpenZipSource(filepath.Join(data, "python-dev.zip"), snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)

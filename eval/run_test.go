@@ -441,21 +441,21 @@ func TestRunDev(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	if raceEnabled {
+		t.Skip("scores every configuration on real data: run without -race (make test does; the other Run tests cover its concurrency under -race)")
+	}
 	dev := filepath.Join("..", "..", "shared", "data", "dev")
 	if _, err := os.Stat(filepath.Join(dev, "python-dev.jsonl")); err != nil {
 		t.Skipf("no dev data: %v", err)
 	}
 	for _, tc := range []struct {
-		lang         string
-		limit, raceN int
-	}{{"python", 5, 2}, {"kotlin", 5, 1}} {
+		lang  string
+		limit int
+	}{{"python", 5}, {"kotlin", 5}} {
 		t.Run(tc.lang, func(t *testing.T) {
 			start := time.Now()
 			opts := Options{DataDir: dev, Lang: tc.lang, Stage: "dev", Configs: allConfigs(),
 				Batch: testBatch(sharedCache(t)), Limit: tc.limit}
-			if raceEnabled {
-				opts.Limit = tc.raceN
-			}
 			if os.Getenv("REPOCTX_EVAL_DEV_ALL") == "1" {
 				opts.Limit = 0
 			}

@@ -224,22 +224,12 @@ func alignedWindows(li *lineIndex, depth []int32, size, overlap, maxChars int) [
 	var out []span
 	s, prevEnd := 0, 0
 	for s < n {
-		k := s
-		for k < n && li.blank[k] {
-			k++
-		}
-		if k == n { // only blank lines left: they join the last window
-			if len(out) > 0 {
-				out[len(out)-1].end, out[len(out)-1].lastLine = li.starts[n], n-1
-			} else {
-				out = append(out, span{li.starts[s], li.starts[n], s, n - 1})
+		var k int
+		var ok bool
+		if out, k, ok = windowLead(li, out, s, n, maxChars); !ok {
+			if k == n {
+				break
 			}
-			break
-		}
-		if li.size(k, k+1) > maxChars {
-			parts := splitLine(li, k, maxChars)
-			parts[0].start, parts[0].firstLine = li.starts[s], s
-			out = append(out, parts...)
 			s, prevEnd = k+1, k+1
 			continue
 		}

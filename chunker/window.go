@@ -26,22 +26,12 @@ func windows(li *lineIndex, lo, hi, maxLines, overlap, maxChars int) []span {
 	}
 	i := lo
 	for i < hi {
-		k := i // first non-blank line: leading blank lines ride along with it
-		for k < hi && li.blank[k] {
-			k++
-		}
-		if k == hi { // only blank lines left
-			if len(out) > 0 {
-				out[len(out)-1].end, out[len(out)-1].lastLine = li.starts[hi], hi-1
-			} else {
-				out = append(out, span{li.starts[i], li.starts[hi], i, hi - 1})
+		var k int
+		var ok bool
+		if out, k, ok = windowLead(li, out, i, hi, maxChars); !ok {
+			if k == hi {
+				break
 			}
-			break
-		}
-		if li.size(k, k+1) > maxChars {
-			parts := splitLine(li, k, maxChars)
-			parts[0].start, parts[0].firstLine = li.starts[i], i
-			out = append(out, parts...)
 			i = k + 1
 			continue
 		}
@@ -63,6 +53,34 @@ func windows(li *lineIndex, lo, hi, maxLines, overlap, maxChars int) []span {
 		i = next
 	}
 	return out
+}
+
+// windowLead starts a window at line i of lines [i, hi): k is its first non-blank
+// line (leading blank lines ride along with it). When the window needs no cutting
+// of its own, windowLead appends to out and returns ok false: if [i, hi) is blank
+// (k == hi), the blank lines join out's last window (or make one when out is
+// empty); if line k alone is over maxChars non-white-space runes, it appends the
+// line's rune windows (splitLine), the first widened back to line i. Otherwise ok
+// is true and out is unchanged. Shared by [windows] and [alignedWindows].
+func windowLead(li *lineIndex, out []span, i, hi, maxChars int) (_ []span, k int, ok bool) {
+	k = i
+	for k < hi && li.blank[k] {
+		k++
+	}
+	if k == hi { // only blank lines left
+		if len(out) > 0 {
+			out[len(out)-1].end, out[len(out)-1].lastLine = li.starts[hi], hi-1
+		} else {
+			out = append(out, span{li.starts[i], li.starts[hi], i, hi - 1})
+		}
+		return out, k, false
+	}
+	if li.size(k, k+1) > maxChars {
+		parts := splitLine(li, k, maxChars)
+		parts[0].start, parts[0].firstLine = li.starts[i], i
+		return append(out, parts...), k, false
+	}
+	return out, k, true
 }
 
 // splitLine cuts line i into pieces of at most maxChars non-white-space runes, on rune

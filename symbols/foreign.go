@@ -20,7 +20,8 @@ import (
 //
 //   - Python, Java, Kotlin, C#, Scala, PHP: the dotted module or package is looked up
 //     as in the library itself (Python: only when its first component is one of the
-//     library's top-level packages, a folder at the root or under src/);
+//     library's top-level packages, a module or folder at the root or under src/, or
+//     is the library's name, its folder then being the package);
 //   - Go, JavaScript, TypeScript, C and C++ (paths): the import path starts with a
 //     name the library is imported by (ImportNames: its Go module path, its npm
 //     package name, its folder's name, or any path element equal to a single-element
@@ -99,8 +100,19 @@ func (t *Table) foreignImports(spec *grammars.Spec, imports []grammars.Import, n
 	case spec.Name == "python":
 		tops := t.pythonTops()
 		for _, im := range imports {
-			first, _, _ := strings.Cut(im.Module, ".")
-			if im.Level == 0 && tops[first] {
+			first, rest, _ := strings.Cut(im.Module, ".")
+			switch {
+			case im.Level > 0:
+			case tops[first]:
+				out = append(out, im)
+			case slices.Contains(names, first):
+				// The repository's folder is the package: `from mylib.geometry import f`
+				// names its geometry.py; `import mylib.geometry` still binds the
+				// whole chain.
+				if im.Name == "" && im.Alias == "" {
+					im.Alias = im.Module
+				}
+				im.Module = rest
 				out = append(out, im)
 			}
 		}

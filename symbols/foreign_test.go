@@ -73,6 +73,25 @@ func TestResolveForeign(t *testing.T) {
 	}
 }
 
+// TestResolveForeignFolderPackage: a library folder whose files are the package's
+// modules (geometry.py at its root) is imported by the folder's name.
+func TestResolveForeignFolderPackage(t *testing.T) {
+	lib := extractAll(t, map[string]string{"geometry.py": "def polygon_area(points):\n    return 0\n"})
+	names := []string{"mylib"}
+	for _, prefix := range []string{
+		"from mylib.geometry import polygon_area\n\nx = polygon_area(",
+		"import mylib.geometry\n\nx = mylib.geometry.polygon_area(",
+		"from mylib import geometry\n\nx = geometry.polygon_area(",
+	} {
+		if got := where(resolveForeign(t, lib, names, "main.py", prefix, ")\n", "polygon_area")); got == "" {
+			t.Errorf("%q: not resolved", prefix)
+		}
+	}
+	if got := where(resolveForeign(t, lib, []string{"other"}, "main.py", "from mylib.geometry import polygon_area\n\nx = polygon_area(", ")\n", "polygon_area")); got != "" {
+		t.Errorf("another library's name: %s", got)
+	}
+}
+
 func TestImportNames(t *testing.T) {
 	fsys := fstest.MapFS{
 		"go.mod":       {Data: []byte("// the library\nmodule \"example.com/acme/geomlib\"\n\ngo 1.22\n")},

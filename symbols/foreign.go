@@ -191,7 +191,8 @@ func foreignRest(mod string, names []string) (string, bool) {
 }
 
 // rootModule returns the module, relative to the root ("./x"), that t holds for the
-// path rest of an import of language spec, or "" when t holds none: Go's folder (the
+// path rest of an import of language spec (files of its family), or "" when t holds
+// none: Go's folder (the
 // root's files for ""), JavaScript's file or folder at the root, under src/ or lib/
 // (for "" an index file there), C's file at the root or under include/ or src/.
 func (t *Table) rootModule(spec *grammars.Spec, rest string) string {
@@ -207,9 +208,12 @@ func (t *Table) rootModule(spec *grammars.Spec, rest string) string {
 	default:
 		cands = []string{"./" + rest, "./include/" + rest, "./src/" + rest}
 	}
+	fam := grammars.Family(spec.Name)
 	for _, c := range cands {
-		if len(t.pathFiles(c, from)) > 0 {
-			return c
+		for _, f := range t.pathFiles(c, from) {
+			if slices.Contains(fam, f.Lang) {
+				return c
+			}
 		}
 	}
 	return ""

@@ -43,6 +43,8 @@ func TestResolveForeign(t *testing.T) {
 		"src/shapes/area.ts":                      "export function polygonArea(): number { return 0; }\nexport function perimeter(): number { return 0; }\n",
 		"src/main/java/com/acme/geom/Area.java":   "package com.acme.geom;\n\npublic class Area {\n    public static double polygon() { return 0; }\n}\n",
 		"src/main/kotlin/com/acme/geom/Shapes.kt": "package com.acme.geom\n\nfun shoelace(): Double = 0.0\n",
+		"include/area.h":                          "double polygon_area_c(int n);\n",
+		"src/area.c":                              "#include \"area.h\"\n\ndouble polygon_area_c(int n) {\n    return 0;\n}\n",
 	})
 	names := []string{"geomlib", "example.com/acme/geomlib", "@acme/geom"}
 	for _, tc := range []struct {
@@ -63,6 +65,7 @@ func TestResolveForeign(t *testing.T) {
 		{"ts namespace import", "src/app.ts", "import * as g from \"geomlib\";\n\nconst a = g.polygonArea(", "polygonArea", "src/shapes/area.ts:1(module)"},
 		{"ts relative import: the app's", "src/app.ts", "import { polygonArea } from \"./shapes/area\";\n\nconst a = polygonArea(", "polygonArea", ""},
 		{"java class import", "src/main/java/com/app/Main.java", "package com.app;\n\nimport com.acme.geom.Area;\n\nclass Main {\n    double x = Area.polygon(", "polygon", "src/main/java/com/acme/geom/Area.java:4(receiver)"},
+		{"c include", "main.c", "#include \"geomlib/area.h\"\n\nint main(void) {\n    double a = polygon_area_c(", "polygon_area_c", "include/area.h:1(star-import) src/area.c:3(star-import)"},
 		{"kotlin function import", "src/main/kotlin/com/app/Main.kt", "package com.app\n\nimport com.acme.geom.shoelace\n\nval x = shoelace(", "shoelace", "src/main/kotlin/com/acme/geom/Shapes.kt:3(import)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -43,6 +43,7 @@ func TestResolveForeign(t *testing.T) {
 		"src/shapes/area.ts":                      "export function polygonArea(): number { return 0; }\nexport function perimeter(): number { return 0; }\n",
 		"src/main/java/com/acme/geom/Area.java":   "package com.acme.geom;\n\npublic class Area {\n    public static double polygon() { return 0; }\n}\n",
 		"src/main/kotlin/com/acme/geom/Shapes.kt": "package com.acme.geom\n\nfun shoelace(): Double = 0.0\n",
+		"src/Geom/Area.cs":                        "namespace Acme.Geom\n{\n    public static class Area\n    {\n        public static double Polygon() { return 0; }\n    }\n}\n",
 		"include/area.h":                          "double polygon_area_c(int n);\n",
 		"src/area.c":                              "#include \"area.h\"\n\ndouble polygon_area_c(int n) {\n    return 0;\n}\n",
 	})
@@ -66,6 +67,7 @@ func TestResolveForeign(t *testing.T) {
 		{"ts relative import: the app's", "src/app.ts", "import { polygonArea } from \"./shapes/area\";\n\nconst a = polygonArea(", "polygonArea", ""},
 		{"java class import", "src/main/java/com/app/Main.java", "package com.app;\n\nimport com.acme.geom.Area;\n\nclass Main {\n    double x = Area.polygon(", "polygon", "src/main/java/com/acme/geom/Area.java:4(receiver)"},
 		{"c include", "main.c", "#include \"geomlib/area.h\"\n\nint main(void) {\n    double a = polygon_area_c(", "polygon_area_c", "include/area.h:1(star-import) src/area.c:3(star-import)"},
+		{"csharp namespace using", "App/Main.cs", "using Acme.Geom;\n\nclass Main\n{\n    double x = Area.Polygon(", "Polygon", "src/Geom/Area.cs:5(receiver)"},
 		{"kotlin function import", "src/main/kotlin/com/app/Main.kt", "package com.app\n\nimport com.acme.geom.shoelace\n\nval x = shoelace(", "shoelace", "src/main/kotlin/com/acme/geom/Shapes.kt:3(import)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

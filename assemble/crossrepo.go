@@ -5,6 +5,7 @@ import (
 
 	"github.com/repoctx/repoctx/crossrepo"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // CrossRepo is what [Options.CrossRepo] searches besides the view's repository: an
@@ -19,22 +20,45 @@ import (
 // weight / (k + r), k = retrieve.RRFK, the scale of the view's own hits. Its part's
 // path is the repository name, "/", and the file's path; the budget and the planner
 // treat it like any part. Relative positioning brings the lines after (before) it as
-// for the view's hits; the definitions and old-file sources stay in the view's
-// repository.
+// for the view's hits; the old-file sources stay in the view's repository.
+//
+// Definitions: a use near the cursor that the view's own symbol table does not
+// resolve (an import naming a module the repository does not hold) is resolved in
+// the tables of Definitions, in their order, through the completion file's imports
+// alone (symbols.Table.ResolveForeign); the first repository that resolves it gives
+// its definitions, a `def:` part named like the repository's other parts. The
+// view's own definitions always win.
 type CrossRepo struct {
 	// Alias holds the repositories searched.
 	Alias *crossrepo.Alias
 	// Own is the name of the view's repository in Alias, "" when it is not in it.
 	Own string
+	// Definitions are the other repositories whose definitions the completion file's
+	// imports may name, in the alias's order; nil: none.
+	Definitions []DefSource
 }
 
-// foreignFiles resolves the prefixed paths of other repositories' parts to their
-// indexes and paths.
+// DefSource is one other repository whose definitions a completion file may import.
+type DefSource struct {
+	// Repository is its name in the alias: its parts' paths start with it and "/".
+	Repository string
+	// Symbols is its symbol table.
+	Symbols *symbols.Table
+	// Text returns the text of one of its files as indexed (the text the table's byte
+	// ranges are of, retrieve.Index.FileText), "" when unknown.
+	Text func(path string) string
+	// Names are the names code imports the repository by (symbols.ResolveForeign):
+	// its name, and symbols.ImportNames of its folder.
+	Names []string
+}
+
+// foreignFiles resolves the prefixed paths of other repositories' parts to the
+// files' texts.
 type foreignFiles map[string]foreignFile
 
 type foreignFile struct {
-	ix   *crossrepo.Index
-	path string
+	text func(string) string // the repository's file texts
+	path string              // the file's path in its repository
 }
 
 // crossRetrieval runs query q on the alias and adds other repositories' hits (see
@@ -56,7 +80,7 @@ func (c *composer) crossRetrieval(q query) error {
 		}
 		ch := *h.Chunk
 		ch.Path = h.Repository + "/" + h.Chunk.Path
-		c.files.foreign[ch.Path] = foreignFile{h.Index, h.Chunk.Path}
+		c.files.foreign[ch.Path] = foreignFile{h.Index.FileText, h.Chunk.Path}
 		s := q.weight / float64(retrieve.RRFK+h.Rank)
 		tag := fmt.Sprintf("%s#%d(cross-repo bm25 %d)", q.name, h.Rank, h.Rank)
 		c.add(&ch, s, tag)
@@ -84,5 +108,5 @@ func (ff foreignFiles) text(path string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return f.ix.FileText(f.path), true
+	return f.text(f.path), true
 }

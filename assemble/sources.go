@@ -29,6 +29,19 @@ func newFileTexts(ix *retrieve.Index) *fileTexts {
 	return &fileTexts{ix: ix, cache: map[string]string{}, foreign: foreignFiles{}}
 }
 
+// addForeign makes the prefixed path p of another repository's part name the file
+// path of that repository whose texts text returns. It reports false when p already
+// names a file whose text differs (the other repository's search index and symbol
+// table are of two versions of it, for a moment while it updates): the part is then
+// left out.
+func (ft *fileTexts) addForeign(p string, text func(string) string, path string) bool {
+	if _, ok := ft.foreign[p]; ok {
+		return ft.text(p) == text(path)
+	}
+	ft.foreign[p] = foreignFile{text, path}
+	return true
+}
+
 // chunks returns the chunks of path in file order.
 func (ft *fileTexts) chunks(path string) []*chunker.Chunk {
 	var out []*chunker.Chunk
@@ -292,6 +305,15 @@ func (c *composer) definitions() {
 	if trimmed {
 		old = c.files.text(h.Path)
 	}
+	var fsite symbols.Site // the site in other repositories' tables
+	if c.opts.CrossRepo != nil && len(c.opts.CrossRepo.Definitions) > 0 {
+		fsite = symbols.Site{From: h.Path, Imports: site.Imports, Scope: site.Scope, Keep: c.foreignDefAllowed}
+		if cur == nil {
+			if f := c.syms.File(h.Path); f != nil {
+				fsite.Imports = f.Imports
+			}
+		}
+	}
 	added := 0
 	for i, u := range uses {
 		if added >= maxDefs {
@@ -300,9 +322,21 @@ func (c *composer) definitions() {
 		if defined[u.Name] {
 			continue
 		}
-		for rank, cand := range c.syms.ResolveUse(u, site, 2) {
+		cands := c.syms.ResolveUse(u, site, 2)
+		var src *DefSource // the other repository of cands, nil for the view's own
+		if len(cands) == 0 && len(fsite.Imports) > 0 {
+			src, cands = c.foreignDefinitions(u, fsite)
+		}
+		for rank, cand := range cands {
 			d := cand.Def
-			text := c.files.text(d.Path)
+			p, via := d.Path, cand.Via
+			if src != nil {
+				p, via = src.Repository+"/"+d.Path, "cross-repo "+cand.Via
+				if !c.files.addForeign(p, src.Text, d.Path) {
+					continue
+				}
+			}
+			text := c.files.text(p)
 			start, end := d.StartByte, d.EndByte
 			if end-start > maxDefBytes {
 				end = start + headBytes(d)
@@ -313,17 +347,44 @@ func (c *composer) definitions() {
 			if ls := strings.LastIndexByte(text[:start], '\n') + 1; strings.TrimLeft(text[ls:start], " \t") == "" {
 				start = ls // the first line's indentation
 			}
-			if d.Path == h.Path && (!trimmed || end > len(old) || AllLinesIn(old[start:end], c.visible)) {
+			if src == nil && d.Path == h.Path && (!trimmed || end > len(old) || AllLinesIn(old[start:end], c.visible)) {
 				continue // the old completion file is its own source, unless trimmed off
 			}
 			s := c.opts.DefinitionWeight / float64(retrieve.RRFK+1+i+rank) / (1 + float64(u.Dist)/10)
 			if cand.Via == symbols.ViaGlobal {
 				s *= 0.5 // a name found by chance elsewhere is weaker evidence
 			}
-			c.cands.add(d.Path, start, end, s, "def:"+u.Name+"("+cand.Via+")")
+			c.cands.add(p, start, end, s, "def:"+u.Name+"("+via+")")
 			added++
 		}
 	}
+}
+
+// foreignDefinitions resolves u in the other repositories' tables
+// (CrossRepo.Definitions, in order) through the completion file's imports (site:
+// symbols.Table.ResolveForeign); it returns the first repository that resolves it
+// with its definitions, or nil.
+func (c *composer) foreignDefinitions(u symbols.Use, site symbols.Site) (*DefSource, []symbols.Candidate) {
+	for i := range c.opts.CrossRepo.Definitions {
+		src := &c.opts.CrossRepo.Definitions[i]
+		if src.Symbols == nil || src.Text == nil || src.Repository == c.opts.CrossRepo.Own {
+			continue
+		}
+		if cands := src.Symbols.ResolveForeign(u, site, src.Names, 2); len(cands) > 0 {
+			return src, cands
+		}
+	}
+	return nil, nil
+}
+
+// foreignDefAllowed reports whether definition d of another repository may be used:
+// its file is of one of c.langs.
+func (c *composer) foreignDefAllowed(d *symbols.Def) bool {
+	if c.langs == nil {
+		return true
+	}
+	s := grammars.ForPath(d.Path)
+	return s != nil && c.langs[s.Name]
 }
 
 // defAllowed reports whether definition d may be used (composer.allowed).

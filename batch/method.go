@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // Repoctx returns repoctx's own method: one [index.Index] per repository over st,
@@ -55,6 +57,7 @@ type repoctxMethod struct {
 	alias     *crossrepo.Alias // every repository's bleve index, at its first snapshot
 	aliasErr  error
 	bleves    []*crossrepo.Index
+	defs      []assemble.DefSource // the symbol tables of bleves' snapshots, in their order
 
 	mu      sync.Mutex
 	indexes map[string]*repoIndex // by repository
@@ -91,7 +94,7 @@ func (m *repoctxMethod) Open(ctx context.Context, snap snapshot.Snapshot, repo s
 			m.release(repo, ri)
 			return nil, m.aliasErr
 		}
-		compose.CrossRepo = &assemble.CrossRepo{Alias: m.alias, Own: repo}
+		compose.CrossRepo = &assemble.CrossRepo{Alias: m.alias, Own: repo, Definitions: m.defs}
 	}
 	return &repoAnswerer{view: v, compose: compose, done: func() { m.release(repo, ri) }}, nil
 }
@@ -100,7 +103,8 @@ func (m *repoctxMethod) Open(ctx context.Context, snap snapshot.Snapshot, repo s
 // source at its first snapshot in name order (so the output does not depend on the
 // order of the datapoints), and returns their alias. A snapshot's chunks come from
 // its view over the repository's index (the store's records when an earlier run made
-// them); the view itself is closed, its chunks stay with the bleve index.
+// them); the view itself is closed, its chunks stay with the bleve index and its
+// symbol table with m.defs (the definitions other repositories' files import).
 func (m *repoctxMethod) buildAlias(ctx context.Context) (*crossrepo.Alias, error) {
 	var repos []string
 	seen := map[string]bool{}
@@ -134,6 +138,7 @@ func (m *repoctxMethod) buildAlias(ctx context.Context) (*crossrepo.Alias, error
 		if err == nil {
 			_, err = bix.Sync(v.Retriever().Chunks())
 		}
+		syms := v.Symbols()
 		v.Close()
 		m.release(repo, ri)
 
@@ -141,6 +146,12 @@ func (m *repoctxMethod) buildAlias(ctx context.Context) (*crossrepo.Alias, error
 			return nil, fmt.Errorf("batch: cross-repo: %w", err)
 		}
 		m.bleves = append(m.bleves, bix)
+		if syms != nil {
+			// The bleve index holds the view's chunks: its file texts are those the
+			// table's byte ranges are of.
+			m.defs = append(m.defs, assemble.DefSource{Repository: repo, Symbols: syms, Text: bix.FileText,
+				Names: append([]string{repo, path.Base(repo)}, symbols.ImportNames(snap)...)})
+		}
 	}
 	return crossrepo.NewAlias(m.bleves...)
 }
@@ -255,7 +266,7 @@ func (m *repoctxMethod) Close() error {
 	for _, b := range m.bleves {
 		b.Close()
 	}
-	m.bleves = nil
+	m.bleves, m.defs = nil, nil
 	return first
 }
 

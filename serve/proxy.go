@@ -395,7 +395,9 @@ func (s *Server) composeFor(ctx context.Context, path, wsName, prefix, suffix st
 	}
 	h := repoctx.Hole{Path: c.path, Prefix: prefix, Suffix: suffix}
 	var err error
-	c.ctx, err = assemble.Compose(ctx, repo, h, s.withCross(c.ws, opts))
+	opts, releaseOthers := s.withCross(c.ws, opts)
+	defer releaseOthers()
+	c.ctx, err = assemble.Compose(ctx, repo, h, opts)
 	return c, err
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // Config configures a [Server]. Start from [DefaultConfig].
@@ -345,10 +346,12 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "%v", errClosed)
 		return
 	}
-	if opts, err = s.requestCross(ws, opts, req.With); err != nil {
+	opts, releaseOthers, err := s.requestCross(ws, opts, req.With)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
+	defer releaseOthers()
 	c, err := assemble.Compose(r.Context(), cur, hole, opts)
 	if err != nil {
 		if r.Context().Err() != nil {
@@ -365,25 +368,62 @@ func (s *Server) handleContext(w http.ResponseWriter, r *http.Request) {
 }
 
 // withCross returns opts with the cross-repository search of a request on workspace
-// ws (Config.CrossRepo), or opts unchanged without it.
-func (s *Server) withCross(ws *Workspace, opts assemble.Options) assemble.Options {
-	if s.cross != nil && len(s.ws) > 1 {
-		opts.CrossRepo = &assemble.CrossRepo{Alias: s.cross, Own: ws.name}
+// ws (Config.CrossRepo) over every other workspace, or opts unchanged without it; and
+// the function that ends the request's use of the other workspaces' views.
+func (s *Server) withCross(ws *Workspace, opts assemble.Options) (assemble.Options, func()) {
+	if s.cross == nil || len(s.ws) < 2 {
+		return opts, func() {}
 	}
-	return opts
+	var others []*Workspace
+	for _, o := range s.ws {
+		if o != ws {
+			others = append(others, o)
+		}
+	}
+	return crossOptions(ws, opts, s.cross, others)
+}
+
+// crossOptions returns opts with the cross-repository search of a request on
+// workspace ws over the alias a, whose other workspaces are others (in a's order):
+// their bleve indexes, and, unless opts leaves definitions out, their current views'
+// symbol tables (assemble.CrossRepo.Definitions). The function returned ends the
+// request's use of those views.
+func crossOptions(ws *Workspace, opts assemble.Options, a *crossrepo.Alias, others []*Workspace) (assemble.Options, func()) {
+	cr := &assemble.CrossRepo{Alias: a, Own: ws.name}
+	var releases []func()
+	if !opts.NoDefinitions {
+		for _, o := range others {
+			v, release := o.Acquire()
+			if v == nil || v.Symbols() == nil {
+				release()
+				continue
+			}
+			releases = append(releases, release)
+			cr.Definitions = append(cr.Definitions, assemble.DefSource{Repository: o.name, Symbols: v.Symbols(),
+				Text: v.Retriever().FileText, Names: append([]string{o.name}, symbols.ImportNames(o.fsys)...)})
+		}
+	}
+	opts.CrossRepo = cr
+	return opts, func() {
+		for _, r := range releases {
+			r()
+		}
+	}
 }
 
 // requestCross returns opts with the cross-repository search of a request on
 // workspace ws naming the other workspaces with (names or roots; empty: every other
-// one, see withCross).
-func (s *Server) requestCross(ws *Workspace, opts assemble.Options, with []string) (assemble.Options, error) {
+// one, see withCross), and the function that ends the request's use of their views.
+func (s *Server) requestCross(ws *Workspace, opts assemble.Options, with []string) (assemble.Options, func(), error) {
 	if len(with) == 0 {
-		return s.withCross(ws, opts), nil
+		opts, release := s.withCross(ws, opts)
+		return opts, release, nil
 	}
 	if s.cross == nil {
-		return opts, fmt.Errorf("with needs a server started with --cross-repo")
+		return opts, nil, fmt.Errorf("with needs a server started with --cross-repo")
 	}
 	idx := []*crossrepo.Index{ws.bix}
+	var others []*Workspace
 	seen := map[*Workspace]bool{ws: true}
 	for _, name := range with {
 		var found *Workspace
@@ -393,19 +433,20 @@ func (s *Server) requestCross(ws *Workspace, opts assemble.Options, with []strin
 			}
 		}
 		if found == nil {
-			return opts, fmt.Errorf("with: no workspace %q is served", name)
+			return opts, nil, fmt.Errorf("with: no workspace %q is served", name)
 		}
 		if !seen[found] {
 			seen[found] = true
 			idx = append(idx, found.bix)
+			others = append(others, found)
 		}
 	}
 	a, err := crossrepo.NewAlias(idx...)
 	if err != nil {
-		return opts, err
+		return opts, nil, err
 	}
-	opts.CrossRepo = &assemble.CrossRepo{Alias: a, Own: ws.name}
-	return opts, nil
+	opts, release := crossOptions(ws, opts, a, others)
+	return opts, release, nil
 }
 
 // resolve returns the workspace and the workspace-relative path of a request.

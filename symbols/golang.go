@@ -2,6 +2,7 @@ package symbols
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -46,6 +47,14 @@ func goBinds(alias, mod, q string) bool {
 	if alias != "" {
 		return alias == q
 	}
+	return slices.Contains(goNames(mod), q)
+}
+
+// goNames returns the package names a Go import of path mod without an explicit
+// name may bind: the path's last element (a major-version element `v2` or a
+// gopkg.in `.v3` suffix left out), also without a "go-" prefix or a "-go" or ".go"
+// suffix, with "-" as written and as "_"; in that order, without duplicates.
+func goNames(mod string) []string {
 	elems := strings.Split(strings.Trim(mod, "/"), "/")
 	last := elems[len(elems)-1]
 	if len(elems) > 1 && isMajorVersion(last) {
@@ -54,12 +63,15 @@ func goBinds(alias, mod, q string) bool {
 	if i := strings.LastIndex(last, ".v"); i > 0 && isMajorVersion(last[i+1:]) {
 		last = last[:i] // gopkg.in/yaml.v3
 	}
+	var out []string
 	for _, n := range []string{last, strings.TrimPrefix(last, "go-"), strings.TrimSuffix(last, "-go"), strings.TrimSuffix(last, ".go")} {
-		if strings.ReplaceAll(n, "-", "_") == q || n == q {
-			return true
+		for _, v := range []string{n, strings.ReplaceAll(n, "-", "_")} {
+			if v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
 		}
 	}
-	return false
+	return out
 }
 
 // isMajorVersion reports whether s is a Go major-version path element: v and digits.

@@ -156,7 +156,7 @@ func (r *resolver) pathModuleQualified(name, q string) bool {
 		bound = true
 		break
 	}
-	if !bound && r.lang == "rust" && r.rustModDeclared(q) {
+	if !bound && r.lang == "rust" && !r.site.foreign && r.rustModDeclared(q) {
 		files = r.t.pathFiles(q, r.site.From)
 	}
 	var rs []*File

@@ -26,6 +26,10 @@ type Site struct {
 	// of the languages a run selected, assemble's Options.Languages); rejected ones do
 	// not count toward max.
 	Keep func(*Def) bool
+
+	// foreign marks a resolution in another repository's table (ResolveForeign):
+	// only the imports bind names.
+	foreign bool
 }
 
 // Via values of a Candidate, most certain first.
@@ -144,7 +148,7 @@ func (r *resolver) resolve(u Use) []Candidate {
 			return r.out
 		}
 	}
-	if !bare && !unknown {
+	if !bare && !unknown || site.foreign {
 		return r.out
 	}
 	if bare {
@@ -591,8 +595,8 @@ func (r *resolver) classes(name string, ctx *File) []*Def {
 			}
 		}
 	}
-	if len(out) > 0 {
-		return out
+	if len(out) > 0 || r.site.foreign {
+		return out // another repository's classes are named by imports only
 	}
 	defs := r.t.byName[name]
 	var pkg string
@@ -825,7 +829,7 @@ func (r *resolver) extensionInScope(d *Def) bool {
 	} else if cf := r.t.files[r.site.From]; cf != nil {
 		pkg = cf.Package
 	}
-	if f.Package == pkg {
+	if f.Package == pkg && !r.site.foreign {
 		return true
 	}
 	for _, im := range r.imports {

@@ -241,6 +241,8 @@ type Table struct {
 	// path without extension, and by folder.
 	byStem, byDir map[string][]*File
 	pathCache     sync.Map // folder + "\x00" + module -> []*File, pathFiles' answers
+	pyTopsOnce    sync.Once
+	pyTops        map[string]bool // pythonTops' answer
 }
 
 // NewTable indexes files.

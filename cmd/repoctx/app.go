@@ -268,7 +268,7 @@ func queryCmd() *cli.Command {
 			}
 			defer repo.Close()
 			if with := c.StringSlice("with"); len(with) > 0 {
-				if copts.CrossRepo, err = queryCrossRepo(c, f, repo, with); err != nil {
+				if copts.CrossRepo, err = queryCrossRepo(c, f, repo, with, !copts.NoDefinitions); err != nil {
 					return err
 				}
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -9,6 +10,7 @@ import (
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/crossrepo"
 	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // folderName is what other repositories' parts of a folder dir are prefixed with:
@@ -38,14 +40,16 @@ func syncedIndex(c *cli.Context, f *folder, name string, v *index.View) (*crossr
 
 // queryCrossRepo makes the cross-repository search of `query --with`: the bleve
 // indexes of the queried folder f (view v) and of the folders dirs, each brought up
-// to date with its current files.
-func queryCrossRepo(c *cli.Context, f *folder, v *index.View, dirs []string) (*assemble.CrossRepo, error) {
+// to date with its current files, and with defs the folders' symbol tables for the
+// definitions the queried file imports from them (assemble.CrossRepo.Definitions).
+func queryCrossRepo(c *cli.Context, f *folder, v *index.View, dirs []string, defs bool) (*assemble.CrossRepo, error) {
 	own := folderName(c.Args().First())
 	ownIx, err := syncedIndex(c, f, own, v)
 	if err != nil {
 		return nil, err
 	}
 	all := []*crossrepo.Index{ownIx}
+	var sources []assemble.DefSource
 	seen := map[string]string{own: c.Args().First()}
 	for _, dir := range dirs {
 		name := folderName(dir)
@@ -53,7 +57,7 @@ func queryCrossRepo(c *cli.Context, f *folder, v *index.View, dirs []string) (*a
 			return nil, usagef("--with %s: its folder name %q is that of %s too; parts are named by folder", dir, name, prev)
 		}
 		seen[name] = dir
-		of, err := openFolderAs(c, dir, "", false, false)
+		of, err := openFolderAs(c, dir, "", defs, false)
 		if err != nil {
 			return nil, fmt.Errorf("--with %s: %w", dir, err)
 		}
@@ -67,10 +71,14 @@ func queryCrossRepo(c *cli.Context, f *folder, v *index.View, dirs []string) (*a
 			return nil, fmt.Errorf("--with %s: %w", dir, err)
 		}
 		all = append(all, ix)
+		if defs && ov.Symbols() != nil {
+			sources = append(sources, assemble.DefSource{Repository: name, Symbols: ov.Symbols(), Text: ov.Retriever().FileText,
+				Names: append([]string{name}, symbols.ImportNames(os.DirFS(dir))...)})
+		}
 	}
 	a, err := crossrepo.NewAlias(all...)
 	if err != nil {
 		return nil, err
 	}
-	return &assemble.CrossRepo{Alias: a, Own: own}, nil
+	return &assemble.CrossRepo{Alias: a, Own: own, Definitions: sources}, nil
 }

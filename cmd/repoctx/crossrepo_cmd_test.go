@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,6 +42,18 @@ func TestQueryWith(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no mylib/geometry.py part: %s", out)
+	}
+	// The function the app imports from the library is its definition part.
+	def := false
+	for _, p := range res.Parts {
+		def = def || p.Path == "mylib/geometry.py" && slices.Contains(p.Why, "def:polygon_area_shoelace(cross-repo import)") &&
+			strings.Contains(p.Text, "def polygon_area_shoelace(points):")
+	}
+	if !def {
+		t.Errorf("no definition part from mylib/geometry.py: %s", out)
+	}
+	if code, out, stderr := run(t, append(args, "--with", lib, "--no-definitions")...); code != 0 || strings.Contains(out, "def:") {
+		t.Errorf("--no-definitions: exit %d, a definition part: %s %s", code, out, stderr)
 	}
 	if _, out, _ := run(t, args...); strings.Contains(out, "mylib/geometry.py") {
 		t.Errorf("without --with the library's part is there: %s", out)

@@ -496,8 +496,13 @@ func QueryTerms(text string) []string {
 const maxDFShare = 0.25
 
 // tooCommon reports whether a term held by df of a field's n chunks is too common to
-// be worth its clause.
+// be worth its clause (over maxDFShare of them).
 func tooCommon(df uint64, n int64) bool { return float64(df) > maxDFShare*float64(n) }
+
+// minCommonChunks is the number of chunks over every index below which no term
+// counts as common: a small index answers fast with every term, and in a few chunks
+// a share says little (an identifier in 2 of 6 chunks is no stop word).
+const minCommonChunks = 1000
 
 // idf is BM25's idf as bleve computes it: ln(1 + (n - df + 0.5) / (df + 0.5)).
 func idf(n, df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
@@ -636,7 +641,7 @@ func (a *Alias) Search(ctx context.Context, text string, k int, keep func(h *Hit
 	}
 	// Global document frequencies; clauses of terms found nowhere are left out, and
 	// so are those of common terms (see maxDFShare) unless every clause is common (a
-	// small index, a query of common words).
+	// query of common words) or the indexes are small (minCommonChunks).
 	gdf := make([][]uint64, len(terms))
 	found, rare := 0, 0
 	for t := range terms {
@@ -656,9 +661,10 @@ func (a *Alias) Search(ctx context.Context, text string, k int, keep func(h *Hit
 	if found == 0 {
 		return nil, nil
 	}
-	skip := func(t, f int) bool { return gdf[t][f] == 0 || rare > 0 && tooCommon(gdf[t][f], ft.docs[f]) }
+	prune := rare > 0 && n >= minCommonChunks
+	skip := func(t, f int) bool { return gdf[t][f] == 0 || prune && tooCommon(gdf[t][f], ft.docs[f]) }
 	total := found
-	if rare > 0 {
+	if prune {
 		total = rare
 	}
 	// bleve sums a disjunction's clause scores in an order that varies from run to

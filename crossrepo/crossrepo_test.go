@@ -198,3 +198,28 @@ func TestKillHelper(t *testing.T) {
 		fmt.Printf("synced %d\n", round)
 	}
 }
+
+// TestCommonTermsLeftOut: over minCommonChunks chunks, a term in most of them adds no
+// clause when a rarer one exists (the rare chunk still ranks first; a chunk holding
+// only the common term is not a hit), and a query of common terms alone still answers.
+func TestCommonTermsLeftOut(t *testing.T) {
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	ix := open(t, st, "big")
+	var cs []chunker.Chunk
+	for i := range minCommonChunks + 200 {
+		cs = append(cs, chunk(fmt.Sprintf("m%04d.py", i), 0, fmt.Sprintf("def handler_%d(request):\n    return request\n", i)))
+	}
+	cs = append(cs, chunk("rare.py", 0, "def zebra_quokka(request):\n    return request\n"))
+	if _, err := ix.Sync(cs); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := NewAlias(ix)
+	hits, err := a.Search(context.Background(), "zebra_quokka(request)", 5, nil)
+	if err != nil || len(hits) != 1 || hits[0].ID != "rare.py#0" {
+		t.Errorf("rare and common terms: %+v, %v; want the rare chunk alone", hits, err)
+	}
+	if hits, err := a.Search(context.Background(), "request", 5, nil); err != nil || len(hits) != 5 {
+		t.Errorf("common term alone: %d hits, %v; want 5", len(hits), err)
+	}
+}

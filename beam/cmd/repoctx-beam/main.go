@@ -157,7 +157,10 @@ func preprocessCmd(ctx context.Context, args []string) error {
 	if err := checkLangs(langs.vals); err != nil {
 		return err
 	}
-	repos, err := expandRepos(rest)
+	repos, err := pipeline.ExpandRepos(ctx, rest)
+	if errors.Is(err, pipeline.ErrBadInput) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -178,49 +181,6 @@ func preprocessCmd(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "%.2fs wall\n", time.Since(start).Seconds())
 	}
 	return nil
-}
-
-// expandRepos turns the arguments into the input repositories, in order: a glob
-// (with * ? or [) stands for its matches in sorted order, each a folder or an
-// archive (.zip, .tar, .tar.gz, .tgz) or git bundle (.bundle); the Repository
-// column is a folder's argument as given, cleaned, as a slash path, and an
-// archive's or bundle's file name without the extension.
-func expandRepos(args []string) ([]pipeline.RepoSpec, error) {
-	var out []pipeline.RepoSpec
-	seen := map[string]bool{}
-	for _, a := range args {
-		paths := []string{a}
-		if strings.ContainsAny(a, "*?[") {
-			m, err := filepath.Glob(a)
-			if err != nil {
-				return nil, usagef("bad glob %q: %v", a, err)
-			}
-			if len(m) == 0 {
-				return nil, usagef("%q matches nothing", a)
-			}
-			paths = m
-		}
-		for _, p := range paths {
-			fi, err := os.Stat(p)
-			if err != nil {
-				return nil, err
-			}
-			name := filepath.ToSlash(filepath.Clean(p))
-			if !fi.IsDir() {
-				an, ok := pipeline.ArchiveName(p)
-				if !ok {
-					return nil, usagef("%s is not a folder, zip, tar, tar.gz, tgz or git bundle", p)
-				}
-				name = an
-			}
-			if seen[name] {
-				return nil, usagef("repository %s is given twice", name)
-			}
-			seen[name] = true
-			out = append(out, pipeline.RepoSpec{Index: len(out), Name: name, Path: p})
-		}
-	}
-	return out, nil
 }
 
 func predictCmd(ctx context.Context, args []string) error {

@@ -50,11 +50,11 @@ func TestPreprocessMemfs(t *testing.T) {
 	local, names := remoteArchives(t, base)
 	memfs.Write(base+"notes/readme.txt", []byte("not listed by the globs\n"))
 
-	remoteRepos, err := ExpandRepos(ctx, []string{base + "*.*", base + "[z]*"})
+	_, err := ExpandRepos(ctx, []string{base + "*.*", base + "[z]*"})
 	if err == nil || !strings.Contains(err.Error(), "z is given twice") {
 		t.Fatalf("two globs matching z.zip: %v", err)
 	}
-	remoteRepos, err = ExpandRepos(ctx, []string{base + "*.*"})
+	remoteRepos, err := ExpandRepos(ctx, []string{base + "*.*"})
 	if err != nil {
 		t.Fatal(err)
 	}

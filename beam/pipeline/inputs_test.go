@@ -95,6 +95,29 @@ func writeTarGz(t *testing.T, out string, files map[string][]byte) {
 	}
 }
 
+// writeBundle makes the git bundle out of a repository with one commit of every file
+// under dir (ignored ones too), with the git command; without git it reports false.
+func writeBundle(t *testing.T, out, dir string) bool {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Log("no git command: the bundle input is not tested")
+		return false
+	}
+	work := filepath.Join(t.TempDir(), "work")
+	if err := os.CopyFS(work, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A", "-f", "."},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "x"},
+		{"bundle", "create", out, "HEAD"}} {
+		cmd := exec.Command("git", append([]string{"-C", work}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return true
+}
+
 // TestPreprocessArchives runs one repository given as a folder, a zip, a tar.gz
 // and (with the git command) a git bundle: every input gives the same rows.
 func TestPreprocessArchives(t *testing.T) {
@@ -105,23 +128,8 @@ func TestPreprocessArchives(t *testing.T) {
 	writeZip(t, zipPath, files)
 	writeTarGz(t, tgzPath, files)
 	repos := []RepoSpec{folder, {Index: 1, Name: "z", Path: zipPath}, {Index: 2, Name: "t", Path: tgzPath}}
-	if _, err := exec.LookPath("git"); err == nil {
-		bundle := filepath.Join(root, "b.bundle")
-		work := filepath.Join(root, "work")
-		if err := os.CopyFS(work, os.DirFS(folder.Path)); err != nil {
-			t.Fatal(err)
-		}
-		for _, args := range [][]string{{"init", "-q"}, {"add", "-A", "-f", "."},
-			{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "x"},
-			{"bundle", "create", bundle, "HEAD"}} {
-			cmd := exec.Command("git", append([]string{"-C", work}, args...)...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("git %v: %v\n%s", args, err, out)
-			}
-		}
+	if bundle := filepath.Join(root, "b.bundle"); writeBundle(t, bundle, folder.Path) {
 		repos = append(repos, RepoSpec{Index: 3, Name: "b", Path: bundle})
-	} else {
-		t.Log("no git command: the bundle input is not tested")
 	}
 	cfg := PreprocessConfig{Repos: repos, Chunk: DefaultChunkOptions(), OutDir: t.TempDir()}
 	if _, err := Run(context.Background(), "prism", func(s beam.Scope) error { return Preprocess(s, cfg) }); err != nil {
@@ -159,7 +167,7 @@ func TestUnpackInputErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{evil, notBundle, filepath.Join(root, "missing.tar")} {
-		if err := unpackInput(p, t.TempDir()); err == nil {
+		if err := unpackInput(context.Background(), p, t.TempDir()); err == nil {
 			t.Errorf("%s: no error", filepath.Base(p))
 		} else {
 			t.Logf("%s: %v", filepath.Base(p), err)

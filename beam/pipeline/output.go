@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-
 	"github.com/repoctx/repoctx/internal/atomicfile"
 )
 
@@ -45,9 +43,9 @@ func writeFile(ctx context.Context, p string, fill func(io.Writer) error) error 
 		}
 		return nil
 	}
-	fs, err := filesystem.New(ctx, p)
+	fs, err := openFS(ctx, p)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p, err)
+		return err
 	}
 	defer fs.Close()
 	w, err := fs.OpenWrite(ctx, p)

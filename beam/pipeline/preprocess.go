@@ -60,8 +60,10 @@ type RepoSpec struct {
 	Index int
 	// Name is the Repository column's value; Path is the folder walked, or a zip,
 	// tar, tar.gz (.tgz) or git bundle file (.bundle) whose files are unpacked into a
-	// temporary folder on the worker and walked there (a path on the worker's file
-	// system; see ArchiveName).
+	// temporary folder on the worker and walked there (see ArchiveName). A folder is a
+	// path on the worker's file system; an archive or bundle is such a path or the
+	// URL of a file of a Beam file system (gs://, s3://, memfs://, ...), which the
+	// worker reads.
 	Name, Path string
 }
 
@@ -250,18 +252,16 @@ func (f *chunkRepoFn) ProcessElement(ctx context.Context, r RepoSpec, emit func(
 		return err
 	}
 	dir := r.Path
-	if fi, err := os.Stat(r.Path); err == nil && !fi.IsDir() {
-		if _, ok := ArchiveName(r.Path); ok {
-			tmp, err := os.MkdirTemp("", "repoctx-beam-")
-			if err != nil {
-				return fmt.Errorf("repository %s: %w", r.Name, err)
-			}
-			defer os.RemoveAll(tmp)
-			if err := unpackInput(r.Path, tmp); err != nil {
-				return fmt.Errorf("repository %s: %w", r.Name, err)
-			}
-			dir = tmp
+	if isArchiveInput(r.Path) {
+		tmp, err := os.MkdirTemp("", "repoctx-beam-")
+		if err != nil {
+			return fmt.Errorf("repository %s: %w", r.Name, err)
 		}
+		defer os.RemoveAll(tmp)
+		if err := unpackInput(ctx, r.Path, tmp); err != nil {
+			return fmt.Errorf("repository %s: %w", r.Name, err)
+		}
+		dir = tmp
 	}
 	w := &emitWriter{name: r.Name, repo: r.Index, emit: emit}
 	st, err := preprocess.Run(ctx, []string{dir}, opts, w)

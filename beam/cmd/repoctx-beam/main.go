@@ -8,7 +8,9 @@
 // --endpoint=HOST:PORT for a portable job service (Flink's or Spark's job server, a
 // standalone Prism), --runner=dataflow with Dataflow's flags. The same binary is the
 // workers' program there: started with Beam's --worker flag it runs the SDK harness.
-// docs/beam.md describes the pipelines and the commands.
+// Inputs (archives and bundles) and the output may be on gs:// or s3://, through
+// Beam's file systems, compiled in. docs/beam.md describes the pipelines and the
+// commands.
 package main
 
 import (
@@ -25,7 +27,11 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // registers the runners and file systems
+	// The file systems of inputs and outputs: local paths, gs:// and s3://.
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // registers the runners
 
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/beam/pipeline"
@@ -39,8 +45,15 @@ const usage = `usage:
   repoctx-beam predict [flags] --data DIR --lang LANG --stage STAGE
 A REPO is a folder, a zip, tar, tar.gz or tgz archive, or a git bundle (.bundle, read
 at HEAD or its single ref; named by its file name without the extension), or a glob of
-them. Flags go before the repositories. Beam's flags (--runner, default prism; --endpoint,
---environment_type, ...) are accepted by both; "repoctx-beam CMD -h" lists all.`
+them. A REPO with a scheme is read through Beam's file system of that scheme, compiled
+in: gs:// (Google Cloud Storage: application default credentials, else anonymous) and
+s3:// (AWS SDK default configuration: AWS_REGION, AWS_PROFILE or keys, the machine's
+role). It must be an archive or bundle, or a glob of them (gs://B/repos/*.tar.gz),
+listed by that file system (* stays within one /-separated level); the workers read it.
+Only memfs:// stands in for them in the tests: gs and s3 are untested against real
+stores (docs/beam.md). --out takes a local folder or a gs:// or s3:// URL. Flags go before the repositories.
+Beam's flags (--runner, default prism; --endpoint, --environment_type, ...) are accepted
+by both; "repoctx-beam CMD -h" lists all.`
 
 func main() {
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "-") && os.Args[1] != "-h" && os.Args[1] != "--help" {
@@ -126,7 +139,7 @@ func checkLangs(langs []string) error {
 func preprocessCmd(ctx context.Context, args []string) error {
 	fs := flag.CommandLine
 	def := pipeline.DefaultChunkOptions()
-	out := fs.String("out", "", "output `folder` of the Parquet shards (chunks-NNNNN-of-MMMMM.parquet)")
+	out := fs.String("out", "", "output `folder` of the Parquet shards (chunks-NNNNN-of-MMMMM.parquet): a local path or a gs:// or s3:// URL")
 	shardRows := fs.Int64("shard-rows", pipeline.DefaultShardRows, "most `rows` (chunks) per shard")
 	drop := fs.Bool("drop-duplicates", false, "leave out the rows of files whose duplicate_of is set")
 	quiet := fs.Bool("quiet", false, "no summary table")
@@ -152,12 +165,15 @@ func preprocessCmd(ctx context.Context, args []string) error {
 		return usagef("preprocess: --out DIR is required")
 	}
 	if len(rest) == 0 {
-		return usagef("preprocess: give one or more repositories: folders, zip/tar/tar.gz archives or git bundles (or globs of them)")
+		return usagef("preprocess: give one or more repositories: folders, zip/tar/tar.gz archives or git bundles (or globs of them; archives and bundles also as gs:// or s3:// URLs)")
 	}
 	if err := checkLangs(langs.vals); err != nil {
 		return err
 	}
-	repos, err := expandRepos(rest)
+	repos, err := pipeline.ExpandRepos(ctx, rest)
+	if errors.Is(err, pipeline.ErrBadInput) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -178,49 +194,6 @@ func preprocessCmd(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "%.2fs wall\n", time.Since(start).Seconds())
 	}
 	return nil
-}
-
-// expandRepos turns the arguments into the input repositories, in order: a glob
-// (with * ? or [) stands for its matches in sorted order, each a folder or an
-// archive (.zip, .tar, .tar.gz, .tgz) or git bundle (.bundle); the Repository
-// column is a folder's argument as given, cleaned, as a slash path, and an
-// archive's or bundle's file name without the extension.
-func expandRepos(args []string) ([]pipeline.RepoSpec, error) {
-	var out []pipeline.RepoSpec
-	seen := map[string]bool{}
-	for _, a := range args {
-		paths := []string{a}
-		if strings.ContainsAny(a, "*?[") {
-			m, err := filepath.Glob(a)
-			if err != nil {
-				return nil, usagef("bad glob %q: %v", a, err)
-			}
-			if len(m) == 0 {
-				return nil, usagef("%q matches nothing", a)
-			}
-			paths = m
-		}
-		for _, p := range paths {
-			fi, err := os.Stat(p)
-			if err != nil {
-				return nil, err
-			}
-			name := filepath.ToSlash(filepath.Clean(p))
-			if !fi.IsDir() {
-				an, ok := pipeline.ArchiveName(p)
-				if !ok {
-					return nil, usagef("%s is not a folder, zip, tar, tar.gz, tgz or git bundle", p)
-				}
-				name = an
-			}
-			if seen[name] {
-				return nil, usagef("repository %s is given twice", name)
-			}
-			seen[name] = true
-			out = append(out, pipeline.RepoSpec{Index: len(out), Name: name, Path: p})
-		}
-	}
-	return out, nil
 }
 
 func predictCmd(ctx context.Context, args []string) error {

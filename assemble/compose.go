@@ -230,6 +230,71 @@ func (c *composer) add(ch *chunker.Chunk, s float64, reason string) {
 	c.cands.add(ch.Path, ch.StartByte, ch.EndByte, s, reason)
 }
 
+// addHit adds retrieval hit ch with score s like add, shown with its margin
+// (Options.HitMargin, Options.HitGap; hitSpan). chunk looks up a chunk of ch's
+// index by ID (the gap variant walks back through ch.Prev).
+func (c *composer) addHit(ch *chunker.Chunk, s float64, reason string, chunk func(id string) (*chunker.Chunk, bool)) {
+	if c.opts.HitMargin <= 0 || ch == nil {
+		c.add(ch, s, reason)
+		return
+	}
+	if c.redundant(ch) {
+		return
+	}
+	if c.modified[ch.Path] && ch.Path != c.h.Path {
+		s *= c.opts.ModifiedBoost
+	}
+	lo, hi := c.hitSpan(ch, chunk)
+	c.cands.addShown(ch.Path, ch.StartByte, ch.EndByte, lo, hi, s, reason)
+}
+
+// hitSpan returns the byte span [lo, hi) of ch's file to show for hit ch: ch's
+// span with up to Options.HitMargin whole lines before the line ch starts on and
+// after the line it ends on, clipped at the file's ends. With Options.HitGap, only
+// the lines before, and only back to the end of the nearest preceding chunk that
+// is a function or class (chunk looks chunks up by ID). A side whose lines the
+// completion file's prefix and suffix already show (a hit in the old copy of the
+// completion file) is left out.
+func (c *composer) hitSpan(ch *chunker.Chunk, chunk func(id string) (*chunker.Chunk, bool)) (lo, hi int) {
+	text := c.files.text(ch.Path)
+	start, end := min(max(ch.StartByte, 0), len(text)), min(max(ch.EndByte, 0), len(text))
+	lo, hi = start, end
+	n := c.opts.HitMargin
+	a, b := lineSpanAround(text, start, end, n, false)
+	if c.opts.HitGap {
+		floor := 0 // the end of the previous function or class chunk
+		for p, seen := ch, 0; p.Prev != "" && seen < n; seen++ {
+			q, ok := chunk(p.Prev) // Prev is a chunk of the same file
+			if !ok {
+				break
+			}
+			if q.Kind == chunker.KindFunction || q.Kind == chunker.KindClass {
+				floor = min(max(q.EndByte, 0), len(text))
+				break
+			}
+			p = q
+		}
+		if floor > 0 && text[floor-1] != '\n' { // the previous definition's last line stays out
+			if i := strings.IndexByte(text[floor:], '\n'); i >= 0 {
+				floor += i + 1
+			} else {
+				floor = len(text)
+			}
+		}
+		a = min(max(a, floor), b)
+	}
+	if b > a && !(ch.Path == c.h.Path && AllLinesIn(text[a:b], c.visible)) {
+		lo = a
+	}
+	if c.opts.HitGap {
+		return lo, hi
+	}
+	if a, b := lineSpanAround(text, start, end, n, true); b > a && !(ch.Path == c.h.Path && AllLinesIn(text[a:b], c.visible)) {
+		hi = b
+	}
+	return lo, hi
+}
+
 // query is one retrieval query of a composition.
 type query struct {
 	name   string
@@ -271,7 +336,7 @@ func (c *composer) retrieval() error {
 				tag += fmt.Sprintf("(bm25 %d, dense %d)", hit.BM25Rank, hit.DenseRank)
 			}
 			ch, _ := c.ix.Chunk(hit.ID)
-			c.add(ch, s, tag)
+			c.addHit(ch, s, tag, c.ix.Chunk)
 			if c.opts.NoRelative || ch == nil {
 				continue
 			}

@@ -83,7 +83,7 @@ func (c *composer) crossRetrieval(q query) error {
 		c.files.foreign[ch.Path] = foreignFile{h.Index.FileText, h.Chunk.Path}
 		s := q.weight / float64(retrieve.RRFK+h.Rank)
 		tag := fmt.Sprintf("%s#%d(cross-repo bm25 %d)", q.name, h.Rank, h.Rank)
-		c.add(&ch, s, tag)
+		c.addHit(&ch, s, tag, h.Index.Chunk)
 		if c.opts.NoRelative {
 			continue
 		}

@@ -139,7 +139,7 @@ func (c *composer) draftRetrieval(draft string, round int) error {
 			tag += fmt.Sprintf("(bm25 %d, dense %d)", hit.BM25Rank, hit.DenseRank)
 		}
 		ch, _ := c.ix.Chunk(hit.ID)
-		c.add(ch, q.weight/float64(retrieve.RRFK+hit.Rank), tag)
+		c.addHit(ch, q.weight/float64(retrieve.RRFK+hit.Rank), tag, c.ix.Chunk)
 	}
 	return nil
 }

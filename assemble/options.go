@@ -41,6 +41,19 @@ type Options struct {
 	// chunk sizes. 0 brings the neighbouring chunk. Default
 	// [DefaultRelativeLines].
 	RelativeLines int
+	// HitMargin, when above 0, extends each retrieved chunk (a hit of the prefix,
+	// suffix or draft query) by up to HitMargin lines before and after it from the
+	// same file (lines), clipped at the file's ends; the extended span is merged with
+	// the other parts of the file like any span, so no line appears twice. Only the
+	// geometry changes: the hit is scored as without the margin. Lines of the
+	// completion file's old copy that the prefix and suffix already show are not
+	// added. 0 (the default) shows the chunk alone. See HitGap.
+	HitMargin int
+	// HitGap, with HitMargin above 0, extends a hit only backwards, across the
+	// chunks between it and the previous function or class chunk of its file
+	// (comments, annotations, imports, properties and their initialisers), at most
+	// HitMargin lines, and not after it.
+	HitGap bool
 	// NoEditQuery turns off adding the identifiers of the user's edit (lines where
 	// prefix+suffix differ from the old completion file) to the queries.
 	NoEditQuery bool

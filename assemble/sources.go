@@ -77,8 +77,12 @@ type spanKey struct {
 
 type candidate struct {
 	spanKey
-	score float64
-	why   []string
+	// lo and hi are the byte span shown, [start, end) or wider: a hit's margin
+	// (Options.HitMargin) widens what is shown without changing the key the span is
+	// scored by.
+	lo, hi int
+	score  float64
+	why    []string
 }
 
 // candidates collects scored byte spans of files from all sources.
@@ -93,18 +97,27 @@ func newCandidates() *candidates { return &candidates{byKey: map[spanKey]*candid
 // add adds s to the span's score (a span found twice, by two sources or queries,
 // ranks higher).
 func (cs *candidates) add(path string, start, end int, s float64, why string) {
+	cs.addShown(path, start, end, start, end, s, why)
+}
+
+// addShown is add for a span [start, end) shown as [lo, hi) (lo <= start, hi >=
+// end: the span with its margin). The score is the span's; a span added with two
+// margins shows the union of both.
+func (cs *candidates) addShown(path string, start, end, lo, hi int, s float64, why string) {
 	k := spanKey{path, start, end}
 	c := cs.byKey[k]
 	if c == nil {
-		c = &candidate{spanKey: k}
+		c = &candidate{spanKey: k, lo: start, hi: end}
 		cs.byKey[k] = c
 		cs.order = append(cs.order, k)
 	}
+	c.lo, c.hi = min(c.lo, lo, start), max(c.hi, hi, end)
 	c.score += s
 	c.why = append(c.why, why)
 }
 
-// parts merges overlapping or touching spans of each file into one part (score =
+// parts merges overlapping or touching spans of each file (as shown: with their
+// margins) into one part (score =
 // the best of its spans; with noMerge only touching ones, so that overlapping spans
 // stay apart, their shared lines repeated) and returns the parts in ascending
 // relevance.
@@ -120,7 +133,7 @@ func (cs *candidates) parts(ft *fileTexts) []repoctx.Part {
 	var parts []repoctx.Part
 	for _, path := range paths {
 		list := byFile[path]
-		sort.SliceStable(list, func(i, j int) bool { return list[i].start < list[j].start })
+		sort.SliceStable(list, func(i, j int) bool { return list[i].lo < list[j].lo })
 		text := ft.text(path)
 		var cur *repoctx.Part
 		var curStart, curEnd int
@@ -149,8 +162,8 @@ func (cs *candidates) parts(ft *fileTexts) []repoctx.Part {
 			cur = nil
 		}
 		for _, c := range list {
-			if cur != nil && c.start <= curEnd && (!cs.noMerge || c.start == curEnd) {
-				curEnd = max(curEnd, c.end)
+			if cur != nil && c.lo <= curEnd && (!cs.noMerge || c.lo == curEnd) {
+				curEnd = max(curEnd, c.hi)
 				cur.Score = max(cur.Score, c.score)
 				for _, w := range c.why {
 					if !slices.Contains(cur.Why, w) {
@@ -161,7 +174,7 @@ func (cs *candidates) parts(ft *fileTexts) []repoctx.Part {
 			}
 			flush()
 			cur = &repoctx.Part{Path: path, Score: c.score, Why: append([]string(nil), c.why...)}
-			curStart, curEnd = c.start, c.end
+			curStart, curEnd = c.lo, c.hi
 		}
 		flush()
 	}

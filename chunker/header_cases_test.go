@@ -3,6 +3,7 @@ package chunker
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -336,4 +337,87 @@ internal sealed record Ledger(int Id)
 	if c := byName(cs, "Account"); c != nil && (!c.ParseError || c.Kind != KindClass) {
 		t.Errorf("Account: kind %s, parse_error %v; want class, true", c.Kind, c.ParseError)
 	}
+}
+
+// errorDefCase is a source whose parse error (a broken match arm, an unclosed call)
+// made the tree misread the definitions around it, the chunks it must still have
+// (each flagged parse_error when flagged is set), and names no chunk may have:
+// statements, calls, match arms, closures and string contents.
+type errorDefCase struct {
+	path, src string
+	want      []want
+	flagged   []string
+	never     []string
+}
+
+// checkErrorDefs chunks each case without merging and checks its named chunks,
+// their parse_error flags and that no statement was taken for a definition.
+func checkErrorDefs(t *testing.T, cases []errorDefCase) {
+	t.Helper()
+	for _, tc := range cases {
+		_, cs := chunkString(t, tc.path, tc.src, Options{NoMerge: true})
+		check(t, cs, tc.want)
+		for _, n := range tc.flagged {
+			if c := byName(cs, n); c != nil && !c.ParseError {
+				t.Errorf("%s %s: parse_error false, want true\n%s", tc.path, n, dump(cs))
+			}
+		}
+		for _, c := range cs {
+			for _, n := range append([]string{c.Name}, c.Names...) {
+				if slices.Contains(tc.never, n) {
+					t.Errorf("%s L%d-%d: a statement was taken for a definition: %s\n%s", tc.path, c.StartLine, c.EndLine, n, dump(cs))
+				}
+			}
+		}
+	}
+}
+
+// A grammar error inside a Scala method's body (a broken match case, an unclosed
+// call) ended the method, and the class holding it, at the error: the method's
+// opening line landed in the class chunk, the members after it left the class or
+// became anonymous windows. The definitions are taken from their text (DefLines,
+// braces or indentation), named, under their class and flagged parse_error.
+func TestScalaErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.scala", "class Parser {\n  def parse(s: String): Int = s.toIntOption match {\n    case Some(x) => x ]]] ((\n    case None => 0\n  }\n  def other(): Int = 1\n}\n",
+			[]want{{name: "Parser", start: 1, header: "-"}, {name: "parse", start: 2, end: 5, header: "class Parser"}, {name: "other", start: 6, header: "class Parser"}},
+			[]string{"parse"}, []string{"Some", "None", "x"}},
+		{"nested.scala", "package demo\n\nobject Outer {\n  class Inner {\n    def parse(s: String): Int = s.toIntOption match {\n      case Some(x) => x ]]] ((\n      case None => 0\n    }\n    def other(): Int = 1\n  }\n  def after(x: Int): Int = x + 1\n}\n",
+			[]want{{name: "parse", start: 5, end: 8, header: "class Inner"}, {name: "other", start: 9, header: "class Inner"}, {name: "after", start: 11, header: "object Outer"}},
+			[]string{"parse"}, nil},
+		{"trait.scala", "trait Shape {\n  def area(): Double\n  def describe(): String = {\n    val s = area() match {\n      case 0.0 => \"empty\" )) ]\n      case _ => \"some\"\n    }\n    s\n  }\n  def name: String = \"shape\"\n}\n",
+			[]want{{name: "area", header: "trait Shape"}, {name: "describe", start: 3, end: 9, header: "trait Shape"}, {name: "name", start: 10, header: "trait Shape"}},
+			[]string{"describe"}, []string{"s"}},
+		{"eof.scala", "class Tail {\n  def first(): Int = 1\n\n  def last(s: String): Int = s.length match {\n    case 0 => ]] 0 (\n",
+			[]want{{name: "Tail", start: 1}, {name: "first", header: "class Tail"}, {name: "last", start: 4, header: "class Tail"}},
+			[]string{"last"}, nil},
+		{"indented.scala", "object Indent:\n  def parse(s: String): Int =\n    s.toIntOption match\n      case Some(x) => x ]]] ((\n      case None => 0\n\n  def other(): Int = 1\n",
+			[]want{{name: "parse", start: 2, header: "object Indent:"}, {name: "other", start: 7, header: "object Indent:"}},
+			[]string{"parse"}, []string{"Some", "None"}},
+		{"negative.scala", "class Service {\n  def handle(req: Req): Resp = req.kind match {\n    case Get(x) => fetch(x) ]] ((\n    case Post(body) =>\n      val parsed = parse(body\n      val doc = \"\"\"\n        def fake(): Int = 1\n        class Phantom\n      \"\"\"\n      items.map { it => it.value }\n      Resp(parsed)\n  }\n\n  def close(): Unit = ()\n}\n",
+			[]want{{name: "handle", start: 2, end: 13, header: "class Service"}, {name: "close", start: 14, header: "class Service"}},
+			[]string{"handle"}, []string{"fake", "Phantom", "parsed", "doc", "fetch", "Get", "Post", "map", "it", "Resp", "parse"}},
+	})
+}
+
+// The same kind in Rust: a broken match arm or an unclosed call inside a function
+// made tree-sitter-rust read the impl (or the whole file) as one ERROR, losing the
+// impl's and its methods' names, or cut a module at the error. The items are taken
+// from their text, named under their impl or module and flagged parse_error;
+// statements, match arms, closures and a raw string's contents are not.
+func TestRustErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"impl.rs", "struct Parser {\n    n: i32,\n}\n\nimpl Parser {\n    fn parse(&self, s: &str) -> i32 {\n        match s.parse::<i32>() {\n            Ok(x) => x ]]] ((,\n            Err(_) => 0,\n        }\n    }\n\n    fn other(&self) -> i32 {\n        1\n    }\n}\n\nfn after() -> i32 {\n    2\n}\n",
+			[]want{{name: "parse", start: 6, end: 12, header: "impl Parser"}, {name: "other", start: 13, header: "impl Parser"}, {name: "after", start: 18, header: "-"}},
+			[]string{"parse", "other"}, []string{"Ok", "Err", "x"}},
+		{"mod.rs", "mod inner {\n    pub fn first() -> i32 {\n        1\n    }\n\n    pub fn last(s: &str) -> usize {\n        match s.len() {\n            0 => ]] 0 (\n",
+			[]want{{name: "inner", start: 1}, {name: "first", start: 2, header: "mod inner"}, {name: "last", start: 6, header: "mod inner"}},
+			[]string{"last"}, nil},
+		{"generic.rs", "impl<T: Clone> fmt::Display for Wrapper<T> {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        match self.0 {\n            Some(v) => write!(f, \"{}\", v) ]] ((,\n            None => Ok(()),\n        }\n    }\n\n    pub(crate) async fn helper(&self) -> usize {\n        0\n    }\n}\n",
+			[]want{{name: "fmt", start: 2, header: "impl<T: Clone> fmt::Display for Wrapper<T>"}, {name: "helper", start: 9}},
+			[]string{"fmt"}, []string{"Some", "None", "write"}},
+		{"negative.rs", "impl Service {\n    fn handle(&self, req: Req) -> Resp {\n        match req.kind {\n            Kind::Get(x) => self.fetch(x) ]] ((,\n            Kind::Post(body) => {\n                let parsed = parse(body;\n                let doc = r#\"\nfn fake() -> i32 { 1 }\nstruct Phantom;\n\"#;\n                let f = |it: &Item| it.value;\n                items.iter().map(f).collect()\n            }\n        }\n    }\n\n    fn close(&self) {}\n}\n",
+			[]want{{name: "Service", start: 1}, {name: "handle", start: 2, end: 16, header: "impl Service"}, {name: "close", start: 17, header: "impl Service"}},
+			[]string{"handle"}, []string{"fake", "Phantom", "parsed", "doc", "f", "fetch", "Get", "Post", "map", "collect"}},
+	})
 }

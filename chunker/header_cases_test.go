@@ -421,3 +421,18 @@ func TestRustErrorDefNames(t *testing.T) {
 			[]string{"handle"}, []string{"fake", "Phantom", "parsed", "doc", "f", "fetch", "Get", "Post", "map", "collect"}},
 	})
 }
+
+// A definition taken from the text that is over the size cap is split at the
+// definitions inside it (a method's local methods), like one of the tree.
+func TestScalaErrorDefSplitsAtInnerDefs(t *testing.T) {
+	body := strings.Repeat("    val total = accumulate(items, weights, offsets) + scale(factor)\n", 16)
+	src := "class Big {\n  def outer(x: Int): Int = x match {\n    case 1 => ]] ((\n" + body +
+		"    def inner(y: Int): Int = y + 1\n    inner(x)\n  }\n}\n"
+	_, cs := chunkString(t, "big.scala", src, Options{})
+	check(t, cs, []want{{name: "outer", start: 2}, {name: "inner", header: "def outer(x: Int): Int = x match"}})
+	for _, c := range cs {
+		if c.Name == "total" || c.Name == "accumulate" {
+			t.Errorf("a statement was taken for a definition\n%s", dump(cs))
+		}
+	}
+}

@@ -956,7 +956,7 @@ func (b *builder) swallowName(i int) string {
 // (text the parser could not place), as recovered items: each runs from its line
 // to the line of the brace closing the first `{` opened on it, or to the line
 // before the next definition line indented no deeper, whichever comes first
-// (trailing blank lines left out); a class holds the definitions inside it as
+// (trailing blank lines left out); a definition holds the definitions inside it as
 // members. nil when no line opens a definition.
 func (b *builder) textDefs(lo, hi int) []item {
 	type hdr struct {
@@ -1003,9 +1003,7 @@ func (b *builder) textDefs(lo, hi int) []item {
 				j++
 			}
 			it := item{first: h.line, last: h.end, kind: h.kind, inError: true, synth: &textDef{name: h.name, sig: h.sig}}
-			if h.kind == grammars.Class {
-				it.synth.members = nest(hs[k+1 : j])
-			}
+			it.synth.members = nest(hs[k+1 : j])
 			out = append(out, it)
 			k = j
 		}

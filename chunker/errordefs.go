@@ -139,9 +139,13 @@ func (b *builder) inLiteral(i int) bool {
 
 // textEnd returns the last line of the definition that line first opens, by its
 // text: the line of the brace that closes the first `{` on its line, when that
-// closes within its indentation (see indentEnd), else its indentation's end.
+// closes within its indentation (see indentEnd), else (and always in a language
+// whose blocks end by indentation) its indentation's end.
 func (b *builder) textEnd(first int) int {
 	e := b.indentEnd(first)
+	if b.spec.BlocksByIndent {
+		return e
+	}
 	if be := b.braceEnd(first, e); be >= 0 {
 		return be
 	}

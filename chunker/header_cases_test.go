@@ -436,3 +436,23 @@ func TestScalaErrorDefSplitsAtInnerDefs(t *testing.T) {
 		}
 	}
 }
+
+// The same kind in Go, Python and Ruby: an unclosed call inside a method made the
+// parser swallow the methods after it (Go: the file after it one ERROR; Python: the
+// class's methods hidden inside one; Ruby: the whole file one anonymous window).
+// The definitions are taken from their text, named under their class and flagged
+// parse_error; assignments, function literals, lambdas, blocks and the contents of
+// raw strings, triple-quoted strings and heredocs never open one.
+func TestGoPythonRubyErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"svc.go", "package svc\n\ntype Service struct {\n\tn int\n}\n\nfunc (s *Service) Handle(req Req) Resp {\n\tparsed := parse(req.Body,\n\tdoc := `\nfunc fake() int { return 1 }\ntype Phantom struct{}\n`\n\tcb := func(it Item) int { return it.Value }\n\treturn Resp{parsed, doc, cb}\n}\n\nfunc (s *Service) Close() error {\n\treturn nil\n}\n\nfunc After[T any](x T) T {\n\treturn x\n}\n",
+			[]want{{name: "Service", start: 3, header: "-"}, {name: "Handle", start: 7, header: "-"}, {name: "Close", start: 17, header: "-"}, {name: "After", start: 21, header: "-"}},
+			[]string{"Handle", "Close"}, []string{"fake", "Phantom", "parsed", "doc", "cb", "parse", "Resp"}},
+		{"svc.py", "class Service:\n    def handle(self, req):\n        parsed = parse(req.body,\n        doc = \"\"\"\ndef fake():\n    class Phantom: pass\n\"\"\"\n        items = [f(x) for x in req.items]\n        cb = lambda it: it.value\n        return Resp(parsed)\n\n    async def close(self):\n        return None\n\n\ndef after():\n    return 2\n",
+			[]want{{name: "Service", start: 1, header: "-"}, {name: "handle", start: 2, header: "class Service:"}, {name: "close", start: 12, header: "class Service:"}, {name: "after", start: 16, header: "-"}},
+			[]string{"handle", "close"}, []string{"fake", "Phantom", "parsed", "doc", "items", "cb", "parse", "Resp"}},
+		{"svc.rb", "module Api\n  class Service\n    def handle(req)\n      parsed = parse(req.body,\n      doc = <<~TEXT\n        def fake\n        class Phantom\n      TEXT\n      req.items.each { |it| it.value }\n      Resp.new(parsed)\n    end\n\n    def self.close\n      nil\n    end\n  end\n\n  def self.version\n    1\n  end\nend\n",
+			[]want{{name: "Api", start: 1, header: "-"}, {name: "handle", start: 3, header: "class Service"}, {name: "close", start: 13, header: "class Service"}, {name: "version", start: 18, header: "module Api"}},
+			[]string{"handle"}, []string{"fake", "Phantom", "parsed", "doc", "each", "parse", "Resp", "new"}},
+	})
+}

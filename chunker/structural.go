@@ -985,7 +985,9 @@ func (b *builder) textDefs(lo, hi int) []item {
 				break
 			}
 		}
-		if e := b.braceEnd(hs[k].line, end); e >= 0 {
+		if b.spec.BlocksByIndent {
+			end = min(end, b.indentEnd(hs[k].line))
+		} else if e := b.braceEnd(hs[k].line, end); e >= 0 {
 			end = e
 		}
 		for end > hs[k].line && b.li.blank[end] {

@@ -79,6 +79,10 @@ type Spec struct {
 	// that opens none is a lifetime or a symbol ('a, 'static, 'sym), not the start
 	// of a string, when the chunker matches braces in text (DefLines).
 	CharQuotes bool
+	// BlocksByIndent says that blocks end by indentation (or an `end` line), never
+	// by braces (Python, Ruby): the chunker ends a definition it reads from the text
+	// (DefLines) where its indentation ends, not at a brace.
+	BlocksByIndent bool
 	// SwallowLines match a line that, at column 0 inside a definition that starts at
 	// column 0 and holds a parse error, opens a definition of its own: the parser let
 	// the first definition swallow it (an object literal missing its closing brace

@@ -24,8 +24,10 @@ const maxTreeDefWalk = 200000
 // item on its line; errCtx says that it holds a parse error or lies inside one.
 //   - A definition node (def) is misread when it is in errCtx or its text holds a
 //     parse error, and its text, by braces or indentation (see textEnd), runs past
-//     the node's last line (the error ended it early), or a line inside it opens a
-//     definition that no definition node under def starts on (the error hid it).
+//     the node's last line (the error ended it early), or the definition nodes
+//     under def misread the lines inside it that open definitions (see
+//     hiddenDefLine). A function whose inner definitions the tree read right is
+//     only run to its text's end: the tree's statements stay its parts.
 //   - Glue in errCtx whose line opens a definition is text the parser could not
 //     place: it is taken from the text with its whole extent, so that the
 //     definitions inside it are its members.
@@ -51,6 +53,12 @@ func (b *builder) errorDefText(it *item, def *sitter.Node, errCtx bool) ([]item,
 		if !b.hiddenDefLine(def, first+1, end) {
 			return nil, 0
 		}
+	case it.kind != grammars.Class && !b.hiddenDefLine(def, first+1, end):
+		// A function the error ended early whose inner definitions the tree read
+		// right: the node, run to its text's end, keeps its statements to split at.
+		ext := *it
+		ext.last = end
+		return []item{ext}, end
 	}
 	defs := b.textDefs(first, end+1)
 	if len(defs) == 0 || defs[0].first != first {
@@ -59,28 +67,43 @@ func (b *builder) errorDefText(it *item, def *sitter.Node, errCtx bool) ([]item,
 	return defs, end
 }
 
-// hiddenDefLine reports whether a line of [lo, hi] opens a definition by the
-// spec's DefLines that no definition node of the tree under def starts on.
+// hiddenDefLine reports whether the tree under def misread the definitions that
+// lines [lo, hi] open by the spec's DefLines: such a line starts no definition
+// node (the error hid it), or lies inside a definition node that starts on an
+// earlier line indented no less (the error let that node swallow its sibling or
+// the rest of its class).
 func (b *builder) hiddenDefLine(def *sitter.Node, lo, hi int) bool {
-	var lines map[int]bool
+	var lines []int // DefLine lines of [lo, hi]
 	for i := lo; i <= hi; i++ {
-		if b.defLineName(i) == "" || b.inLiteral(i) {
-			continue
+		if b.defLineName(i) != "" && !b.inLiteral(i) {
+			lines = append(lines, i)
 		}
-		if lines == nil {
-			lines = b.treeDefLines(def)
-		}
-		if !lines[i] {
+	}
+	if len(lines) == 0 {
+		return false
+	}
+	spans := b.treeDefSpans(def)
+	for _, l := range lines {
+		if _, ok := spans[l]; !ok {
 			return true
+		}
+	}
+	for first, last := range spans {
+		ind := lineIndent(b.li.lineText(first))
+		for _, l := range lines {
+			if l > first && l <= last && lineIndent(b.li.lineText(l)) <= ind {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// treeDefLines returns the first lines of the definition nodes under n (n
-// included), ERROR nodes searched too; at most maxTreeDefWalk nodes are visited.
-func (b *builder) treeDefLines(n *sitter.Node) map[int]bool {
-	out := map[int]bool{}
+// treeDefSpans returns, by first line, the last lines of the definition nodes
+// under n (n included), ERROR nodes searched too; at most maxTreeDefWalk nodes
+// are visited.
+func (b *builder) treeDefSpans(n *sitter.Node) map[int]int {
+	out := map[int]int{}
 	visited := 0
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
@@ -88,7 +111,8 @@ func (b *builder) treeDefLines(n *sitter.Node) map[int]bool {
 			return
 		}
 		if d, _ := b.spec.DefinitionOfType(n, b.spec.TypeOf(n)); d != nil {
-			out[b.firstLine(d)] = true
+			first := b.firstLine(d)
+			out[first] = max(out[first], b.endLine(d))
 		}
 		for _, c := range grammars.Children(n) {
 			if c.IsNamed() || c.IsError() {

@@ -456,3 +456,32 @@ func TestGoPythonRubyErrorDefNames(t *testing.T) {
 			[]string{"handle"}, []string{"fake", "Phantom", "parsed", "doc", "each", "parse", "Resp", "new"}},
 	})
 }
+
+// The same kind in Kotlin and Swift: an unbalanced bracket inside a method (`val y
+// = ) ]] {`) made the grammar nest the members after it inside the method, or the
+// Kotlin outline find no members in the class: the class was one chunk. Its
+// members are taken from the definition lines of its text, named under their
+// classes; the method with the error is flagged parse_error. Properties (`val z =
+// compute(1,`), closures and a raw string's contents never open a definition.
+func TestKotlinSwiftErrorDefNames(t *testing.T) {
+	want := []want{{name: "Outer", start: 1, header: "-"}, {name: "Inner", start: 2, header: "class Outer"},
+		{name: "parse", start: 3, header: "class Inner"}, {name: "other", start: 14, header: "class Inner"},
+		{name: "after", start: 17, header: "class Outer"}}
+	never := []string{"fake", "Phantom", "y", "z", "doc", "compute", "forEach", "println", "print"}
+	checkErrorDefs(t, []errorDefCase{
+		{"Svc.kt", "class Outer {\n    class Inner {\n        fun parse(s: String): Int {\n            val y = ) ]] {\n            val z = compute(1,\n            val doc = \"\"\"\nfun fake(): Int = 1\nclass Phantom\n\"\"\"\n            items.forEach { it -> println(it) }\n            return y\n        }\n\n        fun other(): Int = 1\n    }\n\n    fun after(): Int = 2\n}\n", want, []string{"parse"}, never},
+		{"svc.swift", "class Outer {\n    class Inner {\n        func parse(_ s: String) -> Int {\n            let y = ) ]] {\n            let z = compute(1,\n            let doc = \"\"\"\nfunc fake() -> Int { 1 }\nclass Phantom {}\n\"\"\"\n            items.forEach { it in print(it) }\n            return y\n        }\n\n        func other() -> Int { return 1 }\n    }\n\n    func after() -> Int { return 2 }\n}\n", want, []string{"parse"}, never},
+	})
+}
+
+// An unbalanced bracket inside a method of a nested class (`val y = ) ]] {`) in
+// Scala, Rust, Python, Ruby and Go: every definition keeps its name under its class.
+func TestUnbalancedBracketErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.scala", "object Outer {\n  class Inner {\n    def parse(s: String): Int = {\n      val y = ) ]] {\n      y\n    }\n\n    def other(): Int = 1\n  }\n\n  def after(): Int = 2\n}\n", []want{{name: "parse", start: 3, header: "class Inner"}, {name: "other", start: 8, header: "class Inner"}, {name: "after", start: 11, header: "object Outer"}}, []string{"parse"}, []string{"y"}},
+		{"a.rs", "mod outer {\n    impl Inner {\n        fn parse(&self, s: &str) -> i32 {\n            let y = ) ]] {;\n            y\n        }\n\n        fn other(&self) -> i32 { 1 }\n    }\n\n    fn after() -> i32 { 2 }\n}\n", []want{{name: "parse", start: 3, header: "impl Inner"}, {name: "other", start: 8, header: "impl Inner"}, {name: "after", start: 11, header: "mod outer"}}, []string{"parse"}, []string{"y"}},
+		{"a.py", "class Outer:\n    class Inner:\n        def parse(self, s):\n            y = ) ]] {\n            return y\n\n        def other(self):\n            return 1\n\n    def after(self):\n        return 2\n", []want{{name: "parse", start: 3, header: "class Inner:"}, {name: "other", start: 7, header: "class Inner:"}, {name: "after", start: 10, header: "class Outer:"}}, []string{"parse"}, []string{"y"}},
+		{"a.rb", "class Outer\n  class Inner\n    def parse(s)\n      y = ) ]] {\n      y\n    end\n\n    def other\n      1\n    end\n  end\n\n  def after\n    2\n  end\nend\n", []want{{name: "parse", start: 3, header: "class Inner"}, {name: "other", start: 8, header: "class Inner"}, {name: "after", start: 13, header: "class Outer"}}, []string{"parse"}, []string{"y"}},
+		{"a.go", "package p\n\nfunc (p *P) Parse(s string) int {\n\ty := ) ]] {\n\treturn y\n}\n\nfunc (p *P) Other() int { return 1 }\n\nfunc After() int { return 2 }\n", []want{{name: "Parse", start: 3, header: "-"}, {name: "Other", start: 8, header: "-"}, {name: "After", start: 10, header: "-"}}, []string{"Parse"}, []string{"y"}},
+	})
+}

@@ -22,7 +22,8 @@ const maxTreeDefWalk = 200000
 // errorDefText returns the definitions that the text of item it opens, by the
 // spec's DefLines, and their last line, when the tree misread them. it is the first
 // item on its line; errCtx says that it holds a parse error or lies inside one.
-//   - A definition node (def) is misread when it is in errCtx or its text holds a
+//   - A definition node (def) is misread when its kind is not the text's (a
+//     function where the text opens a class), or when it is in errCtx or its text holds a
 //     parse error, and its text, by braces or indentation (see textEnd), runs past
 //     the node's last line (the error ended it early), or the definition nodes
 //     under def misread the lines inside it that open definitions (see
@@ -36,11 +37,16 @@ const maxTreeDefWalk = 200000
 // first line, or agrees with the tree.
 func (b *builder) errorDefText(it *item, def *sitter.Node, errCtx bool) ([]item, int) {
 	first := it.first
-	if b.defLineName(first) == "" || b.inLiteral(first) {
+	name, kind := b.defLine(first)
+	if name == "" || b.inLiteral(first) {
 		return nil, 0
 	}
 	end := b.textEnd(first)
 	switch {
+	case def != nil && (kind == grammars.Class) != (it.kind == grammars.Class) && it.kind != grammars.Property:
+		// The tree reads a function where the text opens a class, or the other way
+		// round (a class whose `;` an error took became a function's return type).
+		end = max(end, it.last)
 	case def == nil:
 		if !errCtx {
 			return nil, 0
@@ -127,13 +133,20 @@ func (b *builder) treeDefSpans(n *sitter.Node) map[int]int {
 // defLineName returns the name line i opens a definition of by the spec's
 // DefLines, or "".
 func (b *builder) defLineName(i int) string {
+	name, _ := b.defLine(i)
+	return name
+}
+
+// defLine returns the name and the kind of the definition line i opens by the
+// spec's DefLines, or "" and "".
+func (b *builder) defLine(i int) (name, kind string) {
 	t := b.li.lineText(i)
 	for _, d := range b.spec.DefLines {
-		if m := d.Re.FindSubmatch(t); m != nil && !b.spec.IsKeyword(string(m[1])) {
-			return string(m[1])
+		if m := d.Re.FindSubmatch(t); m != nil && !b.spec.IsKeyword(string(m[1])) && !b.notDefLine(t) {
+			return string(m[1]), d.Kind
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // inLiteral reports whether line i starts (at its first non-blank byte) inside a
@@ -227,3 +240,9 @@ func isWordByte(c byte) bool {
 
 // lineIndent returns the bytes of blanks (spaces and tabs) line t starts with.
 func lineIndent(t []byte) int { return len(t) - len(bytes.TrimLeft(t, " \t")) }
+
+// notDefLine reports whether line text t opens no definition by the spec's
+// NotDefLine, whatever its DefLines say.
+func (b *builder) notDefLine(t []byte) bool {
+	return b.spec.NotDefLine != nil && b.spec.NotDefLine.Match(t)
+}

@@ -485,3 +485,15 @@ func TestUnbalancedBracketErrorDefNames(t *testing.T) {
 		{"a.go", "package p\n\nfunc (p *P) Parse(s string) int {\n\ty := ) ]] {\n\treturn y\n}\n\nfunc (p *P) Other() int { return 1 }\n\nfunc After() int { return 2 }\n", []want{{name: "Parse", start: 3, header: "-"}, {name: "Other", start: 8, header: "-"}, {name: "After", start: 10, header: "-"}}, []string{"Parse"}, []string{"y"}},
 	})
 }
+
+// The same kind in C++: an unbalanced bracket inside a method made the class the
+// return type of the function after it (a chunk named after over the class). The
+// class and its methods are taken from their text. A statement keyword before a
+// name (`if MACRO (x) {`), a lambda, a call and a raw string's contents never open
+// a definition.
+func TestCPPErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.cpp", "namespace ns {\nclass Outer {\npublic:\n    int parse(const char *s) {\n        int y = ) ]] {;\n        return y;\n    }\n\n    int other() { return 1; }\n};\n\nint after() { return 2; }\n}\n", []want{{name: "Outer", start: 2}, {name: "parse", start: 4, header: "class Outer"}, {name: "other", start: 9, header: "class Outer"}, {name: "after", start: 12}}, []string{"parse"}, []string{"y"}},
+		{"conv.cpp", "template <typename T> class Conv {\n public:\n  void run(T value) {\n    if FMT_CONSTEXPR20 (sizeof(T) <= sizeof(int)) {\n      int y = ) ]] {;\n      store(value);\n    }\n    auto cb = [](int x) { return x; };\n    const char *doc = R\"(\nint fake(int x) {\n)\";\n  }\n\n  int other() const { return 1; }\n};\n", nil, nil, []string{"FMT_CONSTEXPR20", "store", "cb", "fake", "doc"}},
+	})
+}

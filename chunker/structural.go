@@ -968,7 +968,7 @@ func (b *builder) textDefs(lo, hi int) []item {
 		t := b.li.lineText(i)
 		for _, d := range b.spec.DefLines {
 			m := d.Re.FindSubmatch(t)
-			if m == nil || b.spec.IsKeyword(string(m[1])) || b.inLiteral(i) {
+			if m == nil || b.spec.IsKeyword(string(m[1])) || b.notDefLine(t) || b.inLiteral(i) {
 				continue
 			}
 			sig := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(t)), "{"))

@@ -75,6 +75,10 @@ type Spec struct {
 	// starts on (the error hid the members after it). The definition's first line
 	// must match a DefLine; the recovered definitions are flagged parse_error.
 	ErrorDefsFromText bool
+	// NotDefLine, if not nil, matches lines that open no definition though a
+	// DefLine matches them (C++: a statement keyword where a return type is
+	// expected, `if MACRO (x) {`).
+	NotDefLine *regexp.Regexp
 	// CharQuotes says that `'` quotes one character only (a char literal): a `'`
 	// that opens none is a lifetime or a symbol ('a, 'static, 'sym), not the start
 	// of a string, when the chunker matches braces in text (DefLines).

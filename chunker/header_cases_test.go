@@ -497,3 +497,16 @@ func TestCPPErrorDefNames(t *testing.T) {
 		{"conv.cpp", "template <typename T> class Conv {\n public:\n  void run(T value) {\n    if FMT_CONSTEXPR20 (sizeof(T) <= sizeof(int)) {\n      int y = ) ]] {;\n      store(value);\n    }\n    auto cb = [](int x) { return x; };\n    const char *doc = R\"(\nint fake(int x) {\n)\";\n  }\n\n  int other() const { return 1; }\n};\n", nil, nil, []string{"FMT_CONSTEXPR20", "store", "cb", "fake", "doc"}},
 	})
 }
+
+// The same kind in Java and PHP: a file cut inside a method (an unclosed switch at
+// its end) made the class and the method unnamed windows. They are taken from
+// their text. Anonymous classes (`new Runnable() {`), lambdas, closures, calls,
+// text blocks and heredocs never open a definition.
+func TestJavaPHPErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"A.java", "public class Tail {\n    int first() { return 1; }\n\n    int last(String s) {\n        switch (s.length()) {\n            case 0: return ]] 0 (\n", []want{{name: "Tail", start: 1}, {name: "first", start: 2, header: "public class Tail"}, {name: "last", start: 4, header: "public class Tail"}}, []string{"last"}, nil},
+		{"a.php", "<?php\nclass Tail {\n    public function first() { return 1; }\n\n    public function last($s) {\n        switch ($s) {\n            case 0: return ]] 0 (\n", []want{{name: "Tail", start: 2}, {name: "first", start: 3, header: "class Tail"}, {name: "last", start: 5, header: "class Tail"}}, []string{"last"}, nil},
+		{"Svc.java", "public class Svc {\n    void handle(List<Item> items) {\n        Runnable r = new Runnable() {\n            public void run() { work(); }\n        };\n        items.forEach(it -> {\n            process(it);\n        });\n        if (items.isEmpty()) {\n            String doc = \"\"\"\n                void fake() {\n                \"\"\";\n        }\n        int y = ) ]] {;\n        helper(items) ;\n    }\n\n    int other() { return 1; }\n}\n", []want{{name: "handle", start: 2, header: "public class Svc"}, {name: "other", start: 18, header: "public class Svc"}}, []string{"handle"}, []string{"Runnable", "forEach", "process", "fake", "helper", "isEmpty", "doc", "r"}},
+		{"svc.php", "<?php\nclass Svc {\n    public function handle($items) {\n        $f = function ($x) {\n            return $x;\n        };\n        array_map(function ($x) {\n            return $x;\n        }, $items);\n        $doc = <<<TEXT\nfunction fake() {\nTEXT;\n        $y = ) ]] {;\n    }\n\n    public function other() { return 1; }\n}\n", []want{{name: "handle", start: 3, header: "class Svc"}, {name: "other", start: 16, header: "class Svc"}}, []string{"handle"}, []string{"fake", "f", "array_map", "doc"}},
+	})
+}

@@ -510,3 +510,13 @@ func TestJavaPHPErrorDefNames(t *testing.T) {
 		{"svc.php", "<?php\nclass Svc {\n    public function handle($items) {\n        $f = function ($x) {\n            return $x;\n        };\n        array_map(function ($x) {\n            return $x;\n        }, $items);\n        $doc = <<<TEXT\nfunction fake() {\nTEXT;\n        $y = ) ]] {;\n    }\n\n    public function other() { return 1; }\n}\n", []want{{name: "handle", start: 3, header: "class Svc"}, {name: "other", start: 16, header: "class Svc"}}, []string{"handle"}, []string{"fake", "f", "array_map", "doc"}},
 	})
 }
+
+// The same kind in C: a file cut inside a function left it an unnamed window; it is
+// taken from its text. A statement keyword before a macro, a declaration with an
+// initialiser, a loop macro and a string never open a definition.
+func TestCErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.c", "int first(void) { return 1; }\n\nint last(const char *s) {\n    switch (s[0]) {\n    case 0: return ]] 0 (\n", []want{{name: "first", start: 1}, {name: "last", start: 3}}, []string{"last"}, nil},
+		{"run.c", "static int run(struct ctx *c) {\n    if LIKELY (c->n > 0) {\n        struct item it = make_item(c) ;\n        list_foreach(c->items, visit) {\n            visit(it);\n        }\n    }\n    const char *doc = \"int fake(void) {\";\n    int y = ) ]] {;\n    return 0;\n}\n\nint other(void) { return 1; }\n", []want{{name: "run", start: 1}, {name: "other", start: 13}}, []string{"run"}, []string{"LIKELY", "it", "make_item", "list_foreach", "visit", "fake", "doc"}},
+	})
+}

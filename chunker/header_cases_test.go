@@ -3,6 +3,7 @@ package chunker
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -336,4 +337,186 @@ internal sealed record Ledger(int Id)
 	if c := byName(cs, "Account"); c != nil && (!c.ParseError || c.Kind != KindClass) {
 		t.Errorf("Account: kind %s, parse_error %v; want class, true", c.Kind, c.ParseError)
 	}
+}
+
+// errorDefCase is a source whose parse error (a broken match arm, an unclosed call)
+// made the tree misread the definitions around it, the chunks it must still have
+// (each flagged parse_error when flagged is set), and names no chunk may have:
+// statements, calls, match arms, closures and string contents.
+type errorDefCase struct {
+	path, src string
+	want      []want
+	flagged   []string
+	never     []string
+}
+
+// checkErrorDefs chunks each case without merging and checks its named chunks,
+// their parse_error flags and that no statement was taken for a definition.
+func checkErrorDefs(t *testing.T, cases []errorDefCase) {
+	t.Helper()
+	for _, tc := range cases {
+		_, cs := chunkString(t, tc.path, tc.src, Options{NoMerge: true})
+		check(t, cs, tc.want)
+		for _, n := range tc.flagged {
+			if c := byName(cs, n); c != nil && !c.ParseError {
+				t.Errorf("%s %s: parse_error false, want true\n%s", tc.path, n, dump(cs))
+			}
+		}
+		for _, c := range cs {
+			for _, n := range append([]string{c.Name}, c.Names...) {
+				if slices.Contains(tc.never, n) {
+					t.Errorf("%s L%d-%d: a statement was taken for a definition: %s\n%s", tc.path, c.StartLine, c.EndLine, n, dump(cs))
+				}
+			}
+		}
+	}
+}
+
+// A grammar error inside a Scala method's body (a broken match case, an unclosed
+// call) ended the method, and the class holding it, at the error: the method's
+// opening line landed in the class chunk, the members after it left the class or
+// became anonymous windows. The definitions are taken from their text (DefLines,
+// braces or indentation), named, under their class and flagged parse_error.
+func TestScalaErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.scala", "class Parser {\n  def parse(s: String): Int = s.toIntOption match {\n    case Some(x) => x ]]] ((\n    case None => 0\n  }\n  def other(): Int = 1\n}\n",
+			[]want{{name: "Parser", start: 1, header: "-"}, {name: "parse", start: 2, end: 5, header: "class Parser"}, {name: "other", start: 6, header: "class Parser"}},
+			[]string{"parse"}, []string{"Some", "None", "x"}},
+		{"nested.scala", "package demo\n\nobject Outer {\n  class Inner {\n    def parse(s: String): Int = s.toIntOption match {\n      case Some(x) => x ]]] ((\n      case None => 0\n    }\n    def other(): Int = 1\n  }\n  def after(x: Int): Int = x + 1\n}\n",
+			[]want{{name: "parse", start: 5, end: 8, header: "class Inner"}, {name: "other", start: 9, header: "class Inner"}, {name: "after", start: 11, header: "object Outer"}},
+			[]string{"parse"}, nil},
+		{"trait.scala", "trait Shape {\n  def area(): Double\n  def describe(): String = {\n    val s = area() match {\n      case 0.0 => \"empty\" )) ]\n      case _ => \"some\"\n    }\n    s\n  }\n  def name: String = \"shape\"\n}\n",
+			[]want{{name: "area", header: "trait Shape"}, {name: "describe", start: 3, end: 9, header: "trait Shape"}, {name: "name", start: 10, header: "trait Shape"}},
+			[]string{"describe"}, []string{"s"}},
+		{"eof.scala", "class Tail {\n  def first(): Int = 1\n\n  def last(s: String): Int = s.length match {\n    case 0 => ]] 0 (\n",
+			[]want{{name: "Tail", start: 1}, {name: "first", header: "class Tail"}, {name: "last", start: 4, header: "class Tail"}},
+			[]string{"last"}, nil},
+		{"indented.scala", "object Indent:\n  def parse(s: String): Int =\n    s.toIntOption match\n      case Some(x) => x ]]] ((\n      case None => 0\n\n  def other(): Int = 1\n",
+			[]want{{name: "parse", start: 2, header: "object Indent:"}, {name: "other", start: 7, header: "object Indent:"}},
+			[]string{"parse"}, []string{"Some", "None"}},
+		{"negative.scala", "class Service {\n  def handle(req: Req): Resp = req.kind match {\n    case Get(x) => fetch(x) ]] ((\n    case Post(body) =>\n      val parsed = parse(body\n      val doc = \"\"\"\n        def fake(): Int = 1\n        class Phantom\n      \"\"\"\n      items.map { it => it.value }\n      Resp(parsed)\n  }\n\n  def close(): Unit = ()\n}\n",
+			[]want{{name: "handle", start: 2, end: 13, header: "class Service"}, {name: "close", start: 14, header: "class Service"}},
+			[]string{"handle"}, []string{"fake", "Phantom", "parsed", "doc", "fetch", "Get", "Post", "map", "it", "Resp", "parse"}},
+	})
+}
+
+// The same kind in Rust: a broken match arm or an unclosed call inside a function
+// made tree-sitter-rust read the impl (or the whole file) as one ERROR, losing the
+// impl's and its methods' names, or cut a module at the error. The items are taken
+// from their text, named under their impl or module and flagged parse_error;
+// statements, match arms, closures and a raw string's contents are not.
+func TestRustErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"impl.rs", "struct Parser {\n    n: i32,\n}\n\nimpl Parser {\n    fn parse(&self, s: &str) -> i32 {\n        match s.parse::<i32>() {\n            Ok(x) => x ]]] ((,\n            Err(_) => 0,\n        }\n    }\n\n    fn other(&self) -> i32 {\n        1\n    }\n}\n\nfn after() -> i32 {\n    2\n}\n",
+			[]want{{name: "parse", start: 6, end: 12, header: "impl Parser"}, {name: "other", start: 13, header: "impl Parser"}, {name: "after", start: 18, header: "-"}},
+			[]string{"parse", "other"}, []string{"Ok", "Err", "x"}},
+		{"mod.rs", "mod inner {\n    pub fn first() -> i32 {\n        1\n    }\n\n    pub fn last(s: &str) -> usize {\n        match s.len() {\n            0 => ]] 0 (\n",
+			[]want{{name: "inner", start: 1}, {name: "first", start: 2, header: "mod inner"}, {name: "last", start: 6, header: "mod inner"}},
+			[]string{"last"}, nil},
+		{"generic.rs", "impl<T: Clone> fmt::Display for Wrapper<T> {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        match self.0 {\n            Some(v) => write!(f, \"{}\", v) ]] ((,\n            None => Ok(()),\n        }\n    }\n\n    pub(crate) async fn helper(&self) -> usize {\n        0\n    }\n}\n",
+			[]want{{name: "fmt", start: 2, header: "impl<T: Clone> fmt::Display for Wrapper<T>"}, {name: "helper", start: 9}},
+			[]string{"fmt"}, []string{"Some", "None", "write"}},
+		{"negative.rs", "impl Service {\n    fn handle(&self, req: Req) -> Resp {\n        match req.kind {\n            Kind::Get(x) => self.fetch(x) ]] ((,\n            Kind::Post(body) => {\n                let parsed = parse(body;\n                let doc = r#\"\nfn fake() -> i32 { 1 }\nstruct Phantom;\n\"#;\n                let f = |it: &Item| it.value;\n                items.iter().map(f).collect()\n            }\n        }\n    }\n\n    fn close(&self) {}\n}\n",
+			[]want{{name: "Service", start: 1}, {name: "handle", start: 2, end: 16, header: "impl Service"}, {name: "close", start: 17, header: "impl Service"}},
+			[]string{"handle"}, []string{"fake", "Phantom", "parsed", "doc", "f", "fetch", "Get", "Post", "map", "collect"}},
+	})
+}
+
+// A definition taken from the text that is over the size cap is split at the
+// definitions inside it (a method's local methods), like one of the tree.
+func TestScalaErrorDefSplitsAtInnerDefs(t *testing.T) {
+	body := strings.Repeat("    val total = accumulate(items, weights, offsets) + scale(factor)\n", 16)
+	src := "class Big {\n  def outer(x: Int): Int = x match {\n    case 1 => ]] ((\n" + body +
+		"    def inner(y: Int): Int = y + 1\n    inner(x)\n  }\n}\n"
+	_, cs := chunkString(t, "big.scala", src, Options{})
+	check(t, cs, []want{{name: "outer", start: 2}, {name: "inner", header: "def outer(x: Int): Int = x match"}})
+	for _, c := range cs {
+		if c.Name == "total" || c.Name == "accumulate" {
+			t.Errorf("a statement was taken for a definition\n%s", dump(cs))
+		}
+	}
+}
+
+// The same kind in Go, Python and Ruby: an unclosed call inside a method made the
+// parser swallow the methods after it (Go: the file after it one ERROR; Python: the
+// class's methods hidden inside one; Ruby: the whole file one anonymous window).
+// The definitions are taken from their text, named under their class and flagged
+// parse_error; assignments, function literals, lambdas, blocks and the contents of
+// raw strings, triple-quoted strings and heredocs never open one.
+func TestGoPythonRubyErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"svc.go", "package svc\n\ntype Service struct {\n\tn int\n}\n\nfunc (s *Service) Handle(req Req) Resp {\n\tparsed := parse(req.Body,\n\tdoc := `\nfunc fake() int { return 1 }\ntype Phantom struct{}\n`\n\tcb := func(it Item) int { return it.Value }\n\treturn Resp{parsed, doc, cb}\n}\n\nfunc (s *Service) Close() error {\n\treturn nil\n}\n\nfunc After[T any](x T) T {\n\treturn x\n}\n",
+			[]want{{name: "Service", start: 3, header: "-"}, {name: "Handle", start: 7, header: "-"}, {name: "Close", start: 17, header: "-"}, {name: "After", start: 21, header: "-"}},
+			[]string{"Handle", "Close"}, []string{"fake", "Phantom", "parsed", "doc", "cb", "parse", "Resp"}},
+		{"svc.py", "class Service:\n    def handle(self, req):\n        parsed = parse(req.body,\n        doc = \"\"\"\ndef fake():\n    class Phantom: pass\n\"\"\"\n        items = [f(x) for x in req.items]\n        cb = lambda it: it.value\n        return Resp(parsed)\n\n    async def close(self):\n        return None\n\n\ndef after():\n    return 2\n",
+			[]want{{name: "Service", start: 1, header: "-"}, {name: "handle", start: 2, header: "class Service:"}, {name: "close", start: 12, header: "class Service:"}, {name: "after", start: 16, header: "-"}},
+			[]string{"handle", "close"}, []string{"fake", "Phantom", "parsed", "doc", "items", "cb", "parse", "Resp"}},
+		{"svc.rb", "module Api\n  class Service\n    def handle(req)\n      parsed = parse(req.body,\n      doc = <<~TEXT\n        def fake\n        class Phantom\n      TEXT\n      req.items.each { |it| it.value }\n      Resp.new(parsed)\n    end\n\n    def self.close\n      nil\n    end\n  end\n\n  def self.version\n    1\n  end\nend\n",
+			[]want{{name: "Api", start: 1, header: "-"}, {name: "handle", start: 3, header: "class Service"}, {name: "close", start: 13, header: "class Service"}, {name: "version", start: 18, header: "module Api"}},
+			[]string{"handle"}, []string{"fake", "Phantom", "parsed", "doc", "each", "parse", "Resp", "new"}},
+	})
+}
+
+// The same kind in Kotlin and Swift: an unbalanced bracket inside a method (`val y
+// = ) ]] {`) made the grammar nest the members after it inside the method, or the
+// Kotlin outline find no members in the class: the class was one chunk. Its
+// members are taken from the definition lines of its text, named under their
+// classes; the method with the error is flagged parse_error. Properties (`val z =
+// compute(1,`), closures and a raw string's contents never open a definition.
+func TestKotlinSwiftErrorDefNames(t *testing.T) {
+	want := []want{{name: "Outer", start: 1, header: "-"}, {name: "Inner", start: 2, header: "class Outer"},
+		{name: "parse", start: 3, header: "class Inner"}, {name: "other", start: 14, header: "class Inner"},
+		{name: "after", start: 17, header: "class Outer"}}
+	never := []string{"fake", "Phantom", "y", "z", "doc", "compute", "forEach", "println", "print"}
+	checkErrorDefs(t, []errorDefCase{
+		{"Svc.kt", "class Outer {\n    class Inner {\n        fun parse(s: String): Int {\n            val y = ) ]] {\n            val z = compute(1,\n            val doc = \"\"\"\nfun fake(): Int = 1\nclass Phantom\n\"\"\"\n            items.forEach { it -> println(it) }\n            return y\n        }\n\n        fun other(): Int = 1\n    }\n\n    fun after(): Int = 2\n}\n", want, []string{"parse"}, never},
+		{"svc.swift", "class Outer {\n    class Inner {\n        func parse(_ s: String) -> Int {\n            let y = ) ]] {\n            let z = compute(1,\n            let doc = \"\"\"\nfunc fake() -> Int { 1 }\nclass Phantom {}\n\"\"\"\n            items.forEach { it in print(it) }\n            return y\n        }\n\n        func other() -> Int { return 1 }\n    }\n\n    func after() -> Int { return 2 }\n}\n", want, []string{"parse"}, never},
+	})
+}
+
+// An unbalanced bracket inside a method of a nested class (`val y = ) ]] {`) in
+// Scala, Rust, Python, Ruby and Go: every definition keeps its name under its class.
+func TestUnbalancedBracketErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.scala", "object Outer {\n  class Inner {\n    def parse(s: String): Int = {\n      val y = ) ]] {\n      y\n    }\n\n    def other(): Int = 1\n  }\n\n  def after(): Int = 2\n}\n", []want{{name: "parse", start: 3, header: "class Inner"}, {name: "other", start: 8, header: "class Inner"}, {name: "after", start: 11, header: "object Outer"}}, []string{"parse"}, []string{"y"}},
+		{"a.rs", "mod outer {\n    impl Inner {\n        fn parse(&self, s: &str) -> i32 {\n            let y = ) ]] {;\n            y\n        }\n\n        fn other(&self) -> i32 { 1 }\n    }\n\n    fn after() -> i32 { 2 }\n}\n", []want{{name: "parse", start: 3, header: "impl Inner"}, {name: "other", start: 8, header: "impl Inner"}, {name: "after", start: 11, header: "mod outer"}}, []string{"parse"}, []string{"y"}},
+		{"a.py", "class Outer:\n    class Inner:\n        def parse(self, s):\n            y = ) ]] {\n            return y\n\n        def other(self):\n            return 1\n\n    def after(self):\n        return 2\n", []want{{name: "parse", start: 3, header: "class Inner:"}, {name: "other", start: 7, header: "class Inner:"}, {name: "after", start: 10, header: "class Outer:"}}, []string{"parse"}, []string{"y"}},
+		{"a.rb", "class Outer\n  class Inner\n    def parse(s)\n      y = ) ]] {\n      y\n    end\n\n    def other\n      1\n    end\n  end\n\n  def after\n    2\n  end\nend\n", []want{{name: "parse", start: 3, header: "class Inner"}, {name: "other", start: 8, header: "class Inner"}, {name: "after", start: 13, header: "class Outer"}}, []string{"parse"}, []string{"y"}},
+		{"a.go", "package p\n\nfunc (p *P) Parse(s string) int {\n\ty := ) ]] {\n\treturn y\n}\n\nfunc (p *P) Other() int { return 1 }\n\nfunc After() int { return 2 }\n", []want{{name: "Parse", start: 3, header: "-"}, {name: "Other", start: 8, header: "-"}, {name: "After", start: 10, header: "-"}}, []string{"Parse"}, []string{"y"}},
+	})
+}
+
+// The same kind in C++: an unbalanced bracket inside a method made the class the
+// return type of the function after it (a chunk named after over the class). The
+// class and its methods are taken from their text. A statement keyword before a
+// name (`if MACRO (x) {`), a lambda, a call and a raw string's contents never open
+// a definition.
+func TestCPPErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.cpp", "namespace ns {\nclass Outer {\npublic:\n    int parse(const char *s) {\n        int y = ) ]] {;\n        return y;\n    }\n\n    int other() { return 1; }\n};\n\nint after() { return 2; }\n}\n", []want{{name: "Outer", start: 2}, {name: "parse", start: 4, header: "class Outer"}, {name: "other", start: 9, header: "class Outer"}, {name: "after", start: 12}}, []string{"parse"}, []string{"y"}},
+		{"conv.cpp", "template <typename T> class Conv {\n public:\n  void run(T value) {\n    if FMT_CONSTEXPR20 (sizeof(T) <= sizeof(int)) {\n      int y = ) ]] {;\n      store(value);\n    }\n    auto cb = [](int x) { return x; };\n    const char *doc = R\"(\nint fake(int x) {\n)\";\n  }\n\n  int other() const { return 1; }\n};\n", nil, nil, []string{"FMT_CONSTEXPR20", "store", "cb", "fake", "doc"}},
+	})
+}
+
+// The same kind in Java and PHP: a file cut inside a method (an unclosed switch at
+// its end) made the class and the method unnamed windows. They are taken from
+// their text. Anonymous classes (`new Runnable() {`), lambdas, closures, calls,
+// text blocks and heredocs never open a definition.
+func TestJavaPHPErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"A.java", "public class Tail {\n    int first() { return 1; }\n\n    int last(String s) {\n        switch (s.length()) {\n            case 0: return ]] 0 (\n", []want{{name: "Tail", start: 1}, {name: "first", start: 2, header: "public class Tail"}, {name: "last", start: 4, header: "public class Tail"}}, []string{"last"}, nil},
+		{"a.php", "<?php\nclass Tail {\n    public function first() { return 1; }\n\n    public function last($s) {\n        switch ($s) {\n            case 0: return ]] 0 (\n", []want{{name: "Tail", start: 2}, {name: "first", start: 3, header: "class Tail"}, {name: "last", start: 5, header: "class Tail"}}, []string{"last"}, nil},
+		{"Svc.java", "public class Svc {\n    void handle(List<Item> items) {\n        Runnable r = new Runnable() {\n            public void run() { work(); }\n        };\n        items.forEach(it -> {\n            process(it);\n        });\n        if (items.isEmpty()) {\n            String doc = \"\"\"\n                void fake() {\n                \"\"\";\n        }\n        int y = ) ]] {;\n        helper(items) ;\n    }\n\n    int other() { return 1; }\n}\n", []want{{name: "handle", start: 2, header: "public class Svc"}, {name: "other", start: 18, header: "public class Svc"}}, []string{"handle"}, []string{"Runnable", "forEach", "process", "fake", "helper", "isEmpty", "doc", "r"}},
+		{"svc.php", "<?php\nclass Svc {\n    public function handle($items) {\n        $f = function ($x) {\n            return $x;\n        };\n        array_map(function ($x) {\n            return $x;\n        }, $items);\n        $doc = <<<TEXT\nfunction fake() {\nTEXT;\n        $y = ) ]] {;\n    }\n\n    public function other() { return 1; }\n}\n", []want{{name: "handle", start: 3, header: "class Svc"}, {name: "other", start: 16, header: "class Svc"}}, []string{"handle"}, []string{"fake", "f", "array_map", "doc"}},
+	})
+}
+
+// The same kind in C: a file cut inside a function left it an unnamed window; it is
+// taken from its text. A statement keyword before a macro, a declaration with an
+// initialiser, a loop macro and a string never open a definition.
+func TestCErrorDefNames(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.c", "int first(void) { return 1; }\n\nint last(const char *s) {\n    switch (s[0]) {\n    case 0: return ]] 0 (\n", []want{{name: "first", start: 1}, {name: "last", start: 3}}, []string{"last"}, nil},
+		{"run.c", "static int run(struct ctx *c) {\n    if LIKELY (c->n > 0) {\n        struct item it = make_item(c) ;\n        list_foreach(c->items, visit) {\n            visit(it);\n        }\n    }\n    const char *doc = \"int fake(void) {\";\n    int y = ) ]] {;\n    return 0;\n}\n\nint other(void) { return 1; }\n", []want{{name: "run", start: 1}, {name: "other", start: 13}}, []string{"run"}, []string{"LIKELY", "it", "make_item", "list_foreach", "visit", "fake", "doc"}},
+	})
 }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -90,7 +91,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s.window
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r12"
+const Revision = "r13"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5", or "aligned/c800/w20/o10/nh" for
@@ -169,6 +170,7 @@ func (s *Structural) ChunkTree(f *File, visit func(root *sitter.Node, parsed []b
 	defer tree.Close()
 	b := &builder{opts: s.opts, spec: spec, li: li, src: f.Text, parsed: parsed}
 	root := tree.RootNode()
+	b.root = root
 	if visit != nil {
 		visit(root, parsed)
 	}
@@ -391,6 +393,12 @@ type builder struct {
 	leading []int8
 	// inTextDefs is set while the definitions textDefs recovered are placed.
 	inTextDefs bool
+	// root is the file's syntax tree (for inLiteral), nil when none.
+	root *sitter.Node
+	// skipThrough is the last line of a definition appendItems took from the text
+	// (see errorDefText): the items of its level up to that line are covered by it.
+	// -1: none.
+	skipThrough int
 }
 
 // add appends a finished piece, recording the header of the definition level it
@@ -532,7 +540,11 @@ const maxWide = 4096
 // items lists the named children of n as items, descending into ERROR nodes and into
 // non-definition nodes that contain errors, so definitions inside them are found.
 func (b *builder) items(n *sitter.Node, inErr bool) []item {
-	return b.appendItems(nil, n, inErr, 0)
+	saved := b.skipThrough
+	b.skipThrough = -1
+	out := b.appendItems(nil, n, inErr, 0)
+	b.skipThrough = saved
+	return out
 }
 
 // maxItemDepth is the most nested ERROR, error-holding or Flatten nodes items descends
@@ -562,6 +574,14 @@ func (b *builder) appendItems(out []item, n *sitter.Node, inErr bool, depth int)
 		b.visited++
 		deeper := depth < maxItemDepth
 		t := b.spec.TypeOfSymbol(c, ci.Symbol)
+		if b.skipThrough >= 0 && b.li.lineOf(int(ci.Start)) <= b.skipThrough {
+			// It starts inside a definition taken from the text (see errorDefText):
+			// that holds it, or the part of it on the definition's lines when it
+			// runs past them and is no definition (the rest is glue).
+			if b.endLineAt(int(ci.Start), int(ci.End)) <= b.skipThrough || (!isErr && b.spec.Definitions[t] == "" && !b.spec.Wrappers[t]) {
+				continue
+			}
+		}
 		if deeper && len(b.spec.Flatten) > 0 && b.spec.Flatten[t] && ci.ChildCount > 0 {
 			// A container such as #ifdef: its children are items of this level.
 			k := len(out)
@@ -580,6 +600,13 @@ func (b *builder) appendItems(out []item, n *sitter.Node, inErr bool, depth int)
 		it.last = b.contentEndAt(c, int(ci.Start), int(ci.End))
 		if it.last < it.first {
 			it.last = it.first
+		}
+		if b.spec.ErrorDefsFromText && !b.inTextDefs && len(b.errs) > 0 && (len(out) == 0 || out[len(out)-1].last < it.first) {
+			if defs, end := b.errorDefText(&it, def, inErr || isErr || ci.HasError); len(defs) > 0 {
+				out = append(out, defs...)
+				b.skipThrough = end
+				continue
+			}
 		}
 		if def != nil && (inErr || isErr || ci.HasError) && len(b.spec.SwallowLines) > 0 && !b.inTextDefs {
 			if name := b.swallowName(it.first); inErr && name != "" && b.spec.DefName != nil && b.spec.DefName(def, b.src) != name {
@@ -929,7 +956,7 @@ func (b *builder) swallowName(i int) string {
 // (text the parser could not place), as recovered items: each runs from its line
 // to the line of the brace closing the first `{` opened on it, or to the line
 // before the next definition line indented no deeper, whichever comes first
-// (trailing blank lines left out); a class holds the definitions inside it as
+// (trailing blank lines left out); a definition holds the definitions inside it as
 // members. nil when no line opens a definition.
 func (b *builder) textDefs(lo, hi int) []item {
 	type hdr struct {
@@ -941,7 +968,7 @@ func (b *builder) textDefs(lo, hi int) []item {
 		t := b.li.lineText(i)
 		for _, d := range b.spec.DefLines {
 			m := d.Re.FindSubmatch(t)
-			if m == nil || b.spec.IsKeyword(string(m[1])) {
+			if m == nil || b.spec.IsKeyword(string(m[1])) || b.notDefLine(t) || b.inLiteral(i) {
 				continue
 			}
 			sig := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(t)), "{"))
@@ -958,7 +985,9 @@ func (b *builder) textDefs(lo, hi int) []item {
 				break
 			}
 		}
-		if e := b.braceEnd(hs[k].line, end); e >= 0 {
+		if b.spec.BlocksByIndent {
+			end = min(end, b.indentEnd(hs[k].line))
+		} else if e := b.braceEnd(hs[k].line, end); e >= 0 {
 			end = e
 		}
 		for end > hs[k].line && b.li.blank[end] {
@@ -976,9 +1005,7 @@ func (b *builder) textDefs(lo, hi int) []item {
 				j++
 			}
 			it := item{first: h.line, last: h.end, kind: h.kind, inError: true, synth: &textDef{name: h.name, sig: h.sig}}
-			if h.kind == grammars.Class {
-				it.synth.members = nest(hs[k+1 : j])
-			}
+			it.synth.members = nest(hs[k+1 : j])
 			out = append(out, it)
 			k = j
 		}
@@ -1005,6 +1032,8 @@ func (b *builder) braceEnd(first, limit int) int {
 				} else if c == q {
 					q = 0
 				}
+			case c == '\'' && b.spec.CharQuotes:
+				j += charLiteralLen(t[j:]) // 0 for a lifetime or symbol: not a quote
 			case c == '"' || c == '\'' || c == '`':
 				q = c
 			case c == '/' && j+1 < len(t) && t[j+1] == '/':
@@ -1022,6 +1051,25 @@ func (b *builder) braceEnd(first, limit int) int {
 		}
 	}
 	return -1
+}
+
+// charLiteralLen returns the bytes after the opening quote of the character
+// literal t starts with ('x', '\n', '\u{1F600}', a multi-byte character), or 0
+// when t starts with no character literal (a lifetime 'a or a symbol 'sym).
+func charLiteralLen(t []byte) int {
+	if len(t) > 1 && t[1] == '\\' {
+		for k := 3; k < len(t) && k < 16; k++ {
+			if t[k] == '\'' {
+				return k
+			}
+		}
+		return 0
+	}
+	_, size := utf8.DecodeRune(t[1:])
+	if size > 0 && 1+size < len(t) && t[1+size] == '\'' {
+		return 1 + size
+	}
+	return 0
 }
 
 // addCommentRun adds the comment run of lines [lo, hi) above a definition as pieces

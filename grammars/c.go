@@ -17,7 +17,7 @@ import (
 // headers, include guards and unbalanced conditionals, and macros around declarations.
 var C = &Spec{
 	Name:       "c",
-	Version:    "c-0.21.4/r8",
+	Version:    "c-0.21.4/r9",
 	Extensions: []string{".c"},
 	Language:   c.GetLanguage,
 	Definitions: map[string]string{
@@ -39,6 +39,10 @@ var C = &Spec{
 	SignatureSkipBytes: "/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
 	DefName:            cName(&symbolNames{lang: c.GetLanguage}),
+	DefLines:           cDefLines,
+	NotDefLine:         cppStatement,
+	ErrorDefsFromText:  true,
+	CharQuotes:         true,
 	Imports:            cIncludes(&symbolNames{lang: c.GetLanguage}),
 	Family:             "c",
 	ImportsByPath:      true,
@@ -271,4 +275,12 @@ func cIncludes(names *symbolNames) func(root *sitter.Node, src []byte) (string, 
 		walk(root, 0)
 		return "", out
 	}
+}
+
+// cDefLines are the definition lines of C (see Spec.DefLines), for text the parser
+// misread (a file cut inside a function): structs and unions with a body, and the
+// function line of C++ (cppDefLines), never after a statement keyword.
+var cDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*(?:typedef\s+)?(?:struct|union)\s+([A-Za-z_]\w*)\s*\{?\s*$`)},
+	cppDefLines[1],
 }

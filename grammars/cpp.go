@@ -13,7 +13,7 @@ import (
 // (package languages/c) is C's and C++ syntax the grammar has no rule for.
 var CPP = &Spec{
 	Name:       "cpp",
-	Version:    "cpp-0.22.3/r9",
+	Version:    "cpp-0.22.3/r10",
 	Extensions: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".inl", ".h"},
 	Language:   cpp.GetLanguage,
 	Definitions: map[string]string{
@@ -40,6 +40,10 @@ var CPP = &Spec{
 	SignatureSkipBytes: "/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
 	DefName:            cName(&symbolNames{lang: cpp.GetLanguage}),
+	DefLines:           cppDefLines,
+	NotDefLine:         cppStatement,
+	ErrorDefsFromText:  true,
+	CharQuotes:         true,
 	Imports:            cIncludes(&symbolNames{lang: cpp.GetLanguage}),
 	Family:             "c",
 	ImportsByPath:      true,
@@ -57,3 +61,21 @@ var CPP = &Spec{
 }
 
 func init() { MustRegister(CPP) }
+
+// cppDefLines are the definition lines of C++ (see Spec.DefLines), for text the
+// parser misread (an unbalanced bracket inside a method that hid the members after
+// it): classes, structs and unions with a body (not `class X;`), and functions
+// whose line holds a return type, a name (qualified and destructor names too), a
+// parameter list without `;` and the body's `{`. A statement never has
+// that shape: a call has no return type before its name, a declaration with an
+// initialiser has `=`, a line starting with a statement keyword is none
+// (cppStatement).
+var cppDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*(?:template\s*<[^>]*>\s*)?(?:class|struct|union)\s+(?:[A-Z_][A-Z0-9_]*\s+)?([A-Za-z_]\w*)\s*(?:final\s*)?(?::[^;{]*)?\{?\s*$`)},
+	{Function, regexp.MustCompile(`^[ \t]*(?:(?:static|inline|virtual|explicit|constexpr|consteval|friend|extern|const|unsigned|signed|long|short|typename|template\s*<[^>]*>)\s+)*[A-Za-z_][\w:<>,]*(?:\s*[*&]+\s*|\s+)(?:[A-Za-z_]\w*::)*([A-Za-z_~]\w*)\s*\([^;]*\)\s*(?:const|override|final|noexcept|volatile|&|\s)*\{`)},
+}
+
+// cppStatement matches a line that starts with a statement keyword, which
+// cppDefLines' function line would take for a return type (`if FMT_CONSTEXPR20
+// (x) {`, a macro before the condition).
+var cppStatement = regexp.MustCompile(`^[ \t]*(?:if|else|while|for|switch|return|case|do|throw|co_return|co_yield|co_await|delete|new|goto|catch|sizeof|using|typedef|try)\b`)

@@ -14,7 +14,7 @@ import (
 // field_declaration_list). Imports name package paths; a package is a folder.
 var Go = &Spec{
 	Name:       "go",
-	Version:    "go-6204b73/r1",
+	Version:    "go-6204b73/r2",
 	Extensions: []string{".go"},
 	Language:   golang.GetLanguage,
 	Definitions: map[string]string{
@@ -32,6 +32,9 @@ var Go = &Spec{
 	SignatureSkipBytes: "/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
 	DefName:            goName,
+	DefLines:           goDefLines,
+	ErrorDefsFromText:  true,
+	CharQuotes:         true,
 	Imports:            goImports,
 	ImportsByPath:      true,
 	Strings:            set("raw_string_literal", "interpreted_string_literal"),
@@ -104,4 +107,13 @@ func goImports(root *sitter.Node, src []byte) (string, []Import) {
 		}
 	}
 	return "", out
+}
+
+// goDefLines are the definition lines of Go (see Spec.DefLines), for text the parser
+// misread (an unclosed call that swallowed the functions after it): functions and
+// methods, and struct and interface types. No statement starts with `func` and a
+// name (a function literal has none) or with `type`.
+var goDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*type\s+([A-Za-z_]\w*)(?:\[[^\]]*\])?\s+(?:struct|interface)\b`)},
+	{Function, regexp.MustCompile(`^[ \t]*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)\s*[(\[]`)},
 }

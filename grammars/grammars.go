@@ -67,6 +67,26 @@ type Spec struct {
 	// place (inside an ERROR node): the chunker recovers such definitions, with
 	// their names, from the text (see [DefLine]). Nil: none.
 	DefLines []DefLine
+	// ErrorDefsFromText says that a definition node that holds a parse error (or
+	// lies inside an ERROR node) is taken from its text by DefLines when the tree
+	// misread it: its text, by its braces or indentation, runs past the node (a
+	// broken `match` case ended the method, and the class holding it, at the
+	// error), or a line inside it opens a definition that no definition node
+	// starts on (the error hid the members after it). The definition's first line
+	// must match a DefLine; the recovered definitions are flagged parse_error.
+	ErrorDefsFromText bool
+	// NotDefLine, if not nil, matches lines that open no definition though a
+	// DefLine matches them (C++: a statement keyword where a return type is
+	// expected, `if MACRO (x) {`).
+	NotDefLine *regexp.Regexp
+	// CharQuotes says that `'` quotes one character only (a char literal): a `'`
+	// that opens none is a lifetime or a symbol ('a, 'static, 'sym), not the start
+	// of a string, when the chunker matches braces in text (DefLines).
+	CharQuotes bool
+	// BlocksByIndent says that blocks end by indentation (or an `end` line), never
+	// by braces (Python, Ruby): the chunker ends a definition it reads from the text
+	// (DefLines) where its indentation ends, not at a brace.
+	BlocksByIndent bool
 	// SwallowLines match a line that, at column 0 inside a definition that starts at
 	// column 0 and holds a parse error, opens a definition of its own: the parser let
 	// the first definition swallow it (an object literal missing its closing brace

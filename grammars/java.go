@@ -13,7 +13,7 @@ import (
 // methods are in enum_body_declarations, which Flatten makes members of the enum.
 var Java = &Spec{
 	Name:       "java",
-	Version:    "java-0.21.0/r1",
+	Version:    "java-0.21.0/r2",
 	Extensions: []string{".java"},
 	Language:   java.GetLanguage,
 	Definitions: map[string]string{
@@ -38,6 +38,10 @@ var Java = &Spec{
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:            javaName,
+	DefLines:           javaDefLines,
+	NotDefLine:         javaStatement,
+	ErrorDefsFromText:  true,
+	CharQuotes:         true,
 	Imports:            javaImports,
 	Family:             "jvm",
 	Strings:            set("string_literal", "character_literal"),
@@ -113,3 +117,21 @@ func dottedImport(im Import, path string) Import {
 	}
 	return im
 }
+
+// javaModifiers are the modifiers and annotations a Java declaration may start with.
+const javaModifiers = `(?:(?:public|private|protected|static|final|abstract|sealed|non-sealed|strictfp|synchronized|native|default|transient|volatile|@[\w.]+(?:\([^)]*\))?)\s+)`
+
+// javaDefLines are the definition lines of Java (see Spec.DefLines), for text the
+// parser misread (a file cut inside a method): classes, interfaces, enums, records
+// and annotation types, and methods and constructors whose line holds a type (or a
+// modifier), a name, a parameter list without `;` and the body's `{`. A call has
+// no type before its name, a declaration with an initialiser has `=`, a line
+// starting with a statement keyword (`new Foo(x) {`) is none (javaStatement).
+var javaDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*` + javaModifiers + `*(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*` + javaModifiers + `*(?:<[^>]*>\s+)?[\w$.<>\[\],?]+(?:\s*<[^>]*>)?\s+([A-Za-z_$][\w$]*)\s*\([^;]*\)\s*(?:throws\s+[\w$.,\s]+)?\{`)},
+}
+
+// javaStatement matches a line that starts with a statement keyword, which
+// javaDefLines' method line would take for a type.
+var javaStatement = regexp.MustCompile(`^[ \t]*(?:if|else|while|for|switch|return|case|do|throw|new|try|catch|yield|assert|synchronized\s*\()\b`)

@@ -17,7 +17,7 @@ import (
 // chunk what still fails along a text outline.
 var Kotlin = &Spec{
 	Name:       "kotlin",
-	Version:    KotlinGrammar + "/r4",
+	Version:    KotlinGrammar + "/r5",
 	Extensions: []string{".kt", ".kts"},
 	Language:   kotlinLanguage,
 	Definitions: map[string]string{
@@ -39,6 +39,7 @@ var Kotlin = &Spec{
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	CommentLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
 	DefName:            kotlinName,
+	DefLines:           kotlinDefLines,
 	Imports:            kotlinImports,
 	Family:             "jvm",
 	Strings:            set("string_literal", "character_literal"),
@@ -98,4 +99,18 @@ func kotlinName(n *sitter.Node, src []byte) string {
 		return c.Content(src)
 	}
 	return firstChildOfType(kotlinNames, n, src, "simple_identifier", "type_identifier")
+}
+
+// kotlinModifiers are the modifiers and annotations a Kotlin declaration may start with.
+const kotlinModifiers = `(?:(?:public|private|protected|internal|open|final|abstract|sealed|data|enum|annotation|inner|value|inline|companion|override|suspend|operator|infix|tailrec|external|expect|actual|const|lateinit|@[\w.]+(?:\([^)]*\))?)\s+)`
+
+// kotlinDefLines are the definition lines of Kotlin (see Spec.DefLines), for text
+// the parser misread (an unbalanced bracket inside a function that hid the members
+// after it): classes, interfaces (fun interfaces too) and named objects, and
+// functions (with type parameters and receivers). Properties are left out: in a
+// function body they are statements (`val x = foo(`); no statement starts with the
+// other keywords.
+var kotlinDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*` + kotlinModifiers + `*(?:fun\s+)?(?:class|interface|object)\s+([A-Za-z_]\w*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*` + kotlinModifiers + "*fun\\s+(?:<[^>]*>\\s*)?(?:[\\w<>?, ]+\\.)?([A-Za-z_]\\w*|`[^`]+`)\\s*\\(")},
 }

@@ -14,7 +14,7 @@ import (
 // imports User from it (backslashes become dots).
 var PHP = &Spec{
 	Name:       "php",
-	Version:    "php-0.22.8/r1",
+	Version:    "php-0.22.8/r2",
 	Extensions: []string{".php", ".phtml"},
 	Language:   php.GetLanguage,
 	Definitions: map[string]string{
@@ -35,6 +35,8 @@ var PHP = &Spec{
 	SignatureSkipBytes: "#/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|#)`),
 	DefName:            phpName,
+	DefLines:           phpDefLines,
+	ErrorDefsFromText:  true,
 	Imports:            phpImports,
 	Strings:            set("string", "encapsed_string", "heredoc", "nowdoc"),
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|#|use\s|namespace\s|(require|include)(_once)?[\s(])`),
@@ -140,4 +142,13 @@ func phpImports(root *sitter.Node, src []byte) (string, []Import) {
 		}
 	}
 	return pkg, out
+}
+
+// phpDefLines are the definition lines of PHP (see Spec.DefLines), for text the
+// parser misread (a file cut inside a method): classes, interfaces, traits and
+// enums, and named functions and methods. A closure (`function (`) has no name; no
+// statement starts with these keywords.
+var phpDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*(?:(?:public|private|protected|static|abstract|final)\s+)*function\s+&?([A-Za-z_]\w*)\s*\(`)},
 }

@@ -10,7 +10,7 @@ import (
 // Python is the spec for Python 3 (tree-sitter-python 0.23 as bundled by smacker).
 var Python = &Spec{
 	Name:       "python",
-	Version:    "python-0.23.0/r2",
+	Version:    "python-0.23.0/r3",
 	Extensions: []string{".py", ".pyi"},
 	Language:   python.GetLanguage,
 	Definitions: map[string]string{
@@ -31,8 +31,11 @@ var Python = &Spec{
 		}
 		return firstChildOfType(pythonNames, n, src, "identifier")
 	},
-	Imports: pythonImports,
-	Strings: set("string"),
+	Imports:           pythonImports,
+	DefLines:          pythonDefLines,
+	ErrorDefsFromText: true,
+	BlocksByIndent:    true,
+	Strings:           set("string"),
 	// Comments, imports (`from x import` at the end of the line, or followed by "(" or
 	// a backslash, also counts) and docstring openings.
 	SkipLine: regexp.MustCompile(`^(#|import\s|from\s+\S+\s+import(\s|\(|\\|$)|[rRuUbBfF]{0,2}("""|'''))`),
@@ -48,3 +51,11 @@ func init() { MustRegister(Python) }
 
 // pythonNames is the Python symbol table for DefName.
 var pythonNames = &symbolNames{lang: python.GetLanguage}
+
+// pythonDefLines are the definition lines of Python (see Spec.DefLines), for text
+// the parser misread (an unclosed call that swallowed the methods after it):
+// `def` and `async def`, and `class`. No statement starts with these keywords.
+var pythonDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*class\s+([A-Za-z_]\w*)\s*[(:]`)},
+	{Function, regexp.MustCompile(`^[ \t]*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*[(\[]`)},
+}

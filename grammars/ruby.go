@@ -13,7 +13,7 @@ import (
 // require and require_relative are star imports of a path.
 var Ruby = &Spec{
 	Name:       "ruby",
-	Version:    "ruby-0.21.0/r2",
+	Version:    "ruby-0.21.0/r3",
 	Extensions: []string{".rb", ".rake", ".gemspec", ".ru"},
 	Language:   ruby.GetLanguage,
 	Definitions: map[string]string{
@@ -30,6 +30,9 @@ var Ruby = &Spec{
 	SignatureSkipBytes: "#",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*#`),
 	DefName:            rubyName,
+	DefLines:           rubyDefLines,
+	ErrorDefsFromText:  true,
+	BlocksByIndent:     true,
 	Imports:            rubyImports,
 	ImportsByPath:      true,
 	Strings:            set("string", "heredoc_body", "string_array", "symbol_array", "regex", "subshell"),
@@ -93,4 +96,13 @@ func rubyImports(root *sitter.Node, src []byte) (string, []Import) {
 		}
 	}
 	return "", out
+}
+
+// rubyDefLines are the definition lines of Ruby (see Spec.DefLines), for text the
+// parser misread (an unclosed call that swallowed the methods after it): `def`
+// (singleton methods named without their `self.`, as rubyName names them),
+// `class` (not `class << self`) and `module`, named by their last `::` part.
+var rubyDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*(?:class|module)\s+(?:[A-Z]\w*::)*([A-Z]\w*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?|\[\]=?|[-+*/%<=>!~^&|]+@?)`)},
 }

@@ -14,7 +14,7 @@ import (
 // slash paths matched as path suffixes (crate::, self:: and super:: dropped).
 var Rust = &Spec{
 	Name:       "rust",
-	Version:    "rust-0.21.2/r2",
+	Version:    "rust-0.21.2/r3",
 	Extensions: []string{".rs"},
 	Language:   rust.GetLanguage,
 	Definitions: map[string]string{
@@ -41,12 +41,17 @@ var Rust = &Spec{
 	LeadingLine: regexp.MustCompile(`^[ \t]*(//($|[^!])|/\*($|[^!])|\*|#\[)`),
 	// An extern block's items (`extern "C" { fn abs(x: i32) -> i32; }`) are items of
 	// the level that holds the block.
-	Flatten:       set("foreign_mod_item", "declaration_list"),
-	DefName:       rustName,
-	Imports:       rustImports,
-	ImportsByPath: true,
-	Strings:       set("string_literal", "raw_string_literal"),
-	SkipLine:      regexp.MustCompile(`^(//|/\*|\*|use\s|extern\s+crate\s|mod\s+\w+;)`),
+	Flatten:  set("foreign_mod_item", "declaration_list"),
+	DefName:  rustName,
+	DefLines: rustDefLines,
+	// A broken match arm or macro call inside a function can end the function,
+	// and the impl holding it, at the error.
+	ErrorDefsFromText: true,
+	CharQuotes:        true,
+	Imports:           rustImports,
+	ImportsByPath:     true,
+	Strings:           set("string_literal", "raw_string_literal"),
+	SkipLine:          regexp.MustCompile(`^(//|/\*|\*|use\s|extern\s+crate\s|mod\s+\w+;)`),
 	Keywords: []string{
 		"as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
 		"extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod",
@@ -163,4 +168,19 @@ func rustModule(p string) string {
 		i++
 	}
 	return strings.Join(parts[i:], "/")
+}
+
+// rustVisibility is an item's optional visibility: pub, pub(crate), pub(in path).
+const rustVisibility = `(?:pub(?:\s*\([^)]*\))?\s+)?`
+
+// rustDefLines are the definition lines of Rust (see Spec.DefLines), for text the
+// parser misread: structs, enums, unions, traits and modules, impl blocks (named by
+// their type, as rustName names them: `impl<T> fmt::Display for Foo<T>` is Foo),
+// functions with any qualifiers, and macro_rules! macros. A statement never starts
+// with these keywords (`let`, calls, match arms and closures do not match).
+var rustDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*` + rustVisibility + `(?:(?:unsafe|auto)\s+)*(?:struct|enum|union|trait|mod)\s+([A-Za-z_]\w*)`)},
+	{Class, regexp.MustCompile(`^[ \t]*(?:unsafe\s+)?impl\b(?:\s*<[^{]*?>)?\s+!?(?:[^{]*?\s+for\s+)?(?:[\w]+::)*([A-Za-z_]\w*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*` + rustVisibility + `(?:(?:const|async|unsafe|safe|default|extern(?:\s+"[^"]*")?)\s+)*fn\s+([A-Za-z_]\w*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*macro_rules!\s*([A-Za-z_]\w*)`)},
 }

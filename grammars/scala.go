@@ -14,7 +14,7 @@ import (
 // Java's.
 var Scala = &Spec{
 	Name:       "scala",
-	Version:    "scala-0.22.5/r2",
+	Version:    "scala-0.22.5/r3",
 	Extensions: []string{".scala", ".sc"},
 	Language:   scala.GetLanguage,
 	Definitions: map[string]string{
@@ -41,6 +41,9 @@ var Scala = &Spec{
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:            scalaName,
+	DefLines:           scalaDefLines,
+	ErrorDefsFromText:  true,
+	CharQuotes:         true,
 	Imports:            scalaImports,
 	Strings:            set("string", "interpolated_string_expression"),
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|import\s|package\s)`),
@@ -131,4 +134,19 @@ func scalaImports(root *sitter.Node, src []byte) (string, []Import) {
 		}
 	}
 	return strings.Join(pkgs, "."), out
+}
+
+// scalaModifiers are the modifiers a Scala definition may start with.
+const scalaModifiers = `(?:(?:(?:private|protected)(?:\[\w*\])?|final|sealed|abstract|implicit|case|open|transparent|inline|lazy|override|infix|opaque)\s+)`
+
+// scalaDefLines are the definition lines of Scala (see Spec.DefLines), for text the
+// parser misread: classes, objects (package objects too), traits and enums with any
+// modifiers, and methods (`def` and a name, symbolic or back-quoted ones too) and
+// named givens. A statement never starts with one of these keywords; a `case` arm
+// is a definition only as `case class` or `case object`. Vals and vars are left
+// out: in a method body they are statements (`val x = foo(`).
+var scalaDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*` + scalaModifiers + `*(?:package\s+)?(?:class|object|trait|enum)\s+([A-Za-z_$][\w$]*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*` + scalaModifiers + "*def\\s+([A-Za-z_$][\\w$]*|`[^`]+`|[!#%&*+\\-/:<=>?@\\\\^|~]+)")},
+	{Function, regexp.MustCompile(`^[ \t]*` + scalaModifiers + `*given\s+([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)?(?:\([^)]*\)\s*)*:`)},
 }

@@ -15,7 +15,7 @@ import (
 // languages/swift) makes newer constructs (freestanding macros, `sending`) parse.
 var Swift = &Spec{
 	Name:       "swift",
-	Version:    "swift-0.5.0/r3",
+	Version:    "swift-0.5.0/r4",
 	Extensions: []string{".swift"},
 	Language:   swift.GetLanguage,
 	Definitions: map[string]string{
@@ -36,6 +36,8 @@ var Swift = &Spec{
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:            swiftName,
+	DefLines:           swiftDefLines,
+	ErrorDefsFromText:  true,
 	Imports:            swiftImports,
 	Strings:            set("line_string_literal", "multi_line_string_literal", "raw_string_literal"),
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|(@\w+\s+)?import\s)`),
@@ -91,4 +93,16 @@ func swiftImports(root *sitter.Node, src []byte) (string, []Import) {
 		}
 	}
 	return "", out
+}
+
+// swiftModifiers are the modifiers and attributes a Swift declaration may start with.
+const swiftModifiers = `(?:(?:public|private|fileprivate|internal|open|final|static|class|override|mutating|nonmutating|indirect|convenience|required|dynamic|nonisolated|distributed|lazy|@\w+(?:\([^)]*\))?)(?:\(set\))?\s+)`
+
+// swiftDefLines are the definition lines of Swift (see Spec.DefLines), for text the
+// parser misread (an unbalanced bracket inside a method that hid the members after
+// it): classes, structs, enums, protocols, actors and extensions (named by their
+// type's last part), and functions. No statement starts with these keywords.
+var swiftDefLines = []DefLine{
+	{Class, regexp.MustCompile(`^[ \t]*` + swiftModifiers + `*(?:class|struct|enum|protocol|actor|extension)\s+(?:\w+\.)*([A-Za-z_]\w*)`)},
+	{Function, regexp.MustCompile(`^[ \t]*` + swiftModifiers + `*func\s+([A-Za-z_]\w*|[-+*/%<=>!~^&|?.]+)\s*[(<]`)},
 }

@@ -520,3 +520,14 @@ func TestCErrorDefNames(t *testing.T) {
 		{"run.c", "static int run(struct ctx *c) {\n    if LIKELY (c->n > 0) {\n        struct item it = make_item(c) ;\n        list_foreach(c->items, visit) {\n            visit(it);\n        }\n    }\n    const char *doc = \"int fake(void) {\";\n    int y = ) ]] {;\n    return 0;\n}\n\nint other(void) { return 1; }\n", []want{{name: "run", start: 1}, {name: "other", start: 13}}, []string{"run"}, []string{"LIKELY", "it", "make_item", "list_foreach", "visit", "fake", "doc"}},
 	})
 }
+
+// The same kind in JavaScript and TypeScript: a file cut inside a method (an editor's
+// buffer mid-typing) kept the methods' names but lost their class as header; the class
+// is now taken from its text. Calls, callbacks, object literals and strings never open
+// a definition.
+func TestJSTSErrorDefHeaders(t *testing.T) {
+	checkErrorDefs(t, []errorDefCase{
+		{"a.js", "class Account {\n  constructor(owner) {\n    this.owner = owner;\n  }\n\n  deposit(amount) {\n    if (amount > 0) {\n      this.balance += amount;\n", []want{{name: "Account", start: 1}, {name: "constructor", start: 2, header: "class Account"}, {name: "deposit", start: 6, header: "class Account"}}, []string{"deposit"}, nil},
+		{"a.ts", "export class Account {\n  constructor(private owner: string) {\n    this.owner = owner;\n  }\n\n  deposit(amount: number): void {\n    items.forEach((it) => {\n      process(it);\n    });\n    const doc = \"function fake() {\";\n    const opts = { retry: true };\n    if (amount > 0) {\n      this.balance += amount;\n", []want{{name: "Account", start: 1}, {name: "constructor", start: 2, header: "export class Account"}, {name: "deposit", start: 6, header: "export class Account"}}, []string{"deposit"}, []string{"forEach", "process", "fake", "doc", "opts"}},
+	})
+}

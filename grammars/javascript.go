@@ -14,7 +14,7 @@ import (
 // members are leading lines.
 var JavaScript = &Spec{
 	Name:       "javascript",
-	Version:    "javascript-0.21.4/r5",
+	Version:    "javascript-0.21.4/r6",
 	Extensions: []string{".js", ".mjs", ".cjs", ".jsx"},
 	Language:   javascript.GetLanguage,
 	Definitions: map[string]string{
@@ -36,6 +36,7 @@ var JavaScript = &Spec{
 	SignatureSkip:      set("decorator", "comment"),
 	SignatureSkipBytes: "@/",
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	ErrorDefsFromText:  true,
 	DefLines:           jsDefLines,
 	SwallowLines:       jsSwallowLines,
 	DefName:            jsName(&symbolNames{lang: javascript.GetLanguage}),

@@ -12,10 +12,10 @@ import (
 // definitions: interfaces, enums, type aliases, namespaces (`namespace X {}` is an
 // expression statement, a wrapper here), ambient `declare module` blocks, abstract
 // classes and overload signatures.
-var TypeScript = tsSpec("typescript", "typescript-0.21.2/r5", []string{".ts", ".mts", ".cts"}, &symbolNames{lang: typescript.GetLanguage})
+var TypeScript = tsSpec("typescript", "typescript-0.21.2/r6", []string{".ts", ".mts", ".cts"}, &symbolNames{lang: typescript.GetLanguage})
 
 // TSX is TypeScript with JSX, for .tsx files.
-var TSX = tsSpec("tsx", "tsx-0.21.2/r5", []string{".tsx"}, &symbolNames{lang: tsx.GetLanguage})
+var TSX = tsSpec("tsx", "tsx-0.21.2/r6", []string{".tsx"}, &symbolNames{lang: tsx.GetLanguage})
 
 func init() {
 	MustRegister(TypeScript)
@@ -55,6 +55,7 @@ func tsSpec(name, version string, exts []string, names *symbolNames) *Spec {
 		SignatureSkip:      set("decorator", "comment"),
 		SignatureSkipBytes: "@/",
 		LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+		ErrorDefsFromText:  true,
 		DefLines:           jsDefLines,
 		SwallowLines:       jsSwallowLines,
 		DefName:            jsName(names),

@@ -28,13 +28,14 @@ build: $(GRAMMAR)
 # The test command CI runs (.ci/run): vet, staticcheck (when installed), all tests with the
 # race detector, the tests too slow under it without it (golden digests and rankings over the
 # shared data, predict with the pure-Go dense model, eval of every configuration on the shared
-# dev data, bleve's agreement with the in-house BM25, single-goroutine tests of output memory and
-# of every truncated prefix of the chunker's inputs), then the packages whose behaviour
+# dev data, bleve's agreement with the in-house BM25, single-goroutine tests of output memory, of
+# every truncated prefix of the chunker's inputs, of the tokenizer's regexp2 fallback and of the
+# 64 MiB input limit, and predict killed and resumed as a whole process), then the packages whose behaviour
 # depends on the Kotlin grammar again in a plain build (fwcd 0.3.8), then the Beam
 # pipelines' own module (beam/, docs/beam.md) on Prism, without the race detector.
 test: vet lint
 	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
-	$(GO) test -count=1 -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs' ./cmd/repoctx ./dataset ./eval ./crossrepo ./chunker
+	$(GO) test -count=1 -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume' ./cmd/repoctx ./dataset ./eval ./crossrepo ./chunker ./tokens
 	$(GO) test -count=1 ./grammars/ ./languages/ ./languages/kotlin/ ./chunker/ ./symbols/
 	cd beam && $(GO) test -count=1 -tags '$(TAGS)' ./...
 

@@ -216,6 +216,9 @@ func TestUsageErrors(t *testing.T) {
 // writing) and resumes it until it finishes: the output must be byte-identical to an
 // uninterrupted run.
 func TestKillAndResume(t *testing.T) {
+	if raceEnabled {
+		t.Skip("kills and resumes a whole predict process: run without -race (make test does)")
+	}
 	if testing.Short() {
 		t.Skip("short")
 	}

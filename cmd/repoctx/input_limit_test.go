@@ -56,6 +56,9 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
 // TestInputLimitStdin: standard input is read through the real 64 MiB limit.
 func TestInputLimitStdin(t *testing.T) {
+	if raceEnabled {
+		t.Skip("streams 64 MiB through one process: run without -race (make test does)")
+	}
 	if testing.Short() {
 		t.Skip("streams 64 MiB")
 	}

@@ -3,9 +3,6 @@ package symbols
 import (
 	"testing"
 	"testing/fstest"
-
-	"github.com/repoctx/repoctx/chunker"
-	"github.com/repoctx/repoctx/grammars"
 )
 
 // resolveForeign resolves name as the app file at path with text prefix+suffix uses
@@ -13,24 +10,8 @@ import (
 // do: the current text's imports and scope).
 func resolveForeign(t *testing.T, lib *Table, names []string, path, prefix, suffix, name string) []Candidate {
 	t.Helper()
-	e := NewExtractor(0)
-	defer e.Close()
-	f, err := chunker.Decode(path, []byte(prefix+suffix), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, err := e.Extract(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	site := Site{From: path, Imports: cur.Imports, Current: cur, Scope: NewScope(cur.Lang, prefix+suffix, len(prefix))}
-	for _, u := range Uses(prefix, suffix, grammars.ForPath(path)) {
-		if u.Name == name {
-			return lib.ResolveForeign(u, site, names, 3)
-		}
-	}
-	t.Fatalf("%s: %q is not among the uses of the text", path, name)
-	return nil
+	u, site := useAt(t, path, prefix, suffix, name)
+	return lib.ResolveForeign(u, site, names, 3)
 }
 
 func TestResolveForeign(t *testing.T) {

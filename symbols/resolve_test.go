@@ -14,6 +14,15 @@ import (
 // the text, the current text's symbols and imports, its scope.
 func resolveIn(t *testing.T, tab *Table, path, prefix, suffix, name string) []Candidate {
 	t.Helper()
+	u, site := useAt(t, path, prefix, suffix, name)
+	return tab.ResolveUse(u, site, 3)
+}
+
+// useAt returns the use of name in the text prefix+suffix of the file at path, and
+// its site: the current text's symbols and imports, its scope at the cursor (between
+// prefix and suffix). The test fails when name is not among the text's uses.
+func useAt(t *testing.T, path, prefix, suffix, name string) (Use, Site) {
+	t.Helper()
 	e := NewExtractor(0)
 	defer e.Close()
 	f, err := chunker.Decode(path, []byte(prefix+suffix), 0)
@@ -27,11 +36,11 @@ func resolveIn(t *testing.T, tab *Table, path, prefix, suffix, name string) []Ca
 	site := Site{From: path, Imports: cur.Imports, Current: cur, Scope: NewScope(cur.Lang, prefix+suffix, len(prefix))}
 	for _, u := range Uses(prefix, suffix, grammars.ForPath(path)) {
 		if u.Name == name {
-			return tab.ResolveUse(u, site, 3)
+			return u, site
 		}
 	}
 	t.Fatalf("%s: %q is not among the uses of the text", path, name)
-	return nil
+	return Use{}, Site{}
 }
 
 // where renders candidates as "path:line(via)" for messages and comparisons.

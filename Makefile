@@ -16,7 +16,7 @@ GRAMMAR   := $(if $(findstring kotlin2,$(TAGS)),grammar)
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK ?= $(or $(shell command -v staticcheck 2>/dev/null),$(wildcard $(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin/staticcheck))
 
-.PHONY: build test race vet lint tools demo fuzz bench bench-memory clean grammar
+.PHONY: build test test-race test-plain test-fwcd test-beam vet lint tools demo fuzz bench bench-memory clean grammar
 
 # Installs the kotlin2 grammar's generated C source into grammars/kotlin2/src (gitignored).
 grammar:
@@ -25,18 +25,34 @@ grammar:
 build: $(GRAMMAR)
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/repoctx
 
-# The test command CI runs (.ci/run): vet, staticcheck (when installed), all tests with the
-# race detector, the tests too slow under it without it (golden digests and rankings over the
-# shared data, predict with the pure-Go dense model, eval of every configuration on the shared
-# dev data, bleve's agreement with the in-house BM25, single-goroutine tests of output memory, of
-# every truncated prefix of the chunker's inputs, of the tokenizer's regexp2 fallback and of the
-# 64 MiB input limit, and predict killed and resumed as a whole process), then the packages whose behaviour
-# depends on the Kotlin grammar again in a plain build (fwcd 0.3.8), then the Beam
-# pipelines' own module (beam/, docs/beam.md) on Prism, without the race detector.
+# The test command CI runs (.ci/run): vet and staticcheck (when installed), then four passes,
+# two at a time (make -j2; each pass's output is printed whole when it ends):
+#   test-race  all tests with the race detector;
+#   test-plain the tests too slow under it, or single-goroutine, without it (golden digests and
+#              rankings over the shared data, predict with the pure-Go dense model, eval of every
+#              configuration on the shared dev data, bleve's agreement with the in-house BM25, output
+#              memory, every truncated prefix of the chunker's inputs, the tokenizer's regexp2
+#              fallback, the 64 MiB input limit, predict killed and resumed as a whole process);
+#   test-fwcd  the packages whose behaviour depends on the Kotlin grammar again in a plain build
+#              (fwcd 0.3.8);
+#   test-beam  the Beam pipelines' own module (beam/, docs/beam.md) on Prism, without the race
+#              detector.
+# Any pass can also be run alone (`make test-race`).
+TEST_PASSES := test-race test-plain test-fwcd test-beam
 test: vet lint
+	@echo "test: $(TEST_PASSES), two at a time; each pass prints its output when it ends"
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_PASSES)
+
+test-race: $(GRAMMAR)
 	$(GO) test -race -count=1 -tags '$(TAGS)' ./...
+
+test-plain: $(GRAMMAR)
 	$(GO) test -count=1 -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume' ./cmd/repoctx ./dataset ./eval ./crossrepo ./chunker ./tokens
+
+test-fwcd:
 	$(GO) test -count=1 ./grammars/ ./languages/ ./languages/kotlin/ ./chunker/ ./symbols/
+
+test-beam: $(GRAMMAR)
 	cd beam && $(GO) test -count=1 -tags '$(TAGS)' ./...
 
 vet: $(GRAMMAR)

@@ -367,7 +367,7 @@ func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
 			continue
 		}
 		if isDir {
-			if !w.opts.KeepVendored && vendoredNames[name] {
+			if !w.opts.KeepVendored && vendoredNames[name] && !jvmPackage(w.fsys, cp) {
 				w.skip(cp, true, SkipVendored)
 				continue
 			}
@@ -535,13 +535,38 @@ var vendoredNames = map[string]bool{
 	"vendor": true, "_vendor": true, "node_modules": true, "bower_components": true, "site-packages": true,
 }
 
+// jvmSourceExts are the extensions of the source files that make a folder named
+// vendor a package of the project's own code (see jvmPackage).
+var jvmSourceExts = map[string]bool{".java": true, ".kt": true, ".scala": true, ".groovy": true}
+
+// jvmPackage reports whether the folder p is named vendor and directly holds Java,
+// Kotlin, Scala or Groovy source files: a package of that name (Spring's
+// org/springframework/orm/jpa/vendor), not vendored code. Go, PHP, Ruby and npm
+// vendor folders hold modules in subfolders, and vendored Python code is Python.
+func jvmPackage(fsys fs.FS, p string) bool {
+	if path.Base(p) != "vendor" {
+		return false
+	}
+	entries, err := fs.ReadDir(fsys, p)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.IsDir() && jvmSourceExts[path.Ext(e.Name())] {
+			return true
+		}
+	}
+	return false
+}
+
 // VendoredDir reports whether the folder p (slash path in fsys) holds vendored code:
-// its name is vendor, _vendor, node_modules, bower_components or site-packages, or it
-// is a Python virtual environment (it holds a pyvenv.cfg file, PEP 405), whatever its
-// name (.venv, venv, env, ...).
+// its name is vendor (unless it is a Java, Kotlin, Scala or Groovy package of that
+// name: it directly holds such source files), _vendor, node_modules,
+// bower_components or site-packages, or it is a Python virtual environment (it holds
+// a pyvenv.cfg file, PEP 405), whatever its name (.venv, venv, env, ...).
 func VendoredDir(fsys fs.FS, p string) bool {
 	if vendoredNames[path.Base(p)] {
-		return true
+		return !jvmPackage(fsys, p)
 	}
 	fi, err := fs.Stat(fsys, join(p, "pyvenv.cfg"))
 	return err == nil && fi.Mode().IsRegular()

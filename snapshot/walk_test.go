@@ -209,16 +209,22 @@ func TestWalkContentSkips(t *testing.T) {
 		"src/vendor/lib.py":       "v = 2\n",
 		"node_modules/m/index.py": "n = 1\n",
 		"pip/_vendor/requests.py": "r = 1\n",
-		".venv/pyvenv.cfg":        "home = /usr/bin\n",
-		".venv/lib/site.py":       "s = 1\n",
-		"myenv/pyvenv.cfg":        "home = /usr/bin\n",
-		"myenv/lib/x.py":          "x = 1\n",
-		"lib/site-packages/p.py":  "p = 1\n",
-		"README.md":               "# readme\n",
-		"Main.kt":                 "fun main() {}\n",
+		"orm/jpa/vendor/HibernateJpaVendorAdapter.java": "package orm.jpa.vendor;\nclass HibernateJpaVendorAdapter {}\n",
+		"orm/jpa/vendor/Database.kt":                    "package orm.jpa.vendor\nclass Database\n",
+		"tools/vendor/modules.txt":                      "# github.com/x/y v1.0.0\n",
+		"tools/vendor/github.com/x/y/Y.java":            "class Y {}\n",
+		".venv/pyvenv.cfg":                              "home = /usr/bin\n",
+		".venv/lib/site.py":                             "s = 1\n",
+		"myenv/pyvenv.cfg":                              "home = /usr/bin\n",
+		"myenv/lib/x.py":                                "x = 1\n",
+		"lib/site-packages/p.py":                        "p = 1\n",
+		"README.md":                                     "# readme\n",
+		"Main.kt":                                       "fun main() {}\n",
 	})
 	got, st, skips := walkAll(t, root, WalkOptions{MaxFileBytes: 1000})
-	want := []string{"Main.kt", "late_marker.py", "not_gen.py", "ok.py", "settings.gradle.kts", "sphinx_conf.py", "utf16be_nobom.py", "utf16le.py", "utf16le_nobom.py"}
+	// A folder named vendor that directly holds Java or Kotlin files is a package
+	// (Spring's orm/jpa/vendor); one holding modules in subfolders is vendored.
+	want := []string{"Main.kt", "late_marker.py", "not_gen.py", "ok.py", "orm/jpa/vendor/Database.kt", "orm/jpa/vendor/HibernateJpaVendorAdapter.java", "settings.gradle.kts", "sphinx_conf.py", "utf16be_nobom.py", "utf16le.py", "utf16le_nobom.py"}
 	if !slices.Equal(got, want) {
 		t.Errorf("yielded %q\nwant %q\nskips %v", got, want, skips)
 	}
@@ -228,16 +234,16 @@ func TestWalkContentSkips(t *testing.T) {
 		"gen_auto.kt": SkipGenerated, "gen_django.py": SkipGenerated, "gen_docstring.py": SkipGenerated,
 		"vendor/": SkipVendored, "src/vendor/": SkipVendored, "node_modules/": SkipVendored,
 		"pip/_vendor/": SkipVendored, ".venv/": SkipVendored, "myenv/": SkipVendored,
-		"lib/site-packages/": SkipVendored, "README.md": SkipLanguage,
+		"lib/site-packages/": SkipVendored, "tools/vendor/": SkipVendored, "README.md": SkipLanguage,
 	}
 	if !maps.Equal(skips, wantSkips) {
 		t.Errorf("skips\n  %v\nwant\n  %v", skips, wantSkips)
 	}
-	wantCounts := map[SkipReason]int{SkipTooLarge: 1, SkipBinary: 2, SkipGenerated: 6, SkipVendored: 7, SkipLanguage: 1}
+	wantCounts := map[SkipReason]int{SkipTooLarge: 1, SkipBinary: 2, SkipGenerated: 6, SkipVendored: 8, SkipLanguage: 1}
 	if !maps.Equal(st.Skipped, wantCounts) {
 		t.Errorf("Skipped = %v, want %v", st.Skipped, wantCounts)
 	}
-	if s := st.SkipSummary(); !strings.Contains(s, "7 vendored folder") || !strings.Contains(s, "2 binary") {
+	if s := st.SkipSummary(); !strings.Contains(s, "8 vendored folder") || !strings.Contains(s, "2 binary") {
 		t.Errorf("SkipSummary() = %q", s)
 	}
 

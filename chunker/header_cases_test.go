@@ -209,7 +209,7 @@ func TestJSErrorRegionNames(t *testing.T) {
 	cs := chunkFixture(t, "flow_types.js", false)
 	check(t, cs, []want{
 		{name: "greet", start: 4, header: "-"}, {name: "add", start: 8, header: "-"},
-		{name: "Box", start: 12, end: 21, header: "-"}, {name: "plain", start: 22, header: "-"},
+		{name: "Box", start: 12, end: 13, header: "-"}, {name: "constructor", start: 14, end: 21, header: "class Box<T>"}, {name: "plain", start: 22, header: "-"},
 	})
 	if c := byName(cs, "Box"); c != nil && (!c.ParseError || c.Kind != KindClass) {
 		t.Errorf("Box: kind %s, parse_error %v; want class, true", c.Kind, c.ParseError)

@@ -77,7 +77,10 @@ func (b *builder) errorDefText(it *item, def *sitter.Node, errCtx bool) ([]item,
 // lines [lo, hi] open by the spec's DefLines: such a line starts no definition
 // node (the error hid it), or lies inside a definition node that starts on an
 // earlier line indented no less (the error let that node swallow its sibling or
-// the rest of its class).
+// the rest of its class). A line outside every parse error that lies inside a
+// function node starting on an earlier line indented less opens a local
+// definition the grammar does not count as one (C#'s local functions): it starts
+// no definition node, yet the tree read it right.
 func (b *builder) hiddenDefLine(def *sitter.Node, lo, hi int) bool {
 	var lines []int // DefLine lines of [lo, hi]
 	for i := lo; i <= hi; i++ {
@@ -89,15 +92,23 @@ func (b *builder) hiddenDefLine(def *sitter.Node, lo, hi int) bool {
 		return false
 	}
 	spans := b.treeDefSpans(def)
+	var memberErrs [][2]int // the ERROR members of def's body: their items recover their definitions
+	if body := b.spec.Body(def); body != nil && !body.Equal(def) {
+		for _, c := range grammars.Children(body) {
+			if c.IsError() {
+				memberErrs = append(memberErrs, [2]int{b.firstLine(c), b.endLine(c)})
+			}
+		}
+	}
 	for _, l := range lines {
-		if _, ok := spans[l]; !ok {
+		if _, ok := spans[l]; !ok && !b.localDefLine(l, spans) && !b.bodilessDefLine(l) && !inRanges(memberErrs, l) {
 			return true
 		}
 	}
-	for first, last := range spans {
+	for first, s := range spans {
 		ind := lineIndent(b.li.lineText(first))
 		for _, l := range lines {
-			if l > first && l <= last && lineIndent(b.li.lineText(l)) <= ind {
+			if l > first && l <= s.last && lineIndent(b.li.lineText(l)) <= ind {
 				return true
 			}
 		}
@@ -105,20 +116,60 @@ func (b *builder) hiddenDefLine(def *sitter.Node, lo, hi int) bool {
 	return false
 }
 
-// treeDefSpans returns, by first line, the last lines of the definition nodes
-// under n (n included), ERROR nodes searched too; at most maxTreeDefWalk nodes
-// are visited.
-func (b *builder) treeDefSpans(n *sitter.Node) map[int]int {
-	out := map[int]int{}
+// localDefLine reports whether line l, which opens a definition by the spec's
+// DefLines and starts no definition node, lies outside every parse error inside a
+// function node of spans that starts on an earlier line indented less (see
+// hiddenDefLine).
+func (b *builder) localDefLine(l int, spans map[int]treeDef) bool {
+	if b.inError(l, l+1) {
+		return false
+	}
+	ind := lineIndent(b.li.lineText(l))
+	for first, s := range spans {
+		if s.fn && first < l && l <= s.last && lineIndent(b.li.lineText(first)) < ind {
+			return true
+		}
+	}
+	return false
+}
+
+// bodilessDefLine reports whether line l opens a definition without a body that
+// ends on it with `;` (C# 12's `class Empty;`, a field): a parse error there
+// hides no member after it, and the parser's text around it is glue whose
+// definitions are recovered from their text anyway (see place), so the tree of
+// the definition holding it stands.
+func (b *builder) bodilessDefLine(l int) bool {
+	t := bytes.TrimSpace(b.li.lineText(l))
+	return len(t) > 0 && t[len(t)-1] == ';' && b.textEnd(l) == l
+}
+
+// treeDef is the extent of a definition node under the one errorDefText checks:
+// its last line, and whether it is a function.
+type treeDef struct {
+	last int
+	fn   bool
+}
+
+// treeDefSpans returns, by first line, the definition nodes under n (n
+// included), ERROR nodes searched too; at most maxTreeDefWalk nodes are visited.
+// A node's first line is the first one that is not a leading line (C#'s
+// attributes, Java's annotations: inside the declaration node, above the line
+// its DefLines match).
+func (b *builder) treeDefSpans(n *sitter.Node) map[int]treeDef {
+	out := map[int]treeDef{}
 	visited := 0
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
 		if visited++; visited > maxTreeDefWalk {
 			return
 		}
-		if d, _ := b.spec.DefinitionOfType(n, b.spec.TypeOf(n)); d != nil {
-			first := b.firstLine(d)
-			out[first] = max(out[first], b.endLine(d))
+		if d, kind := b.spec.DefinitionOfType(n, b.spec.TypeOf(n)); d != nil {
+			first, last := b.firstLine(d), b.endLine(d)
+			for first < last && b.leadingLine(first) {
+				first++
+			}
+			s := out[first]
+			out[first] = treeDef{last: max(s.last, last), fn: s.fn || kind == grammars.Function}
 		}
 		for _, c := range grammars.Children(n) {
 			if c.IsNamed() || c.IsError() {
@@ -191,19 +242,28 @@ func (b *builder) textEnd(first int) int {
 
 // indentEnd returns the last line of the block that line first opens by
 // indentation: the lines after it indented deeper (blank lines, comment lines and
-// lines inside a multi-line string or comment skipped), and a line at its own indentation that closes it (`}`, `)`, `]` or
+// lines inside a multi-line string or comment skipped, and in a language whose
+// blocks end by braces lines starting with `#`), and a line at its own indentation that closes it (`}`, `)`, `]` or
 // `end` first; when that line opens a bracket again, as `) -> T {` after a long
-// parameter list, the block goes on), trailing blank lines left out.
+// parameter list, the block goes on), trailing blank lines left out. In a language
+// whose blocks end by braces, a `{` that starts the next line at the definition's
+// indentation (Allman style, see allmanBrace) opens its block: the block goes on.
 func (b *builder) indentEnd(first int) int {
 	ind := lineIndent(b.li.lineText(first))
 	k := first
-	for i := first + 1; i < b.li.lines(); i++ {
+	if open := b.allmanBrace(first); open > 0 {
+		k = open
+	}
+	for i := k + 1; i < b.li.lines(); i++ {
 		if b.li.blank[i] {
 			continue
 		}
 		t := bytes.TrimSpace(b.li.lineText(i))
 		if bytes.HasPrefix(t, []byte("//")) || bytes.HasPrefix(t, []byte("/*")) || bytes.HasPrefix(t, []byte("*")) {
 			continue
+		}
+		if t[0] == '#' && !b.spec.BlocksByIndent {
+			continue // a preprocessor directive (`#if`, `#region`), often at column 0 inside a body
 		}
 		d := lineIndent(b.li.lineText(i))
 		if d > ind || b.inLiteral(i) {
@@ -219,6 +279,32 @@ func (b *builder) indentEnd(first int) int {
 		break
 	}
 	return k
+}
+
+// allmanBrace returns the line of the `{` that opens the block of the definition
+// line first opens when it stands, in Allman style, at the start of the next
+// non-blank line at first's indentation (`public void Run()` then `{`), or 0: line
+// first opens no `{` and ends with no `;`. Never in a language whose blocks end by
+// indentation.
+func (b *builder) allmanBrace(first int) int {
+	if b.spec.BlocksByIndent {
+		return 0
+	}
+	t := bytes.TrimSpace(b.li.lineText(first))
+	if len(t) == 0 || t[len(t)-1] == ';' || bytes.IndexByte(t, '{') >= 0 {
+		return 0
+	}
+	for i := first + 1; i < b.li.lines(); i++ {
+		if b.li.blank[i] {
+			continue
+		}
+		n := b.li.lineText(i)
+		if lineIndent(n) == lineIndent(b.li.lineText(first)) && bytes.HasPrefix(bytes.TrimSpace(n), []byte("{")) {
+			return i
+		}
+		return 0
+	}
+	return 0
 }
 
 // closesBlock reports whether the trimmed line t starts by closing a block.
@@ -245,4 +331,14 @@ func lineIndent(t []byte) int { return len(t) - len(bytes.TrimLeft(t, " \t")) }
 // NotDefLine, whatever its DefLines say.
 func (b *builder) notDefLine(t []byte) bool {
 	return b.spec.NotDefLine != nil && b.spec.NotDefLine.Match(t)
+}
+
+// inRanges reports whether line l lies in one of the line ranges rs.
+func inRanges(rs [][2]int, l int) bool {
+	for _, r := range rs {
+		if r[0] <= l && l <= r[1] {
+			return true
+		}
+	}
+	return false
 }

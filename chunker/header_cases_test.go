@@ -209,7 +209,7 @@ func TestJSErrorRegionNames(t *testing.T) {
 	cs := chunkFixture(t, "flow_types.js", false)
 	check(t, cs, []want{
 		{name: "greet", start: 4, header: "-"}, {name: "add", start: 8, header: "-"},
-		{name: "Box", start: 12, end: 21, header: "-"}, {name: "plain", start: 22, header: "-"},
+		{name: "Box", start: 12, end: 13, header: "-"}, {name: "constructor", start: 14, end: 21, header: "class Box<T>"}, {name: "plain", start: 22, header: "-"},
 	})
 	if c := byName(cs, "Box"); c != nil && (!c.ParseError || c.Kind != KindClass) {
 		t.Errorf("Box: kind %s, parse_error %v; want class, true", c.Kind, c.ParseError)
@@ -529,5 +529,34 @@ func TestJSTSErrorDefHeaders(t *testing.T) {
 	checkErrorDefs(t, []errorDefCase{
 		{"a.js", "class Account {\n  constructor(owner) {\n    this.owner = owner;\n  }\n\n  deposit(amount) {\n    if (amount > 0) {\n      this.balance += amount;\n", []want{{name: "Account", start: 1}, {name: "constructor", start: 2, header: "class Account"}, {name: "deposit", start: 6, header: "class Account"}}, []string{"deposit"}, nil},
 		{"a.ts", "export class Account {\n  constructor(private owner: string) {\n    this.owner = owner;\n  }\n\n  deposit(amount: number): void {\n    items.forEach((it) => {\n      process(it);\n    });\n    const doc = \"function fake() {\";\n    const opts = { retry: true };\n    if (amount > 0) {\n      this.balance += amount;\n", []want{{name: "Account", start: 1}, {name: "constructor", start: 2, header: "export class Account"}, {name: "deposit", start: 6, header: "export class Account"}}, []string{"deposit"}, []string{"forEach", "process", "fake", "doc", "opts"}},
+	})
+}
+
+// The same kind in C#: a file cut inside a method (an editor's buffer mid-typing) kept
+// the methods' names but lost their class as header: the text's class line read as a
+// one-line definition, constructors, properties and fields opened none, and a body
+// opened by a `{` on the next line (Allman style) ended at its first line. Types
+// (class, struct, interface, record; in a block or file-scoped namespace, nested)
+// are taken from their text with their members. Calls, lambdas, object initialisers,
+// `new X() {`, `if`, `switch`, and the contents of strings never open a definition.
+func TestCSharpErrorDefHeaders(t *testing.T) {
+	never := []string{"Handler", "Name", "Foo", "twice", "ForEach", "Process", "opts", "Options", "Fake", "Phantom", "Hidden", "doc", "raw", "Log", "Work", "code", "f", "x", "if", "switch", "AddRange"}
+	checkErrorDefs(t, []errorDefCase{
+		{"a.cs", "namespace Bank {\n  public class Account {\n    public Account(string owner) {\n      this.owner = owner;\n    }\n\n    public void Deposit(int amount) {\n      if (amount > 0) {\n        balance += amount;\n",
+			[]want{{name: "Account", start: 2, header: "-"}, {name: "Deposit", start: 7, header: "public class Account"}}, []string{"Account", "Deposit"}, nil},
+		{"allman.cs", "namespace Bank\n{\n    public class Account\n    {\n        private int balance;\n\n        public Account(string owner)\n        {\n            this.owner = owner;\n        }\n\n        public void Deposit(int amount)\n        {\n            if (amount > 0)\n            {\n                balance += amount;\n",
+			[]want{{name: "Account", start: 3, header: "-"}, {name: "balance", start: 5, header: "public class Account"}, {name: "Deposit", start: 12, end: 16, header: "public class Account"}}, []string{"Deposit"}, nil},
+		{"record.cs", "namespace Bank;\n\npublic record Account(string Owner) {\n    public Account() : this(\"x\") {\n        Log();\n    }\n\n    public int Balance {\n        get { return balance; }\n    }\n\n    public void Deposit(int amount) {\n        if (amount > 0) {\n            balance += amount;\n",
+			[]want{{name: "Account", start: 3, header: "-"}, {name: "Balance", start: 8, header: "public record Account(string Owner)"}, {name: "Deposit", start: 12, header: "public record Account(string Owner)"}}, []string{"Deposit"}, never},
+		{"nested.cs", "namespace Bank.Core;\n\npublic sealed class Outer\n{\n    public int Id { get; set; }\n\n    public void Before()\n    {\n        Log();\n    }\n\n    private sealed class Inner\n    {\n        public Inner() { }\n\n        public void Run(int x)\n        {\n            var f = new Foo() {\n                Name = \"n\",\n            };\n            if (x > 0)\n            {\n                Work(x);\n",
+			[]want{{name: "Outer", start: 3, header: "-"}, {name: "Id", start: 5, header: "public sealed class Outer"}, {name: "Before", start: 7, header: "public sealed class Outer"},
+				{name: "Inner", start: 12, header: "public sealed class Outer"}, {name: "Run", start: 16, header: "private sealed class Inner"}}, []string{"Run"}, never},
+		{"single.cs", "namespace Bank {\n  public class Outer {\n    public int Id { get; set; }\n\n    private class Inner {\n      public void Run(int x) {\n        if (x > 0) {\n          Work(x);\n",
+			[]want{{name: "Outer", start: 2, header: "-"}, {name: "Inner", start: 5, header: "public class Outer"}, {name: "Run", start: 6, header: "private class Inner"}}, []string{"Run"}, never},
+		{"struct.cs", "namespace Geo;\n\npublic interface IShape\n{\n    double Area();\n\n    public string Describe()\n    {\n        switch (Kind)\n        {\n            case 1:\n                return \"one\";\n        }\n        return \"x\";\n    }\n}\n\ninternal readonly struct Slot\n{\n    public readonly int Id;\n\n    public Slot(int id) => Id = id;\n\n    public override string ToString()\n    {\n        return $\"Slot {Id",
+			[]want{{name: "IShape", start: 3, header: "-"}, {name: "Describe", start: 7, header: "public interface IShape"}, {name: "Slot", start: 18, header: "-"},
+				{name: "ToString", start: 24, header: "internal readonly struct Slot"}}, []string{"ToString"}, never},
+		{"negative.cs", "namespace Shop {\n  public class Cart {\n    private readonly List<Item> items = new();\n\n    public Cart(IEnumerable<Item> seed) : base() {\n      items.AddRange(seed);\n    }\n\n    public decimal Total(string code) {\n      var handler = new Handler() {\n        Name = \"x\",\n      };\n      Func<int, int> twice = x => x * 2;\n      items.ForEach(it => {\n        Process(it);\n      });\n      var opts = new Options { Retry = true };\n      var doc = @\"\n        public void Fake() {\n        public class Phantom {\n      \";\n      var raw = \"\"\"\n        private int Hidden(int x) {\n        \"\"\";\n      switch (code) {\n        case \"a\":\n          break;\n      }\n      if (items.Count > 0) {\n        Log(code);\n",
+			[]want{{name: "Cart", start: 2, header: "-"}, {name: "items", start: 3, header: "public class Cart"}, {name: "Total", start: 9, header: "public class Cart"}}, []string{"Total"}, never},
 	})
 }

@@ -113,7 +113,7 @@ func (r *recoverer) decl(d grammars.Decl, lo, hi int, inClass bool) []item {
 		if len(r.b.spec.DefLines) > 0 && d.Kind == grammars.Class {
 			// The outline found no members (an unbalanced bracket inside one): the
 			// definition lines inside the class are its members.
-			if t := r.b.textDefs(lo, hi); len(t) == 1 && t[0].first == lo && len(t[0].synth.members) > 0 {
+			if t := r.b.textDefs(lo, hi); len(t) == 1 && t[0].first == lo && t[0].synth != nil && len(t[0].synth.members) > 0 {
 				t[0].last, t[0].kind, t[0].synth.name = hi-1, d.Kind, d.Name
 				return t
 			}

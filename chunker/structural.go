@@ -91,7 +91,7 @@ func DefaultOptions(s Strategy) Options { return Options{}.withDefaults(s.window
 // any change that alters chunks for unchanged options and grammar specs (a grammar's
 // own changes bump its Spec.Version). It is part of [Options.CacheKey], so cached
 // chunks made by an older revision are made again, never reused.
-const Revision = "r13"
+const Revision = "r14"
 
 // Key returns a string that changes whenever an option that changes the output of
 // strategy s does, e.g. "structural/c800/w20/o5", or "aligned/c800/w20/o10/nh" for
@@ -577,8 +577,16 @@ func (b *builder) appendItems(out []item, n *sitter.Node, inErr bool, depth int)
 		if b.skipThrough >= 0 && b.li.lineOf(int(ci.Start)) <= b.skipThrough {
 			// It starts inside a definition taken from the text (see errorDefText):
 			// that holds it, or the part of it on the definition's lines when it
-			// runs past them and is no definition (the rest is glue).
-			if b.endLineAt(int(ci.Start), int(ci.End)) <= b.skipThrough || (!isErr && b.spec.Definitions[t] == "" && !b.spec.Wrappers[t]) {
+			// runs past them and is no definition; its children after those lines
+			// are items (a definition line there, which the node's start would
+			// otherwise hide, opens a definition).
+			if b.endLineAt(int(ci.Start), int(ci.End)) <= b.skipThrough {
+				continue
+			}
+			if !isErr && b.spec.Definitions[t] == "" && !b.spec.Wrappers[t] {
+				if deeper && ci.ChildCount > 0 {
+					out = b.appendItems(out, c, inErr, depth+1)
+				}
 				continue
 			}
 		}
@@ -600,6 +608,16 @@ func (b *builder) appendItems(out []item, n *sitter.Node, inErr bool, depth int)
 		it.last = b.contentEndAt(c, int(ci.Start), int(ci.End))
 		if it.last < it.first {
 			it.last = it.first
+		}
+		if def == nil && b.skipThrough >= it.first {
+			// Glue that runs past a definition taken from the text (an ERROR node
+			// whose children are tokens): its part on the definition's lines is the
+			// definition's; it starts at the next non-blank line.
+			for it.first = b.skipThrough + 1; it.first < it.last && b.li.blank[it.first]; it.first++ {
+			}
+			if it.first > it.last {
+				continue // only comments after the definition's lines
+			}
 		}
 		if b.spec.ErrorDefsFromText && !b.inTextDefs && len(b.errs) > 0 && (len(out) == 0 || out[len(out)-1].last < it.first) {
 			if defs, end := b.errorDefText(&it, def, inErr || isErr || ci.HasError); len(defs) > 0 {
@@ -793,9 +811,12 @@ func (b *builder) place(lo, hi int, it *item, its []item, header []string, paren
 		} else if size > b.opts.MaxChars || it.kind == grammars.Class { // only these may be split
 			members, firstMember = b.members(it.def, it.first, hi)
 		}
+		// A class is split when it holds two definitions besides properties; one
+		// taken from its text (which holds a parse error) already when it holds
+		// one, so that the definition keeps its name and its class as header.
 		split := func(lo, size int) bool {
 			return len(members) > 0 && firstMember > lo && (size > b.opts.MaxChars ||
-				(it.kind == grammars.Class && nestedDefinitions(members) >= 2))
+				(it.kind == grammars.Class && nestedDefinitions(members) >= minSplitDefs(it)))
 		}
 		// The comment run above the definition stays attached only while the
 		// definition's first chunk (the whole definition, or its signature piece when
@@ -954,14 +975,18 @@ func (b *builder) swallowName(i int) string {
 
 // textDefs returns the definitions that lines [lo, hi) open by the spec's DefLines
 // (text the parser could not place), as recovered items: each runs from its line
-// to the line of the brace closing the first `{` opened on it, or to the line
-// before the next definition line indented no deeper, whichever comes first
-// (trailing blank lines left out); a definition holds the definitions inside it as
-// members. nil when no line opens a definition.
+// to the line of the brace closing the first `{` opened on it (or on the next
+// line, Allman style), or to the line before the next definition line indented no
+// deeper and the comment and attribute lines directly above it, whichever comes
+// first (trailing blank lines left out); a definition holds the definitions inside
+// it as members. A definition whose lines a definition node of the tree, free of
+// parse errors, spans alike (see cleanDefAt) is that node's item instead. nil when
+// no line opens a definition.
 func (b *builder) textDefs(lo, hi int) []item {
 	type hdr struct {
 		line, indent, end int
 		kind, name, sig   string
+		node, def         *sitter.Node // the tree's definition that the text's agrees with, or nil
 	}
 	var hs []hdr
 	for i := lo; i < hi; i++ {
@@ -978,22 +1003,34 @@ func (b *builder) textDefs(lo, hi int) []item {
 		}
 	}
 	for k := range hs {
-		end := hi - 1
+		end, next := hi-1, false
 		for j := k + 1; j < len(hs); j++ {
 			if hs[j].indent <= hs[k].indent {
-				end = hs[j].line - 1
+				end, next = hs[j].line-1, true
 				break
 			}
 		}
 		if b.spec.BlocksByIndent {
 			end = min(end, b.indentEnd(hs[k].line))
 		} else if e := b.braceEnd(hs[k].line, end); e >= 0 {
-			end = e
+			end, next = e, false
+		}
+		// Ended by the next definition line: the comments and attributes directly
+		// above that line lead it.
+		for next && end > hs[k].line && b.leadingLine(end) {
+			end--
 		}
 		for end > hs[k].line && b.li.blank[end] {
 			end--
 		}
 		hs[k].end = end
+		if n, d, kind := b.cleanDefAt(hs[k].line); d != nil && (kind == grammars.Class) == (hs[k].kind == grammars.Class) {
+			// It agrees when it ends where the text does, or before lines that
+			// lead the next definition (its comments and attributes).
+			if last := b.contentEndAt(n, grammars.StartByte(n), int(n.EndByte())); last <= end && (last == end || b.allLeadingOrBlank(last+1, end)) {
+				hs[k].end, hs[k].kind, hs[k].node, hs[k].def = last, kind, n, d
+			}
+		}
 	}
 	var nest func(hs []hdr) []item
 	nest = func(hs []hdr) []item {
@@ -1004,8 +1041,11 @@ func (b *builder) textDefs(lo, hi int) []item {
 			for j < len(hs) && hs[j].line <= h.end {
 				j++
 			}
-			it := item{first: h.line, last: h.end, kind: h.kind, inError: true, synth: &textDef{name: h.name, sig: h.sig}}
-			it.synth.members = nest(hs[k+1 : j])
+			it := item{node: h.node, def: h.def, first: h.line, last: h.end, kind: h.kind}
+			if h.def == nil {
+				it.inError, it.synth = true, &textDef{name: h.name, sig: h.sig}
+				it.synth.members = nest(hs[k+1 : j])
+			}
 			out = append(out, it)
 			k = j
 		}
@@ -1014,12 +1054,65 @@ func (b *builder) textDefs(lo, hi int) []item {
 	return nest(hs)
 }
 
+// allLeadingOrBlank reports whether lines [lo, hi] are all blank or leading lines.
+func (b *builder) allLeadingOrBlank(lo, hi int) bool {
+	for i := lo; i <= hi; i++ {
+		if !b.li.blank[i] && !b.leadingLine(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanDefAt returns the tree's definition that starts on line i (its first line
+// that is not a leading line: C#'s attributes and Java's annotations are inside the
+// node) and holds no parse error, as an item's node (a wrapper or the definition),
+// the definition and its kind; nil when there is none, or the spec does not take
+// definitions a parse error misread from their text (ErrorDefsFromText). A
+// definition taken from the text that the tree read right is the tree's, with its
+// statements to split at.
+func (b *builder) cleanDefAt(i int) (node, def *sitter.Node, kind string) {
+	if b.root == nil || !b.spec.ErrorDefsFromText {
+		return nil, nil, ""
+	}
+	t := b.li.lineText(i)
+	p := sitter.Point{Row: uint32(i), Column: uint32(lineIndent(t))}
+	n := b.root.NamedDescendantForPointRange(p, p)
+	for depth := 0; n != nil && depth < 64; depth++ {
+		if d, k := b.spec.DefinitionOfType(n, b.spec.TypeOf(n)); d != nil && d.Equal(n) {
+			first, last := b.firstLine(d), b.endLine(d)
+			for first < last && b.leadingLine(first) {
+				first++
+			}
+			if first == i {
+				if d.HasError() {
+					return nil, nil, ""
+				}
+				if p := d.Parent(); p != nil && b.spec.Wrappers[b.spec.TypeOf(p)] {
+					return p, d, k
+				}
+				return d, d, k
+			}
+			if first < i {
+				return nil, nil, ""
+			}
+		}
+		n = n.Parent()
+	}
+	return nil, nil, ""
+}
+
 // braceEnd returns the line, at most limit, of the brace that closes the first `{`
-// on line first, or -1 when the line opens none or it does not close by line limit.
+// on line first, or on the line that opens its block in Allman style (see
+// allmanBrace), or -1 when neither opens one or it does not close by line limit.
 // Quoted strings and line comments are skipped, roughly: a definition that ends
 // later than its text says is cut at the next definition line instead.
 func (b *builder) braceEnd(first, limit int) int {
 	depth, opened := 0, false
+	open := first // the line that must open the block
+	if k := b.allmanBrace(first); k > 0 {
+		open = k
+	}
 	for i := first; i <= limit; i++ {
 		t := b.li.lineText(i)
 		var q byte
@@ -1046,7 +1139,7 @@ func (b *builder) braceEnd(first, limit int) int {
 				}
 			}
 		}
-		if !opened {
+		if !opened && i >= open {
 			return -1
 		}
 	}
@@ -1265,6 +1358,16 @@ func nestedDefinitions(its []item) int {
 		}
 	}
 	return n
+}
+
+// minSplitDefs returns the number of definitions besides properties a class item
+// must hold to be split at its members when it fits the size cap: 2, or 1 for a
+// class taken from its text.
+func minSplitDefs(it *item) int {
+	if it.synth != nil {
+		return 1
+	}
+	return 2
 }
 
 // members returns the items of def's body and the first line a member starts on, or

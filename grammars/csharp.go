@@ -13,10 +13,11 @@ import (
 // after a file-scoped `namespace X;`), and the file's namespace is its package for
 // `using` resolution. Its Rewrite (package languages/csharp) makes C# 12-14 constructs the grammar
 // predates parse: empty collection expressions, file-based program directives, and
-// conditionals around attributes or inside an expression.
+// conditionals around attributes or inside an expression. Definitions a parse error
+// misread (a file cut inside a method) are taken from their text (csDefLines).
 var CSharp = &Spec{
 	Name:       "csharp",
-	Version:    "csharp-0.21.3/r4",
+	Version:    "csharp-0.21.3/r5",
 	Extensions: []string{".cs"},
 	Language:   csharp.GetLanguage,
 	Definitions: map[string]string{
@@ -46,6 +47,7 @@ var CSharp = &Spec{
 	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|\[)`),
 	DefName:            csName,
 	DefLines:           csDefLines,
+	ErrorDefsFromText:  true,
 	Imports:            csImports,
 	Strings:            set("string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression", "character_literal"),
 	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|using\s+[\w.=\s]+;|namespace\s|#(region|endregion|pragma|if|endif|else)\b)`),
@@ -141,12 +143,29 @@ func csImports(root *sitter.Node, src []byte) (string, []Import) {
 // csModifiers are the C# modifiers a member or type declaration may start with.
 const csModifiers = `(?:(?:public|private|protected|internal|static|sealed|abstract|partial|readonly|virtual|override|async|extern|unsafe|new|file|required|ref)\s+)`
 
+// csMemberStart is the first modifier of a C# member line that csDefLines take for a
+// constructor, property or field: one no statement starts with (not `new`, which
+// starts an object creation, nor `ref` or `const`, which start local declarations),
+// after any attributes on the same line.
+const csMemberStart = `^[ \t]*(?:\[[^\]]*\]\s*)*(?:public|private|protected|internal|static|readonly|volatile|virtual|override|abstract|sealed|extern|unsafe|required)\s+`
+
+// csType is a C# type as written before a member's name: a dotted name with type
+// arguments (which may hold blanks: `Dictionary<string, int>`), or a tuple
+// (`(int, string)`), with any `?` and array ranks.
+const csType = `(?:[\w.]+(?:\s*<[^;{}()=]*>)?|\([^;{}()=]*\))[?\[\],]*`
+
 // csDefLines are the definition lines of C# (see Spec.DefLines), for text the parser
-// could not place: types (class, struct, interface, record, enum) with any
-// modifiers, and methods, which need at least one modifier, a return type, a name,
-// and a parameter list not ended by `;` (a call statement never starts with a
-// modifier), the `{` on the same line or the next.
+// could not place and definitions a parse error misread (Spec.ErrorDefsFromText):
+// types (class, struct, interface, enum, record) with any modifiers; methods,
+// which need at least one modifier, a return type, a name, and a parameter list
+// not ended by `;` (a call statement never starts with a modifier), the `{` on
+// the same line or the next; constructors (a modifier, the name and its
+// parameters, a `: base(...)` or `: this(...)` initialiser); properties and fields
+// (a modifier, a type, the name, then `{`, `=>`, `=`, `;` or the line's end).
+// A line opening a constructor, property or field starts with csMemberStart.
 var csDefLines = []DefLine{
 	{Class, regexp.MustCompile(`^[ \t]*` + csModifiers + `*(?:class|struct|interface|enum|record(?:\s+(?:class|struct))?)\s+([A-Za-z_]\w*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*` + csModifiers + `+[\w<>\[\],.?]+(?:\s*<[^>]*>)?\s+([A-Za-z_]\w*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?:where\s[^{;]*)?(?:\{.*|=>.*)?$`)},
+	{Function, regexp.MustCompile(`^[ \t]*(?:\[[^\]]*\]\s*)*` + csModifiers + `+` + csType + `\s+([A-Za-z_]\w*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?:where\s[^{;]*)?(?:\{.*|=>.*)?$`)},
+	{Function, regexp.MustCompile(csMemberStart + csModifiers + `*([A-Za-z_]\w*)\s*\([^;]*\)\s*(?::\s*(?:base|this)\s*\(.*)?(?:\{.*|=>.*)?$`)},
+	{Property, regexp.MustCompile(csMemberStart + `(?:` + csModifiers + `|(?:const|event)\s+)*` + csType + `\s+([A-Za-z_]\w*)\s*(?:[{=;,].*)?$`)},
 }

@@ -184,9 +184,9 @@ type Spec struct {
 // DefLine is a pattern of a line that opens a definition of kind Kind (Function,
 // Class or Property), whose first submatch is the defined name. A match whose name
 // is a keyword of the language (`if (x) {`) does not count. The definition runs
-// from that line to the line of the brace that closes the first `{` opened on it,
-// or to the line before the next definition line indented no deeper, whichever
-// comes first.
+// from that line to the line of the brace that closes the first `{` opened on it
+// (or starting the next line, Allman style), or to the line before the next
+// definition line indented no deeper, whichever comes first.
 type DefLine struct {
 	Kind string
 	Re   *regexp.Regexp

@@ -499,36 +499,49 @@ func (c *composer) replaced() {
 // partLen returns the rendered length of p in bytes.
 func partLen(p repoctx.Part) int { return len(repoctx.FileSep) + len(p.Path) + 1 + len(p.Text) }
 
-// fitBudget drops the least relevant parts (the first ones) until the rendered
-// context fits budget bytes. A single part over the budget keeps its last lines.
+// fitBudget keeps the parts whose rendered context fits budget bytes, choosing
+// from the most relevant (the last) to the least: a part that does not fit in what
+// is left is skipped and the less relevant parts before it are still kept while
+// they fit, so one large part does not empty the context. The kept parts stay in
+// their order. When the most relevant part alone is over the budget it keeps its
+// last lines (cut at a line start) and fills the budget alone. parts is not
+// modified.
 func fitBudget(parts []repoctx.Part, budget int) []repoctx.Part {
-	total := 0
-	for _, p := range parts {
-		total += partLen(p)
+	if len(parts) == 0 {
+		return nil
 	}
-	for len(parts) > 1 && total > budget {
-		total -= partLen(parts[0])
-		parts = parts[1:]
-	}
-	if len(parts) == 1 && total > budget {
-		p := parts[0]
-		room := budget - (len(repoctx.FileSep) + len(p.Path) + 1)
+	last := parts[len(parts)-1]
+	if partLen(last) > budget {
+		room := budget - (len(repoctx.FileSep) + len(last.Path) + 1)
 		if room <= 0 {
 			return nil
 		}
-		from := len(p.Text) - room
-		for from < len(p.Text) && !utf8.RuneStart(p.Text[from]) {
+		from := len(last.Text) - room
+		for from < len(last.Text) && !utf8.RuneStart(last.Text[from]) {
 			from++
 		}
-		t := p.Text[from:]
+		t := last.Text[from:]
 		if i := strings.IndexByte(t, '\n'); i >= 0 && i+1 < len(t) {
-			p.StartLine += strings.Count(p.Text[:from+i+1], "\n")
+			last.StartLine += strings.Count(last.Text[:from+i+1], "\n")
 			t = t[i+1:]
 		}
-		p.Text = t
-		parts[0] = p
+		last.Text = t
+		return []repoctx.Part{last}
 	}
-	return parts
+	keep := make([]bool, len(parts))
+	n, left := 0, budget
+	for i := len(parts) - 1; i >= 0; i-- {
+		if l := partLen(parts[i]); l <= left {
+			keep[i], left, n = true, left-l, n+1
+		}
+	}
+	out := make([]repoctx.Part, 0, n)
+	for i, p := range parts {
+		if keep[i] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // render joins parts as "<|file_sep|>{path}\n{content}".

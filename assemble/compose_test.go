@@ -193,6 +193,52 @@ func TestFitBudget(t *testing.T) {
 	}
 }
 
+// TestFitBudgetSkipsLargePart: a part that does not fit in what the more relevant
+// parts leave is skipped, and the less relevant parts before it are kept while they
+// fit, in their order.
+func TestFitBudgetSkipsLargePart(t *testing.T) {
+	parts := []repoctx.Part{
+		{Path: "a", Text: "a1\na2\n", Score: 1},
+		{Path: "d", Text: strings.Repeat("d\n", 40), Score: 1.5},
+		{Path: "e", Text: "e1\n", Score: 1.7},
+		{Path: "b", Text: strings.Repeat("b\n", 100), Score: 2},
+		{Path: "c", Text: "1\n2\n3\n4\n", Score: 3},
+	}
+	paths := func(ps []repoctx.Part) string {
+		var s []string
+		for _, p := range ps {
+			s = append(s, p.Path)
+		}
+		return strings.Join(s, ",")
+	}
+	budget := partLen(parts[0]) + partLen(parts[2]) + partLen(parts[4]) + 20
+	got := fitBudget(parts, budget)
+	if paths(got) != "a,e,c" {
+		t.Fatalf("fitBudget kept %s, want a,e,c", paths(got))
+	}
+	if got[0].Text != parts[0].Text || got[1].Text != parts[2].Text || got[2].Text != parts[4].Text {
+		t.Errorf("kept parts changed: %+v", got)
+	}
+	if n := len(render(got)); n > budget {
+		t.Errorf("context %d bytes over budget %d", n, budget)
+	}
+	// d fits once b is skipped and e is not there: less relevant than a skipped part.
+	budget = partLen(parts[1]) + partLen(parts[4])
+	if got = fitBudget([]repoctx.Part{parts[0], parts[1], parts[3], parts[4]}, budget); paths(got) != "d,c" {
+		t.Errorf("fitBudget kept %s, want d,c", paths(got))
+	}
+	// The most relevant part over the budget keeps its last lines alone, even when a
+	// less relevant part would fit.
+	budget = len(repoctx.FileSep) + 2 + 10
+	got = fitBudget([]repoctx.Part{parts[2], parts[3]}, budget)
+	if paths(got) != "b" || got[0].Text != strings.Repeat("b\n", 4) || got[0].StartLine != 96 {
+		t.Errorf("fitBudget kept %+v, want the last 4 whole lines of b in the budget", got)
+	}
+	if parts[3].Text != strings.Repeat("b\n", 100) {
+		t.Error("input part changed")
+	}
+}
+
 func TestEditRegion(t *testing.T) {
 	old := "a = 1\nb = 2\nc = 3\nd = 4\n"
 	// The user replaced "b = 2" by two lines and is writing a third after them.

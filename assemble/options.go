@@ -20,7 +20,8 @@ type Options struct {
 	// TopK is how many chunks each query retrieves (chunks), at most [MaxTopK].
 	TopK int
 	// BudgetChars caps the context length in bytes of UTF-8 text, separators included.
-	// Parts are dropped, least relevant first, until the context fits. The budget
+	// Parts are kept most relevant first while they fit; a part that does not fit in
+	// what is left is skipped and the less relevant ones are still tried. The budget
 	// planner (Plan) budgets in tokens instead.
 	BudgetChars int
 	// SuffixWeight scales the suffix query's fused scores against the prefix query's

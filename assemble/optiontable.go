@@ -80,7 +80,7 @@ var OptionTable = []OptionSpec{
 		"chunks retrieved per query",
 		func(o *Options) any { return &o.TopK }),
 	intOpt("budget", 24000, 1, inf, "a positive number of bytes",
-		"context budget in characters (bytes); least relevant parts are dropped first",
+		"context budget in characters (bytes); parts are kept most relevant first, skipping those that do not fit",
 		func(o *Options) any { return &o.BudgetChars }),
 	boolOpt("no-relative", "turn relative positioning (the lines after/before a match, see {relative-lines}) off",
 		func(o *Options) any { return &o.NoRelative }),

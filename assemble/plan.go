@@ -241,12 +241,16 @@ func (lc *lineCounter) text(s string) float64 {
 	return total
 }
 
-// fitTokens drops the least relevant parts (the first ones) until the rendered
-// context, counted line by line by tc as the scorer counts it, is at most room
-// tokens. When at least minTailLines lines of the most relevant dropped part
-// fit in what is left, that part's last lines are kept too, under their own
-// header, instead of leaving the room empty (the scorer would keep the same
-// lines without the header).
+// fitTokens keeps the parts whose rendered context, counted line by line by tc as
+// the scorer counts it, is at most room tokens, choosing from the most relevant
+// (the last) to the least: a part that does not fit in what is left is skipped and
+// the less relevant parts before it are still kept while they fit, so one large
+// part does not empty the context. The kept parts stay in their order. Then, when
+// at least minTailLines lines of the most relevant skipped part fit in what is
+// left, that part's last lines are kept too, in its place and under their own
+// header (the scorer would keep the same lines without the header). The most
+// relevant part alone over the room is such a skipped part: its last lines then
+// fill the room alone, as the less relevant parts would leave less of it.
 func fitTokens(parts []repoctx.Part, room float64, tc repoctx.TokenCounter) []repoctx.Part {
 	lc := &lineCounter{tc: tc, cache: map[string]float64{}}
 	// Make every part end at a line end so that parts' lines never merge with the
@@ -263,17 +267,41 @@ func fitTokens(parts []repoctx.Part, room float64, tc repoctx.TokenCounter) []re
 		cost[i] = lc.text(header(p)) + lc.text(p.Text)
 		total += cost[i]
 	}
-	from := 0
-	for from < len(parts) && total > room {
-		total -= cost[from]
-		from++
-	}
-	if from == 0 {
+	if total <= room {
 		return parts
 	}
-	// The most relevant dropped part: keep its last lines if enough fit.
-	p := parts[from-1]
-	left := room - total - lc.text(header(p))
+	if n := len(parts); n > 0 && cost[n-1] > room {
+		if p, ok := lc.tail(parts[n-1], room); ok {
+			return []repoctx.Part{p}
+		}
+	}
+	keep := make([]bool, len(parts))
+	left, skipped := room, -1
+	for i := len(parts) - 1; i >= 0; i-- {
+		if cost[i] <= left {
+			keep[i], left = true, left-cost[i]
+		} else if skipped < 0 {
+			skipped = i
+		}
+	}
+	out := make([]repoctx.Part, 0, len(parts))
+	for i, p := range parts {
+		if keep[i] {
+			out = append(out, p)
+		} else if i == skipped {
+			if t, ok := lc.tail(p, left); ok {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// tail returns the last lines of p (whose text ends with a line end) that fit in
+// room tokens with p's header, as a part marked "tail", and whether they are at
+// least minTailLines lines and fewer than all of p's lines.
+func (lc *lineCounter) tail(p repoctx.Part, room float64) (repoctx.Part, bool) {
+	left := room - lc.text(header(p))
 	lines := strings.SplitAfter(strings.TrimSuffix(p.Text, "\n"), "\n")
 	if n := len(lines); n > 0 {
 		lines[n-1] += "\n"
@@ -284,13 +312,13 @@ func fitTokens(parts []repoctx.Part, room float64, tc repoctx.TokenCounter) []re
 		k--
 	}
 	kept := len(lines) - k
-	if kept >= minTailLines && kept < len(lines) {
-		p.StartLine += k
-		p.Text = strings.Join(lines[k:], "")
-		p.Why = append(append([]string(nil), p.Why...), "tail")
-		return append([]repoctx.Part{p}, parts[from:]...)
+	if kept < minTailLines || kept == len(lines) {
+		return repoctx.Part{}, false
 	}
-	return parts[from:]
+	p.StartLine += k
+	p.Text = strings.Join(lines[k:], "")
+	p.Why = append(append([]string(nil), p.Why...), "tail")
+	return p, true
 }
 
 // header returns a part's rendered first line, "<|file_sep|>{path}\n".

@@ -188,6 +188,73 @@ func TestFitTokens(t *testing.T) {
 	}
 }
 
+// TestFitTokensSkipsLargePart: a large part near the most relevant end is skipped
+// (or cut to its tail) and the less relevant parts before it are kept while they
+// fit, in their order.
+func TestFitTokensSkipsLargePart(t *testing.T) {
+	parts := []repoctx.Part{
+		{Path: "a", Text: numbered("aaa", 0, 4), StartLine: 1, EndLine: 4, Score: 1},
+		{Path: "d", Text: numbered("ddd", 0, 30), StartLine: 1, EndLine: 30, Score: 1.5},
+		{Path: "e", Text: numbered("eee", 0, 3), StartLine: 1, EndLine: 3, Score: 1.7},
+		{Path: "b", Text: numbered("bbb", 0, 40), StartLine: 1, EndLine: 40, Score: 2},
+		{Path: "c", Text: numbered("ccc", 0, 4), StartLine: 1, EndLine: 4, Score: 3},
+	}
+	hdr := float64(len(repoctx.FileSep) + 2)
+	cost := func(ps ...repoctx.Part) float64 { return float64(len(render(ps))) }
+	paths := func(ps []repoctx.Part) string {
+		var s []string
+		for _, p := range ps {
+			s = append(s, p.Path)
+		}
+		return strings.Join(s, ",")
+	}
+	// Room for a, e and c whole and 2 lines of b (under minTailLines): b and d are
+	// skipped, a and e kept.
+	room := cost(parts[0], parts[2], parts[4]) + hdr + 2*7
+	got := fitTokens(parts, room, byteTokens{})
+	if paths(got) != "a,e,c" {
+		t.Fatalf("kept %s, want a,e,c", paths(got))
+	}
+	for i, p := range got {
+		if want := map[string]string{"a": parts[0].Text, "e": parts[2].Text, "c": parts[4].Text}[p.Path]; p.Text != want {
+			t.Errorf("part %d (%s) changed to %q", i, p.Path, p.Text)
+		}
+	}
+	// Room for 6 lines of b besides: its tail in its place, between e and c.
+	room = cost(parts[0], parts[2], parts[4]) + hdr + 6*7
+	got = fitTokens(parts, room, byteTokens{})
+	if paths(got) != "a,e,b,c" {
+		t.Fatalf("kept %s, want a,e,b,c", paths(got))
+	}
+	if got[2].Text != numbered("bbb", 34, 6) || got[2].StartLine != 35 || got[2].Why[len(got[2].Why)-1] != "tail" {
+		t.Errorf("tail of b = %q from line %d (why %v), want its last 6 lines from 35", got[2].Text, got[2].StartLine, got[2].Why)
+	}
+	if c := cost(got...); c > room {
+		t.Errorf("context %v tokens over room %v", c, room)
+	}
+	// The more relevant part first: e takes what a would need.
+	room = cost(parts[0], parts[4]) + 10
+	if got = fitTokens(parts, room, byteTokens{}); paths(got) != "e,c" {
+		t.Errorf("kept %s, want e,c", paths(got))
+	}
+	// The most relevant part alone over the room: its last lines fill the room.
+	big := []repoctx.Part{parts[0], parts[3]}
+	room = hdr + 10*7
+	got = fitTokens(big, room, byteTokens{})
+	if paths(got) != "b" || got[0].Text != numbered("bbb", 30, 10) {
+		t.Errorf("kept %+v, want the last 10 lines of b alone", got)
+	}
+	// ... unless fewer than minTailLines of it fit: then it is skipped like any other.
+	small := []repoctx.Part{{Path: "a", Text: "x\n"}, parts[3]}
+	if got = fitTokens(small, hdr+2*7, byteTokens{}); paths(got) != "a" {
+		t.Errorf("kept %s, want a", paths(got))
+	}
+	// The input is not modified.
+	if parts[3].Text != numbered("bbb", 0, 40) || len(parts[3].Why) != 0 {
+		t.Errorf("input part changed: %+v", parts[3])
+	}
+}
+
 // longOld is a completion file whose far top holds a helper the hole needs. The
 // fillers are just too big for the chunker to merge as small definitions (over
 // 40 non-space characters), so each stays a chunk of its own.

@@ -528,20 +528,42 @@ func fitBudget(parts []repoctx.Part, budget int) []repoctx.Part {
 		last.Text = t
 		return []repoctx.Part{last}
 	}
-	keep := make([]bool, len(parts))
-	n, left := 0, budget
-	for i := len(parts) - 1; i >= 0; i-- {
-		if l := partLen(parts[i]); l <= left {
-			keep[i], left, n = true, left-l, n+1
-		}
+	return FitParts(parts, float64(budget), func(p repoctx.Part) float64 { return float64(partLen(p)) })
+}
+
+// FitParts returns the parts, in their order, that fit in budget when the most
+// relevant (the last) are taken first: a part whose cost does not fit in what is left
+// is skipped, and the less relevant parts before it are still tried. cost is a part's
+// cost in the budget's unit (characters or tokens, its "<|file_sep|>path" header
+// included); parts is not modified.
+func FitParts(parts []repoctx.Part, budget float64, cost func(repoctx.Part) float64) []repoctx.Part {
+	costs := make([]float64, len(parts))
+	for i, p := range parts {
+		costs[i] = cost(p)
 	}
-	out := make([]repoctx.Part, 0, n)
+	keep, _, _ := mostRelevantFirst(costs, budget)
+	out := make([]repoctx.Part, 0, len(parts))
 	for i, p := range parts {
 		if keep[i] {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// mostRelevantFirst takes the parts of costs (least relevant first) from the last
+// while each fits in what room leaves, skipping one that does not: which it keeps,
+// the room left, and the most relevant skipped part (-1: none).
+func mostRelevantFirst(costs []float64, room float64) (keep []bool, left float64, skipped int) {
+	keep, left, skipped = make([]bool, len(costs)), room, -1
+	for i := len(costs) - 1; i >= 0; i-- {
+		if costs[i] <= left {
+			keep[i], left = true, left-costs[i]
+		} else if skipped < 0 {
+			skipped = i
+		}
+	}
+	return keep, left, skipped
 }
 
 // render joins parts as "<|file_sep|>{path}\n{content}".

@@ -275,15 +275,7 @@ func fitTokens(parts []repoctx.Part, room float64, tc repoctx.TokenCounter) []re
 			return []repoctx.Part{p}
 		}
 	}
-	keep := make([]bool, len(parts))
-	left, skipped := room, -1
-	for i := len(parts) - 1; i >= 0; i-- {
-		if cost[i] <= left {
-			keep[i], left = true, left-cost[i]
-		} else if skipped < 0 {
-			skipped = i
-		}
-	}
+	keep, left, skipped := mostRelevantFirst(cost, room)
 	out := make([]repoctx.Part, 0, len(parts))
 	for i, p := range parts {
 		if keep[i] {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/assemble"
 )
 
 // extraChunk is one element of llama.cpp's input_extra: a file name and text, which
@@ -65,7 +66,7 @@ func (s *Server) handleInfill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	parts := dropSeen(c.ctx.Parts, append(seen, prefix, suffix)...)
-	parts = fitParts(parts, budget, func(q repoctx.Part) float64 { return tc.Count(q.Path + "\n" + q.Text) })
+	parts = assemble.FitParts(parts, budget, func(q repoctx.Part) float64 { return tc.Count(q.Path + "\n" + q.Text) })
 	if len(parts) == 0 {
 		p.without(r.URL.Path, "no_parts", "")
 		p.forward(w, r, f.encode())

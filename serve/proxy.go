@@ -401,27 +401,6 @@ func (s *Server) composeFor(ctx context.Context, path, wsName, prefix, suffix st
 	return c, err
 }
 
-// fitTokens keeps the most relevant parts (the last ones) whose costs add up to at
-// most budget tokens, skipping a part that does not fit for smaller ones after it;
-// the order stays.
-func fitParts(parts []repoctx.Part, budget float64, cost func(repoctx.Part) float64) []repoctx.Part {
-	keep := make([]bool, len(parts))
-	used := 0.0
-	for i := len(parts) - 1; i >= 0; i-- {
-		if c := cost(parts[i]); used+c <= budget {
-			used += c
-			keep[i] = true
-		}
-	}
-	var out []repoctx.Part
-	for i, p := range parts {
-		if keep[i] {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // dropSeen removes the parts whose non-blank lines are all in seen (the texts the
 // client sends itself).
 func dropSeen(parts []repoctx.Part, seen ...string) []repoctx.Part {

@@ -35,8 +35,8 @@ type Skip struct {
 
 // Snapshot is a read-only view of one repository revision as a file system
 // (io/fs): slash-separated paths relative to its root. The two kinds are a folder
-// on disk ([OpenDir]) and an inner zip of the competition's zip of zips held in
-// memory ([Source.Open]). It lists regular files only; symlinks that stay inside
+// on disk ([OpenDir]) and an inner zip of the competition's zip of zips
+// ([Source.Open]), read in place or held in memory. It lists regular files only; symlinks that stay inside
 // the snapshot and point to a regular file are listed under their own name.
 //
 // Open and ReadFile serve only the listed files (and, for Open, the folders that
@@ -61,8 +61,9 @@ type Snapshot interface {
 
 // snapshot is the Snapshot of a folder or of an inner zip.
 type snapshot struct {
-	// digest is the SHA-256 of an inner zip's bytes: the same bytes are the same
-	// files, so a view can take its files' hashes from the store without reading them.
+	// digest is an inner zip's digest (the SHA-256 of its bytes, or of its listing
+	// for one read in place: see listingDigest): the same digest is the same files,
+	// so a view can take its files' hashes from the store without reading them.
 	digest    [32]byte
 	hasDigest bool
 	name      string
@@ -534,7 +535,8 @@ func wrapf(target error, format string, args ...any) error {
 	return &wrapError{msg: fmt.Sprintf(format, args...), err: target}
 }
 
-// ContentDigest implements [Digester]: an inner zip's SHA-256.
+// ContentDigest implements [Digester]: an inner zip's SHA-256, of its bytes when it
+// was read into memory, of its listing when it is read in place (listingDigest).
 func (s *snapshot) ContentDigest() ([32]byte, bool) { return s.digest, s.hasDigest }
 
 // Hasher is an optional interface of a [Snapshot] that already knows the SHA-256 of

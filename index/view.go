@@ -750,9 +750,12 @@ func (ix *Index) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.Fi
 	ix.mu.Unlock()
 	k := store.Key{Kind: store.KindSymbols, Hash: symbolKey(sf.path, sf.sum)}
 	var got *symbols.File
-	if b, ok := ix.recs.Get(k); ok {
-		got, _ = decodeSymbols(b) // a damaged record is a miss: extracted again
+	buf := recordBufs.Get().(*[]byte)
+	if b, ok := ix.recs.GetTo(k, *buf); ok {
+		got, _ = decodeSymbols(b) // a damaged record is a miss: extracted again; b is copied
+		*buf = b
 	}
+	recordBufs.Put(buf)
 	if got == nil {
 		if raw, err := sf.content(); err != nil {
 			// Unreadable now: no symbols.
@@ -770,6 +773,10 @@ func (ix *Index) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.Fi
 	ix.mu.Unlock()
 	return got
 }
+
+// recordBufs lends the memory store records that are decoded into copies (symbols)
+// are read into (store.Records.GetTo), so that reading one costs no allocation.
+var recordBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // chunkOne chunks one decoded file; with withSymbols and a structural chunker its
 // symbols are extracted from the same syntax tree.

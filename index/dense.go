@@ -212,8 +212,8 @@ func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
 func vectorKey(id string, textSum [32]byte) store.Key {
 	// The SHA-256 of store.Version, "vec", id and KeepHead (decimal), each followed by
 	// a NUL byte, then textSum (built without fmt: it is computed per chunk of a view).
-	buf := make([]byte, 0, 96+len(id))
-	buf = append(buf, store.Version...)
+	var arr [192]byte // on the stack for the usual model IDs
+	buf := append(arr[:0], store.Version...)
 	buf = append(buf, "\x00vec\x00"...)
 	buf = append(buf, id...)
 	buf = append(buf, 0)

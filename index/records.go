@@ -332,8 +332,8 @@ func decodeSymbols(b []byte) (*symbols.File, error) {
 // NUL bytes (the hash the store has always used; built without fmt, as it is
 // computed a few times per file of every view).
 func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
-	buf := make([]byte, 0, 192+len(settings)+len(path))
-	buf = append(buf, store.Version...)
+	var arr [512]byte // on the stack for the usual settings and paths
+	buf := append(arr[:0], store.Version...)
 	buf = append(buf, 0)
 	buf = append(buf, kind...)
 	buf = append(buf, 0)

@@ -112,17 +112,26 @@ func (ix *Index) FileText(path string) string {
 	if ok {
 		return t
 	}
-	var sb strings.Builder
-	end := 0
+	// The parts first, then the text in memory of its size (a builder growing by
+	// doubling allocated about twice the text, per file and view).
+	var parts []string
+	size, end := 0, 0
 	for i := 0; ; i++ {
 		c, ok := ix.Chunk(chunker.ChunkID(path, i))
 		if !ok {
 			break
 		}
 		if c.EndByte > end {
-			sb.WriteString(c.Text[max(0, end-c.StartByte):])
+			part := c.Text[max(0, end-c.StartByte):]
+			parts = append(parts, part)
+			size += len(part)
 			end = c.EndByte
 		}
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for _, part := range parts {
+		sb.WriteString(part)
 	}
 	t = sb.String()
 	ix.textMu.Lock()

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -112,5 +113,55 @@ func TestAddEncodedEqualsAdd(t *testing.T) {
 	}
 	if b.Len() != n {
 		t.Errorf("damaged encodings added %d chunks", b.Len()-n)
+	}
+}
+
+// TestClosedIndexPostingsReused: the postings of a closed index are filled again by
+// the next index of the corpus, which then ranks as a new one would, and an index
+// still open is not disturbed.
+func TestClosedIndexPostingsReused(t *testing.T) {
+	chunks := synthChunks(600)
+	c := NewCorpus()
+	ords := c.Add(chunks)
+	search := func(ix *Index) string {
+		var sb strings.Builder
+		for _, q := range []string{"fun value", "return index", "count total size"} {
+			hits, err := ix.searchBM25(q, 20, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				fmt.Fprintf(&sb, "%s %.6f\n", h.ID, h.Score)
+			}
+		}
+		return sb.String()
+	}
+	big, err := c.NewIndex("big", ords, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := c.NewIndex("small", ords[100:400], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := search(small)
+	open, err := c.NewIndex("open", ords[:300], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOpen := search(open)
+	big.Close()
+	if _, err := big.searchBM25("fun value", 5, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("search after Close: %v, want ErrClosed", err)
+	}
+	again, err := c.NewIndex("again", ords[100:400], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := search(again); got != want {
+		t.Errorf("an index in reused postings ranks\n%s\nwant\n%s", got, want)
+	}
+	if got := search(open); got != wantOpen {
+		t.Errorf("an open index changed when another was made")
 	}
 }

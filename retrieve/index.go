@@ -152,11 +152,19 @@ func (ix *Index) Key() string { return ix.key }
 
 // Close marks the index closed: searches running concurrently finish first, later
 // ones return [ErrClosed]. Closing twice is a no-op. It never fails; the corpus and an
-// embedder given in [DenseVectors] are not closed.
+// embedder given in [DenseVectors] are not closed. The memory of its postings goes
+// back to the corpus for the next index made (only searches read them, under ix.mu).
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
+	}
 	ix.closed = true
+	for f := range ix.post {
+		ix.corpus.putSpare(ix.post[f].flat)
+		ix.post[f] = postings{}
+	}
 	return nil
 }
 

@@ -64,6 +64,25 @@ func TestChunkRecordRoundTrip(t *testing.T) {
 		!reflect.DeepEqual(got.Terms, rec.Terms) || got.Lossy != rec.Lossy || got.Encoding != rec.Encoding {
 		t.Fatalf("round trip:\n got  %+v\n want %+v", got, rec)
 	}
+	// Its chunks' strings moved out of the record: equal, and unchanged when the
+	// record's memory is reused.
+	want := slices.Clone(rec.Chunks)
+	for i := range want {
+		want[i].Names, want[i].Header = slices.Clone(want[i].Names), slices.Clone(want[i].Header)
+	}
+	rb := bytes.Clone(b)
+	owned, err := decodeChunkRecord(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned.ownStrings()
+	if !reflect.DeepEqual(owned.Chunks, want) || owned.Encoding != rec.Encoding {
+		t.Fatalf("ownStrings:\n got  %+v\n want %+v", owned.Chunks, want)
+	}
+	clear(rb)
+	if !reflect.DeepEqual(owned.Chunks, want) || owned.Encoding != rec.Encoding {
+		t.Fatalf("ownStrings left strings in the record's memory:\n got  %+v\n want %+v", owned.Chunks, want)
+	}
 	for n := range len(b) {
 		if _, err := decodeChunkRecord(b[:n]); err == nil {
 			t.Fatalf("a record cut to %d of %d bytes was accepted", n, len(b))

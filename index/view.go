@@ -627,8 +627,15 @@ func (ix *Index) file(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats
 	ix.mu.Unlock()
 	defer close(e.ready)
 	var rec *chunkRecord
-	if b, ok := ix.recs.Get(store.Key{Kind: store.KindChunks, Hash: skey}); ok && fitsSize(sf.size, opts.MaxFileBytes) {
-		rec, _ = decodeChunkRecord(b) // a damaged record is a miss
+	// A stored record is read into reused memory: its chunks' strings are copied out
+	// (ownStrings), its terms read by AddEncoded below, then the memory goes back.
+	buf := recordBufs.Get().(*[]byte)
+	defer recordBufs.Put(buf)
+	if b, ok := ix.recs.GetTo(store.Key{Kind: store.KindChunks, Hash: skey}, *buf); ok && fitsSize(sf.size, opts.MaxFileBytes) {
+		*buf = b
+		if rec, _ = decodeChunkRecord(b); rec != nil { // a damaged record is a miss
+			rec.ownStrings()
+		}
 	}
 	if rec != nil {
 		st.Reused++

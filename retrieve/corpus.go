@@ -334,12 +334,34 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 	nterms := len(c.terms)
 	c.mu.RUnlock()
 
-	ix := &Index{corpus: c, key: key, chunks: make([]*chunker.Chunk, len(docs)), byID: make(map[string]int, len(docs))}
+	ix := &Index{corpus: c, key: key, chunks: make([]*chunker.Chunk, len(docs)), byPath: map[string]int{}}
+	start := 0 // position of the current file's first chunk
 	for i, d := range docs {
 		ix.chunks[i] = &d.chunk
-		ix.byID[d.chunk.ID] = i
-		if len(ix.byID) != i+1 { // the ID was there: one map operation per chunk
-			return nil, fmt.Errorf("retrieve: duplicate chunk id %q", d.chunk.ID)
+		if ix.byPath == nil {
+			continue
+		}
+		p := d.chunk.Path
+		if i > 0 && p == docs[i-1].chunk.Path {
+			if !isChunkID(d.chunk.ID, p, i-start) {
+				ix.byPath = nil
+			}
+			continue
+		}
+		start = i
+		n := len(ix.byPath)
+		ix.byPath[p] = i
+		if len(ix.byPath) == n || !isChunkID(d.chunk.ID, p, 0) { // a second run of p, or another ID
+			ix.byPath = nil
+		}
+	}
+	if ix.byPath == nil {
+		ix.byID = make(map[string]int, len(docs))
+		for i, d := range docs {
+			ix.byID[d.chunk.ID] = i
+			if len(ix.byID) != i+1 { // the ID was there: one map operation per chunk
+				return nil, fmt.Errorf("retrieve: duplicate chunk id %q", d.chunk.ID)
+			}
 		}
 	}
 	ix.lens = make([][numFields]int32, len(docs))

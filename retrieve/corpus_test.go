@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,5 +164,46 @@ func TestClosedIndexPostingsReused(t *testing.T) {
 	}
 	if got := search(open); got != wantOpen {
 		t.Errorf("an open index changed when another was made")
+	}
+}
+
+// TestChunkLookup: an index finds its chunks by ID, whether they carry the IDs a
+// snapshot's chunks have (file by file, "path#n") or any others, and finds nothing
+// for IDs it does not hold.
+func TestChunkLookup(t *testing.T) {
+	var cs []chunker.Chunk
+	for f, n := range []int{3, 1, 12} {
+		p := fmt.Sprintf("src/f#%d.kt", f) // a '#' in a path too
+		for i := range n {
+			cs = append(cs, chunker.Chunk{ID: chunker.ChunkID(p, i), Path: p, Ordinal: i, Text: fmt.Sprintf("fun f%d_%d() = %d", f, i, i)})
+		}
+	}
+	odd := slices.Clone(cs)
+	odd[4].ID = "custom"
+	reordered := slices.Clone(cs)
+	reordered[0], reordered[1] = reordered[1], reordered[0]
+	split := slices.Concat(cs[4:10], cs[:3], cs[10:], cs[3:4]) // f#2's chunks in two runs
+	for name, chunks := range map[string][]chunker.Chunk{"snapshot": cs, "other id": odd, "reordered": reordered, "split": split} {
+		ix, err := New(chunks, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if byFile := ix.byPath != nil; byFile != (name == "snapshot") {
+			t.Errorf("%s: found by file %v", name, byFile)
+		}
+		for i := range chunks {
+			c, ok := ix.Chunk(chunks[i].ID)
+			if !ok || c.ID != chunks[i].ID || c.Text != chunks[i].Text {
+				t.Errorf("%s: Chunk(%q) = %v, %v", name, chunks[i].ID, c, ok)
+			}
+		}
+		for _, id := range []string{"src/f#0.kt#3", "src/f#0.kt#03", "src/f#0.kt#", "src/f#0.kt", "src/f#1.kt#1", "x#0", "", "#0", "src/f#2.kt#-1", "src/f#2.kt#12"} {
+			if c, ok := ix.Chunk(id); ok {
+				t.Errorf("%s: Chunk(%q) found %q", name, id, c.ID)
+			}
+		}
+	}
+	if _, err := New(append(slices.Clone(cs), cs[0]), nil); err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("duplicate chunk IDs in a snapshot's order: %v", err)
 	}
 }

@@ -441,7 +441,7 @@ func errText(err error) string {
 // that ReadFile may return are charged to what the limits leave when first read,
 // so that reading every listed file still decompresses no more than the limits.
 func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*snapshot, error) {
-	s := &snapshot{name: name, lim: lim, files: map[string]fileEntry{}}
+	s := &snapshot{name: name, lim: lim, files: make(map[string]fileEntry, min(len(zr.File), lim.MaxFiles))} // sized once: no rehash per doubling
 	gitSeen := map[string]bool{}
 	var total uint64
 	dropped := 0

@@ -86,10 +86,10 @@ type fileEntry struct {
 	zf    *zip.File // nil for a folder snapshot
 	later bool      // a zip entry not counted when opened: charged to budget when first read
 	// stamp is a folder snapshot's file's metadata when it was listed (its sum unset),
-	// when stamped: a view takes the file's hash from the store's record of the folder
-	// when the metadata did not change since (see loadSnapshotState).
-	stamp   fileStamp
-	stamped bool
+	// nil when unknown (and for an inner zip's file, whose entry stays small): a view
+	// takes the file's hash from the store's record of the folder when the metadata
+	// did not change since (see loadSnapshotState).
+	stamp *fileStamp
 }
 
 // folderStamp returns the metadata of a listed file of a folder snapshot as it was
@@ -97,10 +97,10 @@ type fileEntry struct {
 // metadata is unknown.
 func (s *snapshot) folderStamp(path string) (dir string, st fileStamp, ok bool) {
 	e, ok := s.files[path]
-	if !ok || !e.stamped || s.dir == "" {
+	if !ok || e.stamp == nil || s.dir == "" {
 		return "", fileStamp{}, false
 	}
-	return s.dir, e.stamp, true
+	return s.dir, *e.stamp, true
 }
 
 // fileLimit returns the size limit of ReadFile (bytes).
@@ -109,7 +109,9 @@ func (s *snapshot) fileLimit() int64 { return s.lim.MaxFileBytes }
 // stampEntry returns the entry of a folder snapshot's file of metadata fi.
 func stampEntry(fi fs.FileInfo) fileEntry {
 	e := fileEntry{size: fi.Size()}
-	e.stamp, e.stamped = stampOf(fi, [32]byte{})
+	if st, ok := stampOf(fi, [32]byte{}); ok {
+		e.stamp = &st
+	}
 	return e
 }
 

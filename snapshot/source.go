@@ -363,20 +363,26 @@ func (s *dirSource) Open(name string) (Snapshot, error) {
 // own end record is found instead.
 func checkZipEnd(ra io.ReaderAt, size int64) error {
 	const endLen = 22 // end-of-central-directory record without comment
-	tailLen := min(size, endLen+0xffff)
-	if tailLen < endLen {
+	if size < endLen {
 		return errors.New("too short to be a zip")
 	}
-	tail := make([]byte, tailLen)
-	if _, err := ra.ReadAt(tail, size-tailLen); err != nil && err != io.EOF {
-		return err
-	}
-	for i := len(tail) - endLen; i >= 0; i-- {
-		if tail[i] == 'P' && tail[i+1] == 'K' && tail[i+2] == 5 && tail[i+3] == 6 {
-			commentLen := int(tail[i+20]) | int(tail[i+21])<<8
-			if i+endLen+commentLen == len(tail) {
-				return nil
+	// The record is looked for in the last 1 KiB first (zips seldom have a longer
+	// comment), then in all the bytes a comment may take.
+	for _, tailLen := range []int64{min(size, 1024), min(size, endLen+0xffff)} {
+		tail := make([]byte, tailLen)
+		if _, err := ra.ReadAt(tail, size-tailLen); err != nil && err != io.EOF {
+			return err
+		}
+		for i := len(tail) - endLen; i >= 0; i-- {
+			if tail[i] == 'P' && tail[i+1] == 'K' && tail[i+2] == 5 && tail[i+3] == 6 {
+				commentLen := int(tail[i+20]) | int(tail[i+21])<<8
+				if i+endLen+commentLen == len(tail) {
+					return nil
+				}
 			}
+		}
+		if tailLen == size {
+			break
 		}
 	}
 	return errors.New("no end-of-central-directory record at the end: truncated or not a zip")

@@ -717,3 +717,33 @@ func TestZipSourceStoredInPlace(t *testing.T) {
 		t.Errorf("ReadFile = %d bytes, %v", len(b), err)
 	}
 }
+
+// TestZipLongComment: an inner zip whose comment is longer than the first tail read
+// (1 KiB) still opens; cut short, it is refused.
+func TestZipLongComment(t *testing.T) {
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	fw, _ := w.Create("a.py")
+	fw.Write([]byte("x = 1\n"))
+	w.SetComment(strings.Repeat("c", 3000))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		data []byte
+		ok   bool
+	}{{buf.Bytes(), true}, {buf.Bytes()[:buf.Len()-1], false}} {
+		src, _ := openZipData(t, buildOuter(t, inner{"o__r-1", tc.data}), Limits{})
+		s, err := src.Open("o__r-1")
+		if tc.ok {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := s.ReadFile("a.py"); err != nil || string(b) != "x = 1\n" {
+				t.Errorf("ReadFile = %q, %v", b, err)
+			}
+		} else {
+			mustContain(t, err, "corrupt inner zip")
+		}
+	}
+}

@@ -210,8 +210,7 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 // kind and ID once (a chunk's Prev, Next and Parent are IDs of the record's chunks,
 // and its chunks share a path): for a record read into memory that is reused (see
 // store.Records.GetTo), whose terms are added to the corpus and dropped while its
-// chunks stay. The strings kept are a third of the record's bytes on dev's
-// repositories (the encoded terms and the repeated paths and IDs are the rest).
+// chunks stay: the encoded terms and the repeated paths and IDs are not kept.
 // r.Terms still point into the record.
 func (r *chunkRecord) ownStrings() {
 	ids := make(map[string]int, len(r.Chunks)) // over the record's bytes, for this call

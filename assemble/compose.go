@@ -568,7 +568,12 @@ func mostRelevantFirst(costs []float64, room float64) (keep []bool, left float64
 
 // render joins parts as "<|file_sep|>{path}\n{content}".
 func render(parts []repoctx.Part) string {
+	size := 0
+	for _, p := range parts {
+		size += len(repoctx.FileSep) + len(p.Path) + 1 + len(p.Text)
+	}
 	var sb strings.Builder
+	sb.Grow(size) // one allocation rather than a doubling builder's dozen
 	for _, p := range parts {
 		sb.WriteString(repoctx.FileSep)
 		sb.WriteString(p.Path)

@@ -69,6 +69,7 @@ func (ix *Index) dense(ctx context.Context, key string, ords []int32, opts Optio
 	var gotVecs [][]float32
 	var gotStatus []retrieve.EmbedStatus
 	var arena []float32 // where the stored vectors are decoded
+	var rec []byte      // a stored vector's record, read into the same memory each time
 	for i, o := range todo {
 		text := ix.corpus.Chunk(o).Text
 		sum := todoSums[i]
@@ -78,7 +79,7 @@ func (ix *Index) dense(ctx context.Context, key string, ords []int32, opts Optio
 		if len(arena) < d.Dim {
 			arena = make([]float32, (len(todo)-i)*d.Dim) // one allocation for the stored vectors
 		}
-		if tr, ok := ix.storedVector(id, arena[:d.Dim:d.Dim], sum); ok {
+		if tr, ok := ix.storedVector(id, arena[:d.Dim:d.Dim], sum, &rec); ok {
 			got, gotVecs, gotStatus = append(got, o), append(gotVecs, arena[:d.Dim:d.Dim]), append(gotStatus, tr)
 			arena = arena[d.Dim:]
 			d.Info.Cached++
@@ -211,8 +212,8 @@ func readLabeledLSA(b []byte) (*retrieve.LSA, string, error) {
 func vectorKey(id string, textSum [32]byte) store.Key {
 	// The SHA-256 of store.Version, "vec", id and KeepHead (decimal), each followed by
 	// a NUL byte, then textSum (built without fmt: it is computed per chunk of a view).
-	buf := make([]byte, 0, 96+len(id))
-	buf = append(buf, store.Version...)
+	var arr [192]byte // on the stack for the usual model IDs
+	buf := append(arr[:0], store.Version...)
 	buf = append(buf, "\x00vec\x00"...)
 	buf = append(buf, id...)
 	buf = append(buf, 0)
@@ -224,9 +225,13 @@ func vectorKey(id string, textSum [32]byte) store.Key {
 
 // storedVector decodes into v (of the model's dimension) the vector under model id of
 // the chunk text whose SHA-256 is textSum from the store; ok is false when it is not
-// stored (or not of that dimension).
-func (ix *Index) storedVector(id string, v []float32, textSum [32]byte) (retrieve.EmbedStatus, bool) {
-	b, ok := ix.recs.Get(vectorKey(id, textSum))
+// stored (or not of that dimension). The record is read into *rec's memory (see
+// store.Records.GetTo), and *rec set to it for the next call.
+func (ix *Index) storedVector(id string, v []float32, textSum [32]byte, rec *[]byte) (retrieve.EmbedStatus, bool) {
+	b, ok := ix.recs.GetTo(vectorKey(id, textSum), *rec)
+	if ok {
+		*rec = b
+	}
 	if !ok || len(b) != 1+4*len(v) {
 		return 0, false
 	}

@@ -112,9 +112,9 @@ func (r *chunkRecord) encode() []byte {
 var errDamagedRecord = errors.New("index: damaged chunk record")
 
 // decodeChunkRecord reads what encode wrote. The chunks' strings and terms point into
-// b, which must never change afterwards: a payload of repoStore.get (copied out of the
-// segment, never modified) or of encode. Sharing b rather than copying it into a
-// string halves the bytes a warm run copies and allocates for its chunk records.
+// b, which must not change while they are used: b is a payload of encode or of
+// store.Records.Get (never modified), or memory a view reuses once the chunks' strings
+// are moved out (chunkRecord.ownStrings) and the terms read.
 func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 	var s string // every string of the record, over b's bytes (see above)
 	if len(b) > 0 {
@@ -203,6 +203,94 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		return nil, errDamagedRecord
 	}
 	return r, nil
+}
+
+// ownStrings moves the strings of r's chunks, which point into the record they were
+// decoded from, into one new allocation of their size, keeping each path, language,
+// kind and ID once (a chunk's Prev, Next and Parent are IDs of the record's chunks,
+// and its chunks share a path): for a record read into memory that is reused (see
+// store.Records.GetTo), whose terms are added to the corpus and dropped while its
+// chunks stay: the encoded terms and the repeated paths and IDs are not kept.
+// r.Terms still point into the record.
+func (r *chunkRecord) ownStrings() {
+	ids := make(map[string]int, len(r.Chunks)) // over the record's bytes, for this call
+	for i := range r.Chunks {
+		ids[r.Chunks[i].ID] = i
+	}
+	// Two passes over the same decisions: the first counts the bytes, the second
+	// copies them into buf (never past its capacity) and sets the fields.
+	var buf []byte
+	size := 0
+	put := func(s string) string {
+		if buf == nil {
+			size += len(s)
+			return s
+		}
+		if s == "" {
+			return ""
+		}
+		start := len(buf)
+		buf = append(buf, s...)
+		return unsafe.String(&buf[start], len(s))
+	}
+	for pass := range 2 {
+		set := pass == 1
+		if set {
+			buf = make([]byte, 0, size)
+		}
+		if e := put(r.Encoding); set {
+			r.Encoding = e
+		}
+		for i := range r.Chunks {
+			if id := put(r.Chunks[i].ID); set {
+				r.Chunks[i].ID = id
+			}
+		}
+		for i := range r.Chunks {
+			c := &r.Chunks[i]
+			var prev *chunker.Chunk
+			if i > 0 {
+				prev = &r.Chunks[i-1] // its strings owned already in the second pass
+			}
+			path, lang, kind := c.Path, c.Lang, c.Kind
+			if prev == nil || path != prev.Path {
+				path = put(path)
+			} else {
+				path = prev.Path
+			}
+			if prev == nil || lang != prev.Lang {
+				lang = put(lang)
+			} else {
+				lang = prev.Lang
+			}
+			if prev == nil || kind != prev.Kind {
+				kind = chunker.Kind(put(string(kind)))
+			} else {
+				kind = prev.Kind
+			}
+			ref := func(id string) string {
+				if j, ok := ids[id]; ok {
+					return r.Chunks[j].ID
+				}
+				return put(id)
+			}
+			name, parent, prevID, next, text := put(c.Name), ref(c.Parent), ref(c.Prev), ref(c.Next), put(c.Text)
+			for j := range c.Names { // slices of their own (decodeChunkRecord's)
+				if n := put(c.Names[j]); set {
+					c.Names[j] = n
+				}
+			}
+			for j := range c.Header {
+				if h := put(c.Header[j]); set {
+					c.Header[j] = h
+				}
+			}
+			if set {
+				c.Path, c.Lang, c.Kind, c.Name = path, lang, kind, name
+				c.Parent, c.Prev, c.Next, c.Text = parent, prevID, next, text
+			}
+		}
+	}
 }
 
 // symbolsMagic starts an encoded symbol record; it names the format below, so that a
@@ -332,8 +420,8 @@ func decodeSymbols(b []byte) (*symbols.File, error) {
 // NUL bytes (the hash the store has always used; built without fmt, as it is
 // computed a few times per file of every view).
 func storeKey(kind, settings, path string, sum [32]byte) [32]byte {
-	buf := make([]byte, 0, 192+len(settings)+len(path))
-	buf = append(buf, store.Version...)
+	var arr [512]byte // on the stack for the usual settings and paths
+	buf := append(arr[:0], store.Version...)
 	buf = append(buf, 0)
 	buf = append(buf, kind...)
 	buf = append(buf, 0)

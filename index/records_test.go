@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"errors"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/store"
 	"github.com/repoctx/repoctx/symbols"
 )
@@ -63,6 +65,25 @@ func TestChunkRecordRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got.Chunks, rec.Chunks) || !reflect.DeepEqual(got.Sums, rec.Sums) ||
 		!reflect.DeepEqual(got.Terms, rec.Terms) || got.Lossy != rec.Lossy || got.Encoding != rec.Encoding {
 		t.Fatalf("round trip:\n got  %+v\n want %+v", got, rec)
+	}
+	// Its chunks' strings moved out of the record: equal, and unchanged when the
+	// record's memory is reused.
+	want := slices.Clone(rec.Chunks)
+	for i := range want {
+		want[i].Names, want[i].Header = slices.Clone(want[i].Names), slices.Clone(want[i].Header)
+	}
+	rb := bytes.Clone(b)
+	owned, err := decodeChunkRecord(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned.ownStrings()
+	if !reflect.DeepEqual(owned.Chunks, want) || owned.Encoding != rec.Encoding {
+		t.Fatalf("ownStrings:\n got  %+v\n want %+v", owned.Chunks, want)
+	}
+	clear(rb)
+	if !reflect.DeepEqual(owned.Chunks, want) || owned.Encoding != rec.Encoding {
+		t.Fatalf("ownStrings left strings in the record's memory:\n got  %+v\n want %+v", owned.Chunks, want)
 	}
 	for n := range len(b) {
 		if _, err := decodeChunkRecord(b[:n]); err == nil {
@@ -219,6 +240,41 @@ func TestOldSymbolRecordsRebuilt(t *testing.T) {
 		b, ok := rs.Get(store.Key{Kind: store.KindSymbols, Hash: symbolKey(p, sha256.Sum256(raw))})
 		if _, err := decodeSymbols(b); !ok || err != nil {
 			t.Errorf("%s: the symbol record was not rebuilt in the current format (%v, %v)", p, ok, err)
+		}
+	}
+}
+
+// TestVectorRecordRoundTrip: a stored vector reads back bit for bit, whatever its
+// values, and a record of another dimension is a miss.
+func TestVectorRecordRoundTrip(t *testing.T) {
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	ix, err := Open(st, "o/v", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{1.5, -2.25, float32(math.Inf(1)), float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, float32(math.NaN())}
+	sum := sha256.Sum256([]byte("text"))
+	putVector(ix.recs, "model", sum, want, retrieve.EmbedStatus(2))
+	for _, flush := range []bool{false, true} {
+		if flush {
+			if _, err := ix.recs.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var rec []byte
+		got := make([]float32, len(want))
+		status, ok := ix.storedVector("model", got, sum, &rec)
+		if !ok || status != 2 {
+			t.Fatalf("stored vector: %v, status %d", ok, status)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Errorf("element %d = %v, want %v", i, got[i], want[i])
+			}
+		}
+		if _, ok := ix.storedVector("model", make([]float32, 3), sum, &rec); ok {
+			t.Error("a vector of another dimension was read")
 		}
 	}
 }

@@ -627,8 +627,15 @@ func (ix *Index) file(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats
 	ix.mu.Unlock()
 	defer close(e.ready)
 	var rec *chunkRecord
-	if b, ok := ix.recs.Get(store.Key{Kind: store.KindChunks, Hash: skey}); ok && fitsSize(sf.size, opts.MaxFileBytes) {
-		rec, _ = decodeChunkRecord(b) // a damaged record is a miss
+	// A stored record is read into reused memory: its chunks' strings are copied out
+	// (ownStrings), its terms read by AddEncoded below, then the memory goes back.
+	buf := recordBufs.Get().(*[]byte)
+	defer recordBufs.Put(buf)
+	if b, ok := ix.recs.GetTo(store.Key{Kind: store.KindChunks, Hash: skey}, *buf); ok && fitsSize(sf.size, opts.MaxFileBytes) {
+		*buf = b
+		if rec, _ = decodeChunkRecord(b); rec != nil { // a damaged record is a miss
+			rec.ownStrings()
+		}
 	}
 	if rec != nil {
 		st.Reused++
@@ -750,9 +757,12 @@ func (ix *Index) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.Fi
 	ix.mu.Unlock()
 	k := store.Key{Kind: store.KindSymbols, Hash: symbolKey(sf.path, sf.sum)}
 	var got *symbols.File
-	if b, ok := ix.recs.Get(k); ok {
-		got, _ = decodeSymbols(b) // a damaged record is a miss: extracted again
+	buf := recordBufs.Get().(*[]byte)
+	if b, ok := ix.recs.GetTo(k, *buf); ok {
+		got, _ = decodeSymbols(b) // a damaged record is a miss: extracted again; b is copied
+		*buf = b
 	}
+	recordBufs.Put(buf)
 	if got == nil {
 		if raw, err := sf.content(); err != nil {
 			// Unreadable now: no symbols.
@@ -770,6 +780,10 @@ func (ix *Index) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.Fi
 	ix.mu.Unlock()
 	return got
 }
+
+// recordBufs lends the memory store records that are decoded into copies (symbols)
+// are read into (store.Records.GetTo), so that reading one costs no allocation.
+var recordBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // chunkOne chunks one decoded file; with withSymbols and a structural chunker its
 // symbols are extracted from the same syntax tree.

@@ -3,7 +3,9 @@ package retrieve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,5 +114,96 @@ func TestAddEncodedEqualsAdd(t *testing.T) {
 	}
 	if b.Len() != n {
 		t.Errorf("damaged encodings added %d chunks", b.Len()-n)
+	}
+}
+
+// TestClosedIndexPostingsReused: the postings of a closed index are filled again by
+// the next index of the corpus, which then ranks as a new one would, and an index
+// still open is not disturbed.
+func TestClosedIndexPostingsReused(t *testing.T) {
+	chunks := synthChunks(600)
+	c := NewCorpus()
+	ords := c.Add(chunks)
+	search := func(ix *Index) string {
+		var sb strings.Builder
+		for _, q := range []string{"fun value", "return index", "count total size"} {
+			hits, err := ix.searchBM25(q, 20, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				fmt.Fprintf(&sb, "%s %.6f\n", h.ID, h.Score)
+			}
+		}
+		return sb.String()
+	}
+	big, err := c.NewIndex("big", ords, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := c.NewIndex("small", ords[100:400], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := search(small)
+	open, err := c.NewIndex("open", ords[:300], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOpen := search(open)
+	big.Close()
+	if _, err := big.searchBM25("fun value", 5, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("search after Close: %v, want ErrClosed", err)
+	}
+	again, err := c.NewIndex("again", ords[100:400], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := search(again); got != want {
+		t.Errorf("an index in reused postings ranks\n%s\nwant\n%s", got, want)
+	}
+	if got := search(open); got != wantOpen {
+		t.Errorf("an open index changed when another was made")
+	}
+}
+
+// TestChunkLookup: an index finds its chunks by ID, whether they carry the IDs a
+// snapshot's chunks have (file by file, "path#n") or any others, and finds nothing
+// for IDs it does not hold.
+func TestChunkLookup(t *testing.T) {
+	var cs []chunker.Chunk
+	for f, n := range []int{3, 1, 12} {
+		p := fmt.Sprintf("src/f#%d.kt", f) // a '#' in a path too
+		for i := range n {
+			cs = append(cs, chunker.Chunk{ID: chunker.ChunkID(p, i), Path: p, Ordinal: i, Text: fmt.Sprintf("fun f%d_%d() = %d", f, i, i)})
+		}
+	}
+	odd := slices.Clone(cs)
+	odd[4].ID = "custom"
+	reordered := slices.Clone(cs)
+	reordered[0], reordered[1] = reordered[1], reordered[0]
+	split := slices.Concat(cs[4:10], cs[:3], cs[10:], cs[3:4]) // f#2's chunks in two runs
+	for name, chunks := range map[string][]chunker.Chunk{"snapshot": cs, "other id": odd, "reordered": reordered, "split": split} {
+		ix, err := New(chunks, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if byFile := ix.byPath != nil; byFile != (name == "snapshot") {
+			t.Errorf("%s: found by file %v", name, byFile)
+		}
+		for i := range chunks {
+			c, ok := ix.Chunk(chunks[i].ID)
+			if !ok || c.ID != chunks[i].ID || c.Text != chunks[i].Text {
+				t.Errorf("%s: Chunk(%q) = %v, %v", name, chunks[i].ID, c, ok)
+			}
+		}
+		for _, id := range []string{"src/f#0.kt#3", "src/f#0.kt#03", "src/f#0.kt#", "src/f#0.kt", "src/f#1.kt#1", "x#0", "", "#0", "src/f#2.kt#-1", "src/f#2.kt#12"} {
+			if c, ok := ix.Chunk(id); ok {
+				t.Errorf("%s: Chunk(%q) found %q", name, id, c.ID)
+			}
+		}
+	}
+	if _, err := New(append(slices.Clone(cs), cs[0]), nil); err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("duplicate chunk IDs in a snapshot's order: %v", err)
 	}
 }

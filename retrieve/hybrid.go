@@ -211,7 +211,8 @@ func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) b
 		if len(bm) > 0 {
 			score := make(map[int]float64, len(bm))
 			for _, h := range bm {
-				score[ix.byID[h.ID]] = h.Score
+				i, _ := ix.position(h.ID)
+				score[i] = h.Score
 			}
 			tie = func(i int) float64 { return score[i] }
 		}
@@ -252,7 +253,9 @@ func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) b
 		if c := cmp.Compare(b.BM25Score, a.BM25Score); c != 0 {
 			return c
 		}
-		return cmp.Compare(ix.byID[a.ID], ix.byID[b.ID])
+		i, _ := ix.position(a.ID)
+		j, _ := ix.position(b.ID)
+		return cmp.Compare(i, j)
 	})
 	if len(out) > k {
 		out = out[:k]

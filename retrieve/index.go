@@ -43,6 +43,12 @@ type Index struct {
 	corpus *Corpus
 	key    string
 	chunks []*chunker.Chunk // the corpus's chunks (shared, never modified), in view order
+	// byPath gives the position of each file's first chunk when every file's chunks
+	// are consecutive, in order, with the IDs chunker.ChunkID gives them ("path#n" for
+	// the file's n-th): what a snapshot's view always is, found by position (see
+	// position) with a map of files, not of chunks. Otherwise (chunks of any other
+	// making) byID maps every chunk ID to its position, and byPath is nil.
+	byPath map[string]int
 	byID   map[string]int
 	// flat is Chunks' copy of the chunks, made on its first call.
 	flatOnce sync.Once
@@ -89,11 +95,57 @@ func (ix *Index) Len() int { return len(ix.chunks) }
 // Chunk returns the chunk with the given ID, or false if the index has none. The chunk
 // is shared with the index and must not be modified.
 func (ix *Index) Chunk(id string) (*chunker.Chunk, bool) {
-	i, ok := ix.byID[id]
+	i, ok := ix.position(id)
 	if !ok {
 		return nil, false
 	}
 	return ix.chunks[i], true
+}
+
+// position returns the view position of the chunk with the given ID.
+func (ix *Index) position(id string) (int, bool) {
+	if ix.byPath == nil {
+		i, ok := ix.byID[id]
+		return i, ok
+	}
+	h := strings.LastIndexByte(id, '#')
+	if h < 0 {
+		return 0, false
+	}
+	n, ok := chunkNumber(id[h+1:])
+	if !ok {
+		return 0, false
+	}
+	start, ok := ix.byPath[id[:h]]
+	if !ok || n >= len(ix.chunks)-start || ix.chunks[start+n].ID != id {
+		return 0, false
+	}
+	return start + n, true
+}
+
+// chunkNumber parses the n of a chunk ID "path#n" as chunker.ChunkID writes it
+// (decimal, no sign, no leading zero); ok is false for anything else.
+func chunkNumber(s string) (int, bool) {
+	if s == "" || len(s) > 9 || (s[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// isChunkID reports whether id is chunker.ChunkID(path, n).
+func isChunkID(id, path string, n int) bool {
+	if len(id) <= len(path)+1 || id[:len(path)] != path || id[len(path)] != '#' {
+		return false
+	}
+	got, ok := chunkNumber(id[len(path)+1:])
+	return ok && got == n
 }
 
 // FileTextCacheBytes bounds the file texts an [Index] keeps for [Index.FileText]
@@ -112,17 +164,26 @@ func (ix *Index) FileText(path string) string {
 	if ok {
 		return t
 	}
-	var sb strings.Builder
-	end := 0
+	// The parts first, then the text in memory of its size (a builder growing by
+	// doubling allocated about twice the text, per file and view).
+	var parts []string
+	size, end := 0, 0
 	for i := 0; ; i++ {
 		c, ok := ix.Chunk(chunker.ChunkID(path, i))
 		if !ok {
 			break
 		}
 		if c.EndByte > end {
-			sb.WriteString(c.Text[max(0, end-c.StartByte):])
+			part := c.Text[max(0, end-c.StartByte):]
+			parts = append(parts, part)
+			size += len(part)
 			end = c.EndByte
 		}
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for _, part := range parts {
+		sb.WriteString(part)
 	}
 	t = sb.String()
 	ix.textMu.Lock()
@@ -143,11 +204,19 @@ func (ix *Index) Key() string { return ix.key }
 
 // Close marks the index closed: searches running concurrently finish first, later
 // ones return [ErrClosed]. Closing twice is a no-op. It never fails; the corpus and an
-// embedder given in [DenseVectors] are not closed.
+// embedder given in [DenseVectors] are not closed. The memory of its postings goes
+// back to the corpus for the next index made (only searches read them, under ix.mu).
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
+	}
 	ix.closed = true
+	for f := range ix.post {
+		ix.corpus.putSpare(ix.post[f].flat)
+		ix.post[f] = postings{}
+	}
 	return nil
 }
 

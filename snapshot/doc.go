@@ -6,8 +6,8 @@
 //
 //   - a folder on disk: [OpenDir] lists it (every regular file, .git left out),
 //     [OpenFolder] walks it with the repository walker's rules first (see below);
-//   - an inner zip of the competition's zip of zips, read into memory and never
-//     unpacked: a [Source] ([OpenZipSource], or [OpenDirSource] for a folder of
+//   - an inner zip of the competition's zip of zips, read in place (or into memory
+//     when the outer zip compresses it) and never unpacked: a [Source] ([OpenZipSource], or [OpenDirSource] for a folder of
 //     snapshot folders) opens a snapshot by name ("{owner}__{repo}-{revision}");
 //   - memory: [NewMem] freezes files an editor's live workspace holds.
 //

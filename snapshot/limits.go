@@ -10,7 +10,7 @@ type Limits struct {
 	// wrapping ErrTooLarge and never reads more than this many bytes.
 	MaxFileBytes int64
 	// MaxSnapshotBytes bounds one zipped snapshot, in bytes: both the inner
-	// zip itself (which is read into memory) and the sum of the declared
+	// zip itself (which is read into memory when the outer zip compresses it) and the sum of the declared
 	// uncompressed sizes of the files it lists that can be read (those over
 	// MaxFileBytes are left out; files other than source and ignore files count
 	// when first read, see Snapshot.ReadFile). Folders are not bounded.

@@ -35,8 +35,8 @@ type Skip struct {
 
 // Snapshot is a read-only view of one repository revision as a file system
 // (io/fs): slash-separated paths relative to its root. The two kinds are a folder
-// on disk ([OpenDir]) and an inner zip of the competition's zip of zips held in
-// memory ([Source.Open]). It lists regular files only; symlinks that stay inside
+// on disk ([OpenDir]) and an inner zip of the competition's zip of zips
+// ([Source.Open]), read in place or held in memory. It lists regular files only; symlinks that stay inside
 // the snapshot and point to a regular file are listed under their own name.
 //
 // Open and ReadFile serve only the listed files (and, for Open, the folders that
@@ -61,8 +61,9 @@ type Snapshot interface {
 
 // snapshot is the Snapshot of a folder or of an inner zip.
 type snapshot struct {
-	// digest is the SHA-256 of an inner zip's bytes: the same bytes are the same
-	// files, so a view can take its files' hashes from the store without reading them.
+	// digest is an inner zip's digest (the SHA-256 of its bytes, or of its listing
+	// for one read in place: see listingDigest): the same digest is the same files,
+	// so a view can take its files' hashes from the store without reading them.
 	digest    [32]byte
 	hasDigest bool
 	name      string
@@ -85,10 +86,10 @@ type fileEntry struct {
 	zf    *zip.File // nil for a folder snapshot
 	later bool      // a zip entry not counted when opened: charged to budget when first read
 	// stamp is a folder snapshot's file's metadata when it was listed (its sum unset),
-	// when stamped: a view takes the file's hash from the store's record of the folder
-	// when the metadata did not change since (see loadSnapshotState).
-	stamp   fileStamp
-	stamped bool
+	// nil when unknown (and for an inner zip's file, whose entry stays small): a view
+	// takes the file's hash from the store's record of the folder when the metadata
+	// did not change since (see loadSnapshotState).
+	stamp *fileStamp
 }
 
 // folderStamp returns the metadata of a listed file of a folder snapshot as it was
@@ -96,10 +97,10 @@ type fileEntry struct {
 // metadata is unknown.
 func (s *snapshot) folderStamp(path string) (dir string, st fileStamp, ok bool) {
 	e, ok := s.files[path]
-	if !ok || !e.stamped || s.dir == "" {
+	if !ok || e.stamp == nil || s.dir == "" {
 		return "", fileStamp{}, false
 	}
-	return s.dir, e.stamp, true
+	return s.dir, *e.stamp, true
 }
 
 // fileLimit returns the size limit of ReadFile (bytes).
@@ -108,7 +109,9 @@ func (s *snapshot) fileLimit() int64 { return s.lim.MaxFileBytes }
 // stampEntry returns the entry of a folder snapshot's file of metadata fi.
 func stampEntry(fi fs.FileInfo) fileEntry {
 	e := fileEntry{size: fi.Size()}
-	e.stamp, e.stamped = stampOf(fi, [32]byte{})
+	if st, ok := stampOf(fi, [32]byte{}); ok {
+		e.stamp = &st
+	}
 	return e
 }
 
@@ -440,7 +443,7 @@ func errText(err error) string {
 // that ReadFile may return are charged to what the limits leave when first read,
 // so that reading every listed file still decompresses no more than the limits.
 func newZipSnapshot(name string, zr *zip.Reader, zipBytes int64, lim Limits) (*snapshot, error) {
-	s := &snapshot{name: name, lim: lim, files: map[string]fileEntry{}}
+	s := &snapshot{name: name, lim: lim, files: make(map[string]fileEntry, min(len(zr.File), lim.MaxFiles))} // sized once: no rehash per doubling
 	gitSeen := map[string]bool{}
 	var total uint64
 	dropped := 0
@@ -534,7 +537,8 @@ func wrapf(target error, format string, args ...any) error {
 	return &wrapError{msg: fmt.Sprintf(format, args...), err: target}
 }
 
-// ContentDigest implements [Digester]: an inner zip's SHA-256.
+// ContentDigest implements [Digester]: an inner zip's SHA-256, of its bytes when it
+// was read into memory, of its listing when it is read in place (listingDigest).
 func (s *snapshot) ContentDigest() ([32]byte, bool) { return s.digest, s.hasDigest }
 
 // Hasher is an optional interface of a [Snapshot] that already knows the SHA-256 of

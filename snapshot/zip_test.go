@@ -673,3 +673,77 @@ func TestSnapshotSharedAcrossGoroutines(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestZipSourceStoredInPlace checks that an inner zip stored uncompressed is listed
+// from its central directory alone, that its files are read (and checked) when asked
+// for, and that its digest follows its files' contents.
+func TestZipSourceStoredInPlace(t *testing.T) {
+	big := bytes.Repeat([]byte("x = 1\n"), 20000)
+	for i := range big {
+		big[i] ^= byte(i*7919%251) & 0x1f // little to compress
+	}
+	edited := bytes.Clone(big)
+	edited[len(edited)-2] = '2' // same size, other content
+	outer := buildOuter(t,
+		inner{"o__r-1", buildZip(t, zent{name: "a.py", body: big}, zent{name: "b.py", body: []byte("b")})},
+		inner{"o__r-2", buildZip(t, zent{name: "a.py", body: edited}, zent{name: "b.py", body: []byte("b")})},
+		inner{"o__r-3", buildZip(t, zent{name: "a.py", body: big}, zent{name: "b.py", body: []byte("b")})})
+	ra := &countingReaderAt{r: bytes.NewReader(outer)}
+	src, err := newZipSource(ra, int64(len(outer)), "mem.zip", Limits{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra.n = 0
+	digests := map[string][32]byte{}
+	for _, name := range []string{"o__r-1", "o__r-2", "o__r-3"} {
+		s, err := src.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ok := s.(Digester).ContentDigest()
+		if !ok {
+			t.Fatalf("%s: no digest", name)
+		}
+		digests[name] = d
+	}
+	if ra.n > 3*(64<<10+1024) {
+		t.Errorf("Open read %d bytes for three inner zips' directories", ra.n)
+	}
+	if digests["o__r-1"] != digests["o__r-3"] || digests["o__r-1"] == digests["o__r-2"] {
+		t.Errorf("digests: equal files %x %x, edited file %x", digests["o__r-1"], digests["o__r-3"], digests["o__r-2"])
+	}
+	s, _ := src.Open("o__r-2")
+	if b, err := s.ReadFile("a.py"); err != nil || !bytes.Equal(b, edited) {
+		t.Errorf("ReadFile = %d bytes, %v", len(b), err)
+	}
+}
+
+// TestZipLongComment: an inner zip whose comment is longer than the first tail read
+// (1 KiB) still opens; cut short, it is refused.
+func TestZipLongComment(t *testing.T) {
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	fw, _ := w.Create("a.py")
+	fw.Write([]byte("x = 1\n"))
+	w.SetComment(strings.Repeat("c", 3000))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		data []byte
+		ok   bool
+	}{{buf.Bytes(), true}, {buf.Bytes()[:buf.Len()-1], false}} {
+		src, _ := openZipData(t, buildOuter(t, inner{"o__r-1", tc.data}), Limits{})
+		s, err := src.Open("o__r-1")
+		if tc.ok {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := s.ReadFile("a.py"); err != nil || string(b) != "x = 1\n" {
+				t.Errorf("ReadFile = %q, %v", b, err)
+			}
+		} else {
+			mustContain(t, err, "corrupt inner zip")
+		}
+	}
+}

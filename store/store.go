@@ -144,21 +144,21 @@ func mapSegment(seg *segment) {
 	}
 }
 
-// copyMapped copies src, a part of a mapped segment, into new memory. ok is false when
-// reading it faults: the file was truncated under the mapping (repoctx never rewrites a
-// segment in place, but another program may), which would otherwise kill the process
-// with SIGBUS; the record is then a miss. Copying also keeps a later change of the
-// file's bytes from reaching a payload whose checksum was checked.
-func copyMapped(src []byte) (b []byte, ok bool) {
+// copyMapped copies src, a record in a mapped segment, into sum (its 4-byte CRC) and
+// payload (the rest, of its length). ok is false when reading it faults: the file was truncated under the mapping (repoctx never
+// rewrites a segment in place, but another program may), which would otherwise kill
+// the process with SIGBUS; the record is then a miss. Copying also keeps a later change
+// of the file's bytes from reaching a payload whose checksum was checked.
+func copyMapped(sum, payload, src []byte) (ok bool) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if recover() != nil {
-			b, ok = nil, false
+			ok = false
 		}
 	}()
-	b = make([]byte, len(src))
-	copy(b, src)
-	return b, true
+	copy(sum, src[:len(sum)])
+	copy(payload, src[len(sum):])
+	return true
 }
 
 // Store is the store of one cache directory (see the design note above). Its methods
@@ -381,9 +381,29 @@ func openSegment(path string) (*segment, []segEntry, error) {
 // under the mapping does. The payload must not be modified; it stays valid for the
 // process's life.
 func (r *Records) Get(k Key) ([]byte, bool) {
+	return r.get(k, nil)
+}
+
+// GetTo is Get reading the payload into buf's memory (new memory when buf is too
+// small) instead of into new memory each time, for a caller that decodes each payload
+// at once and drops it (a warm run reads thousands of vectors): pass the payload of
+// the previous call back in to reuse its memory. The payload, a pending record's too,
+// is the caller's, valid until it reuses that memory.
+func (r *Records) GetTo(k Key, buf []byte) ([]byte, bool) {
+	if buf == nil {
+		buf = []byte{}
+	}
+	return r.get(k, buf)
+}
+
+// get is Get (buf nil) or GetTo.
+func (r *Records) get(k Key, buf []byte) ([]byte, bool) {
 	r.mu.RLock()
 	if p, ok := r.pending[k]; ok {
 		r.mu.RUnlock()
+		if buf != nil {
+			return append(buf[:0], p...), true // GetTo's caller may reuse the memory
+		}
 		return p, true
 	}
 	loc, ok := r.index[k]
@@ -395,28 +415,33 @@ func (r *Records) Get(k Key) ([]byte, bool) {
 		loc, ok = r.index[k]
 		r.mu.Unlock()
 	}
-	if !ok {
+	if !ok || loc.len < 4 {
 		return nil, false
 	}
+	n := loc.len - 4 // a record's location covers its CRC-32C and its payload
 	var b []byte
-	if d := loc.seg.data; d != nil {
-		if loc.off < 0 || loc.len < 4 || loc.off+loc.len > int64(len(d)) {
-			return nil, false
-		}
-		var ok bool
-		if b, ok = copyMapped(d[loc.off : loc.off+loc.len]); !ok {
-			return nil, false
-		}
+	if buf != nil && int64(cap(buf)) >= n {
+		b = buf[:n]
 	} else {
-		b = make([]byte, loc.len)
-		if _, err := loc.seg.f.ReadAt(b, loc.off); err != nil || len(b) < 4 {
+		b = make([]byte, n)
+	}
+	var sum [4]byte
+	if d := loc.seg.data; d != nil {
+		if loc.off < 0 || loc.off+loc.len > int64(len(d)) {
 			return nil, false
 		}
-	}
-	if crc32.Checksum(b[4:], castagnoli) != binary.LittleEndian.Uint32(b) {
+		if !copyMapped(sum[:], b, d[loc.off:loc.off+loc.len]) {
+			return nil, false
+		}
+	} else if _, err := loc.seg.f.ReadAt(sum[:], loc.off); err != nil {
+		return nil, false
+	} else if _, err := loc.seg.f.ReadAt(b, loc.off+4); err != nil {
 		return nil, false
 	}
-	return b[4:], true
+	if crc32.Checksum(b, castagnoli) != binary.LittleEndian.Uint32(sum[:]) {
+		return nil, false
+	}
+	return b, true
 }
 
 // Has reports whether record k is stored (pending or in a segment), without reading it.

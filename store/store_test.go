@@ -174,3 +174,37 @@ func TestMappedSegmentTruncated(t *testing.T) {
 		t.Fatalf("get after the truncation: %d bytes, found", len(b))
 	}
 }
+
+// TestGetTo: GetTo reads a segment's record, and a pending one, into the memory it is
+// given when it is large enough, returns what Get returns, and misses as Get does.
+func TestGetTo(t *testing.T) {
+	cache := t.TempDir()
+	rs := Open(cache).Records("o/t")
+	k1, k2, k3 := Key{Kind: KindVector, Hash: [32]byte{1}}, Key{Kind: KindVector, Hash: [32]byte{2}}, Key{Kind: KindVector, Hash: [32]byte{3}}
+	rs.Put(k1, []byte("first payload"))
+	rs.Put(k2, []byte("second"))
+	if _, err := rs.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rs.Put(k3, []byte("pending"))
+	buf := make([]byte, 64)
+	for _, k := range []Key{k1, k2, k3} {
+		want, _ := rs.Get(k)
+		got, ok := rs.GetTo(k, buf)
+		if !ok || string(got) != string(want) {
+			t.Errorf("GetTo(%x) = %q, %v; Get = %q", k.Hash[0], got, ok, want)
+		}
+		if &got[0] != &buf[0] {
+			t.Errorf("GetTo(%x) did not read into the memory given", k.Hash[0])
+		}
+	}
+	if got, ok := rs.GetTo(k1, buf[:2:2]); !ok || string(got) != "first payload" {
+		t.Errorf("GetTo into too little memory = %q, %v", got, ok)
+	}
+	if got, ok := rs.GetTo(Key{Kind: KindVector, Hash: [32]byte{4}}, buf); ok {
+		t.Errorf("GetTo of a missing record = %q, found", got)
+	}
+	if p, _ := rs.Get(k3); string(p) != "pending" {
+		t.Errorf("a pending record changed: %q", p)
+	}
+}

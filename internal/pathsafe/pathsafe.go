@@ -25,16 +25,26 @@ func Clean(p string) (clean, reason string) {
 	if len(p) >= 2 && p[1] == ':' && IsASCIILetter(p[0]) {
 		return "", "path with a drive letter"
 	}
-	for _, elem := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if elem == ".." {
-			return "", "path with a .. element leaves the repository"
-		}
+	if hasDotDot(p) {
+		return "", "path with a .. element leaves the repository"
 	}
 	c := path.Clean(p)
 	if c == "." {
 		return "", "empty path"
 	}
 	return c, ""
+}
+
+// hasDotDot reports whether p has a ".." element, "/" and "\\" both separating
+// elements (a scan without allocation: Clean runs on every entry of every zip).
+func hasDotDot(p string) bool {
+	for i := 0; i+1 < len(p); i++ {
+		if p[i] == '.' && p[i+1] == '.' && (i == 0 || p[i-1] == '/' || p[i-1] == '\\') &&
+			(i+2 == len(p) || p[i+2] == '/' || p[i+2] == '\\') {
+			return true
+		}
+	}
+	return false
 }
 
 // IsASCIILetter reports whether c is an ASCII letter.

@@ -141,7 +141,7 @@ type predLine struct {
 func init() {
 	register.DoFn3x1[context.Context, []byte, func(string, dpElem), error](&readFn{})
 	register.Emitter2[string, dpElem]()
-	register.DoFn4x1[context.Context, string, func(*dpElem) bool, func(int, predLine), error](&predictFn{})
+	register.DoFn5x1[context.Context, string, func(*dpElem) bool, func(int, predLine), func(stat), error](&predictFn{})
 	register.Iter1[dpElem]()
 	register.Emitter2[int, predLine]()
 	register.DoFn3x1[context.Context, int, func(*predLine) bool, error](&writeLinesFn{})
@@ -160,7 +160,9 @@ func init() {
 // before it writes.
 //
 // Metrics (namespace Namespace): datapoints, failed, snapshots, indexed (snapshots
-// indexed rather than read from the cache), repositories.
+// indexed rather than read from the cache), repositories. The DoFns emit their
+// counts as data and one DoFn call adds the sums to the counters (see stat), so the
+// counts are exact, once per input like the output, on any runner.
 func Predict(s beam.Scope, cfg PredictConfig) error {
 	if _, err := cfg.Options.Config(); err != nil {
 		return err
@@ -173,9 +175,10 @@ func Predict(s beam.Scope, cfg PredictConfig) error {
 	}
 	s = s.Scope("repoctx.Predict")
 	dps := beam.ParDo(s, &readFn{DataDir: cfg.DataDir, Lang: cfg.Lang, Stage: cfg.Stage}, beam.Impulse(s))
-	lines := beam.ParDo(s, &predictFn{DataDir: cfg.DataDir, Lang: cfg.Lang, Stage: cfg.Stage, Opts: cfg.Options},
+	lines, stats := beam.ParDo2(s, &predictFn{DataDir: cfg.DataDir, Lang: cfg.Lang, Stage: cfg.Stage, Opts: cfg.Options},
 		beam.GroupByKey(s, dps))
 	beam.ParDo0(s, &writeLinesFn{Out: cfg.Out, N: cfg.N}, beam.GroupByKey(s, lines))
+	countStats(s, stats)
 	return nil
 }
 
@@ -198,7 +201,8 @@ func (f *readFn) ProcessElement(ctx context.Context, _ []byte, emit func(string,
 	return ctx.Err()
 }
 
-// predictFn answers the datapoints of one repository with batch.Run.
+// predictFn answers the datapoints of one repository with batch.Run and emits its
+// counts as stats.
 type predictFn struct {
 	DataDir, Lang, Stage string
 	Opts                 PredictOptions
@@ -232,7 +236,7 @@ func (f *predictFn) Teardown() error {
 }
 
 // ProcessElement answers repo's datapoints in input order and emits their lines.
-func (f *predictFn) ProcessElement(ctx context.Context, repo string, it func(*dpElem) bool, emit func(int, predLine)) error {
+func (f *predictFn) ProcessElement(ctx context.Context, repo string, it func(*dpElem) bool, emit func(int, predLine), emitStat func(stat)) error {
 	var es []dpElem
 	var e dpElem
 	for it(&e) {
@@ -245,13 +249,13 @@ func (f *predictFn) ProcessElement(ctx context.Context, repo string, it func(*dp
 	for _, e := range es {
 		if e.Bad {
 			emit(0, predLine{Index: e.Index, Line: empty})
-			beam.NewCounter(Namespace, "failed").Inc(ctx, 1)
+			emitStat(stat{Name: "failed", N: 1})
 			continue
 		}
 		good = append(good, e)
 	}
-	beam.NewCounter(Namespace, "datapoints").Inc(ctx, int64(len(es)))
-	beam.NewCounter(Namespace, "repositories").Inc(ctx, 1)
+	emitStat(stat{Name: "datapoints", N: int64(len(es))})
+	emitStat(stat{Name: "repositories", N: 1})
 	if len(good) == 0 {
 		return nil
 	}
@@ -269,9 +273,9 @@ func (f *predictFn) ProcessElement(ctx context.Context, repo string, it func(*dp
 	if err != nil {
 		return fmt.Errorf("repository %s: %w", repo, err)
 	}
-	beam.NewCounter(Namespace, "failed").Inc(ctx, int64(sum.Failed))
-	beam.NewCounter(Namespace, "snapshots").Inc(ctx, int64(sum.Snapshots))
-	beam.NewCounter(Namespace, "indexed").Inc(ctx, int64(sum.Built))
+	emitStat(stat{Name: "failed", N: int64(sum.Failed)})
+	emitStat(stat{Name: "snapshots", N: int64(sum.Snapshots)})
+	emitStat(stat{Name: "indexed", N: int64(sum.Built)})
 	return nil
 }
 

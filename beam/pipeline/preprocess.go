@@ -171,20 +171,19 @@ type piece struct {
 }
 
 func init() {
-	register.DoFn3x1[context.Context, RepoSpec, func(fileRec), error](&chunkRepoFn{})
+	register.DoFn4x1[context.Context, RepoSpec, func(fileRec), func(stat), error](&chunkRepoFn{})
 	register.Emitter1[fileRec]()
 	register.Function1x2[fileRec, int, int64](fileRows)
-	register.Function2x1[int64, int64, int64](addRows)
 	register.Function2x2[int, int64, int, repoTotal](keyTotal)
 	register.DoFn2x1[int, func(*repoTotal) bool, []int64](&startsFn{})
 	register.Iter1[repoTotal]()
 	register.DoFn3x1[fileRec, []int64, func(int, piece), error](&pieceFn{})
 	register.Emitter2[int, piece]()
 	register.Function1x2[fileRec, string, holder](holderOf)
-	register.DoFn5x0[context.Context, string, func(*holder) bool, []int64, func(int, dupNote)](&dupFn{})
+	register.DoFn6x0[context.Context, string, func(*holder) bool, []int64, func(int, dupNote), func(stat)](&dupFn{})
 	register.Iter1[holder]()
 	register.Emitter2[int, dupNote]()
-	register.DoFn5x1[context.Context, int, func(*piece) bool, func(*dupNote) bool, []int64, error](&writeShardFn{})
+	register.DoFn6x1[context.Context, int, func(*piece) bool, func(*dupNote) bool, []int64, func(stat), error](&writeShardFn{})
 	register.Iter1[piece]()
 	register.Iter1[dupNote]()
 }
@@ -204,7 +203,9 @@ func init() {
 // Metrics (namespace Namespace): repositories, files, chunks, bytes, fallback,
 // parse_error_files and per language files/L, chunks/L, bytes/L; walker skips as
 // skipped/REASON; duplicate_files, duplicate_chunks; shards,
-// rows_written and rows_dropped. PrintSummary prints them.
+// rows_written and rows_dropped. PrintPreprocessSummary prints them. The DoFns emit
+// their counts as data and one DoFn call adds the sums to the counters (see stat),
+// so the counts are exact, once per input like the output, on any runner.
 func Preprocess(s beam.Scope, cfg PreprocessConfig) error {
 	if _, err := cfg.Chunk.preprocessOptions(); err != nil {
 		return err
@@ -226,27 +227,28 @@ func Preprocess(s beam.Scope, cfg PreprocessConfig) error {
 	}
 	s = s.Scope("repoctx.Preprocess")
 	repos := beam.Reshuffle(s, beam.CreateList(s, cfg.Repos)) // one repository per element, spread over workers
-	files := beam.ParDo(s, &chunkRepoFn{Opts: cfg.Chunk}, repos)
+	files, repoStats := beam.ParDo2(s, &chunkRepoFn{Opts: cfg.Chunk}, repos)
 
-	rows := beam.CombinePerKey(s, addRows, beam.ParDo(s, fileRows, files))
+	rows := beam.CombinePerKey(s, addInt64, beam.ParDo(s, fileRows, files))
 	starts := beam.ParDo(s, &startsFn{N: len(cfg.Repos)}, beam.GroupByKey(s, beam.ParDo(s, keyTotal, rows)))
 
 	pieces := beam.ParDo(s, &pieceFn{ShardRows: shardRows}, files, beam.SideInput{Input: starts})
-	notes := beam.ParDo(s, &dupFn{ShardRows: shardRows}, beam.GroupByKey(s, beam.ParDo(s, holderOf, files)),
+	notes, dupStats := beam.ParDo2(s, &dupFn{ShardRows: shardRows}, beam.GroupByKey(s, beam.ParDo(s, holderOf, files)),
 		beam.SideInput{Input: starts})
-	beam.ParDo0(s, &writeShardFn{OutDir: cfg.OutDir, ShardRows: shardRows, Drop: cfg.DropDuplicates},
+	shardStats := beam.ParDo(s, &writeShardFn{OutDir: cfg.OutDir, ShardRows: shardRows, Drop: cfg.DropDuplicates},
 		beam.CoGroupByKey(s, pieces, notes), beam.SideInput{Input: starts})
+	countStats(s, repoStats, dupStats, shardStats)
 	return nil
 }
 
 // chunkRepoFn chunks one repository with preprocess.Run and emits its files with
-// chunks, in walk order.
+// chunks, in walk order, and its counts as stats.
 type chunkRepoFn struct {
 	Opts ChunkOptions
 }
 
 // ProcessElement walks and chunks r.
-func (f *chunkRepoFn) ProcessElement(ctx context.Context, r RepoSpec, emit func(fileRec)) error {
+func (f *chunkRepoFn) ProcessElement(ctx context.Context, r RepoSpec, emit func(fileRec), emitStat func(stat)) error {
 	opts, err := f.Opts.preprocessOptions()
 	if err != nil {
 		return err
@@ -273,7 +275,7 @@ func (f *chunkRepoFn) ProcessElement(ctx context.Context, r RepoSpec, emit func(
 	}
 	count := func(name string, n int64) {
 		if n != 0 {
-			beam.NewCounter(Namespace, name).Inc(ctx, n)
+			emitStat(stat{Name: name, N: n})
 		}
 	}
 	count("repositories", 1)
@@ -352,8 +354,6 @@ func decodeRows(b []byte) ([]preprocess.Row, error) {
 
 func fileRows(f fileRec) (int, int64) { return f.Repo, int64(f.NRows) }
 
-func addRows(a, b int64) int64 { return a + b }
-
 func keyTotal(repo int, rows int64) (int, repoTotal) { return 0, repoTotal{Repo: repo, Rows: rows} }
 
 // startsFn turns the repositories' row counts into their first rows' offsets in the
@@ -409,13 +409,13 @@ func holderOf(f fileRec) (string, holder) {
 }
 
 // dupFn finds the first holder of one content hash and marks the others'
-// rows, keyed by the shards they fall in.
+// rows, keyed by the shards they fall in; it counts the others as stats.
 type dupFn struct {
 	ShardRows int64
 }
 
 // ProcessElement orders the holders of sha by repository, then walk order.
-func (d *dupFn) ProcessElement(ctx context.Context, _ string, holders func(*holder) bool, starts []int64, emit func(int, dupNote)) {
+func (d *dupFn) ProcessElement(_ context.Context, _ string, holders func(*holder) bool, starts []int64, emit func(int, dupNote), emitStat func(stat)) {
 	var hs []holder
 	var h holder
 	for holders(&h) {
@@ -427,8 +427,8 @@ func (d *dupFn) ProcessElement(ctx context.Context, _ string, holders func(*hold
 	slices.SortFunc(hs, func(a, b holder) int { return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Seq, b.Seq)) })
 	dupOf := path.Join(hs[0].Name, hs[0].Path)
 	for _, h := range hs[1:] {
-		beam.NewCounter(Namespace, "duplicate_files").Inc(ctx, 1)
-		beam.NewCounter(Namespace, "duplicate_chunks").Inc(ctx, int64(h.NRows))
+		emitStat(stat{Name: "duplicate_files", N: 1})
+		emitStat(stat{Name: "duplicate_chunks", N: int64(h.NRows)})
 		start := starts[h.Repo] + h.Offset
 		end := start + int64(h.NRows)
 		for sh := start / d.ShardRows; sh <= (end-1)/d.ShardRows; sh++ {
@@ -438,7 +438,7 @@ func (d *dupFn) ProcessElement(ctx context.Context, _ string, holders func(*hold
 }
 
 // writeShardFn writes one shard: its pieces in row order, duplicate_of set from
-// the notes.
+// the notes. It emits its counts as stats.
 type writeShardFn struct {
 	OutDir    string
 	ShardRows int64
@@ -449,7 +449,7 @@ type writeShardFn struct {
 func ShardName(i, n int) string { return fmt.Sprintf("chunks-%05d-of-%05d.parquet", i, n) }
 
 // ProcessElement writes shard sh.
-func (f *writeShardFn) ProcessElement(ctx context.Context, sh int, pieces func(*piece) bool, notes func(*dupNote) bool, starts []int64) error {
+func (f *writeShardFn) ProcessElement(ctx context.Context, sh int, pieces func(*piece) bool, notes func(*dupNote) bool, starts []int64, emitStat func(stat)) error {
 	dup := map[int64]string{}
 	var n dupNote
 	for notes(&n) {
@@ -483,10 +483,10 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, sh int, pieces func(*
 	if err := writeParquet(ctx, f.OutDir, name, rows); err != nil {
 		return err
 	}
-	beam.NewCounter(Namespace, "shards").Inc(ctx, 1)
-	beam.NewCounter(Namespace, "rows_written").Inc(ctx, int64(len(rows)))
+	emitStat(stat{Name: "shards", N: 1})
+	emitStat(stat{Name: "rows_written", N: int64(len(rows))})
 	if dropped > 0 {
-		beam.NewCounter(Namespace, "rows_dropped").Inc(ctx, int64(dropped))
+		emitStat(stat{Name: "rows_dropped", N: int64(dropped)})
 	}
 	return nil
 }

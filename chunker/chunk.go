@@ -23,6 +23,7 @@ package chunker
 
 import (
 	"strconv"
+	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -116,6 +117,27 @@ func (c *Chunk) DefNames() []string {
 
 // ChunkID returns the ID of the chunk at ordinal n of the file at path.
 func ChunkID(path string, n int) string { return path + "#" + strconv.Itoa(n) }
+
+// SplitChunkID returns the path and the ordinal of a chunk ID as ChunkID writes it
+// ("path#n", n in decimal without sign or leading zero, below 10⁹); ok is false for
+// any other string.
+func SplitChunkID(id string) (path string, n int, ok bool) {
+	h := strings.LastIndexByte(id, '#')
+	if h < 0 {
+		return "", 0, false
+	}
+	s := id[h+1:]
+	if s == "" || len(s) > 9 || (s[0] == '0' && len(s) > 1) {
+		return "", 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return "", 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return id[:h], n, true
+}
 
 // Chunker splits one file into chunks. Implementations are not safe for concurrent
 // use (tree-sitter parsers are per goroutine): give each goroutine its own.

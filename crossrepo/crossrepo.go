@@ -568,13 +568,9 @@ func roundScore(s float64) float64 { return float64(float32(s)) }
 // chunkIDLess orders chunk IDs ("path#N") by path, then by N as a number: the order
 // of chunks in a repository, which the in-house BM25 breaks ties by.
 func chunkIDLess(a, b string) bool {
-	ia, ib := strings.LastIndexByte(a, '#'), strings.LastIndexByte(b, '#')
-	if ia < 0 || ib < 0 || a[:ia] != b[:ib] {
-		return a < b
-	}
-	na, ea := strconv.Atoi(a[ia+1:])
-	nb, eb := strconv.Atoi(b[ib+1:])
-	if ea != nil || eb != nil {
+	pa, na, oka := chunker.SplitChunkID(a)
+	pb, nb, okb := chunker.SplitChunkID(b)
+	if !oka || !okb || pa != pb {
 		return a < b
 	}
 	return na < nb

@@ -108,44 +108,21 @@ func (ix *Index) position(id string) (int, bool) {
 		i, ok := ix.byID[id]
 		return i, ok
 	}
-	h := strings.LastIndexByte(id, '#')
-	if h < 0 {
-		return 0, false
-	}
-	n, ok := chunkNumber(id[h+1:])
+	path, n, ok := chunker.SplitChunkID(id)
 	if !ok {
 		return 0, false
 	}
-	start, ok := ix.byPath[id[:h]]
+	start, ok := ix.byPath[path]
 	if !ok || n >= len(ix.chunks)-start || ix.chunks[start+n].ID != id {
 		return 0, false
 	}
 	return start + n, true
 }
 
-// chunkNumber parses the n of a chunk ID "path#n" as chunker.ChunkID writes it
-// (decimal, no sign, no leading zero); ok is false for anything else.
-func chunkNumber(s string) (int, bool) {
-	if s == "" || len(s) > 9 || (s[0] == '0' && len(s) > 1) {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, true
-}
-
 // isChunkID reports whether id is chunker.ChunkID(path, n).
 func isChunkID(id, path string, n int) bool {
-	if len(id) <= len(path)+1 || id[:len(path)] != path || id[len(path)] != '#' {
-		return false
-	}
-	got, ok := chunkNumber(id[len(path)+1:])
-	return ok && got == n
+	p, m, ok := chunker.SplitChunkID(id)
+	return ok && p == path && m == n
 }
 
 // FileTextCacheBytes bounds the file texts an [Index] keeps for [Index.FileText]

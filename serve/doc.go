@@ -45,7 +45,8 @@
 // the last of them ends. A change of a .gitignore, .ignore or .git/info/exclude walks
 // the whole folder again, as does a burst of more than 256 changed paths. When the
 // system refuses more watches (inotify's ENOSPC) the workspace says so once and
-// polls instead: it stats the files and folders it knows every PollInterval.
+// polls instead: it stats the files and folders it knows every PollInterval, and reads
+// again those whose modification time was too recent to trust when last read (racyWindow).
 //
 // A long-lived server must not grow with every save: the store records of edits are
 // written once a minute (index.Options.DeferFlush), not as one segment file per edit,

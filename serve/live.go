@@ -123,6 +123,23 @@ type stat struct {
 	mod  time.Time
 }
 
+// racyWindow is how old a modification time must be, when the stat that read it was taken,
+// for polling to trust it. File systems stamp times from a coarse clock (a few milliseconds
+// on Linux, up to 2 s on FAT), so a file read, or a folder listed, just after its stat can
+// change again within the same tick and keep its time: polling would never see the change.
+// stamp records such a time as zero, which the next poll sees as a change and checks against
+// the content (Git's "racily clean" index entries, Documentation/technical/racy-git.txt).
+const racyWindow = 2 * time.Second
+
+// stamp returns mod as polling records it: zero when it is less than racyWindow older than
+// now, the time of the stat that read it (or in the future).
+func stamp(mod, now time.Time) time.Time {
+	if now.Sub(mod) < racyWindow {
+		return time.Time{}
+	}
+	return mod
+}
+
 // view is one index.View with the requests using it.
 type view struct {
 	iv      *index.View

@@ -341,6 +341,61 @@ func TestLiveWorkspace(t *testing.T) {
 	}
 }
 
+// TestPollRacyTimes: polling follows a change that keeps the modification time of the
+// folder or file it changed, as a coarse file system clock makes it do when the change
+// comes within a tick of the stat that polling took (the times are set back by hand here).
+func TestPollRacyTimes(t *testing.T) {
+	dir := sampleWorkspace(t)
+	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.Watch = WatchPoll })
+	w := ts.ws[0]
+	var tick time.Time
+	// setBack sets rel's times to tick.
+	setBack := func(rel string) {
+		t.Helper()
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(rel)), tick, tick); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// readAtTick stamps rel with the time now and lets polls read it (they take 20 ms).
+	readAtTick := func(rel string) {
+		t.Helper()
+		tick = time.Now().Truncate(time.Millisecond)
+		setBack(rel)
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// A new folder, listed empty; then a file in it, within the tick of the last listing.
+	extra := "src/main/kotlin/com/acme/tracker/extra"
+	if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(extra)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the new folder to be listed", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		_, ok := w.dirs[extra]
+		return ok
+	})
+	readAtTick(extra)
+	write(t, dir, extra+"/Deep.kt", "package com.acme.tracker.extra\n\nfun deeplyNestedHelper(): String = \"deep\"\n")
+	setBack(extra)
+	waitFor(t, "the file added within the folder's tick", func() bool {
+		return strings.Contains(ts.context(t, caller("deeplyNestedHelper")).Context, "fun deeplyNestedHelper")
+	})
+
+	// A file read; then rewritten with the same size within the tick of the last read.
+	fresh := utilDir + "/Fresh.kt"
+	write(t, dir, fresh, "package com.acme.tracker.util\n\nfun freshlyAddedHelper(x: Int): Int = x * 42\n")
+	waitFor(t, "the new file", func() bool {
+		return strings.Contains(ts.context(t, caller("freshlyAddedHelper")).Context, "x * 42")
+	})
+	readAtTick(fresh)
+	write(t, dir, fresh, "package com.acme.tracker.util\n\nfun freshlyAddedHelper(x: Int): Int = x * 43\n")
+	setBack(fresh)
+	waitFor(t, "the edit within the file's tick", func() bool {
+		return strings.Contains(ts.context(t, caller("freshlyAddedHelper")).Context, "x * 43")
+	})
+}
+
 // TestWatchLimitFallback makes the system refuse watches (ENOSPC, inotify's answer
 // when fs.inotify.max_user_watches is reached): the workspace says so once and polls.
 func TestWatchLimitFallback(t *testing.T) {

@@ -45,7 +45,7 @@ func walkTargets(ctx context.Context, fsys fs.FS, opts snapshot.WalkOptions, tar
 	if len(targets) > maxTargets || slices.Contains(targets, fullScan) {
 		targets = []string{fullScan}
 	}
-	tf := &trackFS{fsys: fsys, targets: targets, dirs: map[string]time.Time{}, stats: map[string]fs.FileInfo{}}
+	tf := &trackFS{fsys: fsys, targets: targets, dirs: map[string]time.Time{}, stats: map[string]stat{}}
 	sc := scan{targets: targets, files: map[string]*memFile{}, dirs: tf.dirs, ignores: map[string]stat{}}
 	prev := opts.OnSkip
 	opts.OnSkip = func(p string, r snapshot.SkipReason) {
@@ -61,15 +61,15 @@ func walkTargets(ctx context.Context, fsys fs.FS, opts snapshot.WalkOptions, tar
 			return nil // an ignore file read on the way, with OtherFiles
 		}
 		mf := &memFile{MemFile: snapshot.MemFile{Data: f.Data, Sum: sha256.Sum256(f.Data)}}
-		if fi := tf.stats[f.Path]; fi != nil {
-			mf.size, mf.mod = fi.Size(), fi.ModTime()
+		if st, ok := tf.stats[f.Path]; ok {
+			mf.size, mf.mod = st.size, st.mod
 		}
 		sc.files[f.Path] = mf
 		return nil
 	})
-	for p, fi := range tf.stats {
+	for p, st := range tf.stats {
 		if isIgnoreFile(p) {
-			sc.ignores[p] = stat{fi.Size(), fi.ModTime()}
+			sc.ignores[p] = st
 		}
 	}
 	return sc, err
@@ -98,12 +98,12 @@ func onTheWay(p string, targets []string) bool {
 // trackFS is the workspace folder as the walker sees it during a walk of targets: its
 // folders list only the entries on the way to a target (and the ignore files), and it
 // records the folders listed and a stat of each file opened, taken before the file is
-// read.
+// read (their modification times as stamp records them).
 type trackFS struct {
 	fsys    fs.FS
 	targets []string
 	dirs    map[string]time.Time
-	stats   map[string]fs.FileInfo
+	stats   map[string]stat
 }
 
 // Open implements fs.FS, recording a regular file's stat.
@@ -111,7 +111,7 @@ func (t *trackFS) Open(name string) (fs.File, error) {
 	f, err := t.fsys.Open(name)
 	if err == nil {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			t.stats[name] = fi
+			t.stats[name] = stat{fi.Size(), stamp(fi.ModTime(), time.Now())}
 		}
 	}
 	return f, err
@@ -124,7 +124,7 @@ func (t *trackFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(t.fsys
 func (t *trackFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	var mod time.Time
 	if fi, err := fs.Stat(t.fsys, name); err == nil {
-		mod = fi.ModTime()
+		mod = stamp(fi.ModTime(), time.Now())
 	}
 	ents, err := fs.ReadDir(t.fsys, name)
 	if err != nil {

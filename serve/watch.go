@@ -200,11 +200,12 @@ func (w *Workspace) poll() {
 		if fi.ModTime().Equal(mod) {
 			continue
 		}
+		now := time.Now()
 		ts := w.dirChanges(d, files, dirs)
-		if len(ts) == 0 { // nothing new in it (a temporary file came and went)
+		if len(ts) == 0 { // nothing new in it (a temporary file came and went, or a racy time)
 			w.mu.Lock()
 			if _, ok := w.dirs[d]; ok {
-				w.dirs[d] = fi.ModTime()
+				w.dirs[d] = stamp(fi.ModTime(), now)
 			}
 			w.mu.Unlock()
 		}

@@ -27,12 +27,16 @@ build: $(GRAMMAR)
 
 # The test command CI runs (.ci/run): vet and staticcheck (when installed), then four passes,
 # two at a time (make -j2; each pass's output is printed whole when it ends):
-#   test-race  all tests with the race detector;
-#   test-plain the tests too slow under it, or single-goroutine, without it (golden digests and
-#              rankings over the shared data, predict with the pure-Go dense model, eval of every
-#              configuration on the shared dev data, bleve's agreement with the in-house BM25, output
-#              memory, every truncated prefix of the chunker's inputs, the tokenizer's regexp2
-#              fallback, the 64 MiB input limit, predict killed and resumed as a whole process);
+#   test-race  the tests with the race detector, but for SERIAL_PKGS and the tests that skip
+#              themselves under it (racetest.Skip);
+#   test-plain those without it: PLAIN_TESTS, the tests that skip themselves under -race (too slow
+#              there, and on one goroutine or with their concurrency checked by other tests: golden
+#              digests and rankings over the shared data, predict with the pure-Go dense model, eval
+#              of every configuration on the shared dev data, bleve's agreement with the in-house
+#              BM25, output memory, the chunker on every truncated prefix, nested errors and real
+#              snapshots, the tokenizer's reference counts and regexp2 fallback, the 64 MiB input
+#              limit, predict killed and resumed as a whole process, definitions per language), then
+#              SERIAL_PKGS whole;
 #   test-fwcd  the packages whose behaviour depends on the Kotlin grammar again in a plain build
 #              (fwcd 0.3.8);
 #   test-beam  the Beam pipelines' own module (beam/, docs/beam.md) on Prism, without the race
@@ -40,17 +44,29 @@ build: $(GRAMMAR)
 # Any pass can also be run alone (`make test-race`). The test binaries are linked without DWARF
 # (TESTFLAGS, -ldflags=-w): linking, a large share of a warm run, takes a third less time, and
 # stack traces and race reports still name file and line (they use the binary's own tables).
+# The race pass runs RACE_P test binaries at once: with the default (GOMAXPROCS, 2 here) building
+# and starting race binaries leaves the cores idle for about a third of the pass.
 TESTFLAGS   ?= -count=1 -ldflags=-w
+RACE_P      ?= 4
 TEST_PASSES := test-race test-plain test-fwcd test-beam
+# Packages whose code and tests start no goroutine (the vocabulary, the Kotlin grammar's
+# binding, the languages' rules, small helpers): the race detector has nothing to check there.
+SERIAL_PKGS := . ./grammars/kotlin2/... ./internal/faultfs ./internal/pathsafe ./internal/racetest ./internal/topk ./languages/...
+# The tests that call racetest.Skip, and their packages (internal/racetest's test keeps both in
+# step with the code).
+PLAIN_TESTS := TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestNestedErrorsChunk|TestRealSnapshots|TestQwenReference|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume|TestDefinitionsPerLanguage|TestHugotLongInputs|TestBuildExactQwen|TestTidySignature|TestScoreNovelAndAllRecallQwen|TestWalkFSZipInvariants|TestPredictSharedDev|TestOracleBestIsExact
+PLAIN_PKGS  := ./cmd/repoctx ./complete ./chunker ./crossrepo ./dataset ./eval ./grammars ./retrieve/hugot ./snapshot ./tokens
+RACE_PKGS    = $(filter-out $(shell $(GO) list -tags '$(TAGS)' $(SERIAL_PKGS)),$(shell $(GO) list -tags '$(TAGS)' ./...))
 test: vet lint
 	@echo "test: $(TEST_PASSES), two at a time; each pass prints its output when it ends"
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_PASSES)
 
 test-race: $(GRAMMAR)
-	$(GO) test -race $(TESTFLAGS) -tags '$(TAGS)' ./...
+	$(GO) test -race -p $(RACE_P) $(TESTFLAGS) -tags '$(TAGS)' $(RACE_PKGS)
 
 test-plain: $(GRAMMAR)
-	$(GO) test $(TESTFLAGS) -tags '$(TAGS)' -run 'TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume' ./cmd/repoctx ./dataset ./eval ./crossrepo ./chunker ./tokens
+	$(GO) test $(TESTFLAGS) -tags '$(TAGS)' -run '^($(PLAIN_TESTS))$$' $(PLAIN_PKGS)
+	$(GO) test $(TESTFLAGS) -tags '$(TAGS)' $(SERIAL_PKGS)
 
 test-fwcd:
 	$(GO) test $(TESTFLAGS) ./grammars/ ./languages/ ./languages/kotlin/ ./chunker/ ./symbols/

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/repoctx/repoctx/internal/racetest"
 )
 
 // kotlinAnnotated is Kotlin whose annotations drive the kotlin2 grammar's external
@@ -34,9 +36,7 @@ class Service @Inject constructor(private val repo: Repo) {
 // checked between tokens, never fires (the kotlin2 scanner did so on a file, or on
 // the included ranges of a recovery parse, ending in "@get:Foo(").
 func TestTruncatedInputs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("chunks every prefix of each file on one goroutine: run without -race (make test does, with the Kotlin grammar)")
-	}
+	racetest.Skip(t, "chunks every prefix of each file on one goroutine")
 	type input struct{ name, text string }
 	ins := []input{{"annotated.kt", kotlinAnnotated}}
 	ents, err := os.ReadDir(filepath.Join("testdata", "langs"))

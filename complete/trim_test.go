@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/internal/racetest"
 	"github.com/repoctx/repoctx/tokens"
 )
 
@@ -117,6 +118,7 @@ func TestBuildCountsTheModelsSeparator(t *testing.T) {
 
 // With Qwen2.5's own tokenizer the prompt fits the window with the completion's room.
 func TestBuildExactQwen(t *testing.T) {
+	racetest.Skip(t, "counts Qwen tokens of every trimmed prompt on one goroutine")
 	path := "../../shared/tokenizers/qwen2.5/tokenizer.json"
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("no ../shared tokenizer")

@@ -11,6 +11,7 @@ import (
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/crossrepo"
 	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/internal/racetest"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
@@ -46,9 +47,7 @@ func TestAgreesWithInHouseBM25(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes a real repository")
 	}
-	if raceEnabled {
-		t.Skip("indexes a real repository twice: run without -race (make test does)")
-	}
+	racetest.Skip(t, "indexes a real repository twice")
 	src, err := snapshot.OpenZipSource(filepath.Join(data, "python-dev.zip"), snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)

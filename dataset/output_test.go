@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/repoctx/repoctx/internal/racetest"
 )
 
 func TestPredictionLine(t *testing.T) {
@@ -507,9 +509,7 @@ func TestOutputMissingFolder(t *testing.T) {
 // TestOutputMemoryBounded: the lines are not kept in memory until Finish (50 MB of
 // lines, a few MB of heap), and Finish streams them back from the journal.
 func TestOutputMemoryBounded(t *testing.T) {
-	if raceEnabled {
-		t.Skip("encodes 50 MB on one goroutine: run without -race (make test does)")
-	}
+	racetest.Skip(t, "encodes 50 MB on one goroutine")
 	const n, size = 1000, 50 << 10
 	out := filepath.Join(t.TempDir(), "pred.jsonl")
 	o, err := CreateOutput(out, n, false)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/internal/racetest"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/retrieve/hugot"
 )
@@ -210,15 +211,12 @@ func TestPredictSharedDev(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil || testing.Short() {
 		t.Skip("no shared dev data")
 	}
-	langs, dense := []string{"kotlin", "python"}, retrieve.DenseLSA
-	if raceEnabled {
-		// Kotlin's 20 snapshots and the LSA fits take minutes under -race.
-		langs, dense = []string{"python"}, retrieve.DenseNone
-	}
-	for _, lang := range langs {
+	// The sample tests check predict's workers under -race.
+	racetest.Skip(t, "predicts the whole dev set with LSA fits")
+	for _, lang := range []string{"kotlin", "python"} {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
 		c := cfg(t, 0)
-		c.Index.Dense = dense
+		c.Index.Dense = retrieve.DenseLSA
 		sum, lines := predict(t, PredictOptions{DataDir: dir, Lang: lang, Stage: "dev", Out: out, Batch: c})
 		if len(lines) != 20 {
 			t.Errorf("%s: %d lines", lang, len(lines))
@@ -237,9 +235,7 @@ func TestPredictSharedDev(t *testing.T) {
 // runs some 10 times slower under the race detector, whose checks of the model
 // itself are retrieve/hugot's tests; make test runs this one without it.
 func TestPredictDense(t *testing.T) {
-	if raceEnabled {
-		t.Skip("run without -race (make test does)")
-	}
+	racetest.Skip(t, "embeds every chunk with the pure-Go dense model")
 	emb, err := hugot.New("../testdata/models/tiny-bert", hugot.Options{})
 	if err != nil {
 		t.Fatal(err)

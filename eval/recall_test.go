@@ -12,6 +12,7 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/racetest"
 	"github.com/repoctx/repoctx/tokens"
 )
 
@@ -182,6 +183,7 @@ func TestScoreNovelAndAllRecall(t *testing.T) {
 // With Qwen2.5's tokenizer: "import alpha\n" 3 tokens, "x = beta\n" 4, "    " 1 (the
 // prefix 8 as a whole), "\n" 1, "print(total)\n" 3 (the suffix 4), "def compute():\n" 3.
 func TestScoreNovelAndAllRecallQwen(t *testing.T) {
+	racetest.Skip(t, "scores recall with Qwen token counts on one goroutine")
 	path := "../../shared/tokenizers/qwen2.5/tokenizer.json"
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("no ../shared tokenizer")

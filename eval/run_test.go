@@ -15,6 +15,7 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/racetest"
 )
 
 const sampleDir = "../testdata/sample"
@@ -441,9 +442,8 @@ func TestRunDev(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	if raceEnabled {
-		t.Skip("scores every configuration on real data: run without -race (make test does; the other Run tests cover its concurrency under -race)")
-	}
+	// The other Run tests cover its concurrency under -race.
+	racetest.Skip(t, "scores every configuration on real data")
 	dev := filepath.Join("..", "..", "shared", "data", "dev")
 	if _, err := os.Stat(filepath.Join(dev, "python-dev.jsonl")); err != nil {
 		t.Skipf("no dev data: %v", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoctx/repoctx/internal/racetest"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -43,6 +44,7 @@ func tidyRegexp(s string) string {
 
 // TestTidySignature: the byte scanner gives what the regular expressions give.
 func TestTidySignature(t *testing.T) {
+	racetest.Skip(t, "compares 30000 random signatures with the regexp reference")
 	cases := []string{
 		"", " ", "f(\n  a,\n)", "class Foo(val a: Int) : Bar()", "def load(path):",
 		"f( a , b , )", "f(a,,)", "f(a, ,)", "f(a , , )", "x ,)", "( ( x ) )", "< a , >",

@@ -18,6 +18,7 @@ import (
 	"testing/fstest"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/internal/racetest"
 )
 
 // writeTree creates the files of tree (slash path -> content) under a new temp folder.
@@ -492,6 +493,7 @@ func TestWalkMatchesGit(t *testing.T) {
 // in ../shared/data/dev; skipped when absent) through WalkFS over archive/zip and
 // checks chunker.Validate on every file it yields.
 func TestWalkFSZipInvariants(t *testing.T) {
+	racetest.Skip(t, "walks and chunks the dev snapshots as folders and zips on one goroutine")
 	if testing.Short() {
 		t.Skip("short")
 	}

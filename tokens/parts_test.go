@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/internal/racetest"
 )
 
 // The split behaviors, from the Rust library's own test (pre_tokenizers/split.rs
@@ -151,9 +153,7 @@ func FuzzCount(f *testing.F) {
 // TestQwenRegexp2 runs the reference counts with the Split pattern compiled by
 // regexp2 instead of the scanner: the fallback is exact too.
 func TestQwenRegexp2(t *testing.T) {
-	if raceEnabled {
-		t.Skip("tokenizes the reference texts on one goroutine: run without -race (make test does)")
-	}
+	racetest.Skip(t, "tokenizes the reference texts on one goroutine")
 	tk := qwen(t)
 	raw, err := os.ReadFile(filepath.Join(qwenDir, "tokenizer.json"))
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/repoctx/repoctx/internal/racetest"
 )
 
 // TestMain lets the test binary act as the repoctx command when REPOCTX_RUN_MAIN is
@@ -216,9 +218,7 @@ func TestUsageErrors(t *testing.T) {
 // writing) and resumes it until it finishes: the output must be byte-identical to an
 // uninterrupted run.
 func TestKillAndResume(t *testing.T) {
-	if raceEnabled {
-		t.Skip("kills and resumes a whole predict process: run without -race (make test does)")
-	}
+	racetest.Skip(t, "kills and resumes a whole predict process")
 	if testing.Short() {
 		t.Skip("short")
 	}

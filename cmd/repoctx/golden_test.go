@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/racetest"
 )
 
 var update = flag.Bool("update", false, "rewrite this build's golden files (testdata/golden's digests, testdata/ranking's listings) with its outputs")
@@ -31,9 +32,7 @@ var goldenFile = filepath.Join("..", "..", "testdata", "golden", "predict-"+gram
 // it) and runs without the race detector only (make test runs it apart): under -race
 // the 8 runs take many minutes.
 func TestGoldenDigests(t *testing.T) {
-	if raceEnabled {
-		t.Skip("run without -race (make test does)")
-	}
+	racetest.Skip(t, "predicts and digests every output over the shared data")
 	data := filepath.Join("..", "..", "..", "shared", "data")
 	if _, err := os.Stat(filepath.Join(data, "dev")); err != nil {
 		t.Skip("no shared data")

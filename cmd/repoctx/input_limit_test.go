@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/internal/racetest"
 )
 
 // TestInputLimit: the files named by --prefix-file, --suffix-file, --text-file and
@@ -56,9 +58,7 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
 // TestInputLimitStdin: standard input is read through the real 64 MiB limit.
 func TestInputLimitStdin(t *testing.T) {
-	if raceEnabled {
-		t.Skip("streams 64 MiB through one process: run without -race (make test does)")
-	}
+	racetest.Skip(t, "streams 64 MiB through one process")
 	if testing.Short() {
 		t.Skip("streams 64 MiB")
 	}

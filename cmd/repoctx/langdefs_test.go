@@ -17,6 +17,7 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/internal/racetest"
 	"github.com/repoctx/repoctx/serve"
 )
 
@@ -284,6 +285,8 @@ func defFound(defs []string, u defUse, m defModule) bool {
 // (testdata/definitions.md, also in README.md and docs/languages.md) must match the
 // results (-update rewrites the three).
 func TestDefinitionsPerLanguage(t *testing.T) {
+	// serve's own tests check its concurrency under -race.
+	racetest.Skip(t, "indexes and queries a module per language twice, by query and by serve")
 	langs := map[string]bool{}
 	for _, m := range defModules {
 		langs[m.lang] = true

@@ -15,6 +15,7 @@ import (
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/racetest"
 	"github.com/repoctx/repoctx/snapshot"
 )
 
@@ -69,7 +70,7 @@ func TestRankingGoldens(t *testing.T) {
 		{sample, "kotlin", "sample", 0, "live", true},
 	}
 	shared := filepath.Join("..", "..", "..", "shared", "data")
-	if _, err := os.Stat(filepath.Join(shared, "dev")); err == nil && !raceEnabled {
+	if _, err := os.Stat(filepath.Join(shared, "dev")); err == nil && !racetest.Enabled {
 		holes = append(holes,
 			rankingHole{filepath.Join(shared, "dev"), "python", "dev", 0, "batch", false},
 			rankingHole{filepath.Join(shared, "dev"), "kotlin", "dev", 0, "batch", false},

@@ -1,7 +1,0 @@
-//go:build race
-
-package dataset
-
-// raceEnabled reports whether the tests run with the race detector, which slows
-// indexing (bleve, tree-sitter glue, LSA) by 5-30 times.
-const raceEnabled = true

@@ -35,8 +35,9 @@ build: $(GRAMMAR)
 #              of every configuration on the shared dev data, bleve's agreement with the in-house
 #              BM25, output memory, the chunker on every truncated prefix, nested errors and real
 #              snapshots, the tokenizer's reference counts and regexp2 fallback, the 64 MiB input
-#              limit, predict killed and resumed as a whole process, definitions per language), then
-#              SERIAL_PKGS whole;
+#              limit, predict killed and resumed as a whole process, definitions per language, and
+#              the randomized checks of fast code against its reference: BM25 pruning, dense search,
+#              views, the oracle, the comment finder, edit identifiers), then SERIAL_PKGS whole;
 #   test-fwcd  the packages whose behaviour depends on the Kotlin grammar again in a plain build
 #              (fwcd 0.3.8);
 #   test-beam  the Beam pipelines' own module (beam/, docs/beam.md) on Prism, without the race
@@ -54,8 +55,8 @@ TEST_PASSES := test-race test-plain test-fwcd test-beam
 SERIAL_PKGS := . ./grammars/kotlin2/... ./internal/faultfs ./internal/pathsafe ./internal/racetest ./internal/topk ./languages/...
 # The tests that call racetest.Skip, and their packages (internal/racetest's test keeps both in
 # step with the code).
-PLAIN_TESTS := TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestNestedErrorsChunk|TestRealSnapshots|TestQwenReference|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume|TestDefinitionsPerLanguage|TestHugotLongInputs|TestBuildExactQwen|TestTidySignature|TestScoreNovelAndAllRecallQwen|TestWalkFSZipInvariants|TestPredictSharedDev|TestOracleBestIsExact
-PLAIN_PKGS  := ./cmd/repoctx ./complete ./chunker ./crossrepo ./dataset ./eval ./grammars ./retrieve/hugot ./snapshot ./tokens
+PLAIN_TESTS := TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestNestedErrorsChunk|TestRealSnapshots|TestQwenReference|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume|TestDefinitionsPerLanguage|TestHugotLongInputs|TestBuildExactQwen|TestTidySignature|TestScoreNovelAndAllRecallQwen|TestWalkFSZipInvariants|TestPredictSharedDev|TestOracleBestIsExact|TestQwenTable|TestViewEqualsOwnIndex|TestPruningIsExact|TestSearchDenseIsExact|TestCommentAbove|TestOracleBounds|TestEditIdentifiersEarlyStop
+PLAIN_PKGS  := ./assemble ./cmd/repoctx ./complete ./chunker ./crossrepo ./dataset ./eval ./grammars ./retrieve ./retrieve/hugot ./snapshot ./symbols ./tokens
 RACE_PKGS    = $(filter-out $(shell $(GO) list -tags '$(TAGS)' $(SERIAL_PKGS)),$(shell $(GO) list -tags '$(TAGS)' ./...))
 test: vet lint
 	@echo "test: $(TEST_PASSES), two at a time; each pass prints its output when it ends"

@@ -75,6 +75,7 @@ func TestQwenReference(t *testing.T) {
 }
 
 func TestQwenTable(t *testing.T) {
+	racetest.Skip(t, "loads the Qwen tokenizer and counts the table's texts on one goroutine")
 	tk := qwen(t)
 	for _, tc := range []struct {
 		text string

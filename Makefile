@@ -25,8 +25,9 @@ grammar:
 build: $(GRAMMAR)
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/repoctx
 
-# The test command CI runs (.ci/run): vet and staticcheck (when installed), then four passes,
-# two at a time (make -j2; each pass's output is printed whole when it ends):
+# The test command CI runs (.ci/run): vet, staticcheck (when installed) and four passes, two at a
+# time (make -j2; each one's output is printed whole when it ends; the race pass, the longest,
+# starts first):
 #   test-race  the tests with the race detector, but for SERIAL_PKGS and the tests that skip
 #              themselves under it (racetest.Skip);
 #   test-plain those without it: PLAIN_TESTS, the tests that skip themselves under -race (too slow
@@ -58,9 +59,9 @@ SERIAL_PKGS := . ./grammars/kotlin2/... ./internal/faultfs ./internal/pathsafe .
 PLAIN_TESTS := TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestNestedErrorsChunk|TestRealSnapshots|TestQwenReference|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume|TestDefinitionsPerLanguage|TestHugotLongInputs|TestBuildExactQwen|TestTidySignature|TestScoreNovelAndAllRecallQwen|TestWalkFSZipInvariants|TestPredictSharedDev|TestOracleBestIsExact|TestQwenTable|TestViewEqualsOwnIndex|TestPruningIsExact|TestSearchDenseIsExact|TestCommentAbove|TestOracleBounds|TestEditIdentifiersEarlyStop
 PLAIN_PKGS  := ./assemble ./cmd/repoctx ./complete ./chunker ./crossrepo ./dataset ./eval ./grammars ./retrieve ./retrieve/hugot ./snapshot ./symbols ./tokens
 RACE_PKGS    = $(filter-out $(shell $(GO) list -tags '$(TAGS)' $(SERIAL_PKGS)),$(shell $(GO) list -tags '$(TAGS)' ./...))
-test: vet lint
-	@echo "test: $(TEST_PASSES), two at a time; each pass prints its output when it ends"
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_PASSES)
+test:
+	@echo "test: vet, lint, $(TEST_PASSES), two at a time; each prints its output when it ends"
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-race vet lint $(filter-out test-race,$(TEST_PASSES))
 
 test-race: $(GRAMMAR)
 	$(GO) test -race -p $(RACE_P) $(TESTFLAGS) -tags '$(TAGS)' $(RACE_PKGS)

@@ -77,6 +77,21 @@ func pkgDir(t *testing.T, path string) string {
 	return "./" + filepath.ToSlash(rel)
 }
 
+// racetestName returns the name f imports this package under ("racetest", a rename, or "."
+// for a dot import), or "" when f does not import it.
+func racetestName(f *ast.File) string {
+	for _, im := range f.Imports {
+		if strings.Trim(im.Path.Value, "`\"") != "github.com/repoctx/repoctx/internal/racetest" {
+			continue
+		}
+		if im.Name != nil {
+			return im.Name.Name
+		}
+		return "racetest"
+	}
+	return ""
+}
+
 // TestPlainTestsInStep checks that every test calling Skip or reading Enabled is in PLAIN_TESTS,
 // with its package in PLAIN_PKGS, and that PLAIN_TESTS names no other test: a test skipped under
 // -race and missing from the plain pass would never run (whole) in make test.
@@ -88,22 +103,45 @@ func TestPlainTestsInStep(t *testing.T) {
 	pkgs := strings.Fields(makeVar(t, "PLAIN_PKGS"))
 	skipping := map[string]bool{}
 	goFiles(t, func(path string, f *ast.File, fset *token.FileSet) {
+		local := racetestName(f)
+		if local == "" {
+			return
+		}
+		// uses reports whether n reads racetest.Skip or racetest.Enabled, by any import name.
+		uses := func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				x, ok := n.X.(*ast.Ident)
+				return ok && x.Name == local && (n.Sel.Name == "Skip" || n.Sel.Name == "Enabled")
+			case *ast.Ident:
+				return local == "." && (n.Name == "Skip" || n.Name == "Enabled")
+			}
+			return false
+		}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil || !strings.HasPrefix(fd.Name.Name, "Test") {
+			if !ok || fd.Body == nil {
 				continue
 			}
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
+			isTest := strings.HasPrefix(fd.Name.Name, "Test") && fd.Recv == nil
+			var visit func(n ast.Node) bool
+			visit = func(n ast.Node) bool {
 				// A test that calls Skip, or reads Enabled to do less under -race, runs whole in the plain pass.
-				sel, ok := n.(*ast.SelectorExpr)
-				if !ok || (sel.Sel.Name != "Skip" && sel.Sel.Name != "Enabled") {
+				if !uses(n) {
+					if sel, ok := n.(*ast.SelectorExpr); ok {
+						ast.Inspect(sel.X, visit) // not sel.Sel: t.Skip is no use of a dot import
+						return false
+					}
 					return true
 				}
-				if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "racetest" {
+				pos := fset.Position(n.Pos())
+				if !isTest {
+					// Only a test function can be named in PLAIN_TESTS: a helper's (or a fuzz
+					// target's) skip would go unchecked, and its callers unrun.
+					t.Errorf("%s:%d: %s uses racetest outside a Test function: call racetest.Skip from the test itself", pos.Filename, pos.Line, fd.Name.Name)
 					return true
 				}
 				skipping[fd.Name.Name] = true
-				pos := fset.Position(sel.Pos())
 				if !names[fd.Name.Name] {
 					t.Errorf("%s:%d: %s skips itself or does less under -race but PLAIN_TESTS does not name it", pos.Filename, pos.Line, fd.Name.Name)
 				}
@@ -111,7 +149,8 @@ func TestPlainTestsInStep(t *testing.T) {
 					t.Errorf("%s:%d: %s skips itself or does less under -race but PLAIN_PKGS does not name %s", pos.Filename, pos.Line, fd.Name.Name, dir)
 				}
 				return true
-			})
+			}
+			ast.Inspect(fd.Body, visit)
 		}
 	})
 	for n := range names {
@@ -148,9 +187,13 @@ func TestSerialPackagesStartNoGoroutine(t *testing.T) {
 				pos := fset.Position(n.Pos())
 				t.Errorf("%s:%d: go statement in SERIAL_PKGS, which the race pass leaves out", pos.Filename, pos.Line)
 			case *ast.SelectorExpr:
-				if n.Sel.Name == "Parallel" {
+				switch n.Sel.Name {
+				case "Parallel":
 					pos := fset.Position(n.Pos())
 					t.Errorf("%s:%d: parallel test in SERIAL_PKGS, which the race pass leaves out", pos.Filename, pos.Line)
+				case "Go", "AfterFunc": // sync.WaitGroup.Go, errgroup.Group.Go, time.AfterFunc
+					pos := fset.Position(n.Pos())
+					t.Errorf("%s:%d: %s starts a goroutine in SERIAL_PKGS, which the race pass leaves out", pos.Filename, pos.Line, n.Sel.Name)
 				}
 			}
 			return true

@@ -154,6 +154,43 @@ func TestHugotPaddingInvariant(t *testing.T) {
 	}
 }
 
+// TestHugotConcurrentEmbed: the embedder is shared by predict's workers and serve's
+// requests, so Embed called from several goroutines at once gives each the vectors it
+// gives alone (run under -race in make test).
+func TestHugotConcurrentEmbed(t *testing.T) {
+	emb := tinyEmbedder(t)
+	texts := [][]string{
+		{"def get(self, key): return self.cache[key]"},
+		{"fun evict(eldest: Entry) = entries.remove(eldest)", "x"},
+		{strings.Repeat("retry backoff ", 10)},
+	}
+	want := make([][][]float32, len(texts))
+	for i, ts := range texts {
+		v, _, err := emb.Embed(ts, retrieve.KeepHead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = v
+	}
+	got := make([][][]float32, len(texts))
+	errs := make([]error, len(texts))
+	var wg sync.WaitGroup
+	for i, ts := range texts {
+		wg.Go(func() { got[i], _, errs[i] = emb.Embed(ts, retrieve.KeepHead) })
+	}
+	wg.Wait()
+	for i := range texts {
+		if errs[i] != nil {
+			t.Fatalf("goroutine %d: %v", i, errs[i])
+		}
+		for j := range want[i] {
+			if d := maxAbsDiff(want[i][j], got[i][j]); d > 1e-6 {
+				t.Errorf("goroutine %d text %d: vector differs by %g from the one embedded alone", i, j, d)
+			}
+		}
+	}
+}
+
 func TestWantsAccentStrip(t *testing.T) {
 	tests := []struct {
 		norm string

@@ -199,6 +199,7 @@ func newComposer(ctx context.Context, view *index.View, h repoctx.Hole, opts Opt
 	if c.h.OldText == "" {
 		c.h.OldText = c.files.text(h.Path)
 	}
+	defs := c.startDefinitions()
 	if err := c.retrieval(); err != nil {
 		return nil, err
 	}
@@ -206,10 +207,53 @@ func newComposer(ctx context.Context, view *index.View, h repoctx.Hole, opts Opt
 		c.oldFile()
 		c.replaced()
 	}
-	if !opts.NoDefinitions && c.syms != nil && c.spec != nil {
-		c.definitions()
+	if defs != nil {
+		r := <-defs
+		if r.panic != nil {
+			panic(r.panic) // Compose's recover reports it
+		}
+		for _, d := range r.parts {
+			c.cands.add(d.path, d.start, d.end, d.score, d.reason)
+		}
+	} else if c.wantDefinitions() {
+		c.definitions() // with other repositories' definitions: see startDefinitions
 	}
 	return c, nil
+}
+
+// wantDefinitions reports whether the composition adds definitions.
+func (c *composer) wantDefinitions() bool {
+	return !c.opts.NoDefinitions && c.syms != nil && c.spec != nil
+}
+
+// foundDefinitions is what the findDefinitions run beside retrieval returns: its parts,
+// or the value of its panic.
+type foundDefinitions struct {
+	parts []foundDef
+	panic any
+}
+
+// startDefinitions starts findDefinitions beside retrieval, with a fileTexts of its
+// own, and returns the channel its result arrives on; nil when the composition adds no
+// definitions or other repositories' definitions are asked for (definitions then
+// runs after retrieval, registering their paths in c.files). The parts are added
+// after retrieval's, in the same order as when both run one after the other, so the
+// context does not depend on which finishes first. Parsing the completion file for
+// its definitions then overlaps the two hybrid searches (a live request's latency).
+func (c *composer) startDefinitions() <-chan foundDefinitions {
+	if !c.wantDefinitions() || c.opts.CrossRepo != nil && len(c.opts.CrossRepo.Definitions) > 0 {
+		return nil
+	}
+	out := make(chan foundDefinitions, 1)
+	go func() {
+		var r foundDefinitions
+		defer func() {
+			r.panic = recover()
+			out <- r
+		}()
+		r.parts = c.findDefinitions(newFileTexts(c.ix))
+	}()
+	return out
 }
 
 // redundant reports whether ch is a chunk of the completion file's old copy whose

@@ -302,6 +302,25 @@ const (
 // completion file (outside the text given) may be added. A definition is shown from
 // the start of its first line, so that its indentation is kept.
 func (c *composer) definitions() {
+	for _, d := range c.findDefinitions(c.files) {
+		c.cands.add(d.path, d.start, d.end, d.score, d.reason)
+	}
+}
+
+// foundDef is a definition that findDefinitions chose: a span of path's text, its score
+// and its reason tag, to be added to the candidates (candidates.add).
+type foundDef struct {
+	path       string
+	start, end int
+	score      float64
+	reason     string
+}
+
+// findDefinitions returns the parts definitions adds, in the order it adds them,
+// reading file texts through files. It neither reads nor changes the candidates, so
+// it may run beside retrieval with a fileTexts of its own, unless other repositories'
+// definitions are asked for (their paths are registered in files).
+func (c *composer) findDefinitions(files *fileTexts) []foundDef {
 	h, spec := c.h, c.spec
 	pq, sq := QueryText(h.Prefix, h.Suffix, c.opts.QueryLines)
 	uses := symbols.Uses(pq, sq, spec)
@@ -316,7 +335,7 @@ func (c *composer) definitions() {
 	}
 	var old string
 	if trimmed {
-		old = c.files.text(h.Path)
+		old = files.text(h.Path)
 	}
 	var fsite symbols.Site // the site in other repositories' tables
 	if c.opts.CrossRepo != nil && len(c.opts.CrossRepo.Definitions) > 0 {
@@ -327,9 +346,9 @@ func (c *composer) definitions() {
 			}
 		}
 	}
-	added := 0
+	var out []foundDef
 	for i, u := range uses {
-		if added >= maxDefs {
+		if len(out) >= maxDefs {
 			break
 		}
 		if defined[u.Name] {
@@ -345,11 +364,11 @@ func (c *composer) definitions() {
 			p, via := d.Path, cand.Via
 			if src != nil {
 				p, via = src.Repository+"/"+d.Path, "cross-repo "+cand.Via
-				if !c.files.addForeign(p, src.Text, d.Path) {
+				if !files.addForeign(p, src.Text, d.Path) {
 					continue
 				}
 			}
-			text := c.files.text(p)
+			text := files.text(p)
 			start, end := d.StartByte, d.EndByte
 			if end-start > maxDefBytes {
 				end = start + headBytes(d)
@@ -367,10 +386,10 @@ func (c *composer) definitions() {
 			if cand.Via == symbols.ViaGlobal {
 				s *= 0.5 // a name found by chance elsewhere is weaker evidence
 			}
-			c.cands.add(p, start, end, s, "def:"+u.Name+"("+via+")")
-			added++
+			out = append(out, foundDef{p, start, end, s, "def:" + u.Name + "(" + via + ")"})
 		}
 	}
+	return out
 }
 
 // foreignDefinitions resolves u in the other repositories' tables

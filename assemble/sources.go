@@ -325,7 +325,7 @@ func (c *composer) findDefinitions(files *fileTexts) []foundDef {
 	pq, sq := QueryText(h.Prefix, h.Suffix, c.opts.QueryLines)
 	uses := symbols.Uses(pq, sq, spec)
 	trimmed := c.seen.PrefixTrimmed || c.seen.SuffixTrimmed
-	cur, defined := c.fileSymbols(trimmed)
+	cur, defined := c.fileSymbols(files, trimmed)
 	site := symbols.Site{From: h.Path, Current: cur, Keep: c.defAllowed}
 	if cur != nil {
 		site.Imports = cur.Imports // nil (none): those of the indexed copy
@@ -432,39 +432,69 @@ func (c *composer) defAllowed(d *symbols.Def) bool {
 // goroutine at a time; a dropped one is freed by the parsers' finalizers).
 var extractors = sync.Pool{New: func() any { return symbols.NewExtractor(0) }}
 
-// fileSymbols parses the completion file's current text and returns its symbols (nil
-// when it is not parsed) and the names it defines; with trimmed, the names defined in
-// the text the model is given (the imports stay those of the whole file: the trimmed
-// top may hold them). The file is parsed only when it is not larger than the
-// snapshot files repoctx parses at all (a pathological prefix would otherwise cost
-// seconds and gigabytes of tree).
-func (c *composer) fileSymbols(trimmed bool) (*symbols.File, map[string]bool) {
+// fileSymbols returns the symbols of the completion file's current text (nil when it
+// is not parsed) and the names it defines; with trimmed, the names defined in the
+// text the model is given (the imports stay those of the whole file: the trimmed top
+// may hold them). The file is parsed only when it is not larger than the snapshot
+// files repoctx parses at all (a pathological prefix would otherwise cost seconds and
+// gigabytes of tree). A current text equal to the indexed one (read through files: a
+// request on a saved, unedited file) is not parsed again: its symbols are the symbol
+// table's for that file, which the index extracted from the same text.
+func (c *composer) fileSymbols(files *fileTexts, trimmed bool) (*symbols.File, map[string]bool) {
 	h := c.h
 	defined := map[string]bool{}
 	if len(h.Prefix)+len(h.Suffix) > chunker.DefaultMaxFileBytes {
 		return nil, defined
 	}
-	ex := extractors.Get().(*symbols.Extractor)
-	defer extractors.Put(ex)
-	cur := &chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(h.Prefix + h.Suffix)}
-	sf, err := ex.Extract(cur)
-	if err != nil {
-		sf = nil
-	} else {
+	var ex *symbols.Extractor // lent when a text is parsed
+	defer func() {
+		if ex != nil {
+			extractors.Put(ex)
+		}
+	}()
+	extract := func(text string) (*symbols.File, error) {
+		if ex == nil {
+			ex = extractors.Get().(*symbols.Extractor)
+		}
+		return ex.Extract(&chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(text)})
+	}
+	sf := c.indexedSymbols(files)
+	if sf == nil {
+		var err error
+		if sf, err = extract(h.Prefix + h.Suffix); err != nil {
+			sf = nil
+		}
+	}
+	if sf != nil {
 		for _, d := range sf.Defs {
 			defined[d.Name] = true
 		}
 	}
 	if trimmed {
 		defined = map[string]bool{}
-		cur := &chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(c.seen.Prefix + c.seen.Suffix)}
-		if tf, err := ex.Extract(cur); err == nil {
+		if tf, err := extract(c.seen.Prefix + c.seen.Suffix); err == nil {
 			for _, d := range tf.Defs {
 				defined[d.Name] = true
 			}
 		}
 	}
 	return sf, defined
+}
+
+// indexedSymbols returns the symbol table's symbols of the completion file when its
+// current text (prefix + suffix) is the indexed text (files.text: the file's chunks
+// cover every byte of it) and the table has the file in the completion file's
+// language; else nil.
+func (c *composer) indexedSymbols(files *fileTexts) *symbols.File {
+	f := c.syms.File(c.h.Path)
+	if f == nil || f.Lang != c.spec.Name {
+		return nil
+	}
+	t := files.text(c.h.Path)
+	if len(t) != len(c.h.Prefix)+len(c.h.Suffix) || t[:len(c.h.Prefix)] != c.h.Prefix || t[len(c.h.Prefix):] != c.h.Suffix {
+		return nil
+	}
+	return f
 }
 
 // headBytes estimates the bytes of a definition's head (annotations, doc comment,

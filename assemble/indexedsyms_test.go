@@ -1,0 +1,124 @@
+package assemble
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
+	"github.com/repoctx/repoctx/symbols"
+)
+
+// TestIndexedSymbolsEqualParse checks what lets a request on an unedited file skip
+// the parse of its text: for every file of a repository in several languages, the
+// symbol table's symbols are those a parse of the indexed text gives (deep equal),
+// from the chunker's parse (first view), from the store's records (the view opened
+// again) and with fixed windows (symbols extracted apart from chunking); and an
+// edited text is parsed.
+func TestIndexedSymbolsEqualParse(t *testing.T) {
+	files := map[string]string{
+		"go/a.go":       "package a\n\nimport \"strings\"\n\n// Up upper-cases.\nfunc Up(s string) string { return strings.ToUpper(s) }\n\ntype T struct{ n int }\n\nfunc (t *T) Inc() { t.n++ }\n",
+		"java/A.java":   "package p;\n\nimport java.util.List;\n\npublic class A {\n  /** Size. */\n  int size(List<String> xs) { return xs.size(); }\n}\n",
+		"ts/a.ts":       "import { b } from './b';\n\nexport function f(x: number): number { return b(x) + 1; }\nexport class C { m(): void {} }\n",
+		"js/a.js":       "const { g } = require('./g');\nexport function h(y) { return g(y); }\n",
+		"rs/a.rs":       "use std::fmt;\n\npub struct S;\n\nimpl S {\n    pub fn new() -> S { S }\n}\n",
+		"c/a.c":         "#include <stdio.h>\n\nstatic int add(int a, int b) { return a + b; }\n",
+		"cs/A.cs":       "using System;\n\nnamespace N {\n  public class A {\n    public int Get() { return 1; }\n  }\n}\n",
+		"rb/a.rb":       "require 'set'\n\nclass A\n  def go(x)\n    x + 1\n  end\nend\n",
+		"swift/a.swift": "import Foundation\n\nstruct P {\n    func area() -> Int { return 1 }\n}\n",
+		"broken/b.kt":   "package x\n\nclass B {\n    fun f( {\n",
+	}
+	err := filepath.WalkDir("../testdata/sample", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || grammars.ForPath(p) == nil {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		files["sample/"+filepath.ToSlash(strings.TrimPrefix(p, "../testdata/sample/"))] = string(raw)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for p, text := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := symbols.NewExtractor(0)
+	defer ex.Close()
+	cache := t.TempDir()
+	for _, run := range []struct {
+		name     string
+		strategy chunker.Strategy
+	}{{"first view", ""}, {"from the store", ""}, {"fixed windows", chunker.StrategyFixed}} {
+		st := store.Open(cache)
+		opts := index.DefaultOptions()
+		if run.strategy != "" {
+			opts.Strategy = run.strategy
+		}
+		ix, err := index.Open(st, "test/repo", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := ix.View(context.Background(), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		langs, shortcuts := map[string]bool{}, 0
+		for _, p := range snap.Paths() {
+			spec := grammars.ForPath(p)
+			if spec == nil {
+				continue
+			}
+			text := v.Retriever().FileText(p)
+			cut := len(text) / 2
+			c := &composer{ix: v.Retriever(), syms: v.Symbols(), spec: spec,
+				h: repoctx.Hole{Path: p, Prefix: text[:cut], Suffix: text[cut:]}}
+			got := c.indexedSymbols(newFileTexts(c.ix))
+			if got == nil {
+				if v.Symbols().File(p) != nil {
+					t.Errorf("%s: %s: the unedited text was not matched to its indexed symbols", run.name, p)
+				}
+				continue
+			}
+			shortcuts++
+			langs[spec.Name] = true
+			want, err := ex.Extract(&chunker.File{Path: p, Lang: spec.Name, Text: []byte(text)})
+			if err != nil {
+				t.Fatalf("%s: %s: %v", run.name, p, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s: indexed symbols differ from a parse of the text:\n got %+v\nwant %+v", run.name, p, got, want)
+			}
+			c.h.Suffix += "\n"
+			if c.indexedSymbols(newFileTexts(c.ix)) != nil {
+				t.Errorf("%s: %s: an edited text was matched to the indexed symbols", run.name, p)
+			}
+		}
+		if len(langs) < 11 {
+			t.Errorf("%s: indexed symbols used in %d languages (%v), want all 11 of the test", run.name, len(langs), langs)
+		}
+		t.Logf("%s: %d files matched", run.name, shortcuts)
+		v.Close()
+		ix.Close()
+		st.Close()
+	}
+}

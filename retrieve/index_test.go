@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -439,5 +440,28 @@ func TestFileText(t *testing.T) {
 	}
 	if ix.textBytes != len("fun a()\nval x\n") {
 		t.Errorf("cache holds %d bytes", ix.textBytes)
+	}
+}
+
+// TestSortCand: the bitmap sort of the candidates gives slices.Sort's order for sets
+// of every size, and leaves the bitmap clear for the next search.
+func TestSortCand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := &accum{scores: make([]float64, 1000)}
+	for _, n := range []int{0, 1, 63, 64, 65, 500, 1000} {
+		a.cand = a.cand[:0]
+		for _, d := range rng.Perm(1000)[:n] {
+			a.cand = append(a.cand, uint64(d))
+		}
+		want := slices.Sorted(slices.Values(a.cand))
+		a.sortCand()
+		if !slices.Equal(a.cand, want) {
+			t.Errorf("%d candidates: sorted to %v, want %v", n, a.cand, want)
+		}
+		for w, word := range a.bits {
+			if word != 0 {
+				t.Fatalf("%d candidates: bitmap word %d left %x", n, w, word)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -269,12 +270,16 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 						acc.cand = append(acc.cand, d)
 					}
 				}
-				slices.Sort(acc.cand)
+				acc.sortCand()
 			}
-		} else if pruning {
+		} else if pruning && rest <= 0.95*lastCheck {
 			// Drop candidates that cannot reach the k-th best score even if they got
 			// the full bound of every remaining list (contributions stay strictly
-			// below the bounds, so a dropped chunk cannot even tie).
+			// below the bounds, so a dropped chunk cannot even tie). As in phase 1,
+			// only after rest shrank 5%: a candidate kept longer is still scored
+			// whole, so the result is the same, and the k-th score is not recomputed
+			// for every list.
+			lastCheck = rest
 			theta, _ := acc.kth(acc.cand, k)
 			kept := acc.cand[:0]
 			for _, d := range acc.cand {
@@ -368,6 +373,36 @@ type accum struct {
 	touched []uint64  // documents with a non-zero score
 	cand    []uint64  // phase-2 candidates, ascending
 	kh      []float64 // scratch for kth: a min-heap of the k best scores
+	bits    []uint64  // scratch for sortCand: one bit per document, all 0 between uses
+}
+
+// sortCand sorts the candidates (distinct documents) in ascending order: a few with
+// slices.Sort, more through a bitmap of the documents, read word by word (linear in
+// the documents/64 plus the candidates, where a comparison sort of thousands of
+// candidates cost a tenth of a long query's search).
+func (a *accum) sortCand() {
+	if len(a.cand) < 64 {
+		slices.Sort(a.cand)
+		return
+	}
+	if a.bits == nil {
+		a.bits = make([]uint64, (len(a.scores)+63)/64)
+	}
+	for _, d := range a.cand {
+		a.bits[d>>6] |= 1 << (d & 63)
+	}
+	out := a.cand[:0]
+	for w, word := range a.bits {
+		if word == 0 {
+			continue
+		}
+		a.bits[w] = 0
+		for word != 0 {
+			out = append(out, uint64(w)<<6|uint64(bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+	}
+	a.cand = out
 }
 
 // add adds s to doc's score and returns the new score.

@@ -341,6 +341,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 		return cmp.Compare(a.i, b.i)
 	})
 	dim := d.Dim
+	q = alignedQuery(q)
 	for i := range ix.chunks {
 		var row []float32
 		if d.Vectors != nil {
@@ -348,7 +349,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 		} else {
 			row = d.Rows[i]
 		}
-		c := cand{i, dot(q, row)}
+		c := cand{i, dot(row, q)}
 		if h.Len() > 0 && h.Full() && c.s < h.Worst().s || !h.Would(c) {
 			// (A lower score never ranks before the worst kept: skipped without the
 			// comparison function.)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas32"
 )
@@ -100,10 +101,29 @@ func Normalize(v []float32) bool {
 	return true
 }
 
-// dot returns the dot product of a and b (equal lengths) in float32, with gonum's
+// dot returns the dot product of row and q (equal lengths) in float32, with gonum's
 // BLAS (blas32.Dot: SIMD on amd64, about 2.7x the four-sum scalar loop on 128-wide
-// rows). Its sums are grouped differently from a plain loop's, so scores may differ
-// from one in the last bits; they are the same for the same inputs on one machine.
-func dot(a, b []float32) float32 {
-	return blas32.Dot(blas32.Vector{N: len(a), Data: a, Inc: 1}, blas32.Vector{N: len(a), Data: b[:len(a)], Inc: 1})
+// rows). q must come from alignedQuery: gonum's amd64 kernel sums the first values of
+// its second operand one by one until that operand is 16-byte aligned, so the grouping
+// of the sums (and the last bits of the result) would otherwise depend on where q lies
+// in memory; with q aligned it depends on the length only, wherever the row lies (a
+// stored segment, a reused buffer). Its sums are grouped differently from a plain
+// loop's: scores may differ from one in the last bits.
+func dot(row, q []float32) float32 {
+	return blas32.Dot(blas32.Vector{N: len(q), Data: row[:len(q)], Inc: 1}, blas32.Vector{N: len(q), Data: q, Inc: 1})
+}
+
+// alignedQuery returns a copy of q starting on a 16-byte boundary (see dot).
+func alignedQuery(q []float32) []float32 {
+	if len(q) == 0 {
+		return q
+	}
+	buf := make([]float32, len(q)+3)
+	off := 0
+	for uintptr(unsafe.Pointer(&buf[off]))%16 != 0 {
+		off++
+	}
+	out := buf[off : off+len(q) : off+len(q)]
+	copy(out, q)
+	return out
 }

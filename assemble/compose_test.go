@@ -33,9 +33,9 @@ func TestQueryText(t *testing.T) {
 	}
 }
 
-// buildIndex writes the given files into a repository folder and opens it (default
-// options: structural chunks, BM25 + LSA, the symbol table) with a cache of its own.
-func buildIndex(t *testing.T, files map[string]string) *index.View {
+// writeSnapshot writes the given files (slash paths to texts) into a new folder and
+// opens it as a snapshot.
+func writeSnapshot(t *testing.T, files map[string]string) snapshot.Snapshot {
 	t.Helper()
 	dir := t.TempDir()
 	for p, text := range files {
@@ -51,6 +51,14 @@ func buildIndex(t *testing.T, files map[string]string) *index.View {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return snap
+}
+
+// buildIndex writes the given files into a repository folder and opens it (default
+// options: structural chunks, BM25 + LSA, the symbol table) with a cache of its own.
+func buildIndex(t *testing.T, files map[string]string) *index.View {
+	t.Helper()
+	snap := writeSnapshot(t, files)
 	st := store.Open(t.TempDir())
 	t.Cleanup(func() { st.Close() })
 	ix, err := index.Open(st, "test/repo", index.DefaultOptions())

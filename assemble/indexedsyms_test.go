@@ -13,7 +13,6 @@ import (
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/index"
-	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
 	"github.com/repoctx/repoctx/symbols"
 )
@@ -48,20 +47,7 @@ func TestIndexedSymbolsEqualParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for p, text := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	snap, err := snapshot.OpenDir(dir, snapshot.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := writeSnapshot(t, files)
 	ex := symbols.NewExtractor(0)
 	defer ex.Close()
 	cache := t.TempDir()

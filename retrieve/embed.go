@@ -102,13 +102,13 @@ func Normalize(v []float32) bool {
 }
 
 // dot returns the dot product of row and q (equal lengths) in float32, with gonum's
-// BLAS (blas32.Dot: SIMD on amd64, about 2.7x the four-sum scalar loop on 128-wide
-// rows). q must come from alignedQuery: gonum's amd64 kernel sums the first values of
-// its second operand one by one until that operand is 16-byte aligned, so the grouping
-// of the sums (and the last bits of the result) would otherwise depend on where q lies
-// in memory; with q aligned it depends on the length only, wherever the row lies (a
-// stored segment, a reused buffer). Its sums are grouped differently from a plain
-// loop's: scores may differ from one in the last bits.
+// BLAS (blas32.Dot: SIMD on amd64). q must come from alignedQuery: gonum's amd64
+// kernel sums the first values of its second operand one by one until that operand
+// is 16-byte aligned, so the grouping of the sums (and the last bits of the result)
+// would otherwise depend on where q lies in memory; with q aligned it depends on the
+// length only, wherever the row lies (a stored segment, a reused buffer). Its sums
+// are grouped differently from a plain loop's: scores may differ from one in the
+// last bits.
 func dot(row, q []float32) float32 {
 	return blas32.Dot(blas32.Vector{N: len(q), Data: row[:len(q)], Inc: 1}, blas32.Vector{N: len(q), Data: q, Inc: 1})
 }

@@ -108,3 +108,54 @@ func TestIndexedSymbolsEqualParse(t *testing.T) {
 		st.Close()
 	}
 }
+
+// TestIndexedSymbolsDeepNesting: the chunker parses a file whose brackets nest deeper
+// than chunker.MaxNesting with the inside of that region blanked (a comment's run of
+// brackets counts: the count ignores syntax), so the symbol table holds only what the
+// blanked text defines and imports. A request on such a file, unedited, must still
+// get the symbols of a parse of its text: here the import after the run, through
+// which the name near the cursor resolves to its definition. Also with fixed windows
+// on a store the structural view filled: the symbol record is keyed by the file's
+// content alone, so that view reads the blanked parse's symbols too.
+func TestIndexedSymbolsDeepNesting(t *testing.T) {
+	a := "import os\n\n# " + strings.Repeat("(", chunker.MaxNesting+1) + "\nfrom lib.other import target\n\n\ndef main():\n    y = target(3)\n    return y\n"
+	snap := writeSnapshot(t, map[string]string{
+		"a.py":         a,
+		"lib/other.py": "import os\n\n\ndef target(x):\n    \"\"\"Joins.\"\"\"\n    return os.path.join(x, 'z')\n",
+	})
+	ex := symbols.NewExtractor(0)
+	defer ex.Close()
+	want, err := ex.Extract(&chunker.File{Path: "a.py", Lang: "python", Text: []byte(a)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	for _, strategy := range []chunker.Strategy{chunker.StrategyStructural, chunker.StrategyFixed} {
+		opts := index.DefaultOptions()
+		opts.Strategy = strategy
+		ix, err := index.Open(st, "test/repo", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ix.View(context.Background(), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := strings.Index(a, "    return y")
+		h := repoctx.Hole{Path: "a.py", Prefix: a[:cut], Suffix: a[cut:]}
+		c := &composer{ix: r.Retriever(), syms: r.Symbols(), spec: grammars.ForPath(h.Path), h: h}
+		if got := c.indexedSymbols(newFileTexts(c.ix)); got != nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: indexed symbols differ from a parse of the text:\n got %+v\nwant %+v", strategy, got, want)
+		}
+		if defPart(definitionsOnly(t, r, h), "def:target(import)") == nil {
+			t.Errorf("%s: the unedited text got no definition of target through its import", strategy)
+		}
+		h.Suffix += "\n" // edited: parsed
+		if defPart(definitionsOnly(t, r, h), "def:target(import)") == nil {
+			t.Errorf("%s: the edited text got no definition of target through its import", strategy)
+		}
+		r.Close()
+		ix.Close()
+	}
+}

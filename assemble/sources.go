@@ -484,7 +484,10 @@ func (c *composer) fileSymbols(files *fileTexts, trimmed bool) (*symbols.File, m
 // indexedSymbols returns the symbol table's symbols of the completion file when its
 // current text (prefix + suffix) is the indexed text (files.text: the file's chunks
 // cover every byte of it) and the table has the file in the completion file's
-// language; else nil.
+// language; else nil. A text nested too deep (chunker.TooDeep) is parsed again: the
+// structural chunker, whose parse the table's symbols may come from (with any
+// chunking settings: the symbol record is keyed by the file's content), parsed it
+// with the inside of its too deep region blanked.
 func (c *composer) indexedSymbols(files *fileTexts) *symbols.File {
 	f := c.syms.File(c.h.Path)
 	if f == nil || f.Lang != c.spec.Name {
@@ -492,6 +495,9 @@ func (c *composer) indexedSymbols(files *fileTexts) *symbols.File {
 	}
 	t := files.text(c.h.Path)
 	if len(t) != len(c.h.Prefix)+len(c.h.Suffix) || t[:len(c.h.Prefix)] != c.h.Prefix || t[len(c.h.Prefix):] != c.h.Suffix {
+		return nil
+	}
+	if chunker.TooDeep(t) {
 		return nil
 	}
 	return f

@@ -55,7 +55,7 @@ func (a *Aligned) ChunkTree(f *File, visit func(root *sitter.Node, parsed []byte
 	if spec == nil {
 		return a.s.windowFile(f, li), nil
 	}
-	if tooDeep(f.Text) {
+	if TooDeep(f.Text) {
 		return a.s.limitedFile(f, li, LimitNesting), nil
 	}
 	tree, parsed, err := a.s.parsers.Parse(spec, f.Text)

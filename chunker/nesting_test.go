@@ -87,7 +87,7 @@ func TestNestedErrorsChunk(t *testing.T) {
 				t.Errorf("%s at depth %d: %v", name, depth, err)
 			}
 			_, regions := flattenDeep(f.Text)
-			if deep := tooDeep(f.Text); deep != (len(regions) > 0) || deep != (FileLimit(cs) == LimitNesting) {
+			if deep := TooDeep(f.Text); deep != (len(regions) > 0) || deep != (FileLimit(cs) == LimitNesting) {
 				t.Errorf("%s at depth %d: limit %q, %d deep regions; nesting over MaxNesting %v", name, depth, FileLimit(cs), len(regions), deep)
 			}
 			for _, c := range cs {
@@ -186,7 +186,7 @@ func TestFlattenDeep(t *testing.T) {
 	if strings.Trim(string(out[open+1:close]), " \n") != "" || strings.Count(string(out), "\n") != d {
 		t.Errorf("region not blanked with its line breaks kept")
 	}
-	if tooDeep(out) {
+	if TooDeep(out) {
 		t.Error("flattened text still too deep")
 	}
 	if _, r := flattenDeep([]byte("x = " + strings.Repeat("[", MaxNesting+1))); len(r) != 1 || r[0][1] != len("x = ")+MaxNesting+1 {
@@ -205,8 +205,8 @@ func TestTooDeep(t *testing.T) {
 		{strings.Repeat(")", 5) + strings.Repeat("[", MaxNesting), false}, // stray closers do not go below 0
 		{strings.Repeat("([{", MaxNesting/3+1), true},
 	} {
-		if got := tooDeep([]byte(c.text)); got != c.want {
-			t.Errorf("tooDeep(%.20q... %d bytes) = %v, want %v", c.text, len(c.text), got, c.want)
+		if got := TooDeep([]byte(c.text)); got != c.want {
+			t.Errorf("TooDeep(%.20q... %d bytes) = %v, want %v", c.text, len(c.text), got, c.want)
 		}
 	}
 }

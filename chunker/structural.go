@@ -253,7 +253,7 @@ const deepKeep = 64
 // the file as usual. The work is linear in the text: one pass, a stack of deepKeep
 // offsets.
 func flattenDeep(text []byte) ([]byte, [][2]int) {
-	if !tooDeep(text) {
+	if !TooDeep(text) {
 		return text, nil
 	}
 	out := append([]byte(nil), text...)
@@ -308,14 +308,16 @@ func markDeep(cs []Chunk, deep [][2]int) {
 	}
 }
 
-// tooDeep reports whether text's brackets nest deeper than MaxNesting. A closing
-// bracket never takes the depth below 0, and the three kinds are not matched against
-// each other: the count is an upper bound of the syntactic nesting, cheap and
-// independent of the language.
-func tooDeep(text []byte) bool {
+// TooDeep reports whether text's brackets nest deeper than MaxNesting: the texts the
+// structural chunker parses with a region blanked (see MaxNesting), so that the
+// symbols taken from that parse are not those of text. A closing bracket never takes
+// the depth below 0, and the three kinds are not matched against each other: the
+// count is an upper bound of the syntactic nesting, cheap and independent of the
+// language (brackets in comments and strings count).
+func TooDeep[T ~string | ~[]byte](text T) bool {
 	d := 0
-	for _, c := range text {
-		if dd := bracketStep[c]; dd != 0 { // a table lookup: most bytes are no bracket
+	for i := 0; i < len(text); i++ {
+		if dd := bracketStep[text[i]]; dd != 0 { // a table lookup: most bytes are no bracket
 			if d += int(dd); d > MaxNesting {
 				return true
 			} else if d < 0 {

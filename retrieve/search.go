@@ -255,13 +255,18 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 	pruning := false // phase 2: only acc.cand can still make the top k
 	maxScore := 0.0  // best score so far; the k-th best cannot exceed it
 	lastCheck := math.Inf(1)
+	lb := math.Inf(-1) // the last k-th score found: scores only grow, so k accepted docs still reach it
 	for j := range cs {
 		c := &cs[j]
 		if prune && !pruning && rest <= maxScore && rest <= 0.95*lastCheck {
 			// Unseen chunks can no longer reach the k-th best score: switch to
 			// candidates. The k-th score is recomputed only after rest shrank 5%.
 			lastCheck = rest
-			if theta, ok := acc.kth(acc.touched, k); ok && rest <= theta {
+			theta, ok := acc.kth(acc.touched, k, lb)
+			if ok {
+				lb = theta
+			}
+			if ok && rest <= theta {
 				pruning = true
 				st.pruned = true
 				acc.cand = acc.cand[:0]
@@ -280,7 +285,10 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 			// whole, so the result is the same, and the k-th score is not recomputed
 			// for every list.
 			lastCheck = rest
-			theta, _ := acc.kth(acc.cand, k)
+			theta, ok := acc.kth(acc.cand, k, lb)
+			if ok {
+				lb = theta
+			}
 			kept := acc.cand[:0]
 			for _, d := range acc.cand {
 				if acc.scores[d]+rest > theta && acc.accept[d] >= 0 {
@@ -432,10 +440,13 @@ func (a *accum) accepted(doc uint64) bool {
 
 // kth returns the k-th highest score among the accepted docs, and false if fewer than k
 // are accepted. The filter is only asked about docs that would enter the running top k.
+// lb is a score that k accepted docs of docs are known to reach (an earlier k-th score
+// of the same search: scores only grow; -Inf when none): docs below it cannot be
+// among the k best and are passed over without the heap or the filter.
 //
 // It is topk's heap (higher scores better) written out for float64, without a
 // comparison function called per value: a search calls it for thousands of docs.
-func (a *accum) kth(docs []uint64, k int) (float64, bool) {
+func (a *accum) kth(docs []uint64, k int, lb float64) (float64, bool) {
 	if k <= 0 {
 		return 0, false
 	}
@@ -443,7 +454,7 @@ func (a *accum) kth(docs []uint64, k int) (float64, bool) {
 	for _, d := range docs {
 		s := a.scores[d]
 		// topk.Heap.Would: not full, or better than the worst kept.
-		if len(h) >= k && !cmp.Less(h[0], s) || !a.accepted(d) {
+		if s < lb || len(h) >= k && !cmp.Less(h[0], s) || !a.accepted(d) {
 			continue
 		}
 		if len(h) < k {

@@ -13,6 +13,7 @@ import (
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
 	"github.com/repoctx/repoctx/symbols"
 )
@@ -56,18 +57,7 @@ func TestIndexedSymbolsEqualParse(t *testing.T) {
 		strategy chunker.Strategy
 	}{{"first view", ""}, {"from the store", ""}, {"fixed windows", chunker.StrategyFixed}} {
 		st := store.Open(cache)
-		opts := index.DefaultOptions()
-		if run.strategy != "" {
-			opts.Strategy = run.strategy
-		}
-		ix, err := index.Open(st, "test/repo", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := ix.View(context.Background(), snap)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v, closeView := viewWith(t, st, snap, run.strategy)
 		langs, shortcuts := map[string]bool{}, 0
 		for _, p := range snap.Paths() {
 			spec := grammars.ForPath(p)
@@ -103,8 +93,7 @@ func TestIndexedSymbolsEqualParse(t *testing.T) {
 			t.Errorf("%s: indexed symbols used in %d languages (%v), want all 11 of the test", run.name, len(langs), langs)
 		}
 		t.Logf("%s: %d files matched", run.name, shortcuts)
-		v.Close()
-		ix.Close()
+		closeView()
 		st.Close()
 	}
 }
@@ -132,16 +121,7 @@ func TestIndexedSymbolsDeepNesting(t *testing.T) {
 	st := store.Open(t.TempDir())
 	defer st.Close()
 	for _, strategy := range []chunker.Strategy{chunker.StrategyStructural, chunker.StrategyFixed} {
-		opts := index.DefaultOptions()
-		opts.Strategy = strategy
-		ix, err := index.Open(st, "test/repo", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := ix.View(context.Background(), snap)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, closeView := viewWith(t, st, snap, strategy)
 		cut := strings.Index(a, "    return y")
 		h := repoctx.Hole{Path: "a.py", Prefix: a[:cut], Suffix: a[cut:]}
 		c := &composer{ix: r.Retriever(), syms: r.Symbols(), spec: grammars.ForPath(h.Path), h: h}
@@ -155,7 +135,26 @@ func TestIndexedSymbolsDeepNesting(t *testing.T) {
 		if defPart(definitionsOnly(t, r, h), "def:target(import)") == nil {
 			t.Errorf("%s: the edited text got no definition of target through its import", strategy)
 		}
-		r.Close()
-		ix.Close()
+		closeView()
 	}
+}
+
+// viewWith opens snap's view on st with the default index options and strategy ("":
+// the default), and returns the function that closes the view and its index.
+func viewWith(t *testing.T, st *store.Store, snap snapshot.Snapshot, strategy chunker.Strategy) (*index.View, func()) {
+	t.Helper()
+	opts := index.DefaultOptions()
+	if strategy != "" {
+		opts.Strategy = strategy
+	}
+	ix, err := index.Open(st, "test/repo", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ix.View(context.Background(), snap)
+	if err != nil {
+		ix.Close()
+		t.Fatal(err)
+	}
+	return v, func() { v.Close(); ix.Close() }
 }

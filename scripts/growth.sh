@@ -17,6 +17,7 @@ shift
 work=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill -TERM $pid 2>/dev/null; rm -rf "$work"' EXIT
+. scripts/serve-lib.sh
 go build -tags kotlin2 -o "$work/repoctx" ./cmd/repoctx
 go test -tags kotlin2 -c -o "$work/serve.test" ./serve
 (cd "$corpus" && find . -type f \( -name '*.kt' -o -name '*.kts' -o -name '*.java' -o -name '*.py' \) |
@@ -45,23 +46,13 @@ for n in "$@"; do
 	cat "$work/q1" "$work/q2" "$work/q3" | sort -n | sed -n 2p |
 		awk -v n="$n" '{ printf "%d query wall %.2f s, CPU %.2f s, peak RSS %d MB (median of 3 by wall)\n", n, $1, $2 + $3, $4 / 1024 }'
 
-	rm -f "$work/out"
-	t0=$(date +%s.%N)
-	"$work/repoctx" serve --addr 127.0.0.1:0 --cache-dir "$cache" "$repo" >"$work/out" 2>>"$work/log" &
-	pid=$!
-	until grep -q listening "$work/out" 2>/dev/null; do
-		kill -0 $pid 2>/dev/null || { cat "$work/log"; exit 1; }
-		sleep 0.02
-	done
-	awk -v n="$n" -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%d serve start %.2f s (warm cache)\n", n, b - a }'
-	url=$(sed -n 's/listening on //p' "$work/out")
+	serve_start "$work/repoctx" --cache-dir "$cache" "$repo"
+	echo "$n serve start $ready s (warm cache)"
 	REPOCTX_BENCH_REPO="$repo" REPOCTX_BENCH_URL="$url" "$work/serve.test" -test.run '^$' \
 		-test.bench 'Serve/^context$' -test.benchtime 1x 2>&1 |
 		awk -v n="$n" '/^BenchmarkServe/ { for (i = 3; i < NF; i++) m[$(i + 1)] = $i;
 			printf "%d serve %s p50 %s ms, p95 %s ms, p99 %s ms\n", n, $1, m["p50-ms"], m["p95-ms"], m["p99-ms"] }'
-	grep VmHWM /proc/$pid/status | awk -v n="$n" '{ printf "%d serve peak RSS %d MB\n", n, $2 / 1024 }'
-	kill -TERM $pid
-	wait $pid || true
-	pid=
+	echo "$n serve peak RSS $(serve_peak_mb) MB"
+	serve_stop || true
 	rm -rf "$repo" "$cache"
 done

@@ -14,29 +14,20 @@ pid=
 trap '[ -n "$pid" ] && kill -TERM $pid 2>/dev/null; rm -rf "$work"' EXIT
 go build -o "$work/repoctx" ./cmd/repoctx
 cp -r "$repo" "$work/repo"
+. scripts/serve-lib.sh
 start() {
-	rm -f "$work/out"
-	t0=$(date +%s.%N)
-	"$work/repoctx" serve --addr 127.0.0.1:0 --cache-dir "$work/cache" "$@" "$work/repo" >"$work/out" 2>>"$work/log" &
-	pid=$!
-	until grep -q listening "$work/out" 2>/dev/null; do
-		kill -0 $pid 2>/dev/null || { cat "$work/log"; exit 1; }
-		sleep 0.02
-	done
-	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "  ready in %.2f s\n", b - a }'
+	serve_start "$work/repoctx" --cache-dir "$work/cache" "$@" "$work/repo"
+	echo "  ready in $ready s"
 }
 stop() {
-	grep VmHWM /proc/$pid/status | awk '{ printf "  server peak RSS %d MB\n", $2 / 1024 }'
-	kill -TERM $pid
-	wait $pid
-	pid=
+	echo "  server peak RSS $(serve_peak_mb) MB"
+	serve_stop
 }
 echo "first start, empty cache:"
 start "$@"
 stop
 echo "restart, warm cache:"
 start "$@"
-url=$(sed -n 's/listening on //p' "$work/out")
 [ -n "$url" ] || { echo "no server address"; exit 1; }
 REPOCTX_BENCH_REPO="$work/repo" REPOCTX_BENCH_URL="$url" go test ./serve/ -run '^$' -bench Serve -benchtime 1x -count "${COUNT:-1}"
 stop

@@ -292,6 +292,12 @@ func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bo
 // searchDenseTies is searchDense with ties of the cosine similarity broken first by
 // tie (higher first; nil: none), given a chunk's index in [Build]'s input.
 func (ix *Index) searchDenseTies(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd, tie func(int) float64) ([]Hit, error) {
+	return ix.searchDenseIn(query, k, filter, keep, tie, nil)
+}
+
+// searchDenseIn is searchDenseTies over the chunks at positions cands (ascending), or
+// over every chunk when cands is nil.
+func (ix *Index) searchDenseIn(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd, tie func(int) float64, cands []int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -319,12 +325,13 @@ func (ix *Index) searchDenseTies(query string, k int, filter func(*chunker.Chunk
 	if !Normalize(q) {
 		return nil, nil
 	}
-	return ix.topDense(q, d, k, filter, tie), nil
+	return ix.topDense(q, d, k, filter, tie, cands), nil
 }
 
 // topDense returns the k best accepted chunks by dot product with q, ties broken by
-// tie (higher first, when not nil), then by chunk order.
-func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chunker.Chunk) bool, tie func(int) float64) []Hit {
+// tie (higher first, when not nil), then by chunk order; only the chunks at positions
+// cands (ascending) when cands is not nil.
+func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chunker.Chunk) bool, tie func(int) float64, cands []int) []Hit {
 	type cand struct {
 		i int
 		s float32
@@ -342,7 +349,15 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 	})
 	dim := d.Dim
 	q = alignedQuery(q)
-	for i := range ix.chunks {
+	n := len(ix.chunks)
+	if cands != nil {
+		n = len(cands)
+	}
+	for j := range n {
+		i := j
+		if cands != nil {
+			i = cands[j]
+		}
 		var row []float32
 		if d.Vectors != nil {
 			row = d.Vectors[i*dim : (i+1)*dim]

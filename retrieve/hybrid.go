@@ -31,6 +31,14 @@ type Weights struct {
 	// Depth is how many hits each retriever contributes before fusion; 0 means
 	// max(k, [DefaultFusionDepth]). It is never below k.
 	Depth int
+	// DenseCandidates, when positive and smaller than the number of chunks in the
+	// index, makes a hybrid search's dense retrieval rank only the best
+	// max(DenseCandidates, Depth) chunks of its BM25 search (BM25-first re-ranking, as
+	// in the multi-stage pipeline of Nogueira & Cho 2019, "Passage Re-ranking with
+	// BERT", section 3), so that its cost follows those chunks instead of every vector;
+	// a chunk sharing no term with the query is then never a dense hit. 0 (the default)
+	// ranks every vector: exact.
+	DenseCandidates int
 }
 
 // DefaultWeights returns the seed's fusion weights: dense 0.8, BM25 0.2, k = 60, and
@@ -199,12 +207,27 @@ func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) b
 	}
 	var bm, dn []Hit
 	var err error
-	if w.BM25 > 0 {
+	var cands []int // the dense search's chunks (BM25-first), nil: all
+	if w.Dense > 0 && w.DenseCandidates > 0 && max(w.DenseCandidates, w.Depth) < ix.Len() {
+		all, err := ix.searchBM25NoHeader(query, max(w.DenseCandidates, w.Depth), f, noHeader)
+		if err != nil {
+			return nil, err
+		}
+		cands = make([]int, 0, len(all))
+		for _, h := range all {
+			i, _ := ix.position(h.ID)
+			cands = append(cands, i)
+		}
+		slices.Sort(cands)
+		if w.BM25 > 0 {
+			bm = all[:min(w.Depth, len(all))] // the same hits as a search of depth w.Depth
+		}
+	} else if w.BM25 > 0 {
 		if bm, err = ix.searchBM25NoHeader(query, w.Depth, f, noHeader); err != nil {
 			return nil, err
 		}
 	}
-	if w.Dense > 0 {
+	if w.Dense > 0 && (cands == nil || len(cands) > 0) {
 		// Chunks with the same vector (near-identical chunks whose differences the
 		// dense model does not see) are ranked by their BM25 score first.
 		var tie func(int) float64
@@ -216,7 +239,7 @@ func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) b
 			}
 			tie = func(i int) float64 { return score[i] }
 		}
-		dn, err = ix.searchDenseTies(query, w.Depth, f, keep, tie)
+		dn, err = ix.searchDenseIn(query, w.Depth, f, keep, tie, cands)
 		if errors.Is(err, ErrNoDense) {
 			dn, err = nil, nil
 		}

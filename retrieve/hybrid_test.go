@@ -245,3 +245,65 @@ func TestConcurrentHybrid(t *testing.T) {
 		<-done
 	}
 }
+
+// TestSearchHybridDenseCandidates: with Weights.DenseCandidates below the index's size
+// the dense list is the reference dense ranking of the chunks of the BM25 search of
+// depth max(DenseCandidates, Depth) alone, the BM25 list is unchanged, and they fuse
+// as documented; at or above the index's size the search is the exact one.
+func TestSearchHybridDenseCandidates(t *testing.T) {
+	chunks := synthChunks(300)
+	ix := buildTest(t, chunks)
+	for _, w := range []Weights{
+		{DenseCandidates: 40},
+		{DenseCandidates: 10}, // below the depth: the depth's chunks
+		{BM25: 0.5, Dense: 0.5, Depth: 20, DenseCandidates: 100},
+		{Dense: 1, DenseCandidates: 60}, // BM25 out of the fusion, still the candidates
+		{DenseCandidates: 300},          // the index's size: exact
+		{DenseCandidates: 5000},
+	} {
+		full := w.withDefaults(7)
+		m := max(full.DenseCandidates, full.Depth)
+		for q := range 8 {
+			query := chunks[q*31].Text[:120]
+			got, err := ix.searchHybrid(query, 7, nil, w, KeepTail, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, _ := ix.searchBM25(query, m, nil)
+			var bm, dn []Hit
+			if full.BM25 > 0 {
+				bm, _ = ix.searchBM25(query, full.Depth, nil)
+			}
+			if m >= len(chunks) {
+				dn = refDenseTies(t, ix, query, bm, full.Depth)
+			} else {
+				in := map[string]bool{}
+				for _, h := range all {
+					in[h.ID] = true
+				}
+				for _, h := range refDenseTies(t, ix, query, bm, len(chunks)) {
+					if in[h.ID] && len(dn) < full.Depth {
+						h.Rank = len(dn) + 1
+						dn = append(dn, h)
+					}
+				}
+			}
+			want := refFuse(ix, bm, dn, full, 7)
+			if len(got) != len(want) {
+				t.Fatalf("%+v q%d: %d hits, want %d", w, q, len(got), len(want))
+			}
+			for i := range got {
+				g, h := got[i], want[i]
+				if g.ID != h.ID || g.Rank != h.Rank || g.BM25Rank != h.BM25Rank || g.DenseRank != h.DenseRank ||
+					math.Abs(g.Score-h.Score) > 1e-12 || g.BM25Score != h.BM25Score || g.DenseScore != h.DenseScore {
+					t.Fatalf("%+v q%d hit %d = %+v, want %+v", w, q, i, g, h)
+				}
+			}
+		}
+	}
+	// A query no chunk shares a term with: no BM25 candidates, so no dense hits.
+	got, err := ix.searchHybrid("zzqqxxunseen", 7, nil, Weights{DenseCandidates: 10}, KeepTail, false)
+	if err != nil || len(got) != 0 {
+		t.Errorf("no candidates: %v, %v; want no hits", got, err)
+	}
+}

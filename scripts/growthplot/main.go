@@ -16,10 +16,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"sort"
@@ -39,25 +41,29 @@ import (
 type row map[string]float64
 
 // patterns read growth.sh's lines; each names its values in order.
+// A value is any run of non-blank characters (empty when growth.sh's awk found no
+// metric), so that a line of a known kind with a bad value is an error, not skipped.
+// A benchmark's name ends in -GOMAXPROCS unless that is 1.
 var patterns = []struct {
 	re    *regexp.Regexp
 	names []string
 }{
-	{regexp.MustCompile(`^(\d+) index wall ([\d.]+) s, CPU [\d.]+ s, peak RSS (\d+) MB, cache (\d+) MB`),
+	{regexp.MustCompile(`^(\d+) index wall (\S*) s, CPU \S* s, peak RSS (\S*) MB, cache (\S*) MB`),
 		[]string{"index wall", "index RSS", "cache on disk"}},
-	{regexp.MustCompile(`^(\d+) query wall ([\d.]+) s, CPU [\d.]+ s, peak RSS (\d+) MB`),
+	{regexp.MustCompile(`^(\d+) query wall (\S*) s, CPU \S* s, peak RSS (\S*) MB`),
 		[]string{"query wall", "query RSS"}},
-	{regexp.MustCompile(`^(\d+) serve start ([\d.]+) s`), []string{"serve start"}},
-	{regexp.MustCompile(`^(\d+) serve BenchmarkServe/context/plan_window=0-\d+ p50 ([\d.]+) ms, p95 ([\d.]+) ms, p99 ([\d.]+) ms`),
+	{regexp.MustCompile(`^(\d+) serve start (\S*) s`), []string{"serve start"}},
+	{regexp.MustCompile(`^(\d+) serve BenchmarkServe/context/plan_window=0(?:-\d+)? p50 (\S*) ms, p95 (\S*) ms, p99 (\S*) ms`),
 		[]string{"p50, planner off", "p95, planner off", "p99, planner off"}},
-	{regexp.MustCompile(`^(\d+) serve BenchmarkServe/context/plan_window=8000-\d+ p50 ([\d.]+) ms, p95 ([\d.]+) ms, p99 ([\d.]+) ms`),
+	{regexp.MustCompile(`^(\d+) serve BenchmarkServe/context/plan_window=8000(?:-\d+)? p50 (\S*) ms, p95 (\S*) ms, p99 (\S*) ms`),
 		[]string{"p50, plan_window 8000", "p95, plan_window 8000", "p99, plan_window 8000"}},
-	{regexp.MustCompile(`^(\d+) serve peak RSS (\d+) MB`), []string{"serve RSS"}},
+	{regexp.MustCompile(`^(\d+) serve peak RSS (\S*) MB`), []string{"serve RSS"}},
 }
 
 // read parses a growth.sh report: the figures of each size. Lines matching no pattern
 // (the build's output, blank lines) are skipped; a matching line with a value that is
-// not a number is an error naming it.
+// not a finite number >= 0 is an error naming it. A later line of a size and kind
+// replaces an earlier one (a size run again, its report appended).
 func read(r io.Reader) (map[int]row, error) {
 	rows := map[int]row{}
 	sc := bufio.NewScanner(r)
@@ -77,6 +83,9 @@ func read(r io.Reader) (map[int]row, error) {
 			}
 			for i, name := range p.names {
 				v, err := strconv.ParseFloat(m[i+2], 64)
+				if err == nil && (math.IsInf(v, 0) || math.IsNaN(v) || v < 0) {
+					err = errors.New("not a finite number >= 0")
+				}
 				if err != nil {
 					return nil, fmt.Errorf("line %d: %q: %s %q: %v", ln, line, name, m[i+2], err)
 				}
@@ -93,7 +102,9 @@ func read(r io.Reader) (map[int]row, error) {
 	return rows, nil
 }
 
-// panel draws the named series against the file counts, log-log.
+// panel draws the named series against the file counts, log-log. Values of 0 cannot
+// be drawn on a log scale and are left out; a panel left without any value is drawn
+// empty, titled "(no data)".
 func panel(rows map[int]row, title, unit string, series []string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
@@ -107,11 +118,13 @@ func panel(rows map[int]row, title, unit string, series []string) (*plot.Plot, e
 		sizes = append(sizes, n)
 	}
 	sort.Ints(sizes)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for i, name := range series {
 		var xy plotter.XYs
 		for _, n := range sizes {
 			if v, ok := rows[n][name]; ok && v > 0 {
 				xy = append(xy, plotter.XY{X: float64(n), Y: v})
+				ymin, ymax = min(ymin, v), max(ymax, v)
 			}
 		}
 		if len(xy) == 0 {
@@ -128,6 +141,20 @@ func panel(rows map[int]row, title, unit string, series []string) (*plot.Plot, e
 		}
 		p.Add(l, s)
 		p.Legend.Add(name, l, s)
+	}
+	// A log axis needs a range above 0: gonum widens a one-value range by ±1 (and an
+	// empty one to [-1, 1]), which would reach 0 or below.
+	if ymin > ymax {
+		p.Title.Text += " (no data)"
+		ymin, ymax = 1, 10
+	}
+	if ymin == ymax {
+		ymin, ymax = ymin/2, ymax*2
+	}
+	p.Y.Min, p.Y.Max = ymin, ymax
+	p.X.Min, p.X.Max = float64(sizes[0]), float64(sizes[len(sizes)-1])
+	if sizes[0] == sizes[len(sizes)-1] {
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
 	}
 	return p, nil
 }

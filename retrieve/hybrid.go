@@ -31,13 +31,14 @@ type Weights struct {
 	// Depth is how many hits each retriever contributes before fusion; 0 means
 	// max(k, [DefaultFusionDepth]). It is never below k.
 	Depth int
-	// DenseCandidates, when positive and smaller than the number of chunks in the
-	// index, makes a hybrid search's dense retrieval rank only the best
-	// max(DenseCandidates, Depth) chunks of its BM25 search (BM25-first re-ranking, as
-	// in the multi-stage pipeline of Nogueira & Cho 2019, "Passage Re-ranking with
-	// BERT", section 3), so that its cost follows those chunks instead of every vector;
-	// a chunk sharing no term with the query is then never a dense hit. 0 (the default)
-	// ranks every vector: exact.
+	// DenseCandidates, when positive, makes a hybrid search's dense retrieval rank only
+	// the best m = max(DenseCandidates, depth) chunks of its BM25 search (depth: Depth
+	// after its default), provided m is smaller than the number of chunks in the index
+	// (BM25-first re-ranking, as in the multi-stage pipeline of Nogueira & Cho 2019,
+	// "Passage Re-ranking with BERT", section 3), so that its cost follows those chunks
+	// instead of every vector; a chunk sharing no term with the query is then never a
+	// dense hit. 0 (the default), or an m of at least the index's size, ranks every
+	// vector: exact.
 	DenseCandidates int
 }
 

@@ -257,8 +257,9 @@ func TestSearchHybridDenseCandidates(t *testing.T) {
 		{DenseCandidates: 40},
 		{DenseCandidates: 10}, // below the depth: the depth's chunks
 		{BM25: 0.5, Dense: 0.5, Depth: 20, DenseCandidates: 100},
-		{Dense: 1, DenseCandidates: 60}, // BM25 out of the fusion, still the candidates
-		{DenseCandidates: 300},          // the index's size: exact
+		{Dense: 1, DenseCandidates: 60},   // BM25 out of the fusion, still the candidates
+		{DenseCandidates: 300},            // the index's size: exact
+		{DenseCandidates: 10, Depth: 300}, // below the size, but the depth is not: exact
 		{DenseCandidates: 5000},
 	} {
 		full := w.withDefaults(7)

@@ -59,6 +59,22 @@ func refFuse(ix *Index, bm, dn []Hit, w Weights, k int) []FusedHit {
 	return out
 }
 
+// sameFused fails the test when got and want differ in any hit's ID, ranks or
+// scores (the fused score to 1e-12).
+func sameFused(t *testing.T, what string, got, want []FusedHit) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d hits, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		g, h := got[i], want[i]
+		if g.ID != h.ID || g.Rank != h.Rank || g.BM25Rank != h.BM25Rank || g.DenseRank != h.DenseRank ||
+			math.Abs(g.Score-h.Score) > 1e-12 || g.BM25Score != h.BM25Score || g.DenseScore != h.DenseScore {
+			t.Fatalf("%s hit %d = %+v, want %+v", what, i, g, h)
+		}
+	}
+}
+
 // refDenseTies returns the depth best chunks of a dense search, ties of the cosine
 // similarity broken by the BM25 scores of bm (then by chunk order), as documented
 // on Search.
@@ -139,17 +155,7 @@ func TestSearchHybridIsWeightedRRF(t *testing.T) {
 			if full.Dense > 0 {
 				dn = refDenseTies(t, ix, query, bm, full.Depth)
 			}
-			want := refFuse(ix, bm, dn, full, 7)
-			if len(got) != len(want) {
-				t.Fatalf("%+v q%d: %d hits, want %d", w, q, len(got), len(want))
-			}
-			for i := range got {
-				g, h := got[i], want[i]
-				if g.ID != h.ID || g.Rank != h.Rank || g.BM25Rank != h.BM25Rank || g.DenseRank != h.DenseRank ||
-					math.Abs(g.Score-h.Score) > 1e-12 || g.BM25Score != h.BM25Score || g.DenseScore != h.DenseScore {
-					t.Fatalf("%+v q%d hit %d = %+v, want %+v", w, q, i, g, h)
-				}
-			}
+			sameFused(t, fmt.Sprintf("%+v q%d", w, q), got, refFuse(ix, bm, dn, full, 7))
 			if full.BM25 == 0 && len(got) > 0 && got[0].BM25Rank != 0 {
 				t.Errorf("BM25 left out but ranked: %+v", got[0])
 			}
@@ -289,17 +295,7 @@ func TestSearchHybridDenseCandidates(t *testing.T) {
 					}
 				}
 			}
-			want := refFuse(ix, bm, dn, full, 7)
-			if len(got) != len(want) {
-				t.Fatalf("%+v q%d: %d hits, want %d", w, q, len(got), len(want))
-			}
-			for i := range got {
-				g, h := got[i], want[i]
-				if g.ID != h.ID || g.Rank != h.Rank || g.BM25Rank != h.BM25Rank || g.DenseRank != h.DenseRank ||
-					math.Abs(g.Score-h.Score) > 1e-12 || g.BM25Score != h.BM25Score || g.DenseScore != h.DenseScore {
-					t.Fatalf("%+v q%d hit %d = %+v, want %+v", w, q, i, g, h)
-				}
-			}
+			sameFused(t, fmt.Sprintf("%+v q%d", w, q), got, refFuse(ix, bm, dn, full, 7))
 		}
 	}
 	// A query no chunk shares a term with: no BM25 candidates, so no dense hits.

@@ -12,6 +12,7 @@
 # One line per N and measure on standard output. Run from the repository root; needs
 # Go and /usr/bin/time. docs/performance.md gives the corpus it was run on.
 set -eu
+[ $# -ge 2 ] || { echo "usage: sh scripts/growth.sh CORPUS N... (see the comment at the top)" >&2; exit 2; }
 corpus=$1
 shift
 work=$(mktemp -d)

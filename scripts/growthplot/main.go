@@ -102,7 +102,8 @@ func read(r io.Reader) (map[int]row, error) {
 	return rows, nil
 }
 
-// panel draws the named series against the file counts, log-log. Values of 0 cannot
+// panel draws the named series against the file counts, log-log, with a labelled tick
+// at every file count of the report. Values of 0 cannot
 // be drawn on a log scale and are left out; a panel left without any value is drawn
 // empty, titled "(no data)".
 func panel(rows map[int]row, title, unit string, series []string) (*plot.Plot, error) {
@@ -118,6 +119,11 @@ func panel(rows map[int]row, title, unit string, series []string) (*plot.Plot, e
 		sizes = append(sizes, n)
 	}
 	sort.Ints(sizes)
+	var xt plot.ConstantTicks // a labelled tick at every size measured
+	for _, n := range sizes {
+		xt = append(xt, plot.Tick{Value: float64(n), Label: strconv.Itoa(n)})
+	}
+	p.X.Tick.Marker = xt
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for i, name := range series {
 		var xy plotter.XYs

@@ -6,6 +6,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -49,7 +51,9 @@ type File struct {
 }
 
 // Create starts an atomic write of path. The error (from creating the folder or
-// the temporary file) is returned as the os package gives it, naming the folder.
+// the temporary file) is returned as the os package gives it, naming the folder; a
+// missing folder (without Options.MkdirAll) is named as such, wrapping
+// fs.ErrNotExist.
 //
 // A target that exists and is not a regular file or a folder (/dev/null, /dev/stdout,
 // a named pipe) is opened and written in place, not atomically: renaming a file over
@@ -73,6 +77,10 @@ func Create(path string, opts Options) (*File, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+strings.TrimPrefix(base, ".")+TempPrefix+"*")
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// Name the missing folder, not the temporary file in it.
+			return nil, fmt.Errorf("the folder %s does not exist (%w)", filepath.Clean(dir), err)
+		}
 		return nil, err
 	}
 	return &File{File: f, path: path, opts: opts}, nil

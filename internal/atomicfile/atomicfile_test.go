@@ -1,9 +1,12 @@
 package atomicfile
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -76,5 +79,15 @@ func TestRenameOpen(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("%d files in the folder, want the target only", len(ents))
+	}
+}
+
+// TestCreateMissingFolder: a target in a folder that does not exist is an error that
+// names the folder (not the temporary file) and is still fs.ErrNotExist.
+func TestCreateMissingFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nodir")
+	_, err := Create(filepath.Join(dir, "x.jsonl"), Options{})
+	if err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "the folder "+dir+" does not exist") {
+		t.Fatalf("err = %v, want the missing folder %s named, wrapping fs.ErrNotExist", err, dir)
 	}
 }

@@ -52,7 +52,7 @@ const (
 	SkipVendored                     // a vendored folder: vendor/, node_modules/, a Python virtualenv, ...
 	SkipSymlink                      // a symlink that is broken, loops, leaves the root or names a folder
 	SkipNotRegular                   // a device, socket or named pipe
-	SkipLanguage                     // not of a requested language (see WalkOptions.Languages)
+	SkipLanguage                     // of no registered language, or not of WalkOptions.Languages
 	SkipTooLarge                     // over WalkOptions.MaxFileBytes
 	SkipUnreadable                   // could not be read (permission denied, I/O error)
 	SkipBinary                       // a NUL byte in the first 8000 bytes, and not UTF-16 text
@@ -69,7 +69,7 @@ var skipPhrases = [numSkipReasons]string{
 	SkipVendored:   "vendored folder",
 	SkipSymlink:    "symlink not followed (broken, a loop, out of the root, or to a folder)",
 	SkipNotRegular: "not a regular file",
-	SkipLanguage:   "not of a requested language",
+	SkipLanguage:   "not of a chosen language (--langs) or of no language repoctx parses",
 	SkipTooLarge:   "over the size limit",
 	SkipUnreadable: "unreadable",
 	SkipBinary:     "binary",

@@ -144,7 +144,7 @@ func TestChunkCommandRepo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"skipped 13:", "1 version-control metadata", "1 excluded by --exclude", "5 ignored by .gitignore",
-		"1 vendored folder", "3 not of a requested language", "1 binary", "1 generated",
+		"1 vendored folder", "3 not of a chosen language (--langs) or of no language repoctx parses", "1 binary", "1 generated",
 		"parse-error files", "fallback (in strings/comments)", "unnamed defs", "python", "kotlin", "chunked 5 files",
 	} {
 		if !strings.Contains(stderr, want) {

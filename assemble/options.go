@@ -48,7 +48,8 @@ type Options struct {
 	// the other parts of the file like any span, so no line appears twice. Only the
 	// geometry changes: the hit is scored as without the margin. Lines of the
 	// completion file's old copy that the prefix and suffix already show are not
-	// added. 0 (the default) shows the chunk alone. See HitGap.
+	// added. 0 (the default) shows the chunk alone; [PresetBatch] sets
+	// [BatchHitMargin]. See HitGap.
 	HitMargin int
 	// HitGap, with HitMargin above 0, extends a hit only backwards, across the
 	// chunks between it and the previous function or class chunk of its file
@@ -157,12 +158,13 @@ const MaxIterations = 10
 // [OptionTable] default. Those are 8 query lines, top 16 per query, a budget of
 // 24,000 bytes, suffix weight 0.6, modified-file boost 1.5, relative weight 1.05,
 // 8 edit identifiers, definition weight 0.9, old-file weight 1.2 (decay 40 lines),
+// relative positioning by 20 lines, no margin around a hit,
 // the seed's fusion weights (dense 0.8, BM25 0.2, k = 60), every source on, the
 // planner off (its suffix share 0.25 and the language's share when turned on;
 // [PresetBatch] turns it on) and one retrieval round (3 prefix lines with a draft,
-// draft weight 1; PresetBatch runs three). The weights and thresholds were tuned on
-// the tuning half of the tuning corpus by coordinate-wise grid search (scripts/tune;
-// docs/results.md).
+// draft weight 1; PresetBatch runs three and shows 10 lines around each hit). The
+// weights and thresholds were tuned on the tuning half of the tuning corpus by
+// coordinate-wise grid search (scripts/tune; docs/results.md).
 func DefaultOptions() Options { return PresetLive.Options() }
 
 // Validate reports the first option that makes no sense as a *repoctx.OptionError

@@ -75,10 +75,11 @@ func TestPresets(t *testing.T) {
 			differ = append(differ, s.Name)
 		}
 	}
-	if !reflect.DeepEqual(differ, []string{"plan-window", "plan-context-window", "iterations"}) {
+	if !reflect.DeepEqual(differ, []string{"hit-margin", "plan-window", "plan-context-window", "iterations"}) {
 		t.Errorf("the batch preset overrides %v", differ)
 	}
-	if batch.Plan.Window != BatchPlanWindow || batch.Plan.ContextWindow != BatchContextWindow || batch.Iterations != BatchIterations {
+	if batch.Plan.Window != BatchPlanWindow || batch.Plan.ContextWindow != BatchContextWindow || batch.Iterations != BatchIterations ||
+		batch.HitMargin != BatchHitMargin {
 		t.Errorf("batch preset: %+v", batch)
 	}
 }

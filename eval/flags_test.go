@@ -14,7 +14,7 @@ import (
 // not a Go struct dump.
 func TestConfigFlags(t *testing.T) {
 	cfg := batch.DefaultConfig()
-	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 8 --top-k 16 --budget 24000 --min-score-ratio 0 --relative-weight 1.05 --relative-lines 20 --hit-margin 0 --plan-window 8000 --plan-share 0 --plan-suffix-share 0.25 --plan-context-window 16000 --prefix-outline 0 --iterations 3 --suffix-weight 0.6 --modified-boost 1.5 --edit-identifiers 8 --definition-weight 0.9 --bm25-weight 0.2 --dense-weight 0.8 --rrf-k 60 --fusion-depth 0 --dense-candidates 0 --old-file-weight 1.2 --old-file-decay 40 --draft-query-lines 3 --draft-weight 1"
+	want := "--strategy structural --max-chars 800 --window-lines 20 --overlap-lines 5 --dense lsa --query-lines 8 --top-k 16 --budget 24000 --min-score-ratio 0 --relative-weight 1.05 --relative-lines 20 --hit-margin 10 --plan-window 8000 --plan-share 0 --plan-suffix-share 0.25 --plan-context-window 16000 --prefix-outline 0 --iterations 3 --suffix-weight 0.6 --modified-boost 1.5 --edit-identifiers 8 --definition-weight 0.9 --bm25-weight 0.2 --dense-weight 0.8 --rrf-k 60 --fusion-depth 0 --dense-candidates 0 --old-file-weight 1.2 --old-file-decay 40 --draft-query-lines 3 --draft-weight 1"
 	if got := ConfigFlags(cfg); got != want {
 		t.Errorf("defaults:\n got  %s\n want %s", got, want)
 	}

@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -165,6 +168,9 @@ const (
 // vector per text in the order given, with how each was embedded. A text the model
 // truncates is, when emb is a [Splitter], embedded again as the normalised mean of its
 // pieces' vectors (at most [MaxPieces]). It stops with ctx's error between batches.
+// The built-in [LSA], which embeds each text on its own and is safe for concurrent
+// use, embeds the batches on up to GOMAXPROCS goroutines (the vectors are the same);
+// other embedders get one batch at a time.
 func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, byLength bool) ([][]float32, []EmbedStatus, error) {
 	if batch <= 0 {
 		batch = DefaultEmbedBatch
@@ -180,30 +186,29 @@ func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, by
 	status := make([]EmbedStatus, len(texts))
 	dim := emb.Dim()
 	sp, _ := emb.(Splitter)
-	in := make([]string, 0, batch)
-	for lo := 0; lo < len(order); lo += batch {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		ids := order[lo:min(lo+batch, len(order))]
+	batches := (len(order) + batch - 1) / batch
+	// embedBatch embeds batch b (order[b·batch:]) into vecs and status, which it alone
+	// writes at those texts' indexes.
+	embedBatch := func(b int, in []string) error {
+		ids := order[b*batch : min((b+1)*batch, len(order))]
 		in = in[:0]
 		for _, i := range ids {
 			in = append(in, texts[i])
 		}
 		out, tr, err := emb.Embed(in, KeepHead)
 		if err != nil {
-			return nil, nil, fmt.Errorf("retrieve: embed chunks with %s: %w", emb.ID(), err)
+			return fmt.Errorf("retrieve: embed chunks with %s: %w", emb.ID(), err)
 		}
 		if len(out) != len(in) || len(tr) != len(in) {
-			return nil, nil, fmt.Errorf("retrieve: %s returned %d vectors for %d texts", emb.ID(), len(out), len(in))
+			return fmt.Errorf("retrieve: %s returned %d vectors for %d texts", emb.ID(), len(out), len(in))
 		}
 		for j, i := range ids {
 			if len(out[j]) != dim {
-				return nil, nil, fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", emb.ID(), len(out[j]), dim)
+				return fmt.Errorf("retrieve: %s returned a vector of dimension %d, want %d", emb.ID(), len(out[j]), dim)
 			}
 			if tr[j] && sp != nil {
 				if out[j], tr[j], err = embedPieces(sp, texts[i]); err != nil {
-					return nil, nil, err
+					return err
 				}
 				status[i] |= EmbedSplit
 			}
@@ -213,6 +218,59 @@ func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, by
 			Normalize(out[j])
 			vecs[i] = out[j]
 		}
+		return nil
+	}
+	workers := 1
+	if _, ok := emb.(*LSA); ok {
+		workers = min(runtime.GOMAXPROCS(0), batches)
+	}
+	if workers <= 1 {
+		in := make([]string, 0, batch)
+		for b := range batches {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			if err := embedBatch(b, in); err != nil {
+				return nil, nil, err
+			}
+		}
+		return vecs, status, nil
+	}
+	var (
+		next atomic.Int64 // the next batch to embed
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		werr error // the first error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := make([]string, 0, batch)
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= batches {
+					return
+				}
+				err := ctx.Err()
+				if err == nil {
+					err = embedBatch(b, in)
+				}
+				if err != nil {
+					mu.Lock()
+					if werr == nil {
+						werr = err
+					}
+					mu.Unlock()
+					next.Store(int64(batches)) // the others stop after their batch
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if werr != nil {
+		return nil, nil, werr
 	}
 	return vecs, status, nil
 }

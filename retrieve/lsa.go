@@ -9,8 +9,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -243,30 +245,71 @@ type csr struct {
 	val        []float64
 }
 
-// mul returns A·B for B with A.cols rows and bc columns (row-major).
+// mul returns A·B for B with A.cols rows and bc columns (row-major). Large products
+// are split by rows over up to GOMAXPROCS goroutines; each output row is computed as
+// by one goroutine (the same operations in the same order), so the result does not
+// depend on the split.
 func (a *csr) mul(b []float64, bc int) []float64 {
 	out := make([]float64, a.rows*bc)
-	for i := range a.rows {
-		row := out[i*bc : (i+1)*bc]
-		for p := a.ptr[i]; p < a.ptr[i+1]; p++ {
-			j := int(a.idx[p])
-			floats.AddScaled(row, a.val[p], b[j*bc:(j+1)*bc])
+	rowsInParallel(a.rows, len(a.idx)*bc, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := out[i*bc : (i+1)*bc]
+			for p := a.ptr[i]; p < a.ptr[i+1]; p++ {
+				j := int(a.idx[p])
+				floats.AddScaled(row, a.val[p], b[j*bc:(j+1)*bc])
+			}
 		}
-	}
+	})
 	return out
 }
 
-// tmul returns Aᵀ·B for B with A.rows rows and bc columns (row-major).
-func (a *csr) tmul(b []float64, bc int) []float64 {
-	out := make([]float64, a.cols*bc)
+// transpose returns Aᵀ in compressed sparse row form: row j of it holds column j of A,
+// its entries in ascending row order of A. at.mul(B) then adds, for each output row,
+// the same terms in the same order as the loop "for each row i of A, for each entry
+// (i, j): out_j += a_ij · B_i" does, so Aᵀ·B comes out bit for bit the same.
+func (a *csr) transpose() *csr {
+	at := &csr{rows: a.cols, cols: a.rows, ptr: make([]int, a.cols+1), idx: make([]int32, len(a.idx)), val: make([]float64, len(a.val))}
+	for _, j := range a.idx {
+		at.ptr[j+1]++
+	}
+	for j := range a.cols {
+		at.ptr[j+1] += at.ptr[j]
+	}
+	next := slices.Clone(at.ptr[:a.cols])
 	for i := range a.rows {
-		src := b[i*bc : (i+1)*bc]
 		for p := a.ptr[i]; p < a.ptr[i+1]; p++ {
-			j := int(a.idx[p])
-			floats.AddScaled(out[j*bc:(j+1)*bc], a.val[p], src)
+			j := a.idx[p]
+			q := next[j]
+			next[j]++
+			at.idx[q], at.val[q] = int32(i), a.val[p]
 		}
 	}
-	return out
+	return at
+}
+
+// minParallelWork is the number of multiply-adds below which a product runs on one
+// goroutine (starting more costs more than it saves).
+const minParallelWork = 1 << 18
+
+// rowsInParallel calls f on contiguous ranges [lo, hi) covering [0, rows): one range
+// when work (multiply-adds) is below minParallelWork or GOMAXPROCS is 1, else one per
+// goroutine, and returns when every call has.
+func rowsInParallel(rows, work int, f func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), rows)
+	if work < minParallelWork || w <= 1 {
+		f(0, rows)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range w {
+		lo, hi := k*rows/w, (k+1)*rows/w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // orth returns an orthonormal basis of the column space of the rows×cols row-major
@@ -477,15 +520,16 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	// of Y·T, T upper triangular with a positive diagonal, gives the Q of Y), so only
 	// rounding differs. One A·Aᵀ between orthonormalisations loses nothing above
 	// σ₁·1e-8. This halves the Gram-Schmidt work, most of a fit.
+	at := a.transpose()
 	for range powerIters {
-		z := a.tmul(q, c) // v × c
+		z := at.mul(q, c) // Aᵀ·Q, v × c
 		y = a.mul(z, c)   // n × c
 		q, c = orth(y, n, c)
 	}
 	if c == 0 {
 		return m, nil
 	}
-	bt := mat.NewDense(v, c, a.tmul(q, c)) // Bᵀ = Aᵀ Q, v × c
+	bt := mat.NewDense(v, c, at.mul(q, c)) // Bᵀ = Aᵀ Q, v × c
 	var svd mat.SVD
 	if !svd.Factorize(bt, mat.SVDThinU) {
 		return nil, errors.New("retrieve: LSA: SVD did not converge")

@@ -348,7 +348,16 @@ func (w *Workspace) updateLoop(ctx context.Context) {
 // one.
 func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bool, error) {
 	t0 := time.Now()
-	sc, err := walkTargets(ctx, w.fsys, w.cfg.Walk, targets)
+	// The walk opens files through the folders it keeps open (one openat per file, not
+	// one per path component); closed after the walk, so that no folder renamed later
+	// is read under its old path.
+	rfs := snapshot.NewRootFS(w.osRoot)
+	var fsys fs.FS = rfs
+	if wrapFS != nil {
+		fsys = wrapFS(fsys)
+	}
+	sc, err := walkTargets(ctx, fsys, w.cfg.Walk, targets)
+	rfs.Close()
 	if err != nil {
 		return false, fmt.Errorf("serve: workspace %s: %w", w.root, err)
 	}

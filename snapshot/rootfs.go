@@ -7,16 +7,19 @@ import (
 	"sync"
 )
 
-// rootFS is root.FS() with the folders on the way kept open: os.Root resolves every
+// RootFS is root.FS() with the folders on the way kept open: os.Root resolves every
 // path one component at a time (an openat per folder of the path, so that no symlink
 // leads out of the root), which made the walker open each file's folders again for
 // every file (about 40 system calls per file of a deep repository, 4x the walk's
-// time). rootFS opens each folder once, as an os.Root of its own below its parent's,
+// time). RootFS opens each folder once, as an os.Root of its own below its parent's,
 // keeps the most recently used ones open (the walk goes depth first, so a few
 // suffice) and opens a file with one openat relative to its folder. A file a folder's
 // own root refuses (a symlink to elsewhere in the repository) is opened through the
-// repository's root, so what can be opened is exactly what root.FS() opens.
-type rootFS struct {
+// repository's root, so what can be opened is exactly what root.FS() opens. It is
+// safe for concurrent use. It is meant for one walk or one batch of reads: a folder
+// kept open and renamed meanwhile would be read under its old path, so a long-lived
+// caller (a live workspace) makes one per walk and closes it after.
+type RootFS struct {
 	root *os.Root
 
 	mu   sync.Mutex
@@ -24,13 +27,14 @@ type rootFS struct {
 	lru  []string            // folder paths, least recently used first
 }
 
-// rootFSKeep is the number of folder roots rootFS keeps open.
+// rootFSKeep is the number of folder roots a RootFS keeps open.
 const rootFSKeep = 32
 
-func newRootFS(root *os.Root) *rootFS { return &rootFS{root: root, subs: map[string]*os.Root{}} }
+// NewRootFS returns the RootFS of root; Close closes the folders it opened (not root).
+func NewRootFS(root *os.Root) *RootFS { return &RootFS{root: root, subs: map[string]*os.Root{}} }
 
 // Open implements fs.FS.
-func (r *rootFS) Open(name string) (fs.File, error) {
+func (r *RootFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
@@ -51,7 +55,7 @@ func (r *rootFS) Open(name string) (fs.File, error) {
 
 // sub returns the root of folder dir (not "."), opening it below its parent's (r.mu
 // held).
-func (r *rootFS) sub(dir string) (*os.Root, error) {
+func (r *RootFS) sub(dir string) (*os.Root, error) {
 	if s := r.subs[dir]; s != nil {
 		r.touch(dir)
 		return s, nil
@@ -79,7 +83,7 @@ func (r *rootFS) sub(dir string) (*os.Root, error) {
 }
 
 // touch marks dir most recently used (r.mu held).
-func (r *rootFS) touch(dir string) {
+func (r *RootFS) touch(dir string) {
 	for i, d := range r.lru {
 		if d == dir {
 			copy(r.lru[i:], r.lru[i+1:])
@@ -90,7 +94,7 @@ func (r *rootFS) touch(dir string) {
 }
 
 // Close closes the folder roots (not the repository's root).
-func (r *rootFS) Close() {
+func (r *RootFS) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range r.subs {

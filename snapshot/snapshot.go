@@ -296,7 +296,7 @@ func OpenDir(dir string, lim Limits) (Snapshot, error) {
 	}
 	defer root.Close()
 	s := &snapshot{name: filepath.Base(abs), lim: lim, dir: abs, files: map[string]fileEntry{}}
-	rfs := newRootFS(root) // each folder opened once, not once per path component
+	rfs := NewRootFS(root) // each folder opened once, not once per path component
 	defer rfs.Close()
 	err = fs.WalkDir(rfs, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

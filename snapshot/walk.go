@@ -218,7 +218,7 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(File) erro
 		return WalkStats{}, fmt.Errorf("snapshot: walk %s: %w", root, err)
 	}
 	defer r.Close()
-	fsys := newRootFS(r)
+	fsys := NewRootFS(r)
 	defer fsys.Close()
 	return WalkFS(ctx, fsys, opts, fn)
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/repoctx/repoctx/snapshot"
@@ -61,7 +62,7 @@ func walkTargets(ctx context.Context, fsys fs.FS, opts snapshot.WalkOptions, tar
 			return nil // an ignore file read on the way, with OtherFiles
 		}
 		mf := &memFile{MemFile: snapshot.MemFile{Data: f.Data, Sum: sha256.Sum256(f.Data)}}
-		if st, ok := tf.stats[f.Path]; ok {
+		if st, ok := tf.stat(f.Path); ok {
 			mf.size, mf.mod = st.size, st.mod
 		}
 		sc.files[f.Path] = mf
@@ -98,12 +99,15 @@ func onTheWay(p string, targets []string) bool {
 // trackFS is the workspace folder as the walker sees it during a walk of targets: its
 // folders list only the entries on the way to a target (and the ignore files), and it
 // records the folders listed and a stat of each file opened, taken before the file is
-// read (their modification times as stamp records them).
+// read (their modification times as stamp records them). The walker opens files from
+// several goroutines: mu guards stats.
 type trackFS struct {
 	fsys    fs.FS
 	targets []string
-	dirs    map[string]time.Time
-	stats   map[string]stat
+	dirs    map[string]time.Time // written by ReadDir, on the walking goroutine
+
+	mu    sync.Mutex
+	stats map[string]stat
 }
 
 // Open implements fs.FS, recording a regular file's stat.
@@ -111,10 +115,21 @@ func (t *trackFS) Open(name string) (fs.File, error) {
 	f, err := t.fsys.Open(name)
 	if err == nil {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			t.stats[name] = stat{fi.Size(), stamp(fi.ModTime(), time.Now())}
+			st := stat{fi.Size(), stamp(fi.ModTime(), time.Now())}
+			t.mu.Lock()
+			t.stats[name] = st
+			t.mu.Unlock()
 		}
 	}
 	return f, err
+}
+
+// stat returns the stat Open recorded of the file name.
+func (t *trackFS) stat(name string) (stat, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, ok := t.stats[name]
+	return st, ok
 }
 
 // Stat implements fs.StatFS.

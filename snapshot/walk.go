@@ -27,9 +27,11 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
@@ -249,6 +251,12 @@ func Walk(ctx context.Context, root string, opts WalkOptions, fn func(File) erro
 //
 // Whether symlinks can lead out of the root depends on fsys: os.Root.FS confines
 // them (Walk uses it), os.DirFS does not.
+//
+// With more than one processor (GOMAXPROCS), files are read and checked (steps 7-9)
+// on reader goroutines, at most 32 files ahead of what fn has been given; fn and
+// opts.OnSkip are still called in walk order from the calling goroutine, with the
+// same files, bytes and reasons as a walk on one processor. fsys must therefore be
+// safe for concurrent use (its Open is called from several goroutines).
 func WalkFS(ctx context.Context, fsys fs.FS, opts WalkOptions, fn func(File) error) (WalkStats, error) {
 	w := &walker{ctx: ctx, fsys: fsys, opts: opts, fn: fn}
 	if err := w.init(); err != nil {
@@ -260,7 +268,12 @@ func WalkFS(ctx context.Context, fsys fs.FS, opts WalkOptions, fn func(File) err
 			base = parsePatterns(data, nil)
 		}
 	}
+	w.startReaders()
+	defer w.stopReaders()
 	if err := w.dir(".", nil, base); err != nil {
+		return w.st, err
+	}
+	if err := w.flush(true); err != nil {
 		return w.st, err
 	}
 	return w.st, nil
@@ -274,6 +287,155 @@ type walker struct {
 	exclude gitignore.Matcher
 	langs   map[string]bool // nil: every registered language
 	st      WalkStats
+
+	// Read-ahead: with more than one processor, files are read and checked (binary,
+	// generated, minified) by reader goroutines while the walk goes on; what they
+	// found is delivered (fn, OnSkip, st) in walk order on the walking goroutine, so
+	// the walk's outcome does not depend on how the reads interleave.
+	jobs    chan *readJob // to the readers; nil: files are read on the walking goroutine
+	readers sync.WaitGroup
+	pending []walkEvent // found, not delivered yet, in walk order
+}
+
+// readAhead is the most events (files and skips) found but not delivered: it bounds
+// the memory of files read ahead (at most readAhead × MaxFileBytes).
+const readAhead = 32
+
+// walkEvent is a file to yield or a skip to report, in walk order.
+type walkEvent struct {
+	file  File // the file, when job is nil and skip is SkipNone
+	job   *readJob
+	path  string // a skip's path (a folder's without the trailing "/")
+	isDir bool
+	skip  SkipReason
+}
+
+// readJob is a file to read and check, off the walking goroutine.
+type readJob struct {
+	file File // Path, Lang, info; Data once done
+	skip SkipReason
+	done chan struct{}
+}
+
+// run reads the file and checks its content (steps 7-9 of WalkFS).
+func (j *readJob) run(fsys fs.FS, opts *WalkOptions) {
+	data, err := readLimited(fsys, j.file.Path, opts.MaxFileBytes)
+	switch {
+	case errors.Is(err, errTooLarge):
+		j.skip = SkipTooLarge
+	case err != nil:
+		j.skip = SkipUnreadable
+	case IsBinary(data):
+		j.skip = SkipBinary
+	case !opts.KeepGenerated && IsGenerated(data):
+		j.skip = SkipGenerated
+	case !opts.KeepGenerated && IsMinified(j.file.Path, data):
+		j.skip = SkipMinified
+	default:
+		j.file.Data, j.file.size = data, int64(len(data))
+	}
+}
+
+// startReaders starts one reader per processor when there are at least two.
+func (w *walker) startReaders() {
+	n := runtime.GOMAXPROCS(0)
+	if n < 2 {
+		return
+	}
+	w.jobs = make(chan *readJob, readAhead)
+	for range n {
+		w.readers.Add(1)
+		go func() {
+			defer w.readers.Done()
+			for j := range w.jobs {
+				j.run(w.fsys, &w.opts)
+				close(j.done)
+			}
+		}()
+	}
+}
+
+// stopReaders stops the readers once the files given to them are read.
+func (w *walker) stopReaders() {
+	if w.jobs != nil {
+		close(w.jobs)
+		w.readers.Wait()
+	}
+}
+
+// emit delivers ev, after what is pending; a read is given to the readers and
+// delivered later (at the latest once readAhead events are pending). It returns fn's
+// error.
+func (w *walker) emit(ev walkEvent) error {
+	if ev.job == nil && len(w.pending) == 0 {
+		return w.deliver(ev)
+	}
+	if ev.job != nil && w.jobs == nil {
+		ev.job.run(w.fsys, &w.opts)
+		if len(w.pending) == 0 {
+			return w.deliver(ev)
+		}
+	} else if ev.job != nil {
+		ev.job.done = make(chan struct{})
+		w.jobs <- ev.job
+	}
+	w.pending = append(w.pending, ev)
+	return w.flush(false)
+}
+
+// flush delivers the pending events in order: those whose read is done, and more
+// (waiting for their reads) while readAhead or more are pending; all of them when
+// all is set.
+func (w *walker) flush(all bool) error {
+	n := 0
+	defer func() {
+		k := copy(w.pending, w.pending[n:])
+		clear(w.pending[k:]) // no file's bytes stay referenced
+		w.pending = w.pending[:k]
+	}()
+	for ; n < len(w.pending); n++ {
+		ev := w.pending[n]
+		if j := ev.job; j != nil && j.done != nil {
+			select {
+			case <-j.done:
+			default:
+				if !all && len(w.pending)-n < readAhead {
+					return nil
+				}
+				<-j.done
+			}
+		}
+		if err := w.deliver(ev); err != nil {
+			n++
+			return err
+		}
+	}
+	return nil
+}
+
+// deliver reports a skip or yields a file (fn's error).
+func (w *walker) deliver(ev walkEvent) error {
+	f, skip := ev.file, ev.skip
+	if j := ev.job; j != nil {
+		f, skip = j.file, j.skip
+	}
+	if skip != SkipNone {
+		w.st.count(skip, 1)
+		if w.opts.OnSkip != nil {
+			p := f.Path
+			if ev.job == nil {
+				p = ev.path
+			}
+			if ev.isDir {
+				p += "/"
+			}
+			w.opts.OnSkip(p, skip)
+		}
+		return nil
+	}
+	w.st.Files++
+	w.st.Bytes += f.size
+	return w.fn(f)
 }
 
 func (w *walker) init() error {
@@ -304,14 +466,14 @@ func (w *walker) init() error {
 	return nil
 }
 
+// skip reports p as skipped for r, after the events pending before it.
 func (w *walker) skip(p string, isDir bool, r SkipReason) {
-	w.st.count(r, 1)
-	if w.opts.OnSkip != nil {
-		if isDir {
-			p += "/"
-		}
-		w.opts.OnSkip(p, r)
+	ev := walkEvent{path: p, isDir: isDir, skip: r}
+	if len(w.pending) == 0 {
+		w.deliver(ev) // a skip calls no fn: no error
+		return
 	}
+	w.pending = append(w.pending, ev)
 }
 
 // vcsDirs are version-control metadata names, skipped as files or folders.
@@ -455,37 +617,10 @@ func (w *walker) file(p string, e fs.DirEntry) error {
 		// Unchanged since a walk that accepted it (same size, times and inode): its
 		// content's verdicts and hash still hold, so it is not read.
 		if sum, ok := w.opts.known(p, info); ok {
-			w.st.Files++
-			w.st.Bytes += size
-			return w.fn(File{Path: p, Lang: lang, info: info, known: true, sum: sum, size: size})
+			return w.emit(walkEvent{file: File{Path: p, Lang: lang, info: info, known: true, sum: sum, size: size}})
 		}
 	}
-	data, err := readLimited(w.fsys, p, w.opts.MaxFileBytes)
-	switch {
-	case errors.Is(err, errTooLarge):
-		w.skip(p, false, SkipTooLarge)
-		return nil
-	case err != nil:
-		w.skip(p, false, SkipUnreadable)
-		return nil
-	}
-	if IsBinary(data) {
-		w.skip(p, false, SkipBinary)
-		return nil
-	}
-	if !w.opts.KeepGenerated {
-		if IsGenerated(data) {
-			w.skip(p, false, SkipGenerated)
-			return nil
-		}
-		if IsMinified(p, data) {
-			w.skip(p, false, SkipMinified)
-			return nil
-		}
-	}
-	w.st.Files++
-	w.st.Bytes += int64(len(data))
-	return w.fn(File{Path: p, Lang: lang, Data: data, info: info, size: int64(len(data))})
+	return w.emit(walkEvent{job: &readJob{file: File{Path: p, Lang: lang, info: info}}})
 }
 
 var errTooLarge = errors.New("grew over the size limit")

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // walkEvents walks root with GOMAXPROCS procs and returns every event in the order
@@ -115,5 +117,45 @@ func TestWalkReadAheadStops(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err %v", err)
+	}
+}
+
+// slowFirstFS delays the opening of one file, so that the walk lists the files after
+// it (and has them read) before that file is delivered.
+type slowFirstFS struct {
+	fs.FS
+	slow string
+}
+
+func (s slowFirstFS) Open(name string) (fs.File, error) {
+	if name == s.slow {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return s.FS.Open(name)
+}
+
+// TestWalkReadAheadCancelInFn: once fn has cancelled the walk's context, fn is called
+// no more (files read ahead are not delivered) and the walk returns ctx's error, as on
+// one processor, even when every file was already listed and read.
+func TestWalkReadAheadCancelInFn(t *testing.T) {
+	tree := map[string]string{}
+	for i := range 10 {
+		tree[fmt.Sprintf("f%02d.py", i)] = fmt.Sprintf("x = %d\n", i)
+	}
+	root := writeTree(t, tree)
+	for _, procs := range []int{1, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		ctx, cancel := context.WithCancel(context.Background())
+		calls := 0
+		_, err := WalkFS(ctx, slowFirstFS{os.DirFS(root), "f00.py"}, WalkOptions{}, func(File) error {
+			calls++
+			cancel()
+			return nil
+		})
+		cancel()
+		runtime.GOMAXPROCS(old)
+		if calls != 1 || !errors.Is(err, context.Canceled) {
+			t.Errorf("GOMAXPROCS %d: fn called %d times, err %v; want 1 call and context.Canceled", procs, calls, err)
+		}
 	}
 }

@@ -385,7 +385,8 @@ func (w *walker) emit(ev walkEvent) error {
 
 // flush delivers the pending events in order: those whose read is done, and more
 // (waiting for their reads) while readAhead or more are pending; all of them when
-// all is set.
+// all is set. It returns fn's error, or ctx's once it is done (as the walk on one
+// goroutine checks it before each entry, no event is delivered after that).
 func (w *walker) flush(all bool) error {
 	n := 0
 	defer func() {
@@ -404,6 +405,9 @@ func (w *walker) flush(all bool) error {
 				}
 				<-j.done
 			}
+		}
+		if err := w.ctx.Err(); err != nil {
+			return err
 		}
 		if err := w.deliver(ev); err != nil {
 			n++

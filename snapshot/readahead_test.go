@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -157,5 +158,43 @@ func TestWalkReadAheadCancelInFn(t *testing.T) {
 		if calls != 1 || !errors.Is(err, context.Canceled) {
 			t.Errorf("GOMAXPROCS %d: fn called %d times, err %v; want 1 call and context.Canceled", procs, calls, err)
 		}
+	}
+}
+
+// listFS counts the folders listed (opened) below the root.
+type listFS struct {
+	slowFirstFS
+	dirs *atomic.Int64
+}
+
+func (l listFS) Open(name string) (fs.File, error) {
+	if strings.HasPrefix(name, "d") && !strings.Contains(name, "/") {
+		l.dirs.Add(1)
+	}
+	return l.slowFirstFS.Open(name)
+}
+
+// TestWalkReadAheadBounded: while a read is slow, the walk goes at most readAhead
+// events ahead of what it delivered, skips included: it does not list the whole
+// repository and keep every skip it finds in memory.
+func TestWalkReadAheadBounded(t *testing.T) {
+	tree := map[string]string{"a.py": "x = 1\n"}
+	for i := range 200 {
+		tree[fmt.Sprintf("d%03d/notes.txt", i)] = "text\n"
+	}
+	root := writeTree(t, tree)
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	var dirs atomic.Int64
+	listed := int64(-1)
+	st, err := WalkFS(context.Background(), listFS{slowFirstFS{os.DirFS(root), "a.py"}, &dirs}, WalkOptions{}, func(File) error {
+		listed = dirs.Load()
+		return nil
+	})
+	if err != nil || st.Files != 1 || st.Skipped[SkipLanguage] != 200 {
+		t.Fatalf("err %v, stats %+v", err, st)
+	}
+	if listed > readAhead+1 {
+		t.Errorf("%d folders listed before the first file was delivered, want at most %d", listed, readAhead+1)
 	}
 }

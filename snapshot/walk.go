@@ -470,14 +470,17 @@ func (w *walker) init() error {
 	return nil
 }
 
-// skip reports p as skipped for r, after the events pending before it.
-func (w *walker) skip(p string, isDir bool, r SkipReason) {
+// skip reports p as skipped for r, after the events pending before it. Like emit, it
+// waits for reads while readAhead or more events are pending (so the skips found
+// while a read is slow do not pile up), and returns fn's error or ctx's (from
+// delivering the files before it).
+func (w *walker) skip(p string, isDir bool, r SkipReason) error {
 	ev := walkEvent{path: p, isDir: isDir, skip: r}
 	if len(w.pending) == 0 {
-		w.deliver(ev) // a skip calls no fn: no error
-		return
+		return w.deliver(ev) // a skip calls no fn: no error
 	}
 	w.pending = append(w.pending, ev)
+	return w.flush(false)
 }
 
 // vcsDirs are version-control metadata names, skipped as files or folders.
@@ -491,14 +494,12 @@ func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
 		if p == "." {
 			return fmt.Errorf("snapshot: read the root folder: %w", err)
 		}
-		w.skip(p, true, SkipUnreadable)
-		return nil
+		return w.skip(p, true, SkipUnreadable)
 	}
 	if p != "." && !w.opts.KeepVendored && venvEntries(w.fsys, p, entries) {
 		// VendoredDir's test on the entries read anyway (a Stat of a missing
 		// pyvenv.cfg in every folder cost a fifth of an unchanged repository's walk).
-		w.skip(p, true, SkipVendored)
-		return nil
+		return w.skip(p, true, SkipVendored)
 	}
 	if !w.opts.NoIgnoreFiles {
 		for _, name := range []string{".gitignore", ".ignore"} {
@@ -523,18 +524,26 @@ func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
 		isDir := e.IsDir()
 		switch {
 		case vcsDirs[name]:
-			w.skip(cp, isDir, SkipVCS)
+			if err := w.skip(cp, isDir, SkipVCS); err != nil {
+				return err
+			}
 			continue
 		case w.exclude.Match(ce, isDir):
-			w.skip(cp, isDir, SkipExcluded)
+			if err := w.skip(cp, isDir, SkipExcluded); err != nil {
+				return err
+			}
 			continue
 		case !w.opts.NoIgnoreFiles && ignore.Match(ce, isDir):
-			w.skip(cp, isDir, SkipIgnored)
+			if err := w.skip(cp, isDir, SkipIgnored); err != nil {
+				return err
+			}
 			continue
 		}
 		if isDir {
 			if !w.opts.KeepVendored && vendoredNames[name] && !jvmPackage(w.fsys, cp) {
-				w.skip(cp, true, SkipVendored)
+				if err := w.skip(cp, true, SkipVendored); err != nil {
+					return err
+				}
 				continue
 			}
 			if err := w.dir(cp, ce, ps); err != nil {
@@ -583,39 +592,32 @@ func (w *walker) file(p string, e fs.DirEntry) error {
 		info = fi
 		if err != nil || !fi.Mode().IsRegular() {
 			if err == nil && !fi.IsDir() {
-				w.skip(p, false, SkipNotRegular)
-			} else {
-				w.skip(p, false, SkipSymlink)
+				return w.skip(p, false, SkipNotRegular)
 			}
-			return nil
+			return w.skip(p, false, SkipSymlink)
 		}
 		size = fi.Size()
 	case t.IsRegular():
 		fi, err := e.Info()
 		if err != nil {
-			w.skip(p, false, SkipUnreadable)
-			return nil
+			return w.skip(p, false, SkipUnreadable)
 		}
 		size, info = fi.Size(), fi
 	default:
-		w.skip(p, false, SkipNotRegular)
-		return nil
+		return w.skip(p, false, SkipNotRegular)
 	}
 	lang := ""
 	if s := grammars.ForPath(p); s != nil {
 		lang = s.Name
 	}
 	if lang == "" && !w.opts.OtherFiles || lang != "" && w.langs != nil && !w.langs[lang] {
-		w.skip(p, false, SkipLanguage)
-		return nil
+		return w.skip(p, false, SkipLanguage)
 	}
 	if size > w.opts.MaxFileBytes {
-		w.skip(p, false, SkipTooLarge)
-		return nil
+		return w.skip(p, false, SkipTooLarge)
 	}
 	if !w.opts.KeepGenerated && minifiedName(p) {
-		w.skip(p, false, SkipMinified)
-		return nil
+		return w.skip(p, false, SkipMinified)
 	}
 	if w.opts.known != nil && info != nil {
 		// Unchanged since a walk that accepted it (same size, times and inode): its

@@ -75,9 +75,10 @@ const MaxWorkers = 1024
 // changes what its snapshots index.
 func DatasetLanguages(lang string) []string { return grammars.Family(lang) }
 
-// DefaultPlanWindow, DefaultContextWindow and DefaultIterations are
+// DefaultPlanWindow, DefaultContextWindow and DefaultIterations are three of
 // assemble.PresetBatch's overrides (Config.Compose.Plan.Window,
-// Plan.ContextWindow and Iterations), declared and documented in assemble.
+// Plan.ContextWindow and Iterations; the fourth is assemble.BatchHitMargin),
+// declared and documented in assemble.
 const (
 	DefaultPlanWindow    = assemble.BatchPlanWindow
 	DefaultContextWindow = assemble.BatchContextWindow
@@ -87,8 +88,9 @@ const (
 // DefaultConfig returns the defaults: index.DefaultOptions,
 // assemble.PresetBatch's options (the budget planner on for DefaultPlanWindow
 // tokens, the context budgeted for DefaultContextWindow, counting with
-// repoctx.CharEstimate unless Compose.Plan.Tokens is set, and DefaultIterations
-// retrieval rounds), one LSA model per repository, one worker per CPU.
+// repoctx.CharEstimate unless Compose.Plan.Tokens is set, DefaultIterations
+// retrieval rounds and assemble.BatchHitMargin lines around each retrieved chunk),
+// one LSA model per repository, one worker per CPU.
 func DefaultConfig() Config {
 	return Config{Index: index.DefaultOptions(), Compose: assemble.PresetBatch.Options(), Workers: runtime.NumCPU()}
 }

@@ -155,3 +155,34 @@ func TestEmbedTextsParallelCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestNewIndexParallelSame: an index of more than minParallelDocs chunks, whose
+// fields' postings are built on goroutines of their own, holds the same postings,
+// lengths and statistics as one built on one goroutine, and ranks the same.
+func TestNewIndexParallelSame(t *testing.T) {
+	cs := synthChunks(minParallelDocs + 500)
+	c := NewCorpus()
+	ords := c.Add(cs)
+	build := func(procs int) (ix *Index) {
+		withProcs(procs, func() {
+			var err error
+			if ix, err = c.NewIndex("k", ords, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return ix
+	}
+	want := build(1)
+	for _, procs := range []int{2, 4} {
+		got := build(procs)
+		if !reflect.DeepEqual(got.post, want.post) || !reflect.DeepEqual(got.lens, want.lens) || got.stats != want.stats {
+			t.Fatalf("GOMAXPROCS %d: postings, lengths or statistics differ from one goroutine's", procs)
+		}
+		q := cs[17].Text
+		a, err1 := got.searchBM25(q, 10, nil)
+		b, err2 := want.searchBM25(q, 10, nil)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("GOMAXPROCS %d: search differs: %v %v", procs, err1, err2)
+		}
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/retrieve"
@@ -61,32 +63,34 @@ func (ix *Index) dense(ctx context.Context, key string, ords []int32, opts Optio
 		}
 	}
 	ix.mu.Unlock()
-	// From the store, else embedded now.
+	// From the store, else embedded now. The stored vectors are read on every core,
+	// each into its own slot of one allocation; then taken in todo's order.
 	var texts []string
 	var textSums [][32]byte
 	var missing []int32
 	var got []int32
 	var gotVecs [][]float32
 	var gotStatus []retrieve.EmbedStatus
-	var arena []float32 // where the stored vectors are decoded
-	var rec []byte      // a stored vector's record, read into the same memory each time
+	arena := make([]float32, len(todo)*d.Dim) // where the stored vectors are decoded
+	found := make([]bool, len(todo))
+	status := make([]retrieve.EmbedStatus, len(todo))
+	inParallel(len(todo), func(lo, hi int) {
+		var rec []byte // a stored vector's record, read into the same memory each time
+		for i := lo; i < hi; i++ {
+			if todoSums[i] == ([32]byte{}) {
+				todoSums[i] = sha256.Sum256([]byte(ix.corpus.Chunk(todo[i]).Text))
+			}
+			status[i], found[i] = ix.storedVector(id, arena[i*d.Dim:(i+1)*d.Dim:(i+1)*d.Dim], todoSums[i], &rec)
+		}
+	})
 	for i, o := range todo {
-		text := ix.corpus.Chunk(o).Text
-		sum := todoSums[i]
-		if sum == ([32]byte{}) {
-			sum = sha256.Sum256([]byte(text))
-		}
-		if len(arena) < d.Dim {
-			arena = make([]float32, (len(todo)-i)*d.Dim) // one allocation for the stored vectors
-		}
-		if tr, ok := ix.storedVector(id, arena[:d.Dim:d.Dim], sum, &rec); ok {
-			got, gotVecs, gotStatus = append(got, o), append(gotVecs, arena[:d.Dim:d.Dim]), append(gotStatus, tr)
-			arena = arena[d.Dim:]
+		if found[i] {
+			got, gotVecs, gotStatus = append(got, o), append(gotVecs, arena[i*d.Dim:(i+1)*d.Dim:(i+1)*d.Dim]), append(gotStatus, status[i])
 			d.Info.Cached++
 			continue
 		}
-		texts = append(texts, text)
-		textSums = append(textSums, sum)
+		texts = append(texts, ix.corpus.Chunk(o).Text)
+		textSums = append(textSums, todoSums[i])
 		missing = append(missing, o)
 	}
 	if len(missing) > 0 {
@@ -250,4 +254,28 @@ func putVector(rs *store.Records, id string, textSum [32]byte, v []float32, stat
 		binary.LittleEndian.PutUint32(b[1+4*i:], math.Float32bits(x))
 	}
 	rs.Put(vectorKey(id, textSum), b)
+}
+
+// minParallel is the number of items below which inParallel runs on one goroutine.
+const minParallel = 1024
+
+// inParallel calls f on contiguous ranges [lo, hi) covering [0, n): one range when n
+// is below minParallel or GOMAXPROCS is 1, else one per goroutine (up to GOMAXPROCS),
+// and returns when every call has. f must only write what its range owns.
+func inParallel(n int, f func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), n/minParallel+1)
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range w {
+		lo, hi := k*n/w, (k+1)*n/w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
 }

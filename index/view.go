@@ -115,7 +115,6 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		return nil, err
 	}
 	var ords []int32
-	var syms []*symbols.File
 	transient := sha256.New() // the files chunked under a transient limit
 	for i, e := range entries {
 		if e == nil {
@@ -125,12 +124,28 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 			fmt.Fprintf(transient, "%s\x00", files[i].path)
 		}
 		ords = append(ords, e.ords...)
-		if opts.Symbols && files[i].vpath == "" {
-			if s := ix.symbols(files[i], e, opts); s != nil {
-				syms = append(syms, s)
+	}
+	// The symbol table is made beside the dense vectors and the BM25 postings (it
+	// needs neither), in the files' order.
+	var table *symbols.Table
+	tableDone := make(chan struct{})
+	symOpts := opts // its own copy: opts changes below (the shared model's Embedder)
+	go func() {
+		defer close(tableDone)
+		if !symOpts.Symbols {
+			return
+		}
+		var syms []*symbols.File
+		for i, e := range entries {
+			if e != nil && files[i].vpath == "" {
+				if s := ix.symbols(files[i], e, symOpts); s != nil {
+					syms = append(syms, s)
+				}
 			}
 		}
-	}
+		table = symbols.NewTable(syms)
+	}()
+	defer func() { <-tableDone }() // an error return below still waits for it
 	if embedder != nil {
 		emb, err := embedder(ctx)
 		if err != nil {
@@ -177,9 +192,8 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
 	}
 	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo}
-	if opts.Symbols {
-		v.syms = symbols.NewTable(syms)
-	}
+	<-tableDone
+	v.syms = table
 	return v, nil
 }
 

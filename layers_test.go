@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"internal/topk":            1,
 	"internal/pathsafe":        1,
 	"internal/inputfile":       1,
+	"internal/parallel":        1, // a loop split into ranges on goroutines (retrieve, index)
 	"grammars/kotlin2":         1, // the kotlin2 build's Kotlin grammar (cgo)
 	"grammars/kotlin2/install": 2, // build tool: installs that grammar's C source
 	"grammars":                 2,

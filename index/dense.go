@@ -11,9 +11,9 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/internal/parallel"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/store"
 )
@@ -260,22 +260,8 @@ func putVector(rs *store.Records, id string, textSum [32]byte, v []float32, stat
 const minParallel = 1024
 
 // inParallel calls f on contiguous ranges [lo, hi) covering [0, n): one range when n
-// is below minParallel or GOMAXPROCS is 1, else one per goroutine (up to GOMAXPROCS),
-// and returns when every call has. f must only write what its range owns.
+// is below minParallel, else one per processor up to one per minParallel items, and
+// returns when every call has. f must only write what its range owns.
 func inParallel(n int, f func(lo, hi int)) {
-	w := min(runtime.GOMAXPROCS(0), n/minParallel+1)
-	if w <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for k := range w {
-		lo, hi := k*n/w, (k+1)*n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
+	parallel.Ranges(n, min(runtime.GOMAXPROCS(0), n/minParallel+1), f)
 }

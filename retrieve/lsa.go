@@ -12,10 +12,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/repoctx/repoctx/internal/parallel"
 
 	"github.com/repoctx/repoctx/chunker"
 )
@@ -292,24 +293,14 @@ func (a *csr) transpose() *csr {
 const minParallelWork = 1 << 18
 
 // rowsInParallel calls f on contiguous ranges [lo, hi) covering [0, rows): one range
-// when work (multiply-adds) is below minParallelWork or GOMAXPROCS is 1, else one per
-// goroutine, and returns when every call has.
+// when work (multiply-adds) is below minParallelWork, else one per processor
+// (GOMAXPROCS), and returns when every call has.
 func rowsInParallel(rows, work int, f func(lo, hi int)) {
-	w := min(runtime.GOMAXPROCS(0), rows)
-	if work < minParallelWork || w <= 1 {
-		f(0, rows)
-		return
+	w := 1
+	if work >= minParallelWork {
+		w = runtime.GOMAXPROCS(0)
 	}
-	var wg sync.WaitGroup
-	for k := range w {
-		lo, hi := k*rows/w, (k+1)*rows/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
+	parallel.Ranges(rows, w, f)
 }
 
 // orth returns an orthonormal basis of the column space of the rows×cols row-major

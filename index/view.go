@@ -181,6 +181,7 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 			last = c.Path
 		}
 	}
+	<-tableDone // its symbol records are put before the flush, as the view's others
 	if opts.DeferFlush {
 		// Written by a later view, Store.Flush or Index.Close.
 	} else if n, err := ix.recs.Flush(); err != nil {
@@ -191,9 +192,7 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		}
 		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
 	}
-	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo}
-	<-tableDone
-	v.syms = table
+	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo, syms: table}
 	return v, nil
 }
 

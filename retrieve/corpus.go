@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/internal/parallel"
 )
 
 // Corpus holds chunks of any number of revisions of one repository, each tokenised
@@ -400,21 +401,15 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 		}
 		ix.post[f] = postings{offs: offs, flat: flat}
 	}
-	if len(docs) < minParallelDocs || runtime.GOMAXPROCS(0) < 2 {
-		for f := range numFields {
+	workers := 1
+	if len(docs) >= minParallelDocs {
+		workers = min(runtime.GOMAXPROCS(0), numFields)
+	}
+	parallel.Ranges(numFields, workers, func(lo, hi int) {
+		for f := lo; f < hi; f++ {
 			field(f)
 		}
-	} else {
-		var wg sync.WaitGroup
-		for f := range numFields {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				field(f)
-			}()
-		}
-		wg.Wait()
-	}
+	})
 	if dense != nil {
 		if err := ix.setDense(dense); err != nil {
 			return nil, err

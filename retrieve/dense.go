@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/internal/parallel"
 	"github.com/repoctx/repoctx/internal/topk"
 )
 
@@ -222,55 +222,31 @@ func EmbedTexts(ctx context.Context, emb Embedder, texts []string, batch int, by
 	}
 	workers := 1
 	if _, ok := emb.(*LSA); ok {
-		workers = min(runtime.GOMAXPROCS(0), batches)
+		workers = runtime.GOMAXPROCS(0)
 	}
-	if workers <= 1 {
+	// Contiguous runs of batches, one per worker (one worker: this goroutine, batch
+	// after batch). A run stops at its first error, and the others at their next batch;
+	// the error returned is that of the earliest batch that failed.
+	errs := make([]error, batches)
+	var failed atomic.Bool
+	parallel.Ranges(batches, workers, func(lo, hi int) {
 		in := make([]string, 0, batch)
-		for b := range batches {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
+		for b := lo; b < hi && !failed.Load(); b++ {
+			err := ctx.Err()
+			if err == nil {
+				err = embedBatch(b, in)
 			}
-			if err := embedBatch(b, in); err != nil {
-				return nil, nil, err
+			if err != nil {
+				errs[b] = err
+				failed.Store(true)
+				return
 			}
 		}
-		return vecs, status, nil
-	}
-	var (
-		next atomic.Int64 // the next batch to embed
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		werr error // the first error
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			in := make([]string, 0, batch)
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= batches {
-					return
-				}
-				err := ctx.Err()
-				if err == nil {
-					err = embedBatch(b, in)
-				}
-				if err != nil {
-					mu.Lock()
-					if werr == nil {
-						werr = err
-					}
-					mu.Unlock()
-					next.Store(int64(batches)) // the others stop after their batch
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if werr != nil {
-		return nil, nil, werr
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	return vecs, status, nil
 }

@@ -14,8 +14,8 @@ import (
 
 // TestViewParallelSame: a view big enough for its stored vectors to be read on
 // several goroutines (and its symbol table made beside them) has the same chunks,
-// dense and hybrid search results (scores included) and symbols at GOMAXPROCS 1 as at 4, from a new store and from the one
-// the first view filled.
+// dense and hybrid search results (scores included) and symbols at GOMAXPROCS 1 as
+// at 4, from a new store and from the one the first view filled.
 func TestViewParallelSame(t *testing.T) {
 	files := map[string]*snapshot.MemFile{}
 	for i := range 400 {

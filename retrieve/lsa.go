@@ -16,9 +16,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/repoctx/repoctx/internal/parallel"
-
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/internal/parallel"
 )
 
 // DefaultLSADim is the dimension of the built-in [LSA] model when none is given.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -234,4 +235,26 @@ func BenchmarkSearchHybrid(b *testing.B) {
 		_, err := ix.searchBM25(q, 50, nil)
 		return err
 	})
+}
+
+// BenchmarkOrth measures orth on a fit's largest shape (MaxLSAFitChunks rows, the
+// default dimension plus oversampling in columns), blocked against the
+// column-by-column loop it equals bit for bit.
+func BenchmarkOrth(b *testing.B) {
+	rows, cols := MaxLSAFitChunks, DefaultLSADim+lsaOversample
+	rng := rand.New(rand.NewPCG(3, 4))
+	m := make([]float64, rows*cols)
+	for i := range m {
+		m[i] = rng.NormFloat64()
+	}
+	for _, v := range []struct {
+		name string
+		f    func([]float64, int, int) ([]float64, int)
+	}{{"blocked", orth}, {"by-column", orthByColumn}} {
+		b.Run(v.name, func(b *testing.B) {
+			for b.Loop() {
+				v.f(m, rows, cols)
+			}
+		})
+	}
 }

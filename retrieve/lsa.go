@@ -308,37 +308,66 @@ func rowsInParallel(rows, work int, f func(lo, hi int)) {
 // of rows × c columns, c <= cols: columns that are (numerically) dependent on earlier
 // ones are dropped. (Cholesky QR on gonum's BLAS was slower here: its Dsyrk and Dtrmm
 // are not blocked.)
+//
+// Columns are taken orthBlock at a time. Each column of a block is first projected
+// on the basis vectors accepted before the block, in their order, the block's columns
+// side by side (on every core when the work is large: each column is one goroutine's,
+// and each basis vector is read once per goroutine and block rather than once per
+// column); then, one column after the other, on the block's own accepted vectors and,
+// when needed, a second time on all of them. Every column thus goes through the same
+// operations in the same order as in a column-by-column loop, so the basis does not
+// depend on the block size or the number of goroutines, to the last bit
+// (TestOrthBlockedSame).
 func orth(m []float64, rows, cols int) ([]float64, int) {
 	colv := make([][]float64, 0, cols)
-	for c := range cols {
-		v := make([]float64, rows)
-		for r := range rows {
-			v[r] = m[r*cols+c]
+	workers := 1
+	if rows*cols*cols/2 >= minParallelWork {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	block := make([][]float64, 0, orthBlock)
+	norms := make([]float64, 0, orthBlock)
+	for c0 := 0; c0 < cols; c0 += orthBlock {
+		block, norms = block[:0], norms[:0]
+		for c := c0; c < min(c0+orthBlock, cols); c++ {
+			v := make([]float64, rows)
+			for r := range rows {
+				v[r] = m[r*cols+c]
+			}
+			if n0 := floats.Norm(v, 2); n0 != 0 {
+				block, norms = append(block, v), append(norms, n0)
+			}
 		}
-		n0 := floats.Norm(v, 2)
-		if n0 == 0 {
-			continue
-		}
-		// One projection pass, and a second only when the first removed most of v
-		// (its norm fell below 1/√2 of what it was: the criterion of Daniel, Gragg,
-		// Kaufman and Stewart, Math. Comp. 1976), which keeps "twice is enough"'s
-		// orthogonality at half its work on well-conditioned columns.
-		n := n0
-		for range 2 {
-			for _, q := range colv {
+		// The first pass's part on the basis accepted before the block.
+		before := colv
+		parallel.Ranges(len(block), workers, func(lo, hi int) {
+			for _, q := range before {
+				for _, v := range block[lo:hi] {
+					floats.AddScaled(v, -floats.Dot(q, v), q)
+				}
+			}
+		})
+		for i, v := range block {
+			n0 := norms[i]
+			// The first pass's rest, and a second pass only when the first removed
+			// most of v (its norm fell below 1/√2 of what it was: the criterion of
+			// Daniel, Gragg, Kaufman and Stewart, Math. Comp. 1976), which keeps "twice
+			// is enough"'s orthogonality at half its work on well-conditioned columns.
+			for _, q := range colv[len(before):] {
 				floats.AddScaled(v, -floats.Dot(q, v), q)
 			}
-			before := n
-			n = floats.Norm(v, 2)
-			if n >= before/math.Sqrt2 {
-				break
+			n := floats.Norm(v, 2)
+			if !(n >= n0/math.Sqrt2) {
+				for _, q := range colv {
+					floats.AddScaled(v, -floats.Dot(q, v), q)
+				}
+				n = floats.Norm(v, 2)
 			}
+			if n <= 1e-10*n0 || n == 0 {
+				continue
+			}
+			floats.Scale(1/n, v)
+			colv = append(colv, v)
 		}
-		if n <= 1e-10*n0 || n == 0 {
-			continue
-		}
-		floats.Scale(1/n, v)
-		colv = append(colv, v)
 	}
 	k := len(colv)
 	out := make([]float64, rows*k)
@@ -349,6 +378,10 @@ func orth(m []float64, rows, cols int) ([]float64, int) {
 	}
 	return out, k
 }
+
+// orthBlock is the number of columns orth projects side by side: enough to give each
+// core a few, few enough that most of a column's projections fall before its block.
+const orthBlock = 8
 
 // FitLSA fits an [LSA] model of dimension dim (0 means [DefaultLSADim]) on the texts of
 // chunks (a sample of [MaxLSAFitChunks] of them when there are more). It fails only for

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -406,6 +407,101 @@ func TestFitRowsAreTfidf(t *testing.T) {
 		idx, w := m.tfidf(text)
 		if !slices.Equal(idx, m.fitRows.idx[lo:hi]) || !slices.Equal(w, m.fitRows.val[lo:hi]) {
 			t.Fatalf("text %d: fit row %v %v, tfidf %v %v", i, m.fitRows.idx[lo:hi], m.fitRows.val[lo:hi], idx, w)
+		}
+	}
+}
+
+// orthByColumn is orth as a column-by-column loop (each column projected on every
+// accepted vector before it, a second time when the first pass removed most of it):
+// what the blocked orth must equal bit for bit.
+func orthByColumn(m []float64, rows, cols int) ([]float64, int) {
+	var colv [][]float64
+	for c := range cols {
+		v := make([]float64, rows)
+		for r := range rows {
+			v[r] = m[r*cols+c]
+		}
+		n0 := floats.Norm(v, 2)
+		if n0 == 0 {
+			continue
+		}
+		n := n0
+		for range 2 {
+			for _, q := range colv {
+				floats.AddScaled(v, -floats.Dot(q, v), q)
+			}
+			before := n
+			n = floats.Norm(v, 2)
+			if n >= before/math.Sqrt2 {
+				break
+			}
+		}
+		if n <= 1e-10*n0 || n == 0 {
+			continue
+		}
+		floats.Scale(1/n, v)
+		colv = append(colv, v)
+	}
+	k := len(colv)
+	out := make([]float64, rows*k)
+	for c, v := range colv {
+		for r, x := range v {
+			out[r*k+c] = x
+		}
+	}
+	return out, k
+}
+
+// TestOrthBlockedSame checks that orth (blocked, on several goroutines) gives the
+// column-by-column loop's basis to the last bit: on random matrices, on nearly
+// dependent columns (second passes), with zero and duplicate columns (dropped), at
+// sizes below and above minParallelWork, with 1, 2 and 4 processors.
+func TestOrthBlockedSame(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	type tc struct {
+		name       string
+		rows, cols int
+		m          []float64
+	}
+	var cases []tc
+	for _, sz := range [][2]int{{5, 3}, {40, 9}, {300, 17}, {2000, 37}, {3000, 64}} {
+		rows, cols := sz[0], sz[1]
+		m := make([]float64, rows*cols)
+		for i := range m {
+			m[i] = rng.NormFloat64()
+		}
+		cases = append(cases, tc{fmt.Sprintf("random %dx%d", rows, cols), rows, cols, m})
+		// Nearly dependent columns, a zero column and an exact copy.
+		d := make([]float64, rows*cols)
+		for r := range rows {
+			base := rng.NormFloat64()
+			for c := range cols {
+				d[r*cols+c] = base + 1e-7*rng.NormFloat64()
+				if c%5 == 1 {
+					d[r*cols+c] = rng.NormFloat64()
+				}
+			}
+			if cols > 3 {
+				d[r*cols+2] = 0
+				d[r*cols+cols-1] = d[r*cols]
+			}
+		}
+		cases = append(cases, tc{fmt.Sprintf("ill-conditioned %dx%d", rows, cols), rows, cols, d})
+	}
+	for _, c := range cases {
+		want, wk := orthByColumn(c.m, c.rows, c.cols)
+		for _, procs := range []int{1, 2, 4} {
+			var got []float64
+			var gk int
+			withProcs(procs, func() { got, gk = orth(c.m, c.rows, c.cols) })
+			if gk != wk {
+				t.Fatalf("%s, GOMAXPROCS %d: rank %d, want %d", c.name, procs, gk, wk)
+			}
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%s, GOMAXPROCS %d: element %d is %v, want %v", c.name, procs, i, got[i], want[i])
+				}
+			}
 		}
 	}
 }

@@ -80,7 +80,8 @@ type Options struct {
 	// DeferFlush leaves the store records a view makes (the chunks, symbols and vectors
 	// of new file versions) in memory, where every later view of the store finds them,
 	// instead of writing them as a new segment file when the view is made; the next
-	// view without it, [store.Store.Flush] or [Index.Close] writes them. A process that
+	// view without it, [store.Store.Flush] or [Index.Close] writes them (or the store
+	// itself, once they hold [store.AutoFlushBytes]). A process that
 	// makes a view per edit (repoctx serve) sets it so that each edit does not leave a
 	// segment file (and an open file) behind.
 	DeferFlush bool

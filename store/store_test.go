@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -206,5 +207,135 @@ func TestGetTo(t *testing.T) {
 	}
 	if p, _ := rs.Get(k3); string(p) != "pending" {
 		t.Errorf("a pending record changed: %q", p)
+	}
+}
+
+// autoKey and autoPayload are record i's key and payload in the automatic-write tests.
+func autoKey(i int) Key { return Key{Kind: KindChunks, Hash: [32]byte{byte(i), byte(i >> 8), 7}} }
+
+func autoPayload(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8)}, 50+i%13) }
+
+// segmentFiles counts the segment files in dir.
+func segmentFiles(t *testing.T, dir string) int {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), segExt) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAutoFlush: once the pending payloads reach autoFlushBytes, Put writes them as a
+// segment; every record stays readable, in this process and the next. A failed
+// automatic write keeps its records pending (readable) and leaves the next writes to
+// Flush, which reports the error, and writes them once it can.
+func TestAutoFlush(t *testing.T) {
+	defer func(n int64) { autoFlushBytes = n }(autoFlushBytes)
+	autoFlushBytes = 1000
+	cache := t.TempDir()
+	st := Open(cache)
+	rs := st.Records("o/a")
+	check := func(rs *Records, n int) {
+		t.Helper()
+		for i := range n {
+			if p, ok := rs.Get(autoKey(i)); !ok || !bytes.Equal(p, autoPayload(i)) {
+				t.Fatalf("record %d: found %v, %d bytes", i, ok, len(p))
+			}
+		}
+	}
+	for i := range 30 {
+		rs.Put(autoKey(i), autoPayload(i))
+	}
+	if n := segmentFiles(t, rs.Dir()); n < 2 {
+		t.Fatalf("%d segments after 30 records of 100-124 bytes with a 1,000-byte threshold", n)
+	}
+	rs.mu.RLock()
+	left := rs.pendSize
+	rs.mu.RUnlock()
+	if left >= autoFlushBytes {
+		t.Errorf("%d bytes still pending", left)
+	}
+	check(rs, 30)
+
+	// The repository's folder replaced by a file: the automatic write fails.
+	dir := rs.Dir()
+	if err := os.Rename(dir, dir+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 30; i < 60; i++ {
+		rs.Put(autoKey(i), autoPayload(i))
+	}
+	check(rs, 60)
+	rs.mu.RLock()
+	noAuto := rs.noAuto
+	rs.mu.RUnlock()
+	if !noAuto {
+		t.Error("a failed automatic write did not leave the next writes to Flush")
+	}
+	if n, err := rs.Flush(); err == nil || n == 0 {
+		t.Errorf("Flush into a file: %d records not written, error %v", n, err)
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir+".away", dir); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rs.Flush(); err != nil || n != 0 {
+		t.Fatalf("Flush: %d records not written, error %v", n, err)
+	}
+	check(rs, 60)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st2 := Open(cache)
+	defer st2.Close()
+	check(st2.Records("o/a"), 60)
+}
+
+// TestAutoFlushConcurrent: Put, Get and Has on several goroutines while Put writes
+// segments: every record put is read back whole at once and at the end (run it with
+// -race: the writes run outside the records' lock).
+func TestAutoFlushConcurrent(t *testing.T) {
+	defer func(n int64) { autoFlushBytes = n }(autoFlushBytes)
+	autoFlushBytes = 4096
+	st := Open(t.TempDir())
+	defer st.Close()
+	rs := st.Records("o/c")
+	const goroutines, each = 4, 300
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				n := g*each + i
+				rs.Put(autoKey(n), autoPayload(n))
+				for _, m := range []int{n, g*each + i/2} {
+					if p, ok := rs.Get(autoKey(m)); !ok || !bytes.Equal(p, autoPayload(m)) || !rs.Has(autoKey(m)) {
+						t.Errorf("record %d after putting %d: found %v, %d bytes", m, n, ok, len(p))
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := segmentFiles(t, rs.Dir()); n < 5 {
+		t.Errorf("%d segments", n)
+	}
+	for n := range goroutines * each {
+		if p, ok := rs.Get(autoKey(n)); !ok || !bytes.Equal(p, autoPayload(n)) {
+			t.Fatalf("record %d: found %v", n, ok)
+		}
 	}
 }

@@ -484,7 +484,8 @@ func (r *Records) Has(k Key) bool {
 }
 
 // Put buffers record k (written at the next Flush); a key already pending keeps its
-// first payload.
+// first payload. Once the pending payloads hold [AutoFlushBytes], Put writes them as a
+// segment itself (the caller waits for that write; other callers do not).
 func (r *Records) Put(k Key, payload []byte) {
 	if r.st.closed.Load() {
 		return // its lock is released: another process may be collecting the folder
@@ -526,11 +527,11 @@ func (r *Records) Flush() (int, error) {
 	return r.flushLocked(0)
 }
 
-// flushLocked is Flush (r.flushMu held) when the pending records hold at least min
-// bytes; with fewer it writes nothing.
-func (r *Records) flushLocked(min int64) (int, error) {
+// flushLocked is Flush (r.flushMu held) when the pending records hold at least
+// atLeast bytes; with fewer it writes nothing.
+func (r *Records) flushLocked(atLeast int64) (int, error) {
 	r.mu.Lock()
-	if len(r.pending) == 0 || r.pendSize < min {
+	if len(r.pending) == 0 || r.pendSize < atLeast {
 		r.mu.Unlock()
 		return 0, nil
 	}

@@ -196,25 +196,33 @@ func Clear(cacheDir string) (GCResult, error) {
 // repoDirName returns the folder name of repository id under store-v2/repos.
 func repoDirName(id string) string { return filepath.Base((&Store{}).repoDir(id)) }
 
-// compactLimit is the number of segments above which a repository's are merged.
+// compactLimit is the number of small segments (under AutoFlushBytes) above which a
+// repository's segments are merged.
 const compactLimit = 16
 
-// compactRepo merges the segments of the repository folder dir into one when it has
-// more than compactLimit, unless another process is compacting it. Readers that have
-// the old segments open keep reading them (open files outlive their names); new
-// readers see the merged one. It reports whether it compacted.
+// compactRepo merges the segments of the repository folder dir into one when more
+// than compactLimit of them are small (under autoFlushBytes: segments written at the
+// end of a view, not the ones a big run wrote as its records accumulated, which would
+// otherwise have a first index of a big repository merged at once), unless another
+// process is compacting it. Readers that have the old segments open keep reading them
+// (open files outlive their names); new readers see the merged one. It reports whether
+// it compacted.
 func compactRepo(dir string) bool {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return false
 	}
 	var names []string
+	small := 0
 	for _, e := range ents {
 		if strings.HasSuffix(e.Name(), segExt) && !strings.HasPrefix(e.Name(), ".") && e.Type().IsRegular() {
 			names = append(names, e.Name())
+			if fi, err := e.Info(); err == nil && fi.Size() < autoFlushBytes {
+				small++
+			}
 		}
 	}
-	if len(names) <= compactLimit {
+	if small <= compactLimit {
 		return false
 	}
 	lockPath := filepath.Join(dir, "compact.lock")

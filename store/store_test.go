@@ -339,3 +339,48 @@ func TestAutoFlushConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactCountsSmallSegments: the segments a run wrote as its records accumulated
+// (at least autoFlushBytes each) do not count toward compactLimit, so a first index of
+// a big repository is not merged at once; more than compactLimit small ones are, with
+// the big ones, and every record stays readable.
+func TestCompactCountsSmallSegments(t *testing.T) {
+	defer func(n int64) { autoFlushBytes = n }(autoFlushBytes)
+	autoFlushBytes = 2000
+	cache := t.TempDir()
+	rs := Open(cache).Records("o/s")
+	n := 0
+	for ; n < 25*(compactLimit+4); n++ { // big segments, written by Put
+		rs.Put(autoKey(n), autoPayload(n))
+	}
+	if _, err := rs.Flush(); err != nil { // and one small: the rest
+		t.Fatal(err)
+	}
+	dir := rs.Dir()
+	if got := segmentFiles(t, dir); got <= compactLimit {
+		t.Fatalf("%d segments", got)
+	}
+	if compactRepo(dir) {
+		t.Fatal("segments of at least autoFlushBytes were merged")
+	}
+	for range compactLimit + 1 { // small ones
+		rs.Put(autoKey(n), autoPayload(n))
+		n++
+		if _, err := rs.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // distinct segment names
+	}
+	if !compactRepo(dir) {
+		t.Fatal("more than compactLimit small segments were not merged")
+	}
+	if got := segmentFiles(t, dir); got != 1 {
+		t.Errorf("%d segments after the merge", got)
+	}
+	fresh := Open(cache).Records("o/s")
+	for i := range n {
+		if p, ok := fresh.Get(autoKey(i)); !ok || !bytes.Equal(p, autoPayload(i)) {
+			t.Fatalf("record %d after the merge: found %v", i, ok)
+		}
+	}
+}

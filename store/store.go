@@ -495,10 +495,8 @@ func (r *Records) Put(k Key, payload []byte) {
 		r.mu.Unlock()
 		return
 	}
-	if _, ok := r.flushing[k]; ok {
-		r.mu.Unlock()
-		return
-	}
+	// A key being written is taken again (a folder's state written anew): the later
+	// segment holds the later payload, as when the key is already in a segment.
 	r.pending[k] = payload
 	r.pendSize += int64(len(payload))
 	full := r.pendSize >= autoFlushBytes && !r.noAuto
@@ -568,6 +566,9 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 	name := fmt.Sprintf("seg-%d-%d-%08x%s", time.Now().UnixNano(), os.Getpid(), rand.Uint32(), segExt)
 	path := filepath.Join(r.dir, name)
 	locs := make(map[Key]recLoc, len(keys))
+	if beforeSegmentWrite != nil {
+		beforeSegmentWrite(r)
+	}
 	err := writeSegment(path, keys, recs, locs)
 	if err != nil {
 		restore()
@@ -598,6 +599,10 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 	r.mu.Unlock()
 	return 0, nil
 }
+
+// beforeSegmentWrite, when set (by tests), is called by a Flush after it took the
+// pending records and before it writes them.
+var beforeSegmentWrite func(r *Records)
 
 // writeSegment writes the records keys (payloads in recs) to path atomically and
 // returns their locations in locs.

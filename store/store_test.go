@@ -384,3 +384,42 @@ func TestCompactCountsSmallSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestPutDuringFlush: while a Flush writes its records, they are read from memory, and
+// a record put again under one of their keys (a folder's state written anew) is kept
+// with its new payload: read at once, written by the next Flush, read by the next
+// process.
+func TestPutDuringFlush(t *testing.T) {
+	cache := t.TempDir()
+	st := Open(cache)
+	rs := st.Records("o/p")
+	k := Key{Kind: KindWalk, Hash: [32]byte{9}}
+	other := autoKey(1)
+	rs.Put(k, []byte("state 1"))
+	rs.Put(other, autoPayload(1))
+	defer func() { beforeSegmentWrite = nil }()
+	beforeSegmentWrite = func(r *Records) {
+		beforeSegmentWrite = nil
+		if p, ok := r.Get(other); !ok || !bytes.Equal(p, autoPayload(1)) || !r.Has(other) {
+			t.Errorf("a record being written: found %v", ok)
+		}
+		r.Put(k, []byte("state 2"))
+		if p, _ := r.Get(k); string(p) != "state 2" {
+			t.Errorf("during the write: %q, want the new state", p)
+		}
+	}
+	if _, err := rs.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := rs.Get(k); string(p) != "state 2" {
+		t.Errorf("after the write: %q, want the new state", p)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st2 := Open(cache)
+	defer st2.Close()
+	if p, _ := st2.Records("o/p").Get(k); string(p) != "state 2" {
+		t.Errorf("next process: %q, want the new state", p)
+	}
+}

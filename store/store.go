@@ -278,11 +278,18 @@ var ErrClosed = errors.New("store: write after Close")
 func (s *Store) Close() error {
 	err := s.Flush()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed.Swap(true) {
+		s.mu.Unlock()
 		return err
 	}
+	repos := make([]*Records, 0, len(s.repos))
 	for _, r := range s.repos {
+		repos = append(repos, r)
+	}
+	// Records made from now on take no lock (s.closed); the wait for a write under way
+	// is outside s.mu, which a failed write takes to count itself.
+	s.mu.Unlock()
+	for _, r := range repos {
 		r.flushMu.Lock() // a write under way ends before the lock is released
 		r.mu.Lock()
 		if r.lock != nil {

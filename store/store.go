@@ -590,10 +590,17 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 		return len(keys), repoctx.WriteFault("cannot read back the index cache in "+r.st.cacheDir, err)
 	}
 	mapSegment(seg)
+	if beforeSegmentInstalled != nil {
+		beforeSegmentInstalled(r)
+	}
 	r.mu.Lock()
 	if r.segs[name] != nil {
-		// A rescan (another Get's) found the new file first and indexed it.
+		// A rescan (another Get's) found the new file first and indexed it: this
+		// opening of it is nobody's.
 		seg.f.Close()
+		if seg.data != nil {
+			syscall.Munmap(seg.data)
+		}
 	} else {
 		r.segs[name] = seg
 		for k, loc := range locs {
@@ -702,6 +709,10 @@ func flock(f *os.File, how int) error {
 // that ran in the instant before its lock, so more than one is rare; a cleaner in a
 // tight loop beside a loaded writer took four in a row about once in 2,000 writes.
 const createTries = 100
+
+// beforeSegmentInstalled, when set (by tests), is called by a segment write between
+// the rename of the new segment into place and its records' entry in r's index.
+var beforeSegmentInstalled func(r *Records)
 
 // afterTempCreated, when set (by tests), is called between the creation of a segment's
 // temporary file and its lock.

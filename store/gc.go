@@ -268,9 +268,11 @@ func compactRepo(dir string) bool {
 		return strings.Compare(string(a.Hash[:]), string(b.Hash[:]))
 	})
 	name := fmt.Sprintf("seg-%d-%d-merged%s", time.Now().UnixNano(), os.Getpid(), segExt)
-	if err := writeSegment(filepath.Join(dir, name), keys, recs, map[Key]recLoc{}); err != nil {
+	written, err := writeSegment(filepath.Join(dir, name), keys, recs, map[Key]recLoc{})
+	if err != nil {
 		return false
 	}
+	written.Close()
 	for _, n := range merged {
 		os.Remove(filepath.Join(dir, n))
 	}

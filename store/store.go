@@ -352,6 +352,12 @@ func openSegment(path string) (*segment, []segEntry, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return readSegment(f, filepath.Base(path))
+}
+
+// readSegment is openSegment on f, an open segment file named name; f is closed on
+// error.
+func readSegment(f *os.File, name string) (*segment, []segEntry, error) {
 	fail := func(err error) (*segment, []segEntry, error) {
 		f.Close()
 		return nil, nil, err
@@ -384,7 +390,7 @@ func openSegment(path string) (*segment, []segEntry, error) {
 	if err != nil || count > uint64(n) {
 		return fail(errors.New("damaged footer"))
 	}
-	seg := &segment{name: filepath.Base(path), f: f, size: size}
+	seg := &segment{name: name, f: f, size: size}
 	entries := make([]segEntry, 0, count)
 	for range count {
 		var k Key
@@ -576,7 +582,7 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 	if beforeSegmentWrite != nil {
 		beforeSegmentWrite(r)
 	}
-	err := writeSegment(path, keys, recs, locs)
+	rf, err := writeSegment(path, keys, recs, locs)
 	if err != nil {
 		restore()
 		r.st.mu.Lock()
@@ -584,7 +590,12 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 		r.st.mu.Unlock()
 		return len(keys), repoctx.WriteFault("cannot write the index cache in "+r.st.cacheDir, err)
 	}
-	seg, _, err := openSegment(path)
+	if afterSegmentRenamed != nil {
+		afterSegmentRenamed(path)
+	}
+	// Read back through the file opened before the rename: another process's
+	// compaction may already have merged and removed it under its name.
+	seg, _, err := readSegment(rf, name)
 	if err != nil {
 		restore()
 		return len(keys), repoctx.WriteFault("cannot read back the index cache in "+r.st.cacheDir, err)
@@ -614,16 +625,22 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 	return 0, nil
 }
 
+// afterSegmentRenamed, when set (by tests), is called by a Flush between the rename of
+// its new segment into place and reading it back.
+var afterSegmentRenamed func(path string)
+
 // beforeSegmentWrite, when set (by tests), is called by a Flush after it took the
 // pending records and before it writes them.
 var beforeSegmentWrite func(r *Records)
 
 // writeSegment writes the records keys (payloads in recs) to path atomically and
-// returns their locations in locs.
-func writeSegment(path string, keys []Key, recs map[Key][]byte, locs map[Key]recLoc) error {
+// returns their locations in locs, and the new file opened for reading (opened before
+// the rename, so it reads the file written even once another name replaced it or
+// none leads to it).
+func writeSegment(path string, keys []Key, recs map[Key][]byte, locs map[Key]recLoc) (*os.File, error) {
 	f, err := createLocked(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
 	off := int64(0)
@@ -665,9 +682,18 @@ func writeSegment(path string, keys []Key, recs map[Key][]byte, locs map[Key]rec
 	write(tr[:])
 	if err := w.Flush(); err != nil {
 		f.Abort()
-		return err
+		return nil, err
 	}
-	return f.Commit()
+	rf, err := os.Open(f.Name())
+	if err != nil {
+		f.Abort()
+		return nil, err
+	}
+	if err := f.Commit(); err != nil {
+		rf.Close()
+		return nil, err
+	}
+	return rf, nil
 }
 
 // createLocked starts the atomic write of a segment at path, its temporary file

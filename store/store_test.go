@@ -57,9 +57,11 @@ func TestTempBeforeItsLock(t *testing.T) {
 		}
 	}
 	k := Key{Kind: KindWalk, Hash: [32]byte{1}}
-	if err := writeSegment(filepath.Join(dir, "seg-1.seg"), []Key{k}, map[Key][]byte{k: []byte("state")}, map[Key]recLoc{}); err != nil {
+	written, err := writeSegment(filepath.Join(dir, "seg-1.seg"), []Key{k}, map[Key][]byte{k: []byte("state")}, map[Key]recLoc{})
+	if err != nil {
 		t.Fatalf("a segment write with a cleaner before its lock, twice: %v", err)
 	}
+	written.Close()
 	if cleaned != 2 {
 		t.Fatalf("the cleaner ran %d times, want 2", cleaned)
 	}
@@ -98,10 +100,13 @@ func TestSegmentWritesBesideACleaner(t *testing.T) {
 	failed := 0
 	var first error
 	for i := range 1000 {
-		if err := writeSegment(filepath.Join(dir, fmt.Sprintf("seg-%d.seg", i)), []Key{k}, recs, map[Key]recLoc{}); err != nil {
+		written, err := writeSegment(filepath.Join(dir, fmt.Sprintf("seg-%d.seg", i)), []Key{k}, recs, map[Key]recLoc{})
+		if err != nil {
 			failed++
 			first = cmp.Or(first, err)
+			continue
 		}
+		written.Close()
 	}
 	close(stop)
 	<-done
@@ -536,5 +541,32 @@ func TestRescanBeforeInstall(t *testing.T) {
 	}
 	if n, dup := maps(rs.Dir()); n != 2 || dup != 0 {
 		t.Errorf("%d mappings of the 2 segments, %d of them twice", n, dup)
+	}
+}
+
+// TestFlushAfterItsFileIsMerged: another process's compaction may merge and remove a
+// segment as soon as it has its name, before the writer reads it back; the writer
+// reads the file it wrote (opened before the rename), so the write succeeds and its
+// records stay readable.
+func TestFlushAfterItsFileIsMerged(t *testing.T) {
+	st := Open(t.TempDir())
+	defer st.Close()
+	rs := st.Records("o/m")
+	for i := range 10 {
+		rs.Put(autoKey(i), autoPayload(i))
+	}
+	defer func() { afterSegmentRenamed = nil }()
+	removed := false
+	afterSegmentRenamed = func(path string) { removed = os.Remove(path) == nil }
+	if n, err := rs.Flush(); err != nil || n != 0 {
+		t.Fatalf("Flush with its segment removed after the rename: %d not written, %v", n, err)
+	}
+	if !removed {
+		t.Fatal("the hook did not remove the new segment")
+	}
+	for i := range 10 {
+		if p, ok := rs.Get(autoKey(i)); !ok || !bytes.Equal(p, autoPayload(i)) {
+			t.Fatalf("record %d: found %v", i, ok)
+		}
 	}
 }

@@ -234,31 +234,33 @@ func compactRepo(dir string) bool {
 	if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false
 	}
-	recs := map[Key][]byte{}
+	// Where each record's payloads are, newest segment first (names sort by creation
+	// time), so that a record written again under its key (a folder's state) keeps its
+	// latest intact payload, as readers see it. Payloads are copied one at a time, so
+	// merging a big repository does not hold its records in memory.
+	srcs := map[Key][]recLoc{}
 	var merged []string
-	// Newest segment first (names sort by creation time), so that a record written
-	// again under its key (a folder's state) keeps its latest payload, as readers see it.
+	var opened []*segment
+	defer func() {
+		for _, seg := range opened {
+			seg.f.Close()
+		}
+	}()
 	for _, n := range slices.Backward(names) {
 		seg, entries, err := openSegment(filepath.Join(dir, n))
 		if err != nil {
 			merged = append(merged, n) // damaged: dropped
 			continue
 		}
+		opened = append(opened, seg)
 		for _, e := range entries {
-			k, loc := e.key, e.loc
-			if _, ok := recs[k]; ok {
-				continue
-			}
-			b := make([]byte, loc.len)
-			if _, err := seg.f.ReadAt(b, loc.off); err == nil && len(b) >= 4 && crc32Of(b[4:]) == le32(b) {
-				recs[k] = b[4:]
-			}
+			e.loc.seg = seg
+			srcs[e.key] = append(srcs[e.key], e.loc)
 		}
-		seg.f.Close()
 		merged = append(merged, n)
 	}
-	keys := make([]Key, 0, len(recs))
-	for k := range recs {
+	keys := make([]Key, 0, len(srcs))
+	for k := range srcs {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b Key) int {
@@ -267,8 +269,21 @@ func compactRepo(dir string) bool {
 		}
 		return strings.Compare(string(a.Hash[:]), string(b.Hash[:]))
 	})
+	var buf []byte
+	payload := func(k Key) ([]byte, bool) {
+		for _, loc := range srcs[k] {
+			if loc.len < 4 {
+				continue
+			}
+			buf = slices.Grow(buf[:0], int(loc.len))[:loc.len]
+			if _, err := loc.seg.f.ReadAt(buf, loc.off); err == nil && crc32Of(buf[4:]) == le32(buf) {
+				return buf[4:], true
+			}
+		}
+		return nil, false // no intact payload: dropped
+	}
 	name := fmt.Sprintf("seg-%d-%d-merged%s", time.Now().UnixNano(), os.Getpid(), segExt)
-	written, err := writeSegment(filepath.Join(dir, name), keys, recs, map[Key]recLoc{})
+	written, err := writeSegment(filepath.Join(dir, name), keys, payload, map[Key]recLoc{})
 	if err != nil {
 		return false
 	}

@@ -582,7 +582,7 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 	if beforeSegmentWrite != nil {
 		beforeSegmentWrite(r)
 	}
-	rf, err := writeSegment(path, keys, recs, locs)
+	rf, err := writeSegment(path, keys, func(k Key) ([]byte, bool) { return recs[k], true }, locs)
 	if err != nil {
 		restore()
 		r.st.mu.Lock()
@@ -633,11 +633,12 @@ var afterSegmentRenamed func(path string)
 // pending records and before it writes them.
 var beforeSegmentWrite func(r *Records)
 
-// writeSegment writes the records keys (payloads in recs) to path atomically and
-// returns their locations in locs, and the new file opened for reading (opened before
-// the rename, so it reads the file written even once another name replaced it or
-// none leads to it).
-func writeSegment(path string, keys []Key, recs map[Key][]byte, locs map[Key]recLoc) (*os.File, error) {
+// writeSegment writes the records keys to path atomically, each with the payload
+// payload gives it (one at a time: a key it gives none for is left out), and returns
+// their locations in locs, and the new file opened for reading (opened before the
+// rename, so it reads the file written even once another name replaced it or none
+// leads to it).
+func writeSegment(path string, keys []Key, payload func(Key) ([]byte, bool), locs map[Key]recLoc) (*os.File, error) {
 	f, err := createLocked(path)
 	if err != nil {
 		return nil, err
@@ -650,8 +651,13 @@ func writeSegment(path string, keys []Key, recs map[Key][]byte, locs map[Key]rec
 	}
 	write([]byte(segMagic))
 	var hdr [1 + 32 + binary.MaxVarintLen64 + 4]byte
+	written := keys[:0:0]
 	for _, k := range keys {
-		p := recs[k]
+		p, ok := payload(k)
+		if !ok {
+			continue
+		}
+		written = append(written, k)
 		hdr[0] = k.Kind
 		copy(hdr[1:], k.Hash[:])
 		n := 33 + binary.PutUvarint(hdr[33:], uint64(len(p)))
@@ -665,8 +671,8 @@ func writeSegment(path string, keys []Key, recs map[Key][]byte, locs map[Key]rec
 	footAt := off
 	var foot bytes.Buffer
 	var vb [binary.MaxVarintLen64]byte
-	foot.Write(vb[:binary.PutUvarint(vb[:], uint64(len(keys)))])
-	for _, k := range keys {
+	foot.Write(vb[:binary.PutUvarint(vb[:], uint64(len(written)))])
+	for _, k := range written {
 		loc := locs[k]
 		foot.WriteByte(k.Kind)
 		foot.Write(k.Hash[:])

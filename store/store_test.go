@@ -57,7 +57,7 @@ func TestTempBeforeItsLock(t *testing.T) {
 		}
 	}
 	k := Key{Kind: KindWalk, Hash: [32]byte{1}}
-	written, err := writeSegment(filepath.Join(dir, "seg-1.seg"), []Key{k}, map[Key][]byte{k: []byte("state")}, map[Key]recLoc{})
+	written, err := writeSegment(filepath.Join(dir, "seg-1.seg"), []Key{k}, func(Key) ([]byte, bool) { return []byte("state"), true }, map[Key]recLoc{})
 	if err != nil {
 		t.Fatalf("a segment write with a cleaner before its lock, twice: %v", err)
 	}
@@ -100,7 +100,7 @@ func TestSegmentWritesBesideACleaner(t *testing.T) {
 	failed := 0
 	var first error
 	for i := range 1000 {
-		written, err := writeSegment(filepath.Join(dir, fmt.Sprintf("seg-%d.seg", i)), []Key{k}, recs, map[Key]recLoc{})
+		written, err := writeSegment(filepath.Join(dir, fmt.Sprintf("seg-%d.seg", i)), []Key{k}, func(k Key) ([]byte, bool) { return recs[k], true }, map[Key]recLoc{})
 		if err != nil {
 			failed++
 			first = cmp.Or(first, err)
@@ -568,5 +568,58 @@ func TestFlushAfterItsFileIsMerged(t *testing.T) {
 		if p, ok := rs.Get(autoKey(i)); !ok || !bytes.Equal(p, autoPayload(i)) {
 			t.Fatalf("record %d: found %v", i, ok)
 		}
+	}
+}
+
+// TestCompactDamagedNewest: merging takes each record's newest intact payload: a
+// damaged newest copy falls back to an older one, and a record with no intact copy is
+// left out (a miss, recomputed by its reader).
+func TestCompactDamagedNewest(t *testing.T) {
+	cache := t.TempDir()
+	rs := Open(cache).Records("o/d")
+	k, only := Key{Kind: KindWalk, Hash: [32]byte{5}}, Key{Kind: KindChunks, Hash: [32]byte{6}}
+	for i := range compactLimit + 2 {
+		rs.Put(k, []byte(fmt.Sprintf("state %d", i)))
+		if i == compactLimit+1 {
+			rs.Put(only, []byte("only in the newest"))
+		}
+		if _, err := rs.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // distinct segment names
+	}
+	// Damage both payloads of the newest segment.
+	dir := rs.Dir()
+	ents, _ := os.ReadDir(dir)
+	var newest string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), segExt) && e.Name() > newest {
+			newest = e.Name()
+		}
+	}
+	seg, entries, err := openSegment(filepath.Join(dir, newest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg.f.Close()
+	f, err := os.OpenFile(filepath.Join(dir, newest), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, err := f.WriteAt([]byte{'#'}, e.loc.off+4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	if !compactRepo(dir) {
+		t.Fatal("not compacted")
+	}
+	fresh := Open(cache).Records("o/d")
+	if b, _ := fresh.Get(k); string(b) != fmt.Sprintf("state %d", compactLimit) {
+		t.Errorf("after the merge: %q, want the newest intact state %d", b, compactLimit)
+	}
+	if b, ok := fresh.Get(only); ok {
+		t.Errorf("a record whose only copy is damaged was kept: %q", b)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -114,14 +115,18 @@ type tokenised struct {
 	terms [numFields][]termCount
 }
 
-// tokenise splits every field of chunks with [Tokens] and counts the terms.
+// tokenise splits every field of chunks with [Tokens] and counts the terms, each
+// field's in order of first occurrence (so that the chunk records made of them, and the
+// term IDs given in their order, are the same run after run).
 func tokenise(chunks []chunker.Chunk) []tokenised {
 	toks := make([]tokenised, len(chunks))
-	counts := map[string]int32{} // reused for every field of every chunk
+	place := map[string]int32{} // a field's terms -> their place in tc; reused
+	var tc []termCount          // reused; each field's list is copied out
 	for i := range chunks {
 		vals := fieldValues(&chunks[i])
 		for f, v := range vals {
-			clear(counts)
+			clear(place)
+			tc = tc[:0]
 			n := int32(0)
 			scan(v, func(start, end int) {
 				n++
@@ -129,15 +134,16 @@ func tokenise(chunks []chunker.Chunk) []tokenised {
 				if needsLower(w) {
 					w = strings.ToLower(w)
 				}
-				counts[w]++
+				if p, ok := place[w]; ok {
+					tc[p].tf++
+					return
+				}
+				place[w] = int32(len(tc))
+				tc = append(tc, termCount{w, 1})
 			})
 			toks[i].lens[f] = n
-			if len(counts) > 0 {
-				tc := make([]termCount, 0, len(counts))
-				for w, tf := range counts {
-					tc = append(tc, termCount{w, tf})
-				}
-				toks[i].terms[f] = tc
+			if len(tc) > 0 {
+				toks[i].terms[f] = slices.Clone(tc)
 			}
 		}
 	}

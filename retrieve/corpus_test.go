@@ -209,3 +209,41 @@ func TestChunkLookup(t *testing.T) {
 		t.Errorf("duplicate chunk IDs in a snapshot's order: %v", err)
 	}
 }
+
+// TestEncodeTermsDeterministic: the term encoding of the same chunks is the same bytes
+// every time (each field's terms in order of first occurrence), so chunk records, and
+// the term IDs given in their order, do not vary from run to run.
+func TestEncodeTermsDeterministic(t *testing.T) {
+	var words []string
+	for i := range 300 {
+		words = append(words, fmt.Sprintf("name%dValue", i))
+	}
+	cs := []chunker.Chunk{{ID: "a.go#0", Path: "a.go", Text: strings.Join(words, " ") + " name7Value"}}
+	want := EncodeTerms(cs)
+	for range 10 {
+		if got := EncodeTerms(cs); !reflect.DeepEqual(got, want) {
+			t.Fatal("EncodeTerms gave other bytes for the same chunks")
+		}
+	}
+	// Each field's terms in order of first occurrence, with their counts.
+	for f, v := range fieldValues(&cs[0]) {
+		var order []string
+		count := map[string]int32{}
+		for _, w := range Tokens(v) {
+			if count[w] == 0 {
+				order = append(order, w)
+			}
+			count[w]++
+		}
+		var got []string
+		for _, tc := range tokenise(cs)[0].terms[f] {
+			got = append(got, tc.term)
+			if tc.tf != count[tc.term] {
+				t.Errorf("field %d: %q counted %d times, Tokens gives %d", f, tc.term, tc.tf, count[tc.term])
+			}
+		}
+		if !slices.Equal(got, order) {
+			t.Errorf("field %d: terms %q, want the order of first occurrence %q", f, got, order)
+		}
+	}
+}

@@ -292,14 +292,18 @@ func (a *csr) transpose() *csr {
 const minParallelWork = 1 << 18
 
 // rowsInParallel calls f on contiguous ranges [lo, hi) covering [0, rows): one range
-// when work (multiply-adds) is below minParallelWork, else one per processor
-// (GOMAXPROCS), and returns when every call has.
+// per workersFor(work), and returns when every call has.
 func rowsInParallel(rows, work int, f func(lo, hi int)) {
-	w := 1
-	if work >= minParallelWork {
-		w = runtime.GOMAXPROCS(0)
+	parallel.Ranges(rows, workersFor(work), f)
+}
+
+// workersFor is the number of goroutines for work multiply-adds: one below
+// minParallelWork, else one per processor (GOMAXPROCS).
+func workersFor(work int) int {
+	if work < minParallelWork {
+		return 1
 	}
-	parallel.Ranges(rows, w, f)
+	return runtime.GOMAXPROCS(0)
 }
 
 // orth returns an orthonormal basis of the column space of the rows×cols row-major
@@ -320,10 +324,7 @@ func rowsInParallel(rows, work int, f func(lo, hi int)) {
 // (TestOrthBlockedSame).
 func orth(m []float64, rows, cols int) ([]float64, int) {
 	colv := make([][]float64, 0, cols)
-	workers := 1
-	if rows*cols*cols/2 >= minParallelWork {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := workersFor(rows * cols * cols / 2)
 	block := make([][]float64, 0, orthBlock)
 	norms := make([]float64, 0, orthBlock)
 	for c0 := 0; c0 < cols; c0 += orthBlock {

@@ -470,17 +470,12 @@ func (w *walker) init() error {
 	return nil
 }
 
-// skip reports p as skipped for r, after the events pending before it. Like emit, it
-// waits for reads while readAhead or more events are pending (so the skips found
-// while a read is slow do not pile up), and returns fn's error or ctx's (from
-// delivering the files before it).
+// skip reports p as skipped for r, after the events pending before it (see emit: it
+// waits for reads while readAhead or more events are pending, so the skips found while
+// a read is slow do not pile up), and returns fn's error or ctx's (from delivering the
+// files before it).
 func (w *walker) skip(p string, isDir bool, r SkipReason) error {
-	ev := walkEvent{path: p, isDir: isDir, skip: r}
-	if len(w.pending) == 0 {
-		return w.deliver(ev) // a skip calls no fn: no error
-	}
-	w.pending = append(w.pending, ev)
-	return w.flush(false)
+	return w.emit(walkEvent{path: p, isDir: isDir, skip: r})
 }
 
 // vcsDirs are version-control metadata names, skipped as files or folders.

@@ -33,6 +33,15 @@
 // new view after an edit chunks and embeds only the changed files and rebuilds the
 // BM25 postings and the symbol table from memory.
 //
+// At the start the walk takes from the folder's walk state (snapshot.FolderState, in
+// the store, shared with `repoctx index` and `query` when their walk options are the
+// same) the hash of every file whose size, times and inode did not change, without
+// reading it: its bytes are read when first needed (the first view reads only the
+// files whose chunks are not stored) and, after the first view, by a background pass
+// in path order (warm), for locate and the inspector. A read whose bytes no longer
+// hash as recorded fails: the file is left out of that view, and noted for the update
+// loop, as is every file the poll after the first view finds changed.
+//
 // On a save: fsnotify reports events for the folder (every folder the walker goes
 // into is watched; ignored, vendored and .git folders are not); their paths are
 // noted; once the folder has been quiet for the debounce interval (50 ms; a steady

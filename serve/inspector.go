@@ -94,7 +94,12 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "path %s is not a file of the workspace %s", rel, ws.name)
 		return
 	}
-	writeJSON(w, http.StatusOK, FileResponse{Workspace: ws.name, Path: rel, Text: string(f.Data)})
+	data, err := f.Bytes()
+	if err != nil {
+		writeError(w, http.StatusConflict, "path %s of the workspace %s: %v (the update is under way)", rel, ws.name, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, FileResponse{Workspace: ws.name, Path: rel, Text: string(data)})
 }
 
 func (s *Server) handleChunks(w http.ResponseWriter, r *http.Request) {

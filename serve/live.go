@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/crossrepo"
 	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/snapshot"
@@ -117,6 +119,10 @@ type Workspace struct {
 // with it).
 var wrapFS func(fs.FS) fs.FS
 
+// afterStateWalk, if not nil, is called after a walk that used the folder's walk
+// state, before the view is made (tests change a file there).
+var afterStateWalk func()
+
 // stat is what a stat says of a file, for polling.
 type stat struct {
 	size int64
@@ -204,9 +210,10 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
-	w.wg.Add(2)
+	w.wg.Add(3)
 	go func() { defer w.wg.Done(); w.updateLoop(wctx) }()
 	go func() { defer w.wg.Done(); w.watchLoop(wctx) }()
+	go func() { defer w.wg.Done(); w.warm(wctx) }()
 	// What changed while the first view was made: the stats taken before reading tell.
 	w.poll()
 	return w, nil
@@ -356,8 +363,22 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 	if wrapFS != nil {
 		fsys = wrapFS(fsys)
 	}
-	sc, err := walkTargets(ctx, fsys, w.cfg.Walk, targets)
+	// The first walk (of the whole folder) takes the files the folder's walk state
+	// (in the store) vouches for unread: their bytes are read when first needed (a
+	// view whose chunks are not stored, warm). One that changed before that is left
+	// out of the view (its read fails) and found by the poll after the first view.
+	var state *snapshot.FolderState
+	if first {
+		state = snapshot.LoadFolderState(w.st.Records(w.repo), w.root, w.cfg.Walk)
+	}
+	sc, err := walkTargets(ctx, fsys, w.cfg.Walk, targets, state, w.lazyRead)
 	rfs.Close()
+	if err == nil && state != nil {
+		state.Save() // written with the store's next segment (flush, below)
+		if afterStateWalk != nil {
+			afterStateWalk()
+		}
+	}
 	if err != nil {
 		return false, fmt.Errorf("serve: workspace %s: %w", w.root, err)
 	}
@@ -462,6 +483,46 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// lazyRead returns the read of the file at path (slash, relative to the folder) for a
+// file the walk state vouched for: its bytes, at most the walk's size limit.
+func (w *Workspace) lazyRead(path string) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		f, err := w.osRoot.Open(filepath.FromSlash(path))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		limit := w.cfg.Walk.MaxFileBytes
+		if limit <= 0 {
+			limit = chunker.DefaultMaxFileBytes
+		}
+		b, err := io.ReadAll(io.LimitReader(f, limit+1))
+		if err == nil && int64(len(b)) > limit {
+			err = fmt.Errorf("%s grew over the size limit", path)
+		}
+		return b, err
+	}
+}
+
+// warm reads, after the first view, the bytes of the files the walk state vouched for
+// (the first view needed none of them, unless their chunks were not stored), one file
+// at a time in path order, so that finding a request's file (locate) and the
+// inspector do not wait for them. A file that changed since is noted for the update
+// loop. It stops when ctx is done.
+func (w *Workspace) warm(ctx context.Context) {
+	files := w.fileSet()
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if ctx.Err() != nil {
+			return
+		}
+		if f := files[p]; f.Data == nil && f.Lazy != nil {
+			if _, err := f.Bytes(); err != nil {
+				w.note(p)
+			}
+		}
+	}
+}
 
 // flushEvery is how often the store records of edits are written (a killed server
 // loses at most that much: it is recomputed at the next start).

@@ -63,7 +63,9 @@ func locate(wss []*Workspace, prefix, suffix string) (fileMatch, bool) {
 	for _, w := range wss {
 		fs := w.fileSet()
 		for _, p := range slices.Sorted(maps.Keys(fs)) {
-			all = append(all, cand{ws: w, path: p, data: fs[p].Data})
+			if data, err := fs[p].Bytes(); err == nil { // one that changed is left to the update
+				all = append(all, cand{ws: w, path: p, data: data})
+			}
 		}
 	}
 	// First pass: the longest lines, one at a time in every file; a line found in more

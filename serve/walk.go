@@ -40,9 +40,12 @@ const maxTargets = 256
 // existing or not ("." is the whole folder). The walker sees each folder on the way
 // to a target with the entries leading to the targets only (and its .gitignore and
 // .ignore files), so a file is in exactly when a walk of the whole folder would yield
-// it, and a target that no longer exists yields nothing. It returns the walker's
-// errors (a bad option, an unreadable root, ctx's error).
-func walkTargets(ctx context.Context, fsys fs.FS, opts snapshot.WalkOptions, targets []string) (scan, error) {
+// it, and a target that no longer exists yields nothing. With state (a walk of the
+// whole folder), a file the state vouches for is not read: its memFile holds its hash
+// and a lazy read (read(path), checked against the hash when first needed); every
+// file found is added to state (the caller saves it). It returns the walker's errors
+// (a bad option, an unreadable root, ctx's error).
+func walkTargets(ctx context.Context, fsys fs.FS, opts snapshot.WalkOptions, targets []string, state *snapshot.FolderState, read func(path string) func() ([]byte, error)) (scan, error) {
 	if len(targets) > maxTargets || slices.Contains(targets, fullScan) {
 		targets = []string{fullScan}
 	}
@@ -57,13 +60,25 @@ func walkTargets(ctx context.Context, fsys fs.FS, opts snapshot.WalkOptions, tar
 			prev(p, r)
 		}
 	}
+	if state != nil {
+		opts.Known = state.Known
+	}
 	_, err := snapshot.WalkFS(ctx, tf, opts, func(f snapshot.File) error {
 		if !covered(f.Path, targets) {
 			return nil // an ignore file read on the way, with OtherFiles
 		}
-		mf := &memFile{MemFile: snapshot.MemFile{Data: f.Data, Sum: sha256.Sum256(f.Data)}}
-		if st, ok := tf.stat(f.Path); ok {
-			mf.size, mf.mod = st.size, st.mod
+		var mf *memFile
+		if fi := f.Info(); f.Vouched() && fi != nil {
+			mf = &memFile{MemFile: snapshot.MemFile{Sum: f.Sum(), Lazy: &snapshot.Lazy{Size: fi.Size(), Read: read(f.Path)}},
+				size: fi.Size(), mod: stamp(fi.ModTime(), time.Now())}
+		} else {
+			mf = &memFile{MemFile: snapshot.MemFile{Data: f.Data, Sum: sha256.Sum256(f.Data)}}
+			if st, ok := tf.stat(f.Path); ok {
+				mf.size, mf.mod = st.size, st.mod
+			}
+		}
+		if state != nil {
+			state.Add(f.Path, f.Info(), mf.Sum)
 		}
 		sc.files[f.Path] = mf
 		return nil

@@ -81,6 +81,34 @@ func (f *folderState) knownStamp(path string, now fileStamp) ([32]byte, bool) {
 	return old.sum, true
 }
 
+// FolderState is what the walks of one folder with one set of walk options learnt of
+// its files, kept in the store (as [OpenFolderCached] keeps it): per accepted file its
+// size, modification and change times, inode and SHA-256. A walk given its Known
+// (WalkOptions.Known) yields the files whose metadata did not change unread, as git's
+// index trusts a file's stat data, unless they were modified within two seconds before
+// the state was recorded. Add every file a walk yields and Save once it ends; the state is
+// written with the records' next segment. Not safe for concurrent use.
+type FolderState struct{ st *folderState }
+
+// LoadFolderState reads the state of the folder abs (an absolute path) walked with
+// opts from recs (empty when there is none or it is damaged).
+func LoadFolderState(recs *store.Records, abs string, opts WalkOptions) *FolderState {
+	return &FolderState{st: loadFolderState(recs, abs, opts)}
+}
+
+// Known vouches for a file the recorded walk accepted whose metadata fi did not
+// change: its SHA-256 and true (for WalkOptions.Known).
+func (f *FolderState) Known(path string, fi fs.FileInfo) ([32]byte, bool) {
+	return f.st.known(path, fi)
+}
+
+// Add records a file this walk yielded (read, or vouched for by Known), its metadata
+// fi as the walker saw it before reading (File.Info), and its SHA-256.
+func (f *FolderState) Add(path string, fi fs.FileInfo, sum [32]byte) { f.st.add(path, fi, sum) }
+
+// Save puts this walk's state in the store when it differs from the recorded one.
+func (f *FolderState) Save() { f.st.save() }
+
 // loadSnapshotState reads the state of the folder snapshot abs ([OpenDir]) whose files
 // of the languages langs (grammar names, sorted; empty: every language) a view
 // indexes, from rs (empty when there is none or it is damaged): what the views of that

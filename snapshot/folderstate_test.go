@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,4 +92,51 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestFolderStateWalk: a walk given a FolderState's Known yields the files the state
+// recorded unread (Vouched, with their hash and metadata) and reads a changed one.
+func TestFolderStateWalk(t *testing.T) {
+	root := writeTree(t, map[string]string{"a.py": "a = 1\n", "sub/b.py": "b = 2\n"})
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{"a.py", "sub/b.py"} {
+		os.Chtimes(filepath.Join(root, p), old, old)
+	}
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	recs := st.Records("o/r")
+	abs := mustAbs(t, root)
+	walk := func() map[string]File {
+		t.Helper()
+		fs := LoadFolderState(recs, abs, WalkOptions{})
+		opts := WalkOptions{Known: fs.Known}
+		got := map[string]File{}
+		if _, err := Walk(context.Background(), root, opts, func(f File) error {
+			sum := f.Sum()
+			if !f.Vouched() {
+				sum = sha256.Sum256(f.Data)
+			}
+			fs.Add(f.Path, f.Info(), sum)
+			got[f.Path] = f
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		fs.Save()
+		recs.Flush()
+		return got
+	}
+	for p, f := range walk() {
+		if f.Vouched() || f.Data == nil || f.Info() == nil {
+			t.Errorf("first walk: %s vouched %v, data %q, info %v; want read", p, f.Vouched(), f.Data, f.Info())
+		}
+	}
+	os.WriteFile(filepath.Join(root, "sub/b.py"), []byte("b = 3\n"), 0o644)
+	got := walk()
+	if a := got["a.py"]; !a.Vouched() || a.Data != nil || a.Sum() != sha256.Sum256([]byte("a = 1\n")) || a.Info() == nil {
+		t.Errorf("a.py: vouched %v, data %q, sum %x: want vouched with its hash, unread", a.Vouched(), a.Data, a.Sum())
+	}
+	if b := got["sub/b.py"]; b.Vouched() || string(b.Data) != "b = 3\n" {
+		t.Errorf("sub/b.py changed: vouched %v, data %q; want read", b.Vouched(), b.Data)
+	}
 }

@@ -2,16 +2,71 @@ package snapshot
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
+	"sync"
 )
 
 // MemFile is one file of an in-memory snapshot ([NewMem]): its raw bytes and their
-// SHA-256. A MemFile is never modified once a snapshot holds it.
+// SHA-256, or, for a file a walk vouched for without reading it, its hash and a
+// [Lazy] read of its bytes. A MemFile is never modified once a snapshot holds it.
 type MemFile struct {
 	Data []byte
-	Sum  [32]byte // SHA-256 of Data
+	Sum  [32]byte // SHA-256 of Data (or of what Lazy reads)
+	// Lazy, when Data is nil and Lazy is not, reads the bytes on first need (see
+	// [MemFile.Bytes]); files read whole leave it nil.
+	Lazy *Lazy
+}
+
+// Lazy is the deferred read of a file's bytes whose size and SHA-256 are known (a
+// walk's state vouched for them): Read runs once, on the first [MemFile.Bytes], and
+// its bytes must hash to the file's Sum. It is safe for concurrent use.
+type Lazy struct {
+	// Size is the file's size in bytes, as its metadata said.
+	Size int64
+	// Read reads the file's bytes.
+	Read func() ([]byte, error)
+
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// ErrChanged is the error (wrapped) of a lazy read whose bytes no longer hash as the
+// walk that vouched for the file recorded: the file changed since.
+var ErrChanged = errors.New("snapshot: the file changed since the walk that vouched for it")
+
+// Bytes returns the file's bytes: Data, or Lazy's bytes (read on the first call and
+// kept; an error when the read fails or the bytes do not hash to Sum, wrapping
+// ErrChanged then). The result must not be modified.
+func (f *MemFile) Bytes() ([]byte, error) {
+	if f.Data != nil || f.Lazy == nil {
+		return f.Data, nil
+	}
+	l := f.Lazy
+	l.once.Do(func() {
+		data, err := l.Read()
+		switch {
+		case err != nil:
+			l.err = err
+		case sha256.Sum256(data) != f.Sum:
+			l.err = ErrChanged
+		default:
+			l.data = data
+		}
+	})
+	return l.data, l.err
+}
+
+// Len returns the file's size in bytes: len(Data), or Lazy's Size.
+func (f *MemFile) Len() int64 {
+	if f.Data == nil && f.Lazy != nil {
+		return f.Lazy.Size
+	}
+	return int64(len(f.Data))
 }
 
 // memSnapshot is a [Snapshot] over memory, and a [Hasher] (every file was hashed
@@ -53,7 +108,7 @@ func (s *memSnapshot) Size(p string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return int64(len(f.Data)), true
+	return f.Len(), true
 }
 
 // Skipped implements [Snapshot]: none.
@@ -68,14 +123,18 @@ func (s *memSnapshot) SHA256(p string) ([32]byte, bool) {
 	return f.Sum, true
 }
 
-// ReadFile implements [fs.ReadFileFS]: a copy of the bytes held (the caller may
-// modify it, as fs.ReadFileFS allows).
+// ReadFile implements [fs.ReadFileFS]: a copy of the bytes held, or read lazily (the
+// caller may modify it, as fs.ReadFileFS allows), or the lazy read's error.
 func (s *memSnapshot) ReadFile(p string) ([]byte, error) {
 	f, ok := s.files[p]
 	if !ok {
 		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: %w", s.name, p, fs.ErrNotExist)
 	}
-	return bytes.Clone(f.Data), nil
+	b, err := f.Bytes()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: snapshot %s: read %s: %w", s.name, p, err)
+	}
+	return bytes.Clone(b), nil
 }
 
 // Open implements [fs.FS] as a folder or zip snapshot's Open does.

@@ -108,10 +108,22 @@ type File struct {
 	Data []byte
 
 	info  fs.FileInfo // the entry's metadata, when the walker had it
-	known bool        // not read: the folder cache vouched for it (OpenFolderCached); sum holds its hash
+	known bool        // not read: WalkOptions.Known vouched for it; sum holds its hash
 	sum   [32]byte
 	size  int64
 }
+
+// Vouched reports whether the walker did not read the file because
+// WalkOptions.Known vouched for it: Data is then nil and Sum is its SHA-256.
+func (f File) Vouched() bool { return f.known }
+
+// Sum returns the SHA-256 WalkOptions.Known gave for a file it vouched for (zero for
+// a file read: hash its Data).
+func (f File) Sum() [32]byte { return f.sum }
+
+// Info returns the file's metadata as the walker saw it before reading it (nil when
+// it had none).
+func (f File) Info() fs.FileInfo { return f.info }
 
 // WalkOptions says which files Walk yields. The zero value applies every rule: ignore
 // files, vendored and generated code skipped, files of the registered languages only,
@@ -145,9 +157,11 @@ type WalkOptions struct {
 	// goroutine that called Walk.
 	OnSkip func(path string, r SkipReason)
 
-	// known, if set (OpenFolderCached), vouches for files an earlier walk accepted and
-	// that did not change since: it returns their hash, and the walker does not read them.
-	known func(path string, fi fs.FileInfo) ([32]byte, bool)
+	// Known, if set, vouches for files an earlier walk accepted and that did not
+	// change since (see [FolderState.Known]): it gets a file's path and metadata
+	// before the read and returns its SHA-256 and true to have it yielded unread
+	// (File.Vouched).
+	Known func(path string, fi fs.FileInfo) ([32]byte, bool)
 }
 
 // WalkStats counts what one Walk did.
@@ -614,10 +628,10 @@ func (w *walker) file(p string, e fs.DirEntry) error {
 	if !w.opts.KeepGenerated && minifiedName(p) {
 		return w.skip(p, false, SkipMinified)
 	}
-	if w.opts.known != nil && info != nil {
+	if w.opts.Known != nil && info != nil {
 		// Unchanged since a walk that accepted it (same size, times and inode): its
 		// content's verdicts and hash still hold, so it is not read.
-		if sum, ok := w.opts.known(p, info); ok {
+		if sum, ok := w.opts.Known(p, info); ok {
 			return w.emit(walkEvent{file: File{Path: p, Lang: lang, info: info, known: true, sum: sum, size: size}})
 		}
 	}
@@ -867,7 +881,7 @@ func OpenFolderCached(ctx context.Context, dir string, opts WalkOptions, recs *s
 	var state *folderState
 	if recs != nil {
 		state = loadFolderState(recs, abs, opts)
-		opts.known = state.known
+		opts.Known = state.known
 	}
 	st, err := Walk(ctx, abs, opts, func(f File) error {
 		// The walker read the file whole (or vouched for it): keep its size and hash,

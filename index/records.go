@@ -15,13 +15,14 @@ import (
 )
 
 // chunkRecord is a stored chunking result: a file version's chunks with, per chunk,
-// the SHA-256 of its text (the key of its vectors) and its term frequencies encoded by
-// retrieve.EncodeTerms (so a warm run adds it to the corpus without tokenising).
+// the SHA-256 of its text (the key of its vectors), and their term frequencies encoded
+// by retrieve.EncodeTerms (so a warm run adds it to the corpus without tokenising).
 // Files that could not be decoded or chunked are not stored (their errors may depend
 // on limits, and they are rare).
 type chunkRecord struct {
 	Chunks   []chunker.Chunk
 	Sums     [][32]byte // SHA-256 of each chunk's text
+	Table    []byte     // the file's distinct terms (retrieve.EncodeTerms)
 	Terms    [][]byte   // each chunk's encoded term frequencies
 	Lossy    bool       // decoded lossily (see chunker.File.Lossy)
 	Encoding string     // the encoding it was decoded from
@@ -29,18 +30,20 @@ type chunkRecord struct {
 
 // chunkCodec names the record format below and the tokenisation of its terms; it is
 // part of every chunk record's key, so a record of another format is never read.
-const chunkCodec = "chunks-bin-2+" + retrieve.TermsVersion
+const chunkCodec = "chunks-bin-3+" + retrieve.TermsVersion
 
 // newChunkRecord returns the record of a file version's chunks.
 func newChunkRecord(cs []chunker.Chunk, lossy bool, encoding string) *chunkRecord {
-	rec := &chunkRecord{Chunks: cs, Lossy: lossy, Encoding: encoding, Terms: retrieve.EncodeTerms(cs), Sums: make([][32]byte, len(cs))}
+	rec := &chunkRecord{Chunks: cs, Lossy: lossy, Encoding: encoding, Sums: make([][32]byte, len(cs))}
+	rec.Table, rec.Terms = retrieve.EncodeTerms(cs)
 	for i := range cs {
 		rec.Sums[i] = sha256.Sum256([]byte(cs[i].Text))
 	}
 	return rec
 }
 
-// encode writes the record: a flag byte (bit 0: lossy), the encoding, the chunk count,
+// encode writes the record: a flag byte (bit 0: lossy), the encoding, the term table
+// (uvarint length, bytes), the chunk count,
 // then per chunk its string and integer fields (strings as uvarint length and bytes,
 // integers as uvarints, lists as a count then their items; Names follows Name), a flag byte (bit 0 fallback, bit 1 parse error, bits 2-3
 // chunker.LimitCode of its limit), its text's
@@ -48,7 +51,7 @@ func newChunkRecord(cs []chunker.Chunk, lossy bool, encoding string) *chunkRecor
 func (r *chunkRecord) encode() []byte {
 	// Room for the whole record with its varints of up to 4 bytes (the sum 32, the
 	// flags 2), so that b is allocated once.
-	size := 16 + len(r.Encoding)
+	size := 20 + len(r.Encoding) + len(r.Table)
 	for i := range r.Chunks {
 		c := &r.Chunks[i]
 		size += 34 + 17*4 + len(c.ID) + len(c.Path) + len(c.Lang) + len(c.Kind) + len(c.Name) + len(c.Parent) + len(c.Prev) + len(c.Next) + len(c.Text) + len(r.Terms[i])
@@ -69,6 +72,8 @@ func (r *chunkRecord) encode() []byte {
 	}
 	b = append(b, flag)
 	str(r.Encoding)
+	num(len(r.Table))
+	b = append(b, r.Table...)
 	num(len(r.Chunks))
 	for i := range r.Chunks {
 		c := &r.Chunks[i]
@@ -151,6 +156,12 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 	r := &chunkRecord{}
 	r.Lossy = byteAt()&1 != 0
 	r.Encoding = str()
+	if tl := num(); ok && tl <= len(b)-pos {
+		r.Table = b[pos : pos+tl : pos+tl]
+		pos += tl
+	} else {
+		return nil, errDamagedRecord
+	}
 	n := num()
 	if !ok || n > len(b) {
 		return nil, errDamagedRecord
@@ -211,7 +222,7 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 // and its chunks share a path): for a record read into memory that is reused (see
 // store.Records.GetTo), whose terms are added to the corpus and dropped while its
 // chunks stay: the encoded terms and the repeated paths and IDs are not kept.
-// r.Terms still point into the record.
+// r.Table and r.Terms still point into the record.
 func (r *chunkRecord) ownStrings() {
 	ids := make(map[string]int, len(r.Chunks)) // over the record's bytes, for this call
 	for i := range r.Chunks {

@@ -93,11 +93,11 @@ func TestChunkRecordRoundTrip(t *testing.T) {
 }
 
 // TestChunkKeyNamesRevision: the keys of chunk records name the chunker's revision and
-// the record format, so records of an older format (before Names) are made again,
-// never read with this decoder.
+// the record format, so records of an older format (before Names; before the term
+// table) are made again, never read with this decoder.
 func TestChunkKeyNamesRevision(t *testing.T) {
 	s := chunkSettings(Options{})
-	if !strings.Contains(s, "/"+chunker.Revision+"\x00") || !strings.HasSuffix(s, "\x00"+chunkCodec) || chunkCodec[:len("chunks-bin-2+")] != "chunks-bin-2+" {
+	if !strings.Contains(s, "/"+chunker.Revision+"\x00") || !strings.HasSuffix(s, "\x00"+chunkCodec) || chunkCodec[:len("chunks-bin-3+")] != "chunks-bin-3+" {
 		t.Fatalf("chunk settings %q do not name revision %s and codec %s", s, chunker.Revision, chunkCodec)
 	}
 }

@@ -686,7 +686,7 @@ func (ix *Index) file(sf sourceFile, ch chunker.Chunker, opts Options, st *Stats
 		st.Chunked++
 		st.Built = true
 	}
-	ords, err := ix.corpus.AddEncoded(rec.Chunks, rec.Terms)
+	ords, err := ix.corpus.AddEncoded(rec.Chunks, rec.Table, rec.Terms)
 	if err != nil {
 		ords = ix.corpus.Add(rec.Chunks) // damaged terms: tokenise again
 	}

@@ -195,17 +195,38 @@ func (c *Corpus) add(d *corpusDoc) int32 {
 // TermsVersion names the tokenisation ([Tokens]) and the format of [EncodeTerms]: a
 // store of encoded terms must key them by it, so that a change of either is never
 // misread.
-const TermsVersion = "terms-1"
+const TermsVersion = "terms-2"
 
-// EncodeTerms tokenises chunks as [Corpus.Add] does and returns, per chunk, its term
+// EncodeTerms tokenises chunks as [Corpus.Add] does and returns their term
 // frequencies in a compact binary form that [Corpus.AddEncoded] reads back without
-// tokenising again (for a store that keeps them beside the chunks). The form is, per
-// field (text, header, path): the field's length in tokens, the number of distinct
-// terms, and each term as its length, its bytes and its frequency (uvarints).
-func EncodeTerms(chunks []chunker.Chunk) [][]byte {
+// tokenising again (for a store that keeps them beside the chunks): table, the
+// distinct terms of all the chunks once each, in order of first occurrence (chunk by
+// chunk, field by field: text, header, path), as their count then each term's length
+// and bytes; and per chunk, per field, the field's length in tokens, the number of its
+// distinct terms, and each term as its index in table and its frequency (uvarints). A
+// file's chunks share most of their terms: the table makes [Corpus.AddEncoded] look
+// each up once.
+func EncodeTerms(chunks []chunker.Chunk) (table []byte, enc [][]byte) {
 	toks := tokenise(chunks)
-	out := make([][]byte, len(chunks))
 	var vb [binary.MaxVarintLen64]byte
+	index := map[string]int{}
+	var terms []string
+	for _, t := range toks {
+		for f := range numFields {
+			for _, tc := range t.terms[f] {
+				if _, ok := index[tc.term]; !ok {
+					index[tc.term] = len(terms)
+					terms = append(terms, tc.term)
+				}
+			}
+		}
+	}
+	table = append(table, vb[:binary.PutUvarint(vb[:], uint64(len(terms)))]...)
+	for _, t := range terms {
+		table = append(table, vb[:binary.PutUvarint(vb[:], uint64(len(t)))]...)
+		table = append(table, t...)
+	}
+	enc = make([][]byte, len(chunks))
 	for i, t := range toks {
 		var b []byte
 		put := func(n int) { b = append(b, vb[:binary.PutUvarint(vb[:], uint64(n))]...) }
@@ -213,26 +234,26 @@ func EncodeTerms(chunks []chunker.Chunk) [][]byte {
 			put(int(t.lens[f]))
 			put(len(t.terms[f]))
 			for _, tc := range t.terms[f] {
-				put(len(tc.term))
-				b = append(b, tc.term...)
+				put(index[tc.term])
 				put(int(tc.tf))
 			}
 		}
-		out[i] = b
+		enc[i] = b
 	}
-	return out
+	return table, enc
 }
 
-// AddEncoded adds chunks with their term frequencies as [EncodeTerms] gave them
-// (enc[i] for chunks[i]) and returns their ordinals, as [Corpus.Add] would. It returns
-// an error wrapping [ErrIncomplete], and adds nothing, when an encoding is damaged or
-// enc does not have one entry per chunk.
-func (c *Corpus) AddEncoded(chunks []chunker.Chunk, enc [][]byte) ([]int32, error) {
+// AddEncoded adds chunks with their term frequencies as [EncodeTerms] gave them (table,
+// and enc[i] for chunks[i]) and returns their ordinals, as [Corpus.Add] would (new
+// terms get their IDs in the same order). It returns an error wrapping
+// [ErrIncomplete], and adds nothing, when the table or an encoding is damaged or enc
+// does not have one entry per chunk.
+func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) ([]int32, error) {
 	if len(enc) != len(chunks) {
 		return nil, fmt.Errorf("retrieve: %d term encodings for %d chunks: %w", len(enc), len(chunks), ErrIncomplete)
 	}
-	// Check every encoding first, so that damaged data adds nothing; count the terms
-	// so that the frequencies of all the chunks share one allocation.
+	// Check the table and every encoding first, so that damaged data adds nothing;
+	// count the terms so that the frequencies of all the chunks share one allocation.
 	bad := fmt.Errorf("retrieve: damaged term encoding: %w", ErrIncomplete)
 	uvarint := func(b []byte) (int, []byte, bool) {
 		v, n := binary.Uvarint(b)
@@ -241,25 +262,40 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, enc [][]byte) ([]int32, erro
 		}
 		return int(v), b[n:], true
 	}
+	nt, b, ok := uvarint(table)
+	if !ok || nt > len(b) {
+		return nil, bad
+	}
+	terms := make([][]byte, nt)
+	for k := range terms {
+		var tl int
+		if tl, b, ok = uvarint(b); !ok || tl > len(b) || tl > MaxTokenBytes*4 {
+			return nil, bad
+		}
+		terms[k], b = b[:tl:tl], b[tl:]
+	}
+	if len(b) != 0 {
+		return nil, bad
+	}
 	total := 0
 	for _, b := range enc {
 		for range numFields {
-			var l, nt int
+			var l, n int
 			var ok1, ok2 bool
 			l, b, ok1 = uvarint(b)
 			if ok1 {
-				nt, b, ok2 = uvarint(b)
+				n, b, ok2 = uvarint(b)
 			}
-			if !ok1 || !ok2 || nt > len(b) || l < 0 {
+			if !ok1 || !ok2 || n > len(b) || l < 0 {
 				return nil, bad
 			}
-			total += nt
-			for range nt {
-				tl, rest, ok := uvarint(b)
-				if !ok || tl > len(rest) || tl > MaxTokenBytes*4 {
+			total += n
+			for range n {
+				k, rest, ok := uvarint(b)
+				if !ok || k >= nt {
 					return nil, bad
 				}
-				if _, rest, ok = uvarint(rest[tl:]); !ok {
+				if _, rest, ok = uvarint(rest); !ok {
 					return nil, bad
 				}
 				b = rest
@@ -271,6 +307,10 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, enc [][]byte) ([]int32, erro
 	}
 	flat := make([]termFreq, total)
 	docs := make([]corpusDoc, len(chunks))
+	ids := make([]int32, nt) // table index -> term ID; -1 until the term is first met
+	for k := range ids {
+		ids[k] = -1
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ords := make([]int32, len(chunks))
@@ -278,23 +318,28 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, enc [][]byte) ([]int32, erro
 		d := &docs[i]
 		d.chunk = chunks[i]
 		for f := range numFields {
-			var l, nt int
+			var l, n int
 			l, b, _ = uvarint(b)
-			nt, b, _ = uvarint(b)
+			n, b, _ = uvarint(b)
 			d.lens[f] = int32(l)
-			if nt == 0 {
+			if n == 0 {
 				continue
 			}
-			tfs := flat[:nt:nt]
-			flat = flat[nt:]
+			tfs := flat[:n:n]
+			flat = flat[n:]
 			for j := range tfs {
-				var tl, tf int
-				tl, b, _ = uvarint(b)
-				term := b[:tl]
-				tf, b, _ = uvarint(b[tl:])
-				id, ok := c.dict[string(term)] // no allocation for a known term
-				if !ok {
-					id = c.id(string(term))
+				var k, tf int
+				k, b, _ = uvarint(b)
+				tf, b, _ = uvarint(b)
+				id := ids[k]
+				if id < 0 {
+					// Looked up where Add would first meet it, so that new terms get
+					// the IDs Add would give them.
+					var known bool
+					if id, known = c.dict[string(terms[k])]; !known { // no allocation for a known term
+						id = c.id(string(terms[k]))
+					}
+					ids[k] = id
 				}
 				tfs[j] = termFreq{id, int32(tf)}
 			}

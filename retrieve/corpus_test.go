@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -79,17 +80,24 @@ func TestViewEqualsOwnIndex(t *testing.T) {
 	}
 }
 
-// TestAddEncodedEqualsAdd: chunks added from their encoded terms index and rank as
-// chunks tokenised by Add; damaged encodings are refused and add nothing.
+// TestAddEncodedEqualsAdd: chunks added from their encoded terms get the term IDs, and
+// index and rank as, chunks tokenised by Add; a damaged table or encoding is refused
+// and adds nothing.
 func TestAddEncodedEqualsAdd(t *testing.T) {
 	cs := synthChunks(300)
 	cs[7].Header = []string{"class HTTPResponseCache:", "def evictEldest(self, maxSize):"}
 	a, b := NewCorpus(), NewCorpus()
+	// Terms already in the corpus, in another order: the known ones keep their IDs.
+	a.Add(cs[100:110])
+	b.Add(cs[100:110])
 	oa := a.Add(cs)
-	enc := EncodeTerms(cs)
-	ob, err := b.AddEncoded(cs, enc)
+	table, enc := EncodeTerms(cs)
+	ob, err := b.AddEncoded(cs, table, enc)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.terms, b.terms) || !reflect.DeepEqual(a.dict, b.dict) {
+		t.Fatal("AddEncoded gave the terms other IDs than Add")
 	}
 	ia, _ := a.NewIndex("a", oa, nil)
 	ib, _ := b.NewIndex("b", ob, nil)
@@ -105,14 +113,25 @@ func TestAddEncodedEqualsAdd(t *testing.T) {
 			t.Fatalf("query %d: %v vs %v", q, ra, rb)
 		}
 	}
-	if _, err := b.AddEncoded(cs[:2], enc[:1]); !errors.Is(err, ErrIncomplete) {
+	if _, err := b.AddEncoded(cs[:2], table, enc[:1]); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("one encoding for two chunks: %v", err)
 	}
 	n := b.Len()
 	for cut := range len(enc[7]) {
-		if _, err := b.AddEncoded(cs[7:8], [][]byte{enc[7][:cut]}); !errors.Is(err, ErrIncomplete) {
+		if _, err := b.AddEncoded(cs[7:8], table, [][]byte{enc[7][:cut]}); !errors.Is(err, ErrIncomplete) {
 			t.Fatalf("encoding cut to %d of %d bytes: %v", cut, len(enc[7]), err)
 		}
+	}
+	for cut := range len(table) {
+		if _, err := b.AddEncoded(cs[7:8], table[:cut], enc[7:8]); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("table cut to %d of %d bytes: %v", cut, len(table), err)
+		}
+	}
+	// A table of one term: the encoding's indexes past it are refused.
+	one, _ := EncodeTerms(cs[:0])
+	one = append(one[:0], 1, 1, 'x')
+	if _, err := b.AddEncoded(cs[7:8], one, enc[7:8]); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("term indexes past the table: %v", err)
 	}
 	if b.Len() != n {
 		t.Errorf("damaged encodings added %d chunks", b.Len()-n)
@@ -219,9 +238,9 @@ func TestEncodeTermsDeterministic(t *testing.T) {
 		words = append(words, fmt.Sprintf("name%dValue", i))
 	}
 	cs := []chunker.Chunk{{ID: "a.go#0", Path: "a.go", Text: strings.Join(words, " ") + " name7Value"}}
-	want := EncodeTerms(cs)
+	wantTable, want := EncodeTerms(cs)
 	for range 10 {
-		if got := EncodeTerms(cs); !reflect.DeepEqual(got, want) {
+		if gotTable, got := EncodeTerms(cs); !reflect.DeepEqual(got, want) || !bytes.Equal(gotTable, wantTable) {
 			t.Fatal("EncodeTerms gave other bytes for the same chunks")
 		}
 	}

@@ -136,33 +136,28 @@ func run(data, lang, stage string, preds []string) error {
 		var s scores
 		for i, d := range dps {
 			m := middles[d.ID]
-			r := func(middle string, only func(string) bool) float64 {
-				ids := eval.NewIdentifiers(middle, d.Prefix, d.Suffix, spec.IsKeyword)
-				if only != nil {
-					ids = filter(ids, only)
-				}
-				if len(ids) == 0 {
+			// Each share as eval.NovelRecall gives it; the prose identifiers are
+			// scored as a middle of their own (they are new identifiers already).
+			r := func(middle string) float64 {
+				v, n := eval.NovelRecall(middle, d.Prefix, d.Suffix, pr[i].Context, spec.IsKeyword)
+				if n == 0 {
 					return -1
 				}
-				kept := map[string]bool{}
-				for _, id := range eval.Identifiers(pr[i].Context) {
-					kept[id] = true
-				}
-				n := 0
-				for _, id := range ids {
-					if kept[id] {
-						n++
-					}
-				}
-				return float64(n) / float64(len(ids))
+				return v
 			}
 			inCode := map[string]bool{}
 			for _, id := range eval.NewIdentifiers(code[i], d.Prefix, d.Suffix, spec.IsKeyword) {
 				inCode[id] = true
 			}
-			s.all = append(s.all, r(m, nil))
-			s.code = append(s.code, r(code[i], nil))
-			s.prose = append(s.prose, r(m, func(id string) bool { return !inCode[id] }))
+			var proseIDs []string
+			for _, id := range eval.NewIdentifiers(m, d.Prefix, d.Suffix, spec.IsKeyword) {
+				if !inCode[id] {
+					proseIDs = append(proseIDs, id)
+				}
+			}
+			s.all = append(s.all, r(m))
+			s.code = append(s.code, r(code[i]))
+			s.prose = append(s.prose, r(strings.Join(proseIDs, " ")))
 		}
 		names, all = append(names, name), append(all, s)
 	}
@@ -177,16 +172,6 @@ func run(data, lang, stage string, preds []string) error {
 		fmt.Printf("%-12s %26s %26s %26s\n", names[i], paired(all[i].all, all[0].all), paired(all[i].code, all[0].code), paired(all[i].prose, all[0].prose))
 	}
 	return nil
-}
-
-func filter(ids []string, keep func(string) bool) []string {
-	var out []string
-	for _, id := range ids {
-		if keep(id) {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // mean formats the mean of the defined values and their count.

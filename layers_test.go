@@ -17,7 +17,7 @@ import (
 //	repoctx ← internal helpers, grammars/kotlin2, languages/internal/lex ← grammars, tokens, store ←
 //	languages/<name> ← languages ← chunker, complete ← symbols, retrieve, snapshot ← retrieve/hugot,
 //	preprocess, crossrepo ← index ← assemble ← batch ← dataset, serve ← dataset/fromgit, eval ← cmd/repoctx, scripts/tune,
-//	scripts/growthplot, examples/library; beam/pipeline (module beam) ← beam/cmd/repoctx-beam
+//	scripts/growthplot, scripts/novelsplit, examples/library; beam/pipeline (module beam) ← beam/cmd/repoctx-beam
 //
 // store keeps records on disk and knows nothing of what they hold; snapshot reads
 // repository revisions (folders, zips, memory) and walks folders, keeping what a walk
@@ -64,6 +64,7 @@ var layers = map[string]int{
 	"cmd/repoctx":              13,
 	"scripts/tune":             13, // tuning harness (a command): batch, dataset and eval
 	"scripts/growthplot":       13, // growth.sh's report as a chart (a command)
+	"scripts/novelsplit":       13, // novelrec split into code and prose identifiers (a command): eval
 	"examples/library":         13, // the README's Go library example (a command)
 	// The Beam pipelines: their own module (beam/go.mod), so that the library and the
 	// CLI do not depend on Beam; they sit on top of the same layers.

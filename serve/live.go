@@ -404,7 +404,9 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 		case old == nil:
 			next[p] = f
 			u.Added++
-		case old.Sum != f.Sum:
+		case old.Sum != f.Sum || old.Lazy != nil && old.Lazy.Failed():
+			// A failed lazy read (the file changed, then changed back before this walk)
+			// may have left the file out of the view, and would fail again.
 			next[p] = f
 			u.Changed++
 		case old.size != f.size || !old.mod.Equal(f.mod):

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // MemFile is one file of an in-memory snapshot ([NewMem]): its raw bytes and their
@@ -30,10 +31,15 @@ type Lazy struct {
 	// Read reads the file's bytes.
 	Read func() ([]byte, error)
 
-	once sync.Once
-	data []byte
-	err  error
+	once   sync.Once
+	data   []byte
+	err    error
+	failed atomic.Bool // set once the read has failed (err is set)
 }
+
+// Failed reports whether the read ran and failed (an error, or bytes that did not
+// hash to the file's Sum); false before the read and while it runs. It never reads.
+func (l *Lazy) Failed() bool { return l.failed.Load() }
 
 // ErrChanged is the error (wrapped) of a lazy read whose bytes no longer hash as the
 // walk that vouched for the file recorded: the file changed since.
@@ -57,6 +63,7 @@ func (f *MemFile) Bytes() ([]byte, error) {
 		default:
 			l.data = data
 		}
+		l.failed.Store(l.err != nil)
 	})
 	return l.data, l.err
 }

@@ -33,8 +33,14 @@ func TestMemFileLazy(t *testing.T) {
 		t.Errorf("%d reads, want 1", reads.Load())
 	}
 	changed := &MemFile{Sum: sha256.Sum256(content), Lazy: &Lazy{Size: 6, Read: read([]byte("x = 2\n"))}}
-	if _, err := changed.Bytes(); !errors.Is(err, ErrChanged) {
-		t.Errorf("changed bytes: error %v, want ErrChanged", err)
+	if changed.Lazy.Failed() {
+		t.Error("Failed before the read")
+	}
+	if _, err := changed.Bytes(); !errors.Is(err, ErrChanged) || !changed.Lazy.Failed() {
+		t.Errorf("changed bytes: error %v, Failed %v; want ErrChanged, true", err, changed.Lazy.Failed())
+	}
+	if f.Lazy.Failed() {
+		t.Error("Failed after a read that succeeded")
 	}
 	failed := &MemFile{Lazy: &Lazy{Read: func() ([]byte, error) { return nil, errors.New("gone") }}}
 	if _, err := failed.Bytes(); err == nil || err.Error() != "gone" {

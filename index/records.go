@@ -116,6 +116,12 @@ func (r *chunkRecord) encode() []byte {
 
 var errDamagedRecord = errors.New("index: damaged chunk record")
 
+// minChunkBytes is the fewest bytes a chunk takes in a record (see encode): 9 strings
+// and 8 integers (its terms' length included) of at least one byte each, the flag
+// byte and the 32 bytes of its sum. A damaged chunk count is refused against it before
+// the chunks are allocated (a chunker.Chunk takes 256 bytes of memory).
+const minChunkBytes = 9 + 8 + 1 + 32
+
 // decodeChunkRecord reads what encode wrote. The chunks' strings and terms point into
 // b, which must not change while they are used: b is a payload of encode or of
 // store.Records.Get (never modified), or memory a view reuses once the chunks' strings
@@ -163,7 +169,7 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		return nil, errDamagedRecord
 	}
 	n := num()
-	if !ok || n > len(b) {
+	if !ok || n > (len(b)-pos)/minChunkBytes {
 		return nil, errDamagedRecord
 	}
 	r.Chunks = make([]chunker.Chunk, n)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -487,14 +488,21 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // lazyRead returns the read of the file at path (slash, relative to the folder) for a
-// file the walk state vouched for: its bytes, at most the walk's size limit.
+// file the walk state vouched for: its bytes, at most the walk's size limit. A path
+// that is no longer a regular file is refused (opened without blocking: a named pipe
+// put in its place would block the open until a writer came).
 func (w *Workspace) lazyRead(path string) func() ([]byte, error) {
 	return func() ([]byte, error) {
-		f, err := w.osRoot.Open(filepath.FromSlash(path))
+		f, err := w.osRoot.OpenFile(filepath.FromSlash(path), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err != nil {
+			return nil, err
+		} else if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is no longer a regular file", path)
+		}
 		limit := w.cfg.Walk.MaxFileBytes
 		if limit <= 0 {
 			limit = chunker.DefaultMaxFileBytes

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -170,5 +171,59 @@ func TestStartFromWalkStateSettles(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStartFromWalkStateFIFO: a file the walk state vouched for that is replaced by a
+// named pipe before its lazy read does not block the read (warm, the inspector) for
+// ever, nor Close, which waits for warm.
+func TestStartFromWalkStateFIFO(t *testing.T) {
+	dir := sampleWorkspace(t)
+	ageFiles(t, dir)
+	cache := t.TempDir()
+	first := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.CacheDir = cache })
+	first.Close()
+
+	rel := utilDir + "/Extensions.kt"
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	afterStateWalk = func() {
+		if err := os.Remove(p); err != nil {
+			t.Error(err)
+		}
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { afterStateWalk = nil })
+	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.CacheDir = cache })
+	afterStateWalk = nil
+	// A writer releases a read blocked on the pipe, so that the test ends either way.
+	release := func() {
+		if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		if _, err := ts.ws[0].fileSet()[rel].Bytes(); err == nil {
+			t.Error("a named pipe read as the file")
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		release()
+		<-done
+		t.Fatal("the lazy read of a file turned into a named pipe blocked")
+	}
+	closed := make(chan struct{})
+	go func() { ts.Server.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		release()
+		<-closed
+		t.Fatal("Close blocked on a named pipe")
 	}
 }

@@ -778,7 +778,10 @@ func (ix *Index) symbols(sf sourceFile, e *corpusFile, opts Options) *symbols.Fi
 	recordBufs.Put(buf)
 	if got == nil {
 		if raw, err := sf.content(); err != nil {
-			// Unreadable now: no symbols.
+			// Unreadable now (a lazy read that failed: the file changed since its
+			// hash was taken): no symbols for this view, and nothing kept, so that a
+			// later view of the same version reads it again.
+			return nil
 		} else if f, err := chunker.Decode(sf.path, raw, opts.MaxFileBytes); err == nil {
 			ex := extractors.Get().(*symbols.Extractor)
 			if s, err := ex.Extract(f); err == nil {

@@ -269,7 +269,7 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 	terms := make([][]byte, nt)
 	for k := range terms {
 		var tl int
-		if tl, b, ok = uvarint(b); !ok || tl > len(b) || tl > MaxTokenBytes*4 {
+		if tl, b, ok = uvarint(b); !ok || tl == 0 || tl > len(b) || tl > MaxTokenBytes*4 {
 			return nil, bad
 		}
 		terms[k], b = b[:tl:tl], b[tl:]
@@ -295,7 +295,8 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 				if !ok || k >= nt {
 					return nil, bad
 				}
-				if _, rest, ok = uvarint(rest); !ok {
+				var tf int
+				if tf, rest, ok = uvarint(rest); !ok || tf == 0 {
 					return nil, bad
 				}
 				b = rest

@@ -133,6 +133,16 @@ func TestAddEncodedEqualsAdd(t *testing.T) {
 	if _, err := b.AddEncoded(cs[7:8], one, enc[7:8]); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("term indexes past the table: %v", err)
 	}
+	// An empty term, and a term of frequency 0: no encoding makes them.
+	if _, err := b.AddEncoded(cs[:1], []byte{1, 0}, [][]byte{{1, 1, 0, 1, 0, 0, 0, 0}}); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("an empty term: %v", err)
+	}
+	if _, err := b.AddEncoded(cs[:1], []byte{1, 1, 'x'}, [][]byte{{1, 1, 0, 0, 0, 0, 0, 0}}); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("a term of frequency 0: %v", err)
+	}
+	if _, err := NewCorpus().AddEncoded(cs[:1], []byte{1, 1, 'x'}, [][]byte{{1, 1, 0, 1, 0, 0, 0, 0}}); err != nil {
+		t.Errorf("the same encoding with a frequency of 1 is refused: %v", err)
+	}
 	if b.Len() != n {
 		t.Errorf("damaged encodings added %d chunks", b.Len()-n)
 	}

@@ -207,6 +207,7 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 		if w.bix != nil {
 			w.bix.Close()
 		}
+		root.Close()
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.Background())

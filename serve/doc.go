@@ -38,9 +38,12 @@
 // same) the hash of every file whose size, times and inode did not change, without
 // reading it: its bytes are read when first needed (the first view reads only the
 // files whose chunks are not stored) and, after the first view, by a background pass
-// in path order (warm), for locate and the inspector. A read whose bytes no longer
-// hash as recorded fails: the file is left out of that view, and noted for the update
-// loop, as is every file the poll after the first view finds changed.
+// in path order (warm), for locate and the inspector (a request without a path that
+// comes before that pass ends reads the files it has not read yet). A read whose
+// bytes no longer hash as recorded, or of a path no longer a regular file, fails: the
+// file is left out of that view and noted for the update loop, as is every file the
+// poll after the first view finds changed; the update takes a file whose read failed
+// again even when its hash is the recorded one (it changed back).
 //
 // On a save: fsnotify reports events for the folder (every folder the walker goes
 // into is watched; ignored, vendored and .git folders are not); their paths are

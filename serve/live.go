@@ -213,11 +213,15 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 	wctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	w.wg.Add(3)
-	go func() { defer w.wg.Done(); w.updateLoop(wctx) }()
+	go func() {
+		defer w.wg.Done()
+		// What changed while the first view was made: the stats taken before reading
+		// tell. Off the start's path: the update loop takes what it notes.
+		w.poll()
+		w.updateLoop(wctx)
+	}()
 	go func() { defer w.wg.Done(); w.watchLoop(wctx) }()
 	go func() { defer w.wg.Done(); w.warm(wctx) }()
-	// What changed while the first view was made: the stats taken before reading tell.
-	w.poll()
 	return w, nil
 }
 

@@ -212,7 +212,7 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
-	w.wg.Add(3)
+	w.wg.Add(2)
 	go func() {
 		defer w.wg.Done()
 		// What changed while the first view was made: the stats taken before reading
@@ -221,7 +221,6 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 		w.updateLoop(wctx)
 	}()
 	go func() { defer w.wg.Done(); w.watchLoop(wctx) }()
-	go func() { defer w.wg.Done(); w.warm(wctx) }()
 	return w, nil
 }
 
@@ -371,8 +370,9 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 	}
 	// The first walk (of the whole folder) takes the files the folder's walk state
 	// (in the store) vouches for unread: their bytes are read when first needed (a
-	// view whose chunks are not stored, warm). One that changed before that is left
-	// out of the view (its read fails) and found by the poll after the first view.
+	// view whose chunks are not stored, locate, the inspector). One that changed
+	// before that is left out of the view (its read fails) and found by the poll after
+	// the first view.
 	var state *snapshot.FolderState
 	if first {
 		state = snapshot.LoadFolderState(w.st.Records(w.repo), w.root, w.cfg.Walk)
@@ -517,25 +517,6 @@ func (w *Workspace) lazyRead(path string) func() ([]byte, error) {
 			err = fmt.Errorf("%s grew over the size limit", path)
 		}
 		return b, err
-	}
-}
-
-// warm reads, after the first view, the bytes of the files the walk state vouched for
-// (the first view needed none of them, unless their chunks were not stored), one file
-// at a time in path order, so that finding a request's file (locate) and the
-// inspector do not wait for them. A file that changed since is noted for the update
-// loop. It stops when ctx is done.
-func (w *Workspace) warm(ctx context.Context) {
-	files := w.fileSet()
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		if ctx.Err() != nil {
-			return
-		}
-		if f := files[p]; f.Data == nil && f.Lazy != nil {
-			if _, err := f.Bytes(); err != nil {
-				w.note(p)
-			}
-		}
 	}
 }
 

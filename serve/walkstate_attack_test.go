@@ -175,8 +175,8 @@ func TestStartFromWalkStateSettles(t *testing.T) {
 }
 
 // TestStartFromWalkStateFIFO: a file the walk state vouched for that is replaced by a
-// named pipe before its lazy read does not block the read (warm, the inspector) for
-// ever, nor Close, which waits for warm.
+// named pipe before its lazy read does not block the read (locate, the inspector) for
+// ever, nor Close.
 func TestStartFromWalkStateFIFO(t *testing.T) {
 	dir := sampleWorkspace(t)
 	ageFiles(t, dir)

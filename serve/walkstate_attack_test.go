@@ -52,25 +52,11 @@ func TestStartFromWalkStateChangedBack(t *testing.T) {
 }
 
 func changedBack(t *testing.T, poll bool) {
-	dir := sampleWorkspace(t)
-	ageFiles(t, dir)
-	cache := t.TempDir()
-	first := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.CacheDir = cache })
-	first.Close()
+	dir, cache := vouchedWorkspace(t)
 
-	rel := "src/main/kotlin/com/acme/tracker/repository/InMemoryIssueRepository.kt"
+	rel := rewrittenFile
 	p := filepath.Join(dir, filepath.FromSlash(rel))
-	orig, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	afterStateWalk = func() {
-		s := strings.Replace(string(orig), "val wanted", "val wantXd", 1) // same size
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Error(err)
-		}
-	}
-	t.Cleanup(func() { afterStateWalk = nil })
+	orig := rewriteAfterWalk(t, dir)
 	// Other chunk settings: the first view reads the files the state vouched for. A
 	// long debounce: the content is back before the update walks the file.
 	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) {
@@ -178,11 +164,7 @@ func TestStartFromWalkStateSettles(t *testing.T) {
 // named pipe before its lazy read does not block the read (locate, the inspector) for
 // ever, nor Close.
 func TestStartFromWalkStateFIFO(t *testing.T) {
-	dir := sampleWorkspace(t)
-	ageFiles(t, dir)
-	cache := t.TempDir()
-	first := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.CacheDir = cache })
-	first.Close()
+	dir, cache := vouchedWorkspace(t)
 
 	rel := utilDir + "/Extensions.kt"
 	p := filepath.Join(dir, filepath.FromSlash(rel))

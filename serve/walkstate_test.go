@@ -29,6 +29,40 @@ func ageFiles(t *testing.T, dir string) {
 	}
 }
 
+// vouchedWorkspace returns a sample workspace whose files are an hour old, and a cache
+// in which a first server recorded the folder's walk state.
+func vouchedWorkspace(t *testing.T) (dir, cache string) {
+	t.Helper()
+	dir = sampleWorkspace(t)
+	ageFiles(t, dir)
+	cache = t.TempDir()
+	startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.CacheDir = cache }).Close()
+	return dir, cache
+}
+
+// rewrittenFile is the file rewriteAfterWalk changes.
+const rewrittenFile = "src/main/kotlin/com/acme/tracker/repository/InMemoryIssueRepository.kt"
+
+// rewriteAfterWalk makes the next walk that uses the walk state, before its view,
+// rewrite rewrittenFile of dir at the same size with other bytes ("val wanted"
+// becomes "val wantXd": only the bytes tell), and returns the file's first content.
+func rewriteAfterWalk(t *testing.T, dir string) []byte {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rewrittenFile))
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	afterStateWalk = func() {
+		s := strings.Replace(string(orig), "val wanted", "val wantXd", 1)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { afterStateWalk = nil })
+	return orig
+}
+
 // countingFS counts the opens of .kt files.
 type countingFS struct {
 	fs.FS
@@ -92,27 +126,9 @@ func TestStartFromWalkState(t *testing.T) {
 // the first view reads it is left out of that view, and the poll after it brings the
 // new content in.
 func TestStartFromWalkStateChanged(t *testing.T) {
-	dir := sampleWorkspace(t)
-	ageFiles(t, dir)
-	cache := t.TempDir()
-	first := startServer(t, []Folder{{Dir: dir}}, func(c *Config) { c.CacheDir = cache })
-	first.Close()
+	dir, cache := vouchedWorkspace(t)
 
-	rel := "src/main/kotlin/com/acme/tracker/repository/InMemoryIssueRepository.kt"
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	afterStateWalk = func() {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		// Same size, new content: only the bytes tell.
-		s := strings.Replace(string(b), "val wanted", "val wantXd", 1)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Error(err)
-		}
-	}
-	t.Cleanup(func() { afterStateWalk = nil })
+	rewriteAfterWalk(t, dir)
 	// Other chunk settings: the stored chunks do not fit, so the first view reads the
 	// files the state vouched for.
 	ts := startServer(t, []Folder{{Dir: dir}}, func(c *Config) {

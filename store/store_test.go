@@ -335,7 +335,10 @@ func TestAutoFlushConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := segmentFiles(t, rs.Dir()); n < 5 {
+	// About 130 KB put at a 4 KB threshold: written as it accumulated, in more than one
+	// segment. How many depends on how many puts land while a write runs (they wait
+	// for the next), so only that is checked (a loaded machine under -race made 4).
+	if n := segmentFiles(t, rs.Dir()); n < 2 {
 		t.Errorf("%d segments", n)
 	}
 	for n := range goroutines * each {

@@ -64,7 +64,7 @@ var layers = map[string]int{
 	"cmd/repoctx":              13,
 	"scripts/tune":             13, // tuning harness (a command): batch, dataset and eval
 	"scripts/growthplot":       13, // growth.sh's report as a chart (a command)
-	"scripts/novelsplit":       13, // novelrec split into code and prose identifiers (a command): eval
+	"scripts/novelsplit":       13, // novelrec split into code and prose identifiers (a command): dataset and eval
 	"examples/library":         13, // the README's Go library example (a command)
 	// The Beam pipelines: their own module (beam/go.mod), so that the library and the
 	// CLI do not depend on Beam; they sit on top of the same layers.

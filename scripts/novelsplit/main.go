@@ -18,8 +18,7 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -30,6 +29,7 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 
+	"github.com/repoctx/repoctx/dataset"
 	"github.com/repoctx/repoctx/eval"
 	"github.com/repoctx/repoctx/grammars"
 
@@ -47,41 +47,6 @@ func main() {
 	}
 }
 
-// jsonLines reads a JSON Lines file into one value per line.
-func jsonLines[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		out = append(out, v)
-	}
-	return out, sc.Err()
-}
-
-type datapoint struct {
-	ID     string `json:"id"`
-	Prefix string `json:"prefix"`
-	Suffix string `json:"suffix"`
-}
-
-type truth struct {
-	ID     string `json:"id"`
-	Middle string `json:"middle"`
-}
-
-type prediction struct {
-	Context string `json:"context"`
-}
-
 // scores are one predictions file's per-datapoint recalls (-1: undefined).
 type scores struct{ all, code, prose []float64 }
 
@@ -91,17 +56,20 @@ func run(data, lang, stage string, preds []string) error {
 		return fmt.Errorf("need a registered -lang and at least one NAME=FILE predictions file")
 	}
 	base := filepath.Join(data, lang+"-"+stage)
-	dps, err := jsonLines[datapoint](base + ".jsonl")
+	dps, bad, err := dataset.ReadDatapointsFile(base + ".jsonl")
 	if err != nil {
 		return err
 	}
-	ts, err := jsonLines[truth](base + ".truth.jsonl")
+	if err := errors.Join(bad...); err != nil {
+		return err
+	}
+	truth, err := dataset.ReadTruth(base + ".truth.jsonl")
 	if err != nil {
 		return err
 	}
 	middles := map[string]string{}
-	for _, t := range ts {
-		middles[t.ID] = t.Middle
+	for id, t := range truth {
+		middles[id] = t.Middle
 	}
 	ps := grammars.NewParsers(0)
 	defer ps.Close()
@@ -126,12 +94,9 @@ func run(data, lang, stage string, preds []string) error {
 			file = arg
 			name = strings.TrimSuffix(filepath.Base(arg), ".jsonl")
 		}
-		pr, err := jsonLines[prediction](file)
+		pr, err := eval.ReadPredictions(file, len(dps))
 		if err != nil {
 			return err
-		}
-		if len(pr) != len(dps) {
-			return fmt.Errorf("%s: %d predictions for %d datapoints", file, len(pr), len(dps))
 		}
 		var s scores
 		for i, d := range dps {

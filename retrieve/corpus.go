@@ -308,12 +308,18 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 	}
 	flat := make([]termFreq, total)
 	docs := make([]corpusDoc, len(chunks))
-	ids := make([]int32, nt) // table index -> term ID; -1 until the term is first met
-	for k := range ids {
-		ids[k] = -1
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The table lists the terms in the order Add first meets them (chunk by chunk, field
+	// by field), so new terms get the IDs Add would give them.
+	ids := make([]int32, nt) // table index -> term ID
+	for k, t := range terms {
+		id, known := c.dict[string(t)] // no allocation for a known term
+		if !known {
+			id = c.id(string(t))
+		}
+		ids[k] = id
+	}
 	ords := make([]int32, len(chunks))
 	for i, b := range enc {
 		d := &docs[i]
@@ -332,17 +338,7 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 				var k, tf int
 				k, b, _ = uvarint(b)
 				tf, b, _ = uvarint(b)
-				id := ids[k]
-				if id < 0 {
-					// Looked up where Add would first meet it, so that new terms get
-					// the IDs Add would give them.
-					var known bool
-					if id, known = c.dict[string(terms[k])]; !known { // no allocation for a known term
-						id = c.id(string(terms[k]))
-					}
-					ids[k] = id
-				}
-				tfs[j] = termFreq{id, int32(tf)}
+				tfs[j] = termFreq{ids[k], int32(tf)}
 			}
 			d.tfs[f] = tfs
 		}

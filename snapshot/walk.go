@@ -10,8 +10,10 @@ package snapshot
 // order of sort.Strings over the yielded paths, the same as Snapshot.Paths.
 //
 // Ignore patterns are parsed and matched by go-git's plumbing/format/gitignore
-// (ParsePattern, NewMatcher), which implements gitignore(5) matching with a pattern
-// "domain" (the folder the pattern file lives in). The walker never descends into a
+// (ParsePattern, Pattern.Match), which implements gitignore(5) matching with a pattern
+// "domain" (the folder the pattern file lives in); a folder's entries are matched in
+// NewMatcher's order (the last matching pattern decides), skipping the patterns a
+// cheap component test rules out (see ignorePattern). The walker never descends into a
 // folder that is excluded, which gives git's rule that a file cannot be re-included
 // when a parent folder is excluded.
 
@@ -32,8 +34,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
@@ -276,7 +276,7 @@ func WalkFS(ctx context.Context, fsys fs.FS, opts WalkOptions, fn func(File) err
 	if err := w.init(); err != nil {
 		return WalkStats{}, err
 	}
-	var base []gitignore.Pattern
+	var base []ignorePattern
 	if !opts.NoIgnoreFiles {
 		if data, err := fs.ReadFile(fsys, ".git/info/exclude"); err == nil {
 			base = parsePatterns(data, nil)
@@ -298,7 +298,7 @@ type walker struct {
 	fsys    fs.FS
 	opts    WalkOptions
 	fn      func(File) error
-	exclude gitignore.Matcher
+	exclude []ignorePattern // WalkOptions.Exclude
 	langs   map[string]bool // nil: every registered language
 	st      WalkStats
 
@@ -460,16 +460,15 @@ func (w *walker) init() error {
 	if w.opts.MaxFileBytes <= 0 {
 		w.opts.MaxFileBytes = chunker.DefaultMaxFileBytes
 	}
-	var ps []gitignore.Pattern
+	w.exclude = nil
 	for _, e := range w.opts.Exclude {
 		t := strings.TrimSpace(e)
 		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "!") {
 			return &repoctx.OptionError{Option: "exclude", Value: strconv.Quote(e),
 				Want: `a gitignore pattern that excludes (not blank, not a "#" comment, no leading "!")`}
 		}
-		ps = append(ps, gitignore.ParsePattern(t, nil))
+		w.exclude = append(w.exclude, newIgnorePattern(t, nil))
 	}
-	w.exclude = gitignore.NewMatcher(ps)
 	if len(w.opts.Languages) > 0 {
 		w.langs = map[string]bool{}
 		for _, l := range w.opts.Languages {
@@ -497,7 +496,7 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
 
 // dir walks the folder p (slash path, "." for the root) whose path components are
 // elems; ps are the ignore patterns in force above it, lowest priority first.
-func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
+func (w *walker) dir(p string, elems []string, ps []ignorePattern) error {
 	entries, err := fs.ReadDir(w.fsys, p)
 	if err != nil {
 		if p == "." {
@@ -520,7 +519,8 @@ func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
 			}
 		}
 	}
-	ignore := gitignore.NewMatcher(ps)
+	ignore := newDirMatcher(ps, elems)
+	exclude := newDirMatcher(w.exclude, elems)
 	// Visit in full-path order: a folder "a" sorts as "a/", after "a.txt".
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(sortKey(a), sortKey(b)) })
 	for _, e := range entries {
@@ -537,7 +537,7 @@ func (w *walker) dir(p string, elems []string, ps []gitignore.Pattern) error {
 				return err
 			}
 			continue
-		case w.exclude.Match(ce, isDir):
+		case exclude.Match(ce, isDir):
 			if err := w.skip(cp, isDir, SkipExcluded); err != nil {
 				return err
 			}
@@ -666,14 +666,14 @@ func readLimited(fsys fs.FS, p string, max int64) ([]byte, error) {
 // components below the root): blank lines and "#" comments are left out, a trailing
 // CR is dropped (CRLF files), the rest goes to gitignore.ParsePattern, which handles
 // "!", "/", "**" and trailing spaces ("\ " keeps one).
-func parsePatterns(data []byte, domain []string) []gitignore.Pattern {
-	var ps []gitignore.Pattern
+func parsePatterns(data []byte, domain []string) []ignorePattern {
+	var ps []ignorePattern
 	for line := range strings.SplitSeq(string(data), "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+		ps = append(ps, newIgnorePattern(line, domain))
 	}
 	return ps
 }

@@ -12,12 +12,13 @@ import (
 // from: names that equal, end with, or only resemble one another.
 var ignoreWords = []string{"build", "out", "a", "b.kt", "x.iml", ".iml", "iml", "node_modules", "build.gradle", "gen", "Build", "b", "a b", "a\\ "}
 
-// randomPattern returns a gitignore line of any shape: literal, "*"-suffix, other
-// wildcards, anchored, nested, "**", negated, folder-only, trailing spaces.
+// randomPattern returns a gitignore line of any shape: literal, "*"-suffix, literal
+// prefix, other wildcards, anchored, nested, "**", negated, folder-only, trailing
+// spaces.
 func randomPattern(r *rand.Rand) string {
 	w := func() string { return ignoreWords[r.IntN(len(ignoreWords))] }
 	var s string
-	switch r.IntN(9) {
+	switch r.IntN(10) {
 	case 0, 1:
 		s = w()
 	case 2, 3:
@@ -30,6 +31,8 @@ func randomPattern(r *rand.Rand) string {
 		s = w() + "/" + w()
 	case 7:
 		s = "**/" + w()
+	case 8:
+		s = []string{"", "/"}[r.IntN(2)] + w() + "*/" + w()
 	default:
 		s = []string{"*", "?ut", "[ab]", "b?kt", "*.*", "\\*", "[", "*[", "**"}[r.IntN(9)]
 	}
@@ -84,6 +87,7 @@ func FuzzDirMatcher(f *testing.F) {
 	f.Add("build/", "build/a", "b", true)
 	f.Add("!out", "out", "out", true)
 	f.Add("a\\ ", "a ", "a ", false)
+	f.Add("/hs_err*/x", "hs_err_1", "x", false)
 	f.Fuzz(func(t *testing.T, line, dir, name string, isDir bool) {
 		if name == "" || strings.Contains(name, "/") {
 			return

@@ -185,9 +185,16 @@ type Records struct {
 	dir  string
 	lock *os.File // shared lock while this process uses the repository
 
-	mu       sync.RWMutex
-	segs     map[string]*segment
+	mu   sync.RWMutex
+	segs map[string]*segment
+	// index maps every key in a segment to its latest location, once built: until
+	// then (a process that reads a handful of records, such as a query over a stored
+	// view) the locations wait in unmapped, in the order they were found, and a read
+	// looks through them from the newest (see locate).
 	index    map[Key]recLoc
+	unmapped [][]segEntry // by segment, in the order found
+	indexed  bool
+	lookups  atomic.Int32 // reads of unmapped, until the index is built
 	pending  map[Key][]byte
 	pendSize int64
 	scanned  time.Time
@@ -331,13 +338,77 @@ func (r *Records) rescan() {
 		}
 		mapSegment(seg)
 		r.segs[name] = seg
-		if len(r.index) == 0 {
-			r.index = make(map[Key]recLoc, len(entries))
+		r.addEntries(entries)
+	}
+}
+
+// lazyLookups is the number of reads answered by looking through Records.unmapped
+// before the index is built.
+const lazyLookups = 16
+
+// addEntries adds the locations of entries, later ones taking precedence (r.mu held).
+func (r *Records) addEntries(entries []segEntry) {
+	if !r.indexed {
+		r.unmapped = append(r.unmapped, entries)
+		return
+	}
+	for _, e := range entries {
+		r.index[e.key] = e.loc
+	}
+}
+
+// buildIndex moves Records.unmapped into the index (r.mu held).
+func (r *Records) buildIndex() {
+	if r.indexed {
+		return
+	}
+	if len(r.index) == 0 {
+		n := 0
+		for _, es := range r.unmapped {
+			n += len(es)
 		}
-		for _, e := range entries {
+		r.index = make(map[Key]recLoc, n)
+	}
+	for _, es := range r.unmapped {
+		for _, e := range es {
 			r.index[e.key] = e.loc
 		}
 	}
+	r.unmapped, r.indexed = nil, true
+}
+
+// locate returns where record k is in the segments (r.mu held for reading; lookups
+// past lazyLookups ask the caller to build the index: build).
+func (r *Records) locate(k Key) (loc recLoc, ok, build bool) {
+	if r.indexed {
+		loc, ok = r.index[k]
+		return loc, ok, false
+	}
+	if r.lookups.Add(1) > lazyLookups {
+		return recLoc{}, false, true
+	}
+	for _, es := range slices.Backward(r.unmapped) {
+		for _, e := range slices.Backward(es) {
+			if e.key == k {
+				return e.loc, true, false
+			}
+		}
+	}
+	return recLoc{}, false, false
+}
+
+// find is locate for a caller that holds no lock.
+func (r *Records) find(k Key) (recLoc, bool) {
+	r.mu.RLock()
+	loc, ok, build := r.locate(k)
+	r.mu.RUnlock()
+	if build {
+		r.mu.Lock()
+		r.buildIndex()
+		loc, ok = r.index[k]
+		r.mu.Unlock()
+	}
+	return loc, ok
 }
 
 // segEntry is one record of a segment's footer.
@@ -444,12 +515,13 @@ func (r *Records) get(k Key, buf []byte) ([]byte, bool) {
 		}
 		return p, true
 	}
-	loc, ok := r.index[k]
 	stale := time.Since(r.scanned) > 2*time.Second
 	r.mu.RUnlock()
+	loc, ok := r.find(k)
 	if !ok && stale {
 		r.mu.Lock()
 		r.rescan()
+		r.buildIndex() // a miss after a while: the index is worth it
 		loc, ok = r.index[k]
 		r.mu.Unlock()
 	}
@@ -489,10 +561,10 @@ func (r *Records) Has(k Key) bool {
 	if !ok {
 		_, ok = r.flushing[k]
 	}
-	if !ok {
-		_, ok = r.index[k]
-	}
 	r.mu.RUnlock()
+	if !ok {
+		_, ok = r.find(k)
+	}
 	return ok
 }
 
@@ -614,10 +686,12 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 		}
 	} else {
 		r.segs[name] = seg
+		entries := make([]segEntry, 0, len(locs))
 		for k, loc := range locs {
 			loc.seg = seg
-			r.index[k] = loc
+			entries = append(entries, segEntry{k, loc})
 		}
+		r.addEntries(entries)
 	}
 	r.flushing = nil
 	r.noAuto = false

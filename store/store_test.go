@@ -626,3 +626,50 @@ func TestCompactDamagedNewest(t *testing.T) {
 		t.Errorf("a record whose only copy is damaged was kept: %q", b)
 	}
 }
+
+// TestLazyIndex checks that reads before and after the key index is built (the first
+// lazyLookups reads look through the segments' entries) find every record, the latest
+// of a key written again, and miss absent ones; and that a process's own writes are
+// found either way.
+func TestLazyIndex(t *testing.T) {
+	cache := t.TempDir()
+	rs := Open(cache).Records("o/r")
+	state := Key{Kind: KindWalk, Hash: [32]byte{7}}
+	for seg := range 3 {
+		for i := range 50 {
+			rs.Put(Key{Kind: KindChunks, Hash: [32]byte{byte(seg), byte(i)}}, []byte(fmt.Sprintf("c %d %d", seg, i)))
+		}
+		rs.Put(state, []byte(fmt.Sprintf("state %d", seg)))
+		if _, err := rs.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // distinct segment names
+	}
+	r := Open(cache).Records("o/r")
+	for i := range 3 * lazyLookups {
+		if b, _ := r.Get(state); i <= 2 && string(b) != "state 2" {
+			t.Fatalf("read %d: %q, want the latest state", i, b)
+		}
+		seg, j := i%3, i%50
+		if b, _ := r.Get(Key{Kind: KindChunks, Hash: [32]byte{byte(seg), byte(j)}}); string(b) != fmt.Sprintf("c %d %d", seg, j) {
+			t.Fatalf("read %d: %q", i, b)
+		}
+		if r.Has(Key{Kind: KindChunks, Hash: [32]byte{9, 9}}) {
+			t.Fatalf("read %d: an absent record found", i)
+		}
+		if i == 2 {
+			r.Put(state, []byte("state 3"))
+			if _, err := r.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i >= 2 {
+			if b, _ := r.Get(state); string(b) != "state 3" {
+				t.Fatalf("read %d after a write: %q", i, b)
+			}
+		}
+	}
+	if !r.indexed {
+		t.Error("the index was never built")
+	}
+}

@@ -17,9 +17,10 @@ import (
 type RepoUsage struct {
 	// ID is the repository's name (the name given to Store.Records).
 	ID string
-	// Bytes is the size of its segment files and of its search indexes (the folder
-	// IndexDirName, package crossrepo); Segments is the number of segment files and
-	// IndexBytes the search indexes' share of Bytes.
+	// Bytes is the size of its segment files, of its stored views (Records.PutView)
+	// and of its search indexes (the folder IndexDirName, package crossrepo);
+	// Segments is the number of segment files and IndexBytes the search indexes'
+	// share of Bytes.
 	Bytes      int64
 	Segments   int
 	IndexBytes int64
@@ -39,7 +40,8 @@ type RepoUsage struct {
 type CacheStats struct {
 	// Dir is the cache directory.
 	Dir string
-	// Bytes is the size of the store (segment files and search indexes); Repos its
+	// Bytes is the size of the store (segment files, stored views and search
+	// indexes); Repos its
 	// repositories, least recently used first.
 	Bytes int64
 	Repos []RepoUsage
@@ -90,6 +92,10 @@ func repoUsage(dir string, checkSegments bool) (RepoUsage, int) {
 		switch {
 		case atomicfile.IsTemp(e.Name()):
 			temps++
+		case strings.HasSuffix(e.Name(), viewExt) && e.Type().IsRegular():
+			if fi, err := e.Info(); err == nil {
+				u.Bytes += fi.Size()
+			}
 		case strings.HasSuffix(e.Name(), segExt) && e.Type().IsRegular():
 			if fi, err := e.Info(); err == nil {
 				u.Bytes += fi.Size()

@@ -92,6 +92,7 @@ const (
 	KindManifest = 'm' // a snapshot's files (paths, sizes, hashes) by the snapshot's content digest
 	KindWalk     = 'w' // what the walks of a folder learnt of its files (the snapshot package's)
 	KindEmbedded = 'e' // a file version's chunk texts all have vectors under one model (empty payload)
+	KindViewKey  = 'k' // the key of the last view made of a snapshot (the index package's stored views)
 )
 
 // Segment file layout: segMagic; the records, each its kind, its 32-byte key, the

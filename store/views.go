@@ -1,0 +1,145 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/repoctx/repoctx"
+)
+
+// viewExt ends the file name of a stored view (Records.PutView).
+const viewExt = ".view"
+
+// viewMagic starts a stored view file (16 bytes); the payload's CRC-32C (uint32 LE)
+// and 4 zero bytes follow it, then the payload, at offset viewHead: a multiple of 8,
+// so that the payload of a mapped file starts at an address that is one too.
+const viewMagic = "repoctx-view-2\n\x00"
+
+// viewHead is the offset of a stored view's payload in its file.
+const viewHead = len(viewMagic) + 8
+
+// PutView writes the stored view named name, whose payload write writes to the
+// writer it is given (buffered by write itself, if it wants), replacing the one of
+// that name atomically (a reader sees the old file or the whole new one). Unlike
+// records, which are never rewritten, a repository keeps one file per name: the index
+// package names a view by its snapshot and settings, so a repository holds one view
+// per folder (or per dataset snapshot), and a change replaces it. Its size counts in
+// the repository's (RepoUsage.Bytes, GC). name is 1-64 characters of [0-9a-f];
+// another name is an error. A failed write returns the error, a
+// [repoctx.EnvironmentError] for a fault of the machine (a full or read-only disk),
+// and write's own error as it is; after Close it writes nothing and returns nil.
+func (r *Records) PutView(name string, write func(io.Writer) error) error {
+	if !validViewName(name) {
+		return fmt.Errorf("store: view name %q is not 1-64 lowercase hex digits", name)
+	}
+	if r.st.closed.Load() {
+		return nil // its lock is released: another process may be collecting the folder
+	}
+	f, err := createLocked(filepath.Join(r.dir, name+viewExt))
+	if err != nil {
+		return repoctx.WriteFault("write a stored view", err)
+	}
+	var head [viewHead]byte
+	copy(head[:], viewMagic)
+	if _, err := f.Write(head[:]); err != nil {
+		f.Abort()
+		return repoctx.WriteFault("write a stored view", err)
+	}
+	cw := &crcWriter{w: f.File}
+	if err := write(cw); err != nil {
+		f.Abort()
+		if cw.err != nil {
+			return repoctx.WriteFault("write a stored view", cw.err)
+		}
+		return err
+	}
+	binary.LittleEndian.PutUint32(head[len(viewMagic):], cw.sum)
+	if _, err := f.WriteAt(head[len(viewMagic):len(viewMagic)+4], int64(len(viewMagic))); err != nil {
+		f.Abort()
+		return repoctx.WriteFault("write a stored view", err)
+	}
+	if err := f.Commit(); err != nil {
+		return repoctx.WriteFault("write a stored view", err)
+	}
+	return nil
+}
+
+// crcWriter writes to w and keeps the CRC-32C of what it wrote (and w's first error).
+type crcWriter struct {
+	w   io.Writer
+	sum uint32
+	err error
+}
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.sum = crc32.Update(c.sum, castagnoli, p[:n])
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// MapView returns the payload of the stored view named name (see PutView), mapped
+// read-only from its file rather than copied: the slice starts at an address that is
+// a multiple of 8 and stays valid for the life of the process (it is never unmapped,
+// as segments are not). It returns false when there is none or it cannot be mapped.
+// verify reports whether the payload's checksum matches (a damaged file must be
+// taken as a miss); it reads the whole payload, so a caller may run it on another
+// goroutine while it decodes, and use nothing it decoded unless it returned true.
+// verify reads with faults turned into false; other reads of the memory are not
+// protected: a file truncated in place by another program while a process uses its
+// view would stop that process with SIGBUS (repoctx never rewrites a view file in
+// place: PutView renames a new file over it, and a mapping keeps the old file's
+// bytes).
+func (r *Records) MapView(name string) (payload []byte, verify func() bool, ok bool) {
+	if !validViewName(name) {
+		return nil, nil, false
+	}
+	f, err := os.Open(filepath.Join(r.dir, name+viewExt))
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < int64(viewHead) || fi.Size() != int64(int(fi.Size())) {
+		return nil, nil, false
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED|mapPopulate)
+	if err != nil {
+		return nil, nil, false
+	}
+	return b[viewHead:], func() bool { return checkView(b) }, true
+}
+
+// checkView reports whether the mapped view file b has the magic and its payload's
+// checksum; false too when reading it faults (the file was truncated under the
+// mapping).
+func checkView(b []byte) (ok bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return string(b[:len(viewMagic)]) == viewMagic && crc32.Checksum(b[viewHead:], castagnoli) == le32(b[len(viewMagic):])
+}
+
+// validViewName reports whether name is 1-64 characters of [0-9a-f].
+func validViewName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,82 @@
+package store
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+)
+
+// TestStoredViewFile checks PutView and MapView: the payload comes back mapped, at an
+// address that is a multiple of 8, and checks; a damaged file does not; a later write
+// replaces the file while a mapping of the old one keeps its bytes; Stat counts the
+// file; bad names and a failing writer are refused; after Close nothing is written.
+func TestStoredViewFile(t *testing.T) {
+	cache := t.TempDir()
+	st := Open(cache)
+	r := st.Records("o/r")
+	put := func(payload string) error {
+		return r.PutView("ab12", func(w io.Writer) error { _, err := io.WriteString(w, payload); return err })
+	}
+	if err := put("first payload"); err != nil {
+		t.Fatal(err)
+	}
+	b, verify, ok := r.MapView("ab12")
+	if !ok || string(b) != "first payload" || !verify() {
+		t.Fatalf("MapView: %q %v", b, ok)
+	}
+	if uintptr(unsafe.Pointer(&b[0]))%8 != 0 {
+		t.Error("the payload is not aligned to 8 bytes")
+	}
+	if err := put("second, longer payload"); err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "first payload" {
+		t.Errorf("the old mapping changed: %q", b)
+	}
+	if b2, verify, ok := r.MapView("ab12"); !ok || string(b2) != "second, longer payload" || !verify() {
+		t.Errorf("after a rewrite: %q %v", b2, ok)
+	}
+	cs, err := Stat(cache)
+	if err != nil || len(cs.Repos) != 1 || cs.Repos[0].Bytes < int64(len("second, longer payload")) {
+		t.Errorf("Stat: %+v, %v", cs, err)
+	}
+	// Damaged: the checksum does not match.
+	files, _ := filepath.Glob(filepath.Join(r.Dir(), "*"+viewExt))
+	if len(files) != 1 {
+		t.Fatalf("view files %v", files)
+	}
+	raw, _ := os.ReadFile(files[0])
+	raw[len(raw)-1] ^= 1
+	os.WriteFile(files[0], raw, 0o644)
+	if _, verify, ok := r.MapView("ab12"); !ok || verify() {
+		t.Error("a damaged view checks")
+	}
+	for _, name := range []string{"", "AB12", "../x", "g0"} {
+		if err := r.PutView(name, func(io.Writer) error { return nil }); err == nil {
+			t.Errorf("name %q accepted", name)
+		}
+		if _, _, ok := r.MapView(name); ok {
+			t.Errorf("name %q mapped", name)
+		}
+	}
+	if _, _, ok := r.MapView("cd34"); ok {
+		t.Error("a missing view mapped")
+	}
+	boom := errors.New("boom")
+	if err := r.PutView("cd34", func(io.Writer) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("a failing writer: %v", err)
+	}
+	if _, _, ok := r.MapView("cd34"); ok {
+		t.Error("a failed write left a view")
+	}
+	st.Close()
+	if err := r.PutView("ef56", func(io.Writer) error { return nil }); err != nil {
+		t.Errorf("after Close: %v", err)
+	}
+	if _, _, ok := r.MapView("ef56"); ok {
+		t.Error("written after Close")
+	}
+}

@@ -384,35 +384,12 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 	nterms := len(c.terms)
 	c.mu.RUnlock()
 
-	ix := &Index{corpus: c, key: key, chunks: make([]*chunker.Chunk, len(docs)), byPath: map[string]int{}}
-	start := 0 // position of the current file's first chunk
+	ix := &Index{corpus: c, key: key, chunks: make([]*chunker.Chunk, len(docs))}
 	for i, d := range docs {
 		ix.chunks[i] = &d.chunk
-		if ix.byPath == nil {
-			continue
-		}
-		p := d.chunk.Path
-		if i > 0 && p == docs[i-1].chunk.Path {
-			if !isChunkID(d.chunk.ID, p, i-start) {
-				ix.byPath = nil
-			}
-			continue
-		}
-		start = i
-		n := len(ix.byPath)
-		ix.byPath[p] = i
-		if len(ix.byPath) == n || !isChunkID(d.chunk.ID, p, 0) { // a second run of p, or another ID
-			ix.byPath = nil
-		}
 	}
-	if ix.byPath == nil {
-		ix.byID = make(map[string]int, len(docs))
-		for i, d := range docs {
-			ix.byID[d.chunk.ID] = i
-			if len(ix.byID) != i+1 { // the ID was there: one map operation per chunk
-				return nil, fmt.Errorf("retrieve: duplicate chunk id %q", d.chunk.ID)
-			}
-		}
+	if err := ix.setPositions(); err != nil {
+		return nil, err
 	}
 	ix.lens = make([][numFields]int32, len(docs))
 	for i, d := range docs {
@@ -464,6 +441,42 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 		}
 	}
 	return ix, nil
+}
+
+// setPositions sets how the index finds a chunk's position by ID (see Index.byPath):
+// by file when every file's chunks are consecutive, in order, with chunker.ChunkID's
+// IDs, else by chunk. It returns an error for two chunks with the same ID.
+func (ix *Index) setPositions() error {
+	chunks := ix.chunks
+	ix.byPath = map[string]int{}
+	start := 0 // position of the current file's first chunk
+	for i, c := range chunks {
+		p := c.Path
+		if i > 0 && p == chunks[i-1].Path {
+			if !isChunkID(c.ID, p, i-start) {
+				ix.byPath = nil
+				break
+			}
+			continue
+		}
+		start = i
+		n := len(ix.byPath)
+		ix.byPath[p] = i
+		if len(ix.byPath) == n || !isChunkID(c.ID, p, 0) { // a second run of p, or another ID
+			ix.byPath = nil
+			break
+		}
+	}
+	if ix.byPath == nil {
+		ix.byID = make(map[string]int, len(chunks))
+		for i, c := range chunks {
+			ix.byID[c.ID] = i
+			if len(ix.byID) != i+1 { // the ID was there: one map operation per chunk
+				return fmt.Errorf("retrieve: duplicate chunk id %q", c.ID)
+			}
+		}
+	}
+	return nil
 }
 
 // minParallelDocs is the number of chunks from which NewIndex builds the fields'

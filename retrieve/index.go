@@ -68,6 +68,11 @@ type Index struct {
 
 	// Dense retrieval (dense.go).
 	dense *DenseVectors
+
+	// img, for an index loaded from an image (LoadImage), holds its sorted terms:
+	// term IDs are positions in it, corpus is nil, and the postings, field lengths and
+	// vectors are the image's memory (read-only, never given back to a corpus).
+	img *imageTerms
 }
 
 // fieldValues returns the text indexed for each field: the chunk's text, its header
@@ -88,6 +93,10 @@ func (ix *Index) Chunks() []chunker.Chunk {
 	})
 	return ix.flat
 }
+
+// ChunkAt returns the chunk at position i of the index's order (0 <= i < Len), shared
+// with the index: it must not be modified.
+func (ix *Index) ChunkAt(i int) *chunker.Chunk { return ix.chunks[i] }
 
 // Len returns the number of chunks indexed.
 func (ix *Index) Len() int { return len(ix.chunks) }
@@ -191,7 +200,9 @@ func (ix *Index) Close() error {
 	}
 	ix.closed = true
 	for f := range ix.post {
-		ix.corpus.putSpare(ix.post[f].flat)
+		if ix.img == nil {
+			ix.corpus.putSpare(ix.post[f].flat)
+		}
 		ix.post[f] = postings{}
 	}
 	return nil

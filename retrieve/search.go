@@ -158,7 +158,7 @@ func (ix *Index) queryTerms(toks []string) []qterm {
 	}
 	kept := terms[:0]
 	for _, q := range terms {
-		id := ix.corpus.termID(q.term)
+		id := ix.termID(q.term)
 		for f := range numFields {
 			if ix.stats[f].Docs == 0 {
 				continue

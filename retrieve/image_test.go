@@ -1,0 +1,185 @@
+package retrieve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/repoctx/repoctx/chunker"
+)
+
+// imageView returns a view of a corpus that holds more chunks (and terms) than the
+// view, with LSA vectors, and its chunks.
+func imageView(t testing.TB) (*Index, []chunker.Chunk) {
+	all := synthChunks(300)
+	corpus := NewCorpus()
+	corpus.Add(all[:100])
+	view := all[50:250]
+	ords := corpus.Add(view)
+	corpus.Add(all[200:])
+	d, err := LSAVectors(context.Background(), view, 16, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := corpus.NewIndex("v", ords, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, view
+}
+
+// TestImageEqualsIndex checks that an index loaded from its image ranks every query,
+// in every mode, with and without a filter, as the index it was made of.
+func TestImageEqualsIndex(t *testing.T) {
+	ix, view := imageView(t)
+	img := imageOf(t, ix)
+	// In place (memory aligned to 8) and copied (not aligned).
+	aligned := alignedCopy(img)
+	inPlace, err := LoadImage("v", ptrs(view), aligned, ix.dense.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := uintptr(unsafe.Pointer(&inPlace.dense.Vectors[0])); p < uintptr(unsafe.Pointer(&aligned[0])) || p >= uintptr(unsafe.Pointer(&aligned[0]))+uintptr(len(aligned)) {
+		t.Error("the vectors of an aligned image were copied")
+	}
+	shifted := alignedCopy(append([]byte{0}, img...))[1:] // at an odd address
+	chunks := ptrs(view)
+	got, err := LoadImage("v", chunks, shifted, ix.dense.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A loaded index's image loads the same index again (checked below with it).
+	again := imageOf(t, inPlace)
+	reloaded, err := LoadImage("v", ptrs(view), alignedCopy(again), ix.dense.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.stats != ix.stats || !reflect.DeepEqual(got.lens, ix.lens) || got.Len() != ix.Len() || got.DenseInfo().Model != ix.DenseInfo().Model {
+		t.Fatalf("statistics, lengths or dense model differ")
+	}
+	ctx := context.Background()
+	odd := func(c *chunker.Chunk) bool { return c.Ordinal%2 == 1 }
+	for q := range 40 {
+		c := view[(q*37)%len(view)]
+		lines := strings.Split(c.Text, "\n")
+		query := strings.Join(lines[:min(len(lines), 1+q%9)], "\n") + " cache eldest missing_term_xyz"
+		for _, mode := range []Mode{BM25, Dense, Hybrid} {
+			for _, filter := range []func(*chunker.Chunk) bool{nil, odd} {
+				qq := Query{Text: query, K: 10, Mode: mode, Filter: filter, Keep: KeepTail}
+				b, err2 := ix.Search(ctx, qq)
+				for _, g := range []*Index{inPlace, got, reloaded} {
+					a, err1 := g.Search(ctx, qq)
+					if err1 != nil || err2 != nil {
+						t.Fatal(err1, err2)
+					}
+					if !reflect.DeepEqual(a, b) {
+						t.Fatalf("query %d, %v, filter %v:\nimage %v\nindex %v", q, mode, filter != nil, a, b)
+					}
+				}
+			}
+		}
+	}
+	if c, ok := got.Chunk(view[3].ID); !ok || c != chunks[3] {
+		t.Errorf("Chunk(%s) is not the chunk given", view[3].ID)
+	}
+	// Again without dense vectors.
+	bm, err := New(view, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img2 := imageOf(t, bm)
+	if _, err := LoadImage("v", ptrs(view), alignedCopy(img2), nil); err != nil {
+		t.Fatal(err)
+	}
+	inPlace.Close() // its postings are the image's, not given to a corpus
+}
+
+// imageOf returns the image of ix (WriteImage).
+func imageOf(t testing.TB, ix *Index) []byte {
+	var b bytes.Buffer
+	n, err := ix.WriteImage(&b)
+	if err != nil || n != int64(b.Len()) {
+		t.Fatalf("WriteImage: %d bytes of %d, %v", n, b.Len(), err)
+	}
+	return b.Bytes()
+}
+
+// ptrs returns pointers to copies of chunks.
+func ptrs(chunks []chunker.Chunk) []*chunker.Chunk {
+	cs := slices.Clone(chunks)
+	out := make([]*chunker.Chunk, len(cs))
+	for i := range cs {
+		out[i] = &cs[i]
+	}
+	return out
+}
+
+// alignedCopy returns a copy of b in memory aligned to 8 bytes.
+func alignedCopy(b []byte) []byte {
+	w := make([]uint64, (len(b)+7)/8+1)
+	out := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(b))
+	copy(out, b)
+	return out
+}
+
+// TestImageRefused checks that LoadImage refuses another chunk count, another
+// embedder, and images cut or changed anywhere, with ErrImage and without panicking.
+func TestImageRefused(t *testing.T) {
+	ix, view := imageView(t)
+	img := alignedCopy(imageOf(t, ix))
+	// Every byte changed in turn (a damaged image, which the store's checksum would
+	// catch) is refused or still loads without panicking.
+	for i := 0; i < len(img); i += 1 + i/50 {
+		img[i] ^= 0x55
+		LoadImage("v", ptrs(view), img, ix.dense.Embedder)
+		img[i] ^= 0x55
+	}
+	if _, err := LoadImage("v", ptrs(view[1:]), img, ix.dense.Embedder); !errors.Is(err, ErrImage) {
+		t.Errorf("fewer chunks: %v", err)
+	}
+	other, err := FitLSA(view[:40], 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadImage("v", ptrs(view), img, other); !errors.Is(err, ErrImage) {
+		t.Errorf("another embedder: %v", err)
+	}
+	if _, err := LoadImage("v", ptrs(view), img, nil); !errors.Is(err, ErrImage) {
+		t.Errorf("no embedder: %v", err)
+	}
+	for cut := 0; cut < len(img); cut += 1 + cut/7 {
+		if _, err := LoadImage("v", ptrs(view), alignedCopy(img[:cut]), ix.dense.Embedder); err == nil {
+			t.Fatalf("image cut at %d of %d accepted", cut, len(img))
+		}
+	}
+	ix.Close()
+	if _, err := ix.WriteImage(io.Discard); !errors.Is(err, ErrClosed) {
+		t.Errorf("closed: %v", err)
+	}
+}
+
+// FuzzLoadImage checks that no image makes LoadImage panic.
+func FuzzLoadImage(f *testing.F) {
+	ix, view := imageView(f)
+	img := imageOf(f, ix)
+	f.Add(img[:min(len(img), 4000)])
+	small, err := New(view[:3], nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	simg := imageOf(f, small)
+	f.Add(simg)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		LoadImage("v", ptrs(view[:3]), alignedCopy(b), nil)
+		LoadImage("v", ptrs(view[:3]), b, nil)
+	})
+}

@@ -30,7 +30,7 @@ func (ix *Index) dense(ctx context.Context, key string, ords []int32, opts Optio
 	if emb == nil {
 		fitKey, label := key, key
 		if opts.RepoLSA {
-			fitKey, label = "repo\x00"+ix.repo, ""
+			fitKey, label = repoFitKey(ix.repo), ""
 		}
 		m, err := ix.viewLSA(fitKey, label, ords, opts, st)
 		if err != nil {
@@ -159,7 +159,7 @@ func (ix *Index) viewLSA(fitKey, label string, ords []int32, opts Options, st *S
 	if m != nil {
 		return m, nil
 	}
-	mk := store.Key{Kind: store.KindModel, Hash: sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", opts.LSADim, fitKey)))}
+	mk := lsaKey(opts.LSADim, fitKey)
 	if b, ok := ix.recs.Get(mk); ok {
 		if got, l, err := readLabeledLSA(b); err == nil {
 			m = got.Labeled(l)

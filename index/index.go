@@ -85,7 +85,34 @@ type Options struct {
 	// makes a view per edit (repoctx serve) sets it so that each edit does not leave a
 	// segment file (and an open file) behind.
 	DeferFlush bool
+	// StoreViews says when a view is kept whole in the store (store.Records.PutView:
+	// one per snapshot name and these settings, replaced when the snapshot's files
+	// change), to be read back, instead of made from its files' chunk records, by a
+	// later view of that snapshot with the same files: the same view (chunks, BM25
+	// statistics and postings, vectors, symbols, statistics and log lines), used in
+	// place from the mapped file. For processes that make one view of a folder
+	// (`repoctx query`); a stored view takes about as much disk as its chunk records
+	// and vectors. Views with Extra snapshots or SharedLSA are neither stored nor
+	// read; nor are views of files chunked under a limit of the machine
+	// (chunker.Limit.Transient), nor those whose LSA model is no longer stored.
+	StoreViews ViewStoring
 }
+
+// ViewStoring says when views are stored whole ([Options.StoreViews]); every value but
+// ViewsNotStored reads a stored view back when one matches.
+type ViewStoring uint8
+
+const (
+	// ViewsNotStored neither stores nor reads views (the default).
+	ViewsNotStored ViewStoring = iota
+	// ViewsStoredOnRepeat stores a view when the last view made of its snapshot had
+	// the same files (the store remembers each snapshot's last view key): a folder
+	// queried again unchanged is read back from its third command on, while each
+	// version of an edit loop, seen once, costs no write of its whole view.
+	ViewsStoredOnRepeat
+	// ViewsStored stores every view (`repoctx index`, after which `query` reads it).
+	ViewsStored
+)
 
 // SharedLSA names the snapshot whose view's own LSA fit embeds every view of an
 // index ([Options.SharedLSA]).
@@ -216,12 +243,16 @@ type Index struct {
 	// chunkSettings is the settings part of its chunk records' keys (see chunkKey).
 	chunkSettings string
 
-	mu     sync.Mutex
-	files  map[[32]byte]*corpusFile // by chunk record key
-	vecs   map[string]*ordVectors   // model ID -> the vectors by corpus ordinal
-	fits   map[string]*retrieve.LSA // view key -> its LSA model
-	sums   [][32]byte               // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
-	shared *sharedFit               // Options.SharedLSA's model, fitted on first use
+	mu    sync.Mutex
+	files map[[32]byte]*corpusFile // by chunk record key
+	vecs  map[string]*ordVectors   // model ID -> the vectors by corpus ordinal
+	fits  map[string]*retrieve.LSA // view key -> its LSA model
+	// prepared holds PrepareView's reads by snapshot name until a View takes them;
+	// stopped those a View dropped, for Close to wait for.
+	prepared map[string]*preparedView
+	stopped  []*preparedView
+	sums     [][32]byte // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
+	shared   *sharedFit // Options.SharedLSA's model, fitted on first use
 	// prefetched counts the names of SharedLSA.Prefetch taken by a waiting view.
 	prefetched int
 	closed     bool // set by Close: View and Update refuse (ErrClosed)
@@ -273,7 +304,16 @@ func (ix *Index) Close() error {
 	ix.mu.Lock()
 	sh := ix.shared
 	ix.closed = true
+	reads := ix.stopped
+	for _, p := range ix.prepared {
+		reads = append(reads, p)
+	}
+	ix.prepared, ix.stopped = nil, nil
 	ix.mu.Unlock()
+	for _, p := range reads { // PrepareView's reads
+		p.stop.Store(true)
+		<-p.done
+	}
 	if sh != nil {
 		sh.mu.Lock()
 		if sh.view != nil {

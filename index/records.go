@@ -367,10 +367,21 @@ func encodeSymbols(f *symbols.File) []byte {
 // anything else (a record of another format, a truncated or altered one). The
 // strings share one copy of the record.
 func decodeSymbols(b []byte) (*symbols.File, error) {
+	return decodeSymbolsOver(b, false)
+}
+
+// decodeSymbolsOver is decodeSymbols; with inPlace the strings point into b (which must
+// then never change: a mapped stored view), else into a copy of it.
+func decodeSymbolsOver(b []byte, inPlace bool) (*symbols.File, error) {
 	if len(b) < len(symbolsMagic) || string(b[:len(symbolsMagic)]) != symbolsMagic {
 		return nil, errDamagedSymbols
 	}
-	s := string(b)
+	var s string
+	if inPlace {
+		s = unsafe.String(&b[0], len(b))
+	} else {
+		s = string(b)
+	}
 	pos := len(symbolsMagic)
 	ok := true
 	num := func() int {

@@ -222,7 +222,7 @@ func storeVectors(ctx context.Context, rs *store.Records, emb retrieve.Embedder,
 
 // repoLSAKey is the store key of the repository's one LSA model (Options.RepoLSA).
 func repoLSAKey(repo string, opts Options) store.Key {
-	return store.Key{Kind: store.KindModel, Hash: sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", opts.LSADim, "repo\x00"+repo)))}
+	return lsaKey(opts.LSADim, repoFitKey(repo))
 }
 
 // storedRepoLSA returns the repository's stored LSA model, or nil.

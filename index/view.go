@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"io"
 	"runtime"
 	"sort"
@@ -100,8 +101,10 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		return nil, err
 	}
 	st.Skipped = skipped
+	hasExtra := false
 	if opts.Extra != nil {
 		if extra := opts.Extra(snap.Name()); len(extra) > 0 {
+			hasExtra = true
 			var extraKey string
 			files, extraKey, err = ix.addExtra(ctx, files, extra, logf)
 			if err != nil {
@@ -110,24 +113,56 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 			key += "+" + extraKey
 		}
 	}
-	entries, err := ix.chunkFiles(ctx, snap, files, opts, &st, logf)
+	stored := storesViews(opts, hasExtra) && embedder == nil
+	if stored {
+		// A stored view holds no file chunked under a transient limit.
+		full := limitKey(key, sha256.New())
+		if p := ix.takePrepared(snap.Name()); p != nil {
+			if p.key == full {
+				<-p.done
+				if p.rv != nil {
+					return ix.finishView(snap, p.rv, skipped, logf), nil
+				}
+			} else {
+				p.stop.Store(true) // of other files: it ends on its own (Close waits)
+				ix.mu.Lock()
+				ix.stopped = append(ix.stopped, p)
+				ix.mu.Unlock()
+			}
+		} else if v := ix.loadView(snap, full, skipped, logf); v != nil {
+			return v, nil
+		}
+	}
+	var logs []string // what chunkFiles logs, for the stored view
+	chunkLog := logf
+	if stored {
+		chunkLog = func(format string, a ...any) {
+			l := fmt.Sprintf(format, a...)
+			logs = append(logs, l)
+			logf("%s", l)
+		}
+	}
+	entries, err := ix.chunkFiles(ctx, snap, files, opts, &st, chunkLog)
 	if err != nil {
 		return nil, err
 	}
 	var ords []int32
 	transient := sha256.New() // the files chunked under a transient limit
+	nTransient := 0
 	for i, e := range entries {
 		if e == nil {
 			continue
 		}
 		if e.transient {
 			fmt.Fprintf(transient, "%s\x00", files[i].path)
+			nTransient++
 		}
 		ords = append(ords, e.ords...)
 	}
 	// The symbol table is made beside the dense vectors and the BM25 postings (it
 	// needs neither), in the files' order.
 	var table *symbols.Table
+	var syms []*symbols.File
 	tableDone := make(chan struct{})
 	symOpts := opts // its own copy: opts changes below (the shared model's Embedder)
 	go func() {
@@ -135,7 +170,6 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		if !symOpts.Symbols {
 			return
 		}
-		var syms []*symbols.File
 		for i, e := range entries {
 			if e != nil && files[i].vpath == "" {
 				if s := ix.symbols(files[i], e, symOpts); s != nil {
@@ -157,10 +191,7 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		}
 	}
 	st.Files = len(files)
-	if transient.Size() > 0 {
-		// What is fitted on these chunks (an LSA model) is stored under another key.
-		key += "+limit-" + hex.EncodeToString(transient.Sum(nil)[:8])
-	}
+	key = limitKey(key, transient)
 	dense, err := ix.dense(ctx, key, ords, opts, &st)
 	if err != nil {
 		return nil, err
@@ -193,7 +224,21 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
 	}
 	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo, syms: table}
+	if stored && nTransient == 0 {
+		if err := ix.storeView(v, key, skipped, logs, syms, logf); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
+}
+
+// limitKey returns the key of a view of key whose files chunked under a transient
+// limit are those transient hashed (their paths, each followed by a NUL byte): what is
+// fitted on its chunks (an LSA model) is stored under it, so that a view with fewer
+// files windowed is fitted anew. Every key carries the suffix, that of no file when
+// none was.
+func limitKey(key string, transient hash.Hash) string {
+	return key + "+limit-" + hex.EncodeToString(transient.Sum(nil)[:8])
 }
 
 // sharedFit is the bookkeeping of Options.SharedLSA: the model, fitted once, and the

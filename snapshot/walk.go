@@ -853,6 +853,17 @@ func IsMinified(p string, data []byte) bool {
 	return lines > 0 && len(data)/lines > minifiedLineBytes
 }
 
+// FolderName returns the name the snapshot of the folder dir has (OpenFolder,
+// OpenFolderCached, OpenDir): the base name of its absolute path, "" when that cannot
+// be had.
+func FolderName(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	return filepath.Base(abs)
+}
+
 // OpenFolder walks the repository folder dir with the walker's rules (opts: .gitignore,
 // .ignore, .git/info/exclude, vendored, generated and binary files left out; the zero
 // value applies them all) and opens the files it yields as a snapshot named after the

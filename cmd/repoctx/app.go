@@ -108,13 +108,14 @@ func indexCmd() *cli.Command {
 		Name:      "index",
 		Usage:     "build (or reuse) the index of a repository folder",
 		ArgsUsage: "REPO_DIR",
-		Flags:     append(append(indexFlags(), verboseFlag, repoFlag, langsFlag), walkFlags()...),
+		Flags:     append(append(indexFlags(), verboseFlag, repoFlag, langsFlag, noStoredViewFlag), walkFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("index: give one repository folder")
 			}
 			t := time.Now()
-			f, err := openFolder(c, c.Args().First(), true, true)
+			// Stored whole, so that the next command on these files reads it back.
+			f, err := openFolder(c, c.Args().First(), true, true, index.ViewsStored)
 			if err != nil {
 				return err
 			}
@@ -171,19 +172,24 @@ type folder struct {
 // chunked when showProgress), and the folder as a snapshot of the files the walker
 // lets through (its ignore rules and flags). The store and the index are closed when
 // the command ends.
-func openFolder(c *cli.Context, dir string, withSymbols, showProgress bool) (*folder, error) {
-	return openFolderAs(c, dir, c.String("repo"), withSymbols, showProgress)
+func openFolder(c *cli.Context, dir string, withSymbols, showProgress bool, storing index.ViewStoring) (*folder, error) {
+	return openFolderAs(c, dir, c.String("repo"), withSymbols, showProgress, storing)
 }
 
 // openFolderAs is openFolder with the repository name repo ("" for the folder's
 // default, index.FolderRepo) instead of --repo's.
-func openFolderAs(c *cli.Context, dir, repo string, withSymbols, showProgress bool) (*folder, error) {
+func openFolderAs(c *cli.Context, dir, repo string, withSymbols, showProgress bool, storing index.ViewStoring) (*folder, error) {
 	opts, err := indexOptions(c)
 	if err != nil {
 		return nil, err
 	}
 	opts.Symbols = withSymbols
 	opts.RepoLSA = true // a folder's later versions (edits) embed with its first fit
+	// A later command on the same files reads the view back instead of making it.
+	opts.StoreViews = storing
+	if c.Bool(noStoredViewFlag.Name) {
+		opts.StoreViews = index.ViewsNotStored
+	}
 	if showProgress {
 		var prog *progress
 		opts.Progress = func(done, total int) {
@@ -211,6 +217,12 @@ func openFolderAs(c *cli.Context, dir, repo string, withSymbols, showProgress bo
 	}
 	// After --cache-max-size's gc (registered before): this run's repository stays.
 	onClose(c, func() error { f.ix.Close(); return st.Close() })
+	if storing == index.ViewsStoredOnRepeat {
+		// The view stored by an earlier command is read while the folder is walked
+		// (not for `index`, which updates the index without making a view when it
+		// can: Index.Update).
+		f.ix.PrepareView(snapshot.FolderName(dir))
+	}
 	// The store remembers the folder's files, so a later run reads only changed ones.
 	if f.snap, f.walk, err = walkSnapshot(c, dir, st.Records(f.repo)); err != nil {
 		return nil, err
@@ -220,13 +232,17 @@ func openFolderAs(c *cli.Context, dir, repo string, withSymbols, showProgress bo
 
 // openRepo opens the repository folder dir (see openFolder) and makes its view.
 func openRepo(c *cli.Context, dir string, withSymbols, showProgress bool) (*index.View, snapshot.WalkStats, error) {
-	f, err := openFolder(c, dir, withSymbols, showProgress)
+	f, err := openFolder(c, dir, withSymbols, showProgress, index.ViewsStoredOnRepeat)
 	if err != nil {
 		return nil, snapshot.WalkStats{}, err
 	}
 	v, err := f.ix.View(c.Context, f.snap)
 	return v, f.walk, err
 }
+
+// noStoredViewFlag turns off stored views (index.Options.StoreViews) for the folder
+// commands.
+var noStoredViewFlag = &cli.BoolFlag{Name: "no-stored-view", Usage: "do not keep the folder's view whole in the cache (by default index keeps it, and query once the same files are queried twice in a row, so that a later query on unchanged files reads it back instead of rebuilding it; it takes about as much disk again as the folder's other cache records)"}
 
 // repoFlag names the repository a folder is a version of, for the cache.
 var repoFlag = &cli.StringFlag{Name: "repo", Usage: "repository `name` the folder is a version of: its versions share one index in the cache (default: owner/repo for a folder named owner__repo-REVISION, else the folder's absolute path)"}
@@ -242,7 +258,7 @@ func queryCmd() *cli.Command {
 			&cli.StringFlag{Name: "suffix-file", Usage: "`file` holding the text after the cursor (default: empty)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the parts with their scores and reasons as JSON"},
 			&cli.StringSliceFlag{Name: "with", Usage: "also search the repository folder `DIR` (repeatable): its parts' paths start with its folder's name (BM25 over every repository's bleve index, see docs/cross-repo.md)"},
-		}, indexFlags()...), append(append(append(composeFlags(), cursorFlags()...), verboseFlag, repoFlag, langsFlag), walkFlags()...)...),
+		}, indexFlags()...), append(append(append(composeFlags(), cursorFlags()...), verboseFlag, repoFlag, langsFlag, noStoredViewFlag), walkFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("query: give one repository folder")
@@ -258,7 +274,7 @@ func queryCmd() *cli.Command {
 			if err := plannerTokens(c, &copts.Plan); err != nil {
 				return err
 			}
-			f, err := openFolder(c, c.Args().First(), !copts.NoDefinitions, false)
+			f, err := openFolder(c, c.Args().First(), !copts.NoDefinitions, false, index.ViewsStoredOnRepeat)
 			if err != nil {
 				return err
 			}

@@ -131,7 +131,7 @@ func completeCmd() *cli.Command {
 		}
 	}
 	flags := append(append(own, endpointFlags()...), index...)
-	flags = append(append(flags, composeFlags()...), append([]cli.Flag{verboseFlag, repoFlag}, walkFlags()...)...)
+	flags = append(append(flags, composeFlags()...), append([]cli.Flag{verboseFlag, repoFlag, noStoredViewFlag}, walkFlags()...)...)
 	return &cli.Command{
 		Name:      "complete",
 		Usage:     "complete one point of a repository folder with a code model: compose the context, build the FIM prompt trimmed to the window, ask the endpoint",

@@ -57,7 +57,7 @@ func queryCrossRepo(c *cli.Context, f *folder, v *index.View, dirs []string, def
 			return nil, usagef("--with %s: its folder name %q is that of %s too; parts are named by folder", dir, name, prev)
 		}
 		seen[name] = dir
-		of, err := openFolderAs(c, dir, "", defs, false)
+		of, err := openFolderAs(c, dir, "", defs, false, index.ViewsStoredOnRepeat)
 		if err != nil {
 			return nil, fmt.Errorf("--with %s: %w", dir, err)
 		}

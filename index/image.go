@@ -1,0 +1,480 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
+	"github.com/repoctx/repoctx/symbols"
+)
+
+// Stored views (Options.StoreViews). A view is made from its files' chunk records:
+// each record read out of the store, its strings copied, its terms added to the
+// corpus, then the BM25 postings, the dense rows and the symbol table built. For a
+// process that makes one view (a one-shot `repoctx query`) that is nearly all its
+// work, and it is the same work as the last run's when no file changed. A stored
+// view is that work's result, written once per snapshot name and settings
+// (store.Records.PutView, replaced when the snapshot's files change) and read back
+// whole when the next view of that snapshot has the same key: its chunks (the chunk
+// record codec, over the stored bytes), the retrieval index's image
+// (retrieve.Index.AppendImage: terms, postings, statistics, vectors), the files'
+// symbols and the view's statistics and log lines. It is read in place: the file is
+// mapped (store.Records.MapView), the chunks' strings and the retrieval index's
+// terms, postings, field lengths and vectors are the mapping's bytes, so that a
+// process neither copies them nor touches new memory for them (on a virtual machine
+// the first touch of a page is the dearest part of reading it).
+
+// viewMagic starts a stored view; it names the format below.
+const viewMagic = "rcview1\n"
+
+// viewStoreName returns the name the view of the snapshot named snap is stored under:
+// a hash of the name and of the settings that shape a view beyond its key (which
+// holds the files, the chunker settings and the grammars): the dense retriever, its
+// dimension and model, RepoLSA and Symbols.
+func (ix *Index) viewStoreName(snap string) string {
+	o := ix.opts
+	emb := ""
+	if o.Embedder != nil {
+		emb = o.Embedder.ID()
+	}
+	sum := sha256.Sum256([]byte(FormatVersion + "\x00" + viewMagic + snap + "\x00" + ix.chunkSettings + "\x00" +
+		o.Dense.String() + "\x00" + strconv.Itoa(o.LSADim) + "\x00" + emb + "\x00" +
+		strconv.FormatBool(o.RepoLSA) + "\x00" + strconv.FormatBool(o.Symbols)))
+	return hex.EncodeToString(sum[:16])
+}
+
+// storesViews reports whether views are stored and read back under opts: asked for,
+// and made of the snapshot's own files with a model of their own (not Options.Extra
+// or SharedLSA, whose views depend on other snapshots).
+func storesViews(opts Options, extra bool) bool {
+	return opts.StoreViews != ViewsNotStored && !extra && (opts.SharedLSA == nil || opts.Embedder != nil)
+}
+
+// storedView is a decoded stored view (see writeView).
+type storedView struct {
+	key     string
+	stats   Stats // Skipped: the files the chunkers skipped (not the view key's)
+	logs    []string
+	chunks  [][]byte // a chunk record (encode) per file, in the view's order
+	symbols [][]byte // encodeSymbols of each file, nil without Options.Symbols
+	rimg    []byte   // retrieve.Index.WriteImage
+}
+
+// writeView writes the stored view of v to w: viewMagic, the key, the statistics st
+// (Files, Skipped, Lossy, Chunks, ParseErrors, Reused, ParseErrorFiles), the log
+// lines, the chunks (a count, then a chunk record per file: encode without terms or
+// sums), the symbol records (a flag, a count, each record), then, at a multiple of 8
+// bytes from the start (zero padding), the retrieval image to the end (so that a
+// mapped view uses it in place). Strings and records are a uvarint length and bytes,
+// numbers uvarints. It writes file by file through a buffer: a view is never whole in
+// memory.
+func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.Index, syms []*symbols.File) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	n := 0
+	var vb [binary.MaxVarintLen64]byte
+	put := func(b []byte) { m, _ := bw.Write(b); n += m } // the error sticks: Flush returns it
+	num := func(v int) { put(vb[:binary.PutUvarint(vb[:], uint64(v))]) }
+	str := func(s string) { num(len(s)); m, _ := bw.WriteString(s); n += m }
+	put([]byte(viewMagic))
+	str(key)
+	for _, v := range []int{st.Files, st.Skipped, st.Lossy, st.Chunks, st.ParseErrors, st.Reused, len(st.ParseErrorFiles)} {
+		num(v)
+	}
+	for _, p := range st.ParseErrorFiles {
+		str(p)
+	}
+	num(len(logs))
+	for _, l := range logs {
+		str(l)
+	}
+	// The chunks, a record per file (its run of consecutive chunks).
+	files := 0
+	for i := range rix.Len() {
+		if i == 0 || rix.ChunkAt(i).Path != rix.ChunkAt(i-1).Path {
+			files++
+		}
+	}
+	num(files)
+	var run []chunker.Chunk
+	var sums [][32]byte
+	var terms [][]byte
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		sums, terms = slices.Grow(sums[:0], len(run))[:len(run)], slices.Grow(terms[:0], len(run))[:len(run)]
+		rec := &chunkRecord{Chunks: run, Sums: sums, Terms: terms}
+		b := rec.encode()
+		num(len(b))
+		put(b)
+		run = run[:0]
+	}
+	for i := range rix.Len() {
+		c := rix.ChunkAt(i)
+		if len(run) > 0 && c.Path != run[0].Path {
+			flush()
+		}
+		run = append(run, *c)
+	}
+	flush()
+	if syms == nil {
+		put([]byte{0})
+	} else {
+		put([]byte{1})
+		num(len(syms))
+		for _, s := range syms {
+			b := encodeSymbols(s)
+			num(len(b))
+			put(b)
+		}
+	}
+	for n%8 != 0 {
+		put([]byte{0})
+	}
+	if _, err := rix.WriteImage(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+var errDamagedView = errors.New("index: damaged stored view")
+
+// decodeView reads what writeView wrote; the byte runs point into b.
+func decodeView(b []byte) (*storedView, error) {
+	if !bytes.HasPrefix(b, []byte(viewMagic)) {
+		return nil, errDamagedView
+	}
+	pos := len(viewMagic)
+	ok := true
+	num := func() int {
+		v, n := binary.Uvarint(b[pos:])
+		if n <= 0 || v > uint64(len(b)) {
+			ok = false
+			return 0
+		}
+		pos += n
+		return int(v)
+	}
+	run := func() []byte {
+		n := num()
+		if !ok || n > len(b)-pos {
+			ok = false
+			return nil
+		}
+		pos += n
+		return b[pos-n : pos : pos]
+	}
+	// runs reads a count and that many runs (a count over what b can hold is damage).
+	runs := func() [][]byte {
+		n := num()
+		if !ok || n > len(b)-pos {
+			ok = false
+			return nil
+		}
+		out := make([][]byte, n)
+		for i := range out {
+			out[i] = run()
+		}
+		return out
+	}
+	v := &storedView{key: string(run())}
+	st := &v.stats
+	for _, p := range []*int{&st.Files, &st.Skipped, &st.Lossy, &st.Chunks, &st.ParseErrors, &st.Reused} {
+		*p = num()
+	}
+	for _, r := range runs() {
+		st.ParseErrorFiles = append(st.ParseErrorFiles, string(r))
+	}
+	for _, r := range runs() {
+		v.logs = append(v.logs, string(r))
+	}
+	v.chunks = runs()
+	if !ok || pos >= len(b) {
+		return nil, errDamagedView
+	}
+	flag := b[pos]
+	pos++
+	switch flag {
+	case 0:
+	case 1:
+		v.symbols = runs()
+		if v.symbols == nil {
+			v.symbols = [][]byte{}
+		}
+	default:
+		return nil, errDamagedView
+	}
+	pos = (pos + 7) &^ 7
+	if !ok || pos > len(b) {
+		return nil, errDamagedView
+	}
+	v.rimg = b[pos:]
+	return v, nil
+}
+
+// storeView writes the stored view of v (made under key from files, its statistics
+// st, the lines logged while its files were chunked, the symbols of its files). A
+// failed write is logged and counted (Stats.CacheWriteFailures); a fault of the
+// machine is returned.
+func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, syms []*symbols.File, logf func(string, ...any)) error {
+	name := ix.viewStoreName(v.snap.Name())
+	lk := lastViewKey(name)
+	last, ok := ix.recs.Get(lk)
+	repeat := ok && string(last) == key
+	if !repeat {
+		ix.recs.Put(lk, []byte(key))
+	}
+	if ix.opts.StoreViews == ViewsStoredOnRepeat && !repeat {
+		return nil // stored the second time in a row these files are viewed
+	}
+	st := v.stats
+	st.Skipped -= keySkipped
+	st.Reused += st.Chunked
+	if !ix.opts.Symbols {
+		syms = nil
+	} else if syms == nil {
+		syms = []*symbols.File{}
+	}
+	write := func(w io.Writer) error { return writeView(w, key, st, logs, v.ix, syms) }
+	err := ix.recs.PutView(name, write)
+	if err == nil {
+		ix.recs.Put(storedViewKey(name), []byte(key))
+	} else {
+		if errors.Is(err, retrieve.ErrClosed) {
+			return nil // the view was closed meanwhile: nothing to store
+		}
+		v.stats.CacheWriteFailures++
+		if repoctx.IsEnvironment(err) {
+			return err
+		}
+		logf("warning: could not store the view of %s (%v); the next run makes it again", v.snap.Name(), err)
+	}
+	return nil
+}
+
+// loadView returns the view of snap stored under key (see storeView), or nil when
+// none is stored, it is damaged or of other files, or its dense model cannot be had
+// without fitting (the caller then makes the view). keySkipped is the number of files
+// the view key left out; logf receives the stored log lines.
+func (ix *Index) loadView(snap snapshot.Snapshot, key string, keySkipped int, logf func(string, ...any)) *View {
+	name := ix.viewStoreName(snap.Name())
+	if last, ok := ix.recs.Get(lastViewKey(name)); !ok || string(last) != key {
+		return nil // of other files: not even mapped
+	}
+	rv := ix.readView(name, key, nil)
+	if rv == nil {
+		return nil
+	}
+	return ix.finishView(snap, rv, keySkipped, logf)
+}
+
+// readyView is a stored view read back (readView), before a View is made of it.
+type readyView struct {
+	sv    *storedView
+	rix   *retrieve.Index
+	table *symbols.Table
+}
+
+// readView reads back the view stored under name (see viewStoreName) if it was made
+// with key, or returns nil. stop, if not nil, is asked now and then whether to give up
+// (nil then too).
+func (ix *Index) readView(name, key string, stop func() bool) *readyView {
+	if k, ok := ix.recs.Get(storedViewKey(name)); !ok || string(k) != key {
+		return nil // the stored view is of other files: not even mapped
+	}
+	b, verify, ok := ix.recs.MapView(name)
+	if !ok {
+		return nil
+	}
+	sv, err := decodeView(b)
+	if err != nil || sv.key != key || ix.opts.Symbols && sv.symbols == nil {
+		return nil
+	}
+	// The checksum, the symbol table and the rest are worked out side by side;
+	// nothing is used unless the checksum matches.
+	verified := make(chan bool, 1)
+	go func() { verified <- verify() }()
+	defer func() { <-verified }() // an early return waits for it too
+	opts := ix.opts
+	var table *symbols.Table
+	symsOK := true
+	symsDone := make(chan struct{})
+	go func() {
+		defer close(symsDone)
+		if !opts.Symbols {
+			return
+		}
+		files := make([]*symbols.File, 0, len(sv.symbols))
+		for _, r := range sv.symbols {
+			f, err := decodeSymbolsOver(r, true) // the mapping never changes
+			if err != nil {
+				symsOK = false
+				return
+			}
+			files = append(files, f)
+		}
+		table = symbols.NewTable(files)
+	}()
+	defer func() { <-symsDone }()
+	emb := opts.Embedder
+	if emb == nil && opts.Dense != retrieve.DenseNone {
+		fitKey := key
+		if opts.RepoLSA {
+			fitKey = repoFitKey(ix.repo)
+		}
+		lsa := ix.storedLSA(fitKey)
+		if lsa == nil {
+			return nil // no longer stored: the view is made (and fitted)
+		}
+		emb = lsa
+	}
+	// The chunks' strings point into the mapping, which never changes.
+	chunks := make([]*chunker.Chunk, 0, min(sv.stats.Chunks, len(b)/minChunkBytes))
+	for i, b := range sv.chunks {
+		if stop != nil && i%256 == 0 && stop() {
+			return nil
+		}
+		rec, err := decodeChunkRecord(b)
+		if err != nil {
+			return nil
+		}
+		for i := range rec.Chunks {
+			chunks = append(chunks, &rec.Chunks[i])
+		}
+	}
+	rix, err := retrieve.LoadImage(key, chunks, sv.rimg, emb)
+	if err != nil {
+		return nil
+	}
+	<-symsDone
+	if ok := <-verified; !ok || !symsOK {
+		verified <- ok // for the deferred wait
+		return nil
+	}
+	verified <- true
+	return &readyView{sv: sv, rix: rix, table: table}
+}
+
+// finishView makes the View of snap from rv: its statistics (keySkipped files the
+// view key left out added), its log lines replayed to logf, the progress reported.
+func (ix *Index) finishView(snap snapshot.Snapshot, rv *readyView, keySkipped int, logf func(string, ...any)) *View {
+	for _, l := range rv.sv.logs {
+		logf("%s", l)
+	}
+	st := rv.sv.stats
+	st.Skipped += keySkipped
+	if ix.opts.Progress != nil {
+		ix.opts.Progress(st.Files, st.Files)
+	}
+	return &View{snap: snap, ix: rv.rix, stats: st, repo: ix.repo, syms: rv.table}
+}
+
+// preparedView is a stored view being read back ahead of its View (PrepareView).
+type preparedView struct {
+	done chan struct{} // closed when rv is set (nil: none)
+	key  string        // the key the stored view was made with ("": none is stored)
+	rv   *readyView
+	stop atomic.Bool
+}
+
+// PrepareView starts reading back, on another goroutine, the stored view (see
+// [Options.StoreViews]) of the snapshot named name that the last view of it made,
+// for a View of that snapshot made soon after (once its files are walked: a
+// one-shot command calls it before walking its folder). That View takes it when its
+// files are the same as then, without waiting for more than the rest of the read;
+// otherwise it is dropped (its read stops early) and the View is made from the
+// files. It does nothing without StoreViews, after Close, or when a read for name is
+// already under way. Close waits for the read.
+func (ix *Index) PrepareView(name string) {
+	if ix.opts.StoreViews == ViewsNotStored {
+		return
+	}
+	p := &preparedView{done: make(chan struct{})}
+	ix.mu.Lock()
+	if ix.closed || ix.prepared[name] != nil {
+		ix.mu.Unlock()
+		return
+	}
+	if ix.prepared == nil {
+		ix.prepared = map[string]*preparedView{}
+	}
+	ix.prepared[name] = p
+	ix.mu.Unlock()
+	sname := ix.viewStoreName(name)
+	last, ok := ix.recs.Get(lastViewKey(sname))
+	if !ok {
+		close(p.done)
+		return
+	}
+	p.key = string(last)
+	go func() {
+		defer close(p.done)
+		p.rv = ix.readView(sname, p.key, p.stop.Load)
+	}()
+}
+
+// takePrepared returns the read PrepareView started for the snapshot named name, if
+// any, and forgets it.
+func (ix *Index) takePrepared(name string) *preparedView {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	p := ix.prepared[name]
+	delete(ix.prepared, name)
+	return p
+}
+
+// lastViewKey is the store key of the record that holds the key of the last view
+// made of the snapshot whose views are stored under name (see viewStoreName): a
+// stored view is mapped only when it is that view's, and with ViewsStoredOnRepeat a
+// view is stored when its key is already there.
+func lastViewKey(name string) store.Key {
+	return store.Key{Kind: store.KindViewKey, Hash: sha256.Sum256([]byte(name))}
+}
+
+// storedViewKey is the store key of the record that holds the key of the view stored
+// under name (see viewStoreName): a stored view is mapped only when it is the one
+// wanted.
+func storedViewKey(name string) store.Key {
+	return store.Key{Kind: store.KindViewKey, Hash: sha256.Sum256([]byte("stored\x00" + name))}
+}
+
+// storedLSA returns the LSA model fitted under fitKey, from memory or the store, or
+// nil when it was never stored (see viewLSA, which fits it).
+func (ix *Index) storedLSA(fitKey string) *retrieve.LSA {
+	ix.mu.Lock()
+	m := ix.fits[fitKey]
+	ix.mu.Unlock()
+	if m != nil {
+		return m
+	}
+	if b, ok := ix.recs.Get(lsaKey(ix.opts.LSADim, fitKey)); ok {
+		if got, l, err := readLabeledLSA(b); err == nil {
+			m = got.Labeled(l)
+			ix.mu.Lock()
+			ix.fits[fitKey] = m
+			ix.mu.Unlock()
+		}
+	}
+	return m
+}
+
+// repoFitKey is the fit key of repository repo's model (Options.RepoLSA).
+func repoFitKey(repo string) string { return "repo\x00" + repo }
+
+// lsaKey is the store key of the LSA model of dimension dim fitted under fitKey.
+func lsaKey(dim int, fitKey string) store.Key {
+	return store.Key{Kind: store.KindModel, Hash: sha256.Sum256([]byte(fmt.Sprintf("lsa\x00%d\x00%s", dim, fitKey)))}
+}

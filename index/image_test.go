@@ -1,0 +1,245 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/snapshot"
+	"github.com/repoctx/repoctx/store"
+)
+
+// TestStoredView checks that a view read back from the store (Options.StoreViews)
+// is the view made from the files: same chunks, statistics, log lines, symbols and
+// rankings; that a changed file makes the view again; and that a damaged stored view
+// is a miss.
+func TestStoredView(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"cache.py":   "class Cache:\n    \"\"\"A bounded cache.\"\"\"\n\n    def get(self, key):\n        return self.items.get(key)\n\n    def evict(self, eldest):\n        del self.items[eldest]\n",
+		"retry.py":   "import cache\n\ndef backoff(n):\n    return 2 ** n\n\ndef retry(f, times=3):\n    for i in range(times):\n        try:\n            return f()\n        except IOError:\n            backoff(i)\n",
+		"sub/app.kt": "package app\n\nclass App(val name: String) {\n    fun start() = println(name)\n}\n",
+		"bad.py":     "def broken(:\n    pass\n",
+		"latin.py":   "s = '\xe9t\xe9'\n",
+	}
+	writeFiles(t, root, files)
+	cache := t.TempDir()
+	ctx := context.Background()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.StoreViews = true, ViewsStored
+	view := func(o Options) (*View, string) {
+		t.Helper()
+		var log strings.Builder
+		o.Log = &log
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := openView(ctx, snap, cache, "o/r", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, log.String()
+	}
+	made, madeLog := view(opts)
+	if made.Stats().Chunked == 0 {
+		t.Fatal("the first view chunked nothing")
+	}
+	same := func(what string, v *View, log string) {
+		t.Helper()
+		a, b := v.Stats(), made.Stats()
+		b.Reused, b.Chunked, b.Built = b.Reused+b.Chunked, 0, false
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: stats %+v, made %+v", what, a, b)
+		}
+		if log != madeLog {
+			t.Errorf("%s: log %q, made %q", what, log, madeLog)
+		}
+		if !reflect.DeepEqual(v.Retriever().Chunks(), made.Retriever().Chunks()) {
+			t.Errorf("%s: chunks differ", what)
+		}
+		if v.Retriever().Key() != made.Retriever().Key() {
+			t.Errorf("%s: key %s, made %s", what, v.Retriever().Key(), made.Retriever().Key())
+		}
+		for _, p := range []string{"cache.py", "retry.py", "sub/app.kt", "bad.py", "latin.py"} {
+			if g, w := v.Symbols().File(p), made.Symbols().File(p); !reflect.DeepEqual(g, w) {
+				t.Errorf("%s: symbols of %s: %+v, made %+v", what, p, g, w)
+			}
+		}
+		if g, w := v.Symbols().Resolve("backoff", "retry.py", nil, 5), made.Symbols().Resolve("backoff", "retry.py", nil, 5); !reflect.DeepEqual(g, w) || len(w) == 0 {
+			t.Errorf("%s: resolve backoff: %v, made %v", what, g, w)
+		}
+		for _, q := range []string{"evict eldest", "def retry(f", "fun start", "backoff(i)"} {
+			for _, mode := range []retrieve.Mode{retrieve.BM25, retrieve.Dense, retrieve.Hybrid} {
+				qq := retrieve.Query{Text: q, K: 5, Mode: mode}
+				g, err1 := v.Retriever().Search(ctx, qq)
+				w, err2 := made.Retriever().Search(ctx, qq)
+				if err1 != nil || err2 != nil || !reflect.DeepEqual(g, w) {
+					t.Errorf("%s: %q %v: %v %v, made %v %v", what, q, mode, g, err1, w, err2)
+				}
+			}
+		}
+	}
+	loaded, log := view(opts)
+	if loaded.Stats().Chunked != 0 || loaded.Stats().Built {
+		t.Fatalf("the second view was made again: %+v", loaded.Stats())
+	}
+	same("stored", loaded, log)
+
+	// Without StoreViews: made from the records, the same view.
+	plain := opts
+	plain.StoreViews = ViewsNotStored
+	v, log := view(plain)
+	same("from records", v, log)
+
+	// A changed file: made again (and stored anew), then read back.
+	writeFiles(t, root, map[string]string{"retry.py": files["retry.py"] + "\ndef giveup():\n    pass\n"})
+	made, madeLog = view(opts)
+	if made.Stats().Chunked != 1 {
+		t.Fatalf("after an edit chunked %d files, want 1", made.Stats().Chunked)
+	}
+	if len(made.Symbols().Resolve("giveup", "retry.py", nil, 5)) == 0 {
+		t.Fatal("the edit's definition is missing")
+	}
+	loaded, log = view(opts)
+	if loaded.Stats().Chunked != 0 {
+		t.Fatalf("the view after the edit was not read back: %+v", loaded.Stats())
+	}
+	same("stored after an edit", loaded, log)
+
+	// Damaged: a miss, made again.
+	views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
+	if len(views) != 1 {
+		t.Fatalf("stored views %v, want one", views)
+	}
+	b, _ := os.ReadFile(views[0])
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(views[0], b, 0o644)
+	if v, _ := view(opts); v.Stats().Reused != made.Stats().Reused+made.Stats().Chunked {
+		t.Errorf("after damage: %+v", v.Stats())
+	}
+	again, log := view(opts)
+	if again.Stats().Chunked != 0 {
+		t.Errorf("the view made after damage was not stored: %+v", again.Stats())
+	}
+	same("stored after damage", again, log)
+}
+
+// TestStoredViewOnRepeat checks ViewsStoredOnRepeat: a view is stored the second time
+// in a row its files are viewed, and read back from the third; an edit's version,
+// viewed once, is not stored.
+func TestStoredViewOnRepeat(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.StoreViews = true, ViewsStoredOnRepeat
+	view := func() Stats {
+		t.Helper()
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := openView(context.Background(), snap, cache, "o/r", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Stats()
+	}
+	stored := func() int {
+		views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
+		return len(views)
+	}
+	view()
+	if stored() != 0 {
+		t.Fatal("a view seen once was stored")
+	}
+	if st := view(); st.Reused != 2 || stored() != 1 {
+		t.Fatalf("the second view of the same files: %+v, %d stored", st, stored())
+	}
+	writeFiles(t, root, map[string]string{"b.py": "def beta():\n    return 2\n"})
+	view()
+	if b, _ := os.ReadFile(firstView(t, cache)); len(b) == 0 {
+		t.Fatal("no stored view")
+	}
+	before, _ := os.Stat(firstView(t, cache))
+	view() // the edit's version a second time: stored now
+	after, _ := os.Stat(firstView(t, cache))
+	if os.SameFile(before, after) {
+		t.Error("the edit's version was not stored on its second view")
+	}
+	if st := view(); st.Chunked != 0 || st.Built {
+		t.Errorf("the third view was made: %+v", st)
+	}
+}
+
+// firstView returns the path of the one stored view under cache.
+func firstView(t *testing.T, cache string) string {
+	t.Helper()
+	views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
+	if len(views) != 1 {
+		t.Fatalf("stored views %v, want one", views)
+	}
+	return views[0]
+}
+
+// TestPrepareView checks PrepareView: a View of the same files takes the stored view
+// read ahead; one of other files drops it and is made from the files; a read no View
+// takes is waited for by Close.
+func TestPrepareView(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.StoreViews = true, ViewsStored
+	ctx := context.Background()
+	view := func(prepare bool, o Options) *View {
+		t.Helper()
+		st := store.Open(cache)
+		defer st.Close()
+		ix, err := Open(st, "o/r", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		if prepare {
+			ix.PrepareView(snapshot.FolderName(root))
+		}
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := ix.View(ctx, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	made := view(true, opts) // nothing stored yet: made
+	if made.Stats().Chunked != 2 {
+		t.Fatalf("first view: %+v", made.Stats())
+	}
+	got := view(true, opts)
+	if got.Stats().Chunked != 0 || !reflect.DeepEqual(got.Retriever().Chunks(), made.Retriever().Chunks()) {
+		t.Fatalf("the view read ahead was not taken: %+v", got.Stats())
+	}
+	writeFiles(t, root, map[string]string{"b.py": "def beta():\n    return 2\n"})
+	if v := view(true, opts); v.Stats().Chunked != 1 {
+		t.Fatalf("after an edit: %+v, want b.py chunked", v.Stats())
+	}
+	// Read ahead and never taken: Close waits for the read.
+	st := store.Open(cache)
+	ix, err := Open(st, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.PrepareView(snapshot.FolderName(root))
+	ix.PrepareView(snapshot.FolderName(root)) // a second call for the name does nothing
+	ix.Close()
+	st.Close()
+	ix.PrepareView("other") // after Close: nothing
+}

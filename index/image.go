@@ -341,19 +341,21 @@ func (ix *Index) readView(name, key string, stop func() bool) *readyView {
 		}
 		emb = lsa
 	}
-	// The chunks' strings point into the mapping, which never changes.
-	chunks := make([]*chunker.Chunk, 0, min(sv.stats.Chunks, len(b)/minChunkBytes))
+	// The chunks, in one array; their strings point into the mapping, which never
+	// changes.
+	arena := make([]chunker.Chunk, 0, min(sv.stats.Chunks, len(b)/minChunkBytes))
 	for i, b := range sv.chunks {
 		if stop != nil && i%256 == 0 && stop() {
 			return nil
 		}
-		rec, err := decodeChunkRecord(b)
-		if err != nil {
+		var err error
+		if _, arena, err = decodeChunkRecordInto(b, arena, false); err != nil {
 			return nil
 		}
-		for i := range rec.Chunks {
-			chunks = append(chunks, &rec.Chunks[i])
-		}
+	}
+	chunks := make([]*chunker.Chunk, len(arena))
+	for i := range arena {
+		chunks[i] = &arena[i]
 	}
 	rix, err := retrieve.LoadImage(key, chunks, sv.rimg, emb)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"unsafe"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -127,6 +128,15 @@ const minChunkBytes = 9 + 8 + 1 + 32
 // store.Records.Get (never modified), or memory a view reuses once the chunks' strings
 // are moved out (chunkRecord.ownStrings) and the terms read.
 func decodeChunkRecord(b []byte) (*chunkRecord, error) {
+	r, _, err := decodeChunkRecordInto(b, nil, true)
+	return r, err
+}
+
+// decodeChunkRecordInto is decodeChunkRecord with the chunks appended to chunks, which
+// it returns (the record's Chunks are the appended ones, in its array), and, unless
+// withSums, neither the sums nor the terms kept: a stored view's records, whose chunks
+// alone are used, read into one array for the view.
+func decodeChunkRecordInto(b []byte, chunks []chunker.Chunk, withSums bool) (*chunkRecord, []chunker.Chunk, error) {
 	var s string // every string of the record, over b's bytes (see above)
 	if len(b) > 0 {
 		s = unsafe.String(&b[0], len(b))
@@ -166,15 +176,23 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		r.Table = b[pos : pos+tl : pos+tl]
 		pos += tl
 	} else {
-		return nil, errDamagedRecord
+		return nil, chunks, errDamagedRecord
 	}
 	n := num()
 	if !ok || n > (len(b)-pos)/minChunkBytes {
-		return nil, errDamagedRecord
+		return nil, chunks, errDamagedRecord
 	}
-	r.Chunks = make([]chunker.Chunk, n)
-	r.Sums = make([][32]byte, n)
-	r.Terms = make([][]byte, n)
+	start := len(chunks)
+	if chunks == nil {
+		chunks = make([]chunker.Chunk, 0, n)
+	}
+	chunks = slices.Grow(chunks, n)[:start+n]
+	r.Chunks = chunks[start : start+n : start+n]
+	clear(r.Chunks)
+	if withSums {
+		r.Sums = make([][32]byte, n)
+		r.Terms = make([][]byte, n)
+	}
 	for i := range r.Chunks {
 		c := &r.Chunks[i]
 		c.ID, c.Path, c.Lang = str(), str(), str()
@@ -183,7 +201,7 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		c.Name = str()
 		if k := num(); ok && k > 0 {
 			if k > len(b)-pos {
-				return nil, errDamagedRecord
+				return nil, chunks, errDamagedRecord
 			}
 			c.Names = make([]string, k)
 			for j := range c.Names {
@@ -193,7 +211,7 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		c.StartLine, c.EndLine, c.StartByte, c.EndByte = num(), num(), num(), num()
 		if h := num(); ok && h > 0 {
 			if h > len(b)-pos {
-				return nil, errDamagedRecord
+				return nil, chunks, errDamagedRecord
 			}
 			c.Header = make([]string, h)
 			for j := range c.Header {
@@ -205,21 +223,25 @@ func decodeChunkRecord(b []byte) (*chunkRecord, error) {
 		c.Fallback, c.ParseError, c.Limit = f&1 != 0, f&2 != 0, chunker.LimitFromCode(f>>2)
 		c.Text = str()
 		if !ok || len(b)-pos < 32 {
-			return nil, errDamagedRecord
+			return nil, chunks, errDamagedRecord
 		}
-		copy(r.Sums[i][:], b[pos:pos+32])
+		if withSums {
+			copy(r.Sums[i][:], b[pos:pos+32])
+		}
 		pos += 32
 		tl := num()
 		if !ok || tl > len(b)-pos {
-			return nil, errDamagedRecord
+			return nil, chunks, errDamagedRecord
 		}
-		r.Terms[i] = b[pos : pos+tl : pos+tl]
+		if withSums {
+			r.Terms[i] = b[pos : pos+tl : pos+tl]
+		}
 		pos += tl
 	}
 	if !ok || pos != len(b) {
-		return nil, errDamagedRecord
+		return nil, chunks, errDamagedRecord
 	}
-	return r, nil
+	return r, chunks, nil
 }
 
 // ownStrings moves the strings of r's chunks, which point into the record they were

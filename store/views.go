@@ -87,28 +87,29 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 }
 
 // MapView returns the payload of the stored view named name (see PutView), mapped
-// read-only from its file rather than copied: the slice starts at an address that is
-// a multiple of 8 and stays valid for the life of the process (it is never unmapped,
-// as segments are not). It returns false when there is none or it cannot be mapped.
-// verify reports whether the payload's checksum matches (a damaged file must be
-// taken as a miss); it reads the whole payload, so a caller may run it on another
-// goroutine while it decodes, and use nothing it decoded unless it returned true.
-// verify reads with faults turned into false; other reads of the memory are not
-// protected: a file truncated in place by another program while a process uses its
-// view would stop that process with SIGBUS (repoctx never rewrites a view file in
+// read-only from its file rather than copied: the slice starts at an address that is a
+// multiple of 8 and stays valid for the life of the process (it is never unmapped, as
+// segments are not). It returns false when there is none, it is not a regular file or
+// it cannot be mapped. verify reports whether the payload's checksum matches (a
+// damaged file must be taken as a miss); it reads the whole payload, so a caller may
+// run it on another goroutine while it decodes, and use nothing it decoded unless it
+// returned true. verify reads with faults turned into false; other reads of the memory
+// are not protected: a file truncated in place by another program while a process uses
+// its view would stop that process with SIGBUS (repoctx never rewrites a view file in
 // place: PutView renames a new file over it, and a mapping keeps the old file's
 // bytes).
 func (r *Records) MapView(name string) (payload []byte, verify func() bool, ok bool) {
 	if !validViewName(name) {
 		return nil, nil, false
 	}
-	f, err := os.Open(filepath.Join(r.dir, name+viewExt))
+	// Not blocking: a FIFO put in the file's place would wait for a writer.
+	f, err := os.OpenFile(filepath.Join(r.dir, name+viewExt), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() < int64(viewHead) || fi.Size() != int64(int(fi.Size())) {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(viewHead) || fi.Size() != int64(int(fi.Size())) {
 		return nil, nil, false
 	}
 	b, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED|mapPopulate)

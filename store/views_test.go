@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -78,5 +80,40 @@ func TestStoredViewFile(t *testing.T) {
 	}
 	if _, _, ok := r.MapView("ef56"); ok {
 		t.Error("written after Close")
+	}
+}
+
+// TestMapViewNotAFile checks that a view path that is not a regular file (a FIFO, a
+// folder) is a miss at once: opening a FIFO for reading would wait for a writer.
+func TestMapViewNotAFile(t *testing.T) {
+	st := Open(t.TempDir())
+	defer st.Close()
+	r := st.Records("o/r")
+	if err := r.PutView("ab12", func(w io.Writer) error { _, err := io.WriteString(w, "payload"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.Dir(), "ab12"+viewExt)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	done := make(chan bool, 1)
+	go func() { _, _, ok := r.MapView("ab12"); done <- ok }()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Error("a FIFO mapped")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("MapView waits on a FIFO")
+	}
+	os.Remove(path)
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := r.MapView("ab12"); ok {
+		t.Error("a folder mapped")
 	}
 }

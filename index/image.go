@@ -42,7 +42,8 @@ const viewMagic = "rcview1\n"
 
 // viewStoreName returns the name the view of the snapshot named snap is stored under:
 // a hash of the name and of the settings that shape a view beyond its key (which
-// holds the files, the chunker settings and the grammars): the dense retriever, its
+// holds the files, the chunker settings and the grammars): the file size limit (the
+// key holds files over it, which the view leaves out), the dense retriever, its
 // dimension and model, RepoLSA and Symbols.
 func (ix *Index) viewStoreName(snap string) string {
 	o := ix.opts
@@ -51,7 +52,7 @@ func (ix *Index) viewStoreName(snap string) string {
 		emb = o.Embedder.ID()
 	}
 	sum := sha256.Sum256([]byte(FormatVersion + "\x00" + viewMagic + snap + "\x00" + ix.chunkSettings + "\x00" +
-		o.Dense.String() + "\x00" + strconv.Itoa(o.LSADim) + "\x00" + emb + "\x00" +
+		strconv.Itoa(maxBytes(o.MaxFileBytes)) + "\x00" + o.Dense.String() + "\x00" + strconv.Itoa(o.LSADim) + "\x00" + emb + "\x00" +
 		strconv.FormatBool(o.RepoLSA) + "\x00" + strconv.FormatBool(o.Symbols)))
 	return hex.EncodeToString(sum[:16])
 }

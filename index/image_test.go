@@ -243,3 +243,40 @@ func TestPrepareView(t *testing.T) {
 	st.Close()
 	ix.PrepareView("other") // after Close: nothing
 }
+
+// TestStoredViewMaxFileBytes checks that a view stored under one file size limit
+// (Options.MaxFileBytes) is not read back under another: the files it left out (or
+// kept) differ.
+func TestStoredViewMaxFileBytes(t *testing.T) {
+	root := t.TempDir()
+	big := "def big():\n" + strings.Repeat("    x = 'padding padding padding'\n", 60)
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "big.py": big})
+	cache := t.TempDir()
+	paths := func(maxBytes int) map[string]bool {
+		t.Helper()
+		opts := DefaultOptions()
+		opts.RepoLSA, opts.StoreViews, opts.MaxFileBytes = true, ViewsStored, maxBytes
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := openView(context.Background(), snap, cache, "o/r", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, c := range v.Retriever().Chunks() {
+			got[c.Path] = true
+		}
+		return got
+	}
+	if got := paths(len(big) / 2); got["big.py"] || !got["a.py"] {
+		t.Fatalf("under a limit below big.py: files %v", got)
+	}
+	if got := paths(0); !got["big.py"] {
+		t.Errorf("under the default limit: files %v, want big.py (a view stored under a smaller limit was read back)", got)
+	}
+	if got := paths(len(big) / 2); got["big.py"] {
+		t.Errorf("under a limit below big.py again: files %v", got)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/snapshot"
@@ -228,8 +227,10 @@ func decodeView(b []byte) (*storedView, error) {
 
 // storeView writes the stored view of v (made under key from files, its statistics
 // st, the lines logged while its files were chunked, the symbols of its files). A
-// failed write is logged and counted (Stats.CacheWriteFailures); a fault of the
-// machine is returned.
+// failed write, a fault of the machine too (a full or read-only cache disk), is
+// logged and counted (Stats.CacheWriteFailures): the view is made, and a stored view
+// only saves later runs time, so its write must not fail the command (every later
+// run on the same files would try it again).
 func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, syms []*symbols.File, logf func(string, ...any)) error {
 	name := ix.viewStoreName(v.snap.Name())
 	lk := lastViewKey(name)
@@ -250,7 +251,7 @@ func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, s
 		syms = []*symbols.File{}
 	}
 	write := func(w io.Writer) error { return writeView(w, key, st, logs, v.ix, syms) }
-	err := ix.recs.PutView(name, write)
+	err := putView(ix.recs, name, write)
 	if err == nil {
 		ix.recs.Put(storedViewKey(name), []byte(key))
 	} else {
@@ -258,13 +259,13 @@ func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, s
 			return nil // the view was closed meanwhile: nothing to store
 		}
 		v.stats.CacheWriteFailures++
-		if repoctx.IsEnvironment(err) {
-			return err
-		}
 		logf("warning: could not store the view of %s (%v); the next run makes it again", v.snap.Name(), err)
 	}
 	return nil
 }
+
+// putView writes a stored view (store.Records.PutView; replaced by tests).
+var putView = (*store.Records).PutView
 
 // loadView returns the view of snap stored under key (see storeView), or nil when
 // none is stored, it is damaged or of other files, or its dense model cannot be had

@@ -2,12 +2,15 @@ package index
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
@@ -278,5 +281,38 @@ func TestStoredViewMaxFileBytes(t *testing.T) {
 	}
 	if got := paths(len(big) / 2); got["big.py"] {
 		t.Errorf("under a limit below big.py again: files %v", got)
+	}
+}
+
+// TestStoredViewWriteFault checks that a fault of the machine while a view is stored
+// (a full or read-only cache disk) does not fail the view: it is counted, logged and
+// returned, as the view made from the files.
+func TestStoredViewWriteFault(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n"})
+	cache := t.TempDir()
+	defer func(f func(*store.Records, string, func(io.Writer) error) error) { putView = f }(putView)
+	putView = func(*store.Records, string, func(io.Writer) error) error {
+		return repoctx.WriteFault("write a stored view", &os.PathError{Op: "open", Path: "x.view", Err: syscall.ENOSPC})
+	}
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.StoreViews = true, ViewsStored
+	var log strings.Builder
+	opts.Log = &log
+	for i := range 2 {
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := openView(context.Background(), snap, cache, "o/r", opts)
+		if err != nil {
+			t.Fatalf("view %d: %v", i, err)
+		}
+		if v.Stats().CacheWriteFailures != 1 || len(v.Retriever().Chunks()) == 0 {
+			t.Errorf("view %d: %+v", i, v.Stats())
+		}
+	}
+	if !strings.Contains(log.String(), "could not store the view") {
+		t.Errorf("log %q", log.String())
 	}
 }

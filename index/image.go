@@ -360,7 +360,9 @@ func (ix *Index) readView(name, key string, stop func() bool) *readyView {
 		chunks[i] = &arena[i]
 	}
 	rix, err := retrieve.LoadImage(key, chunks, sv.rimg, emb)
-	if err != nil {
+	if err != nil || emb != nil && rix.DenseInfo().Model != emb.ID() {
+		// (the second: a view without vectors, stored under other settings and put
+		// in this one's place)
 		return nil
 	}
 	<-symsDone

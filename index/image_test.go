@@ -316,3 +316,53 @@ func TestStoredViewWriteFault(t *testing.T) {
 		t.Errorf("log %q", log.String())
 	}
 }
+
+// TestStoredViewOtherDense checks that a stored view made without dense vectors
+// (--dense none) put in the place of one with them (a cache file copied or renamed)
+// is not read back as a view with them: its searches would leave the dense retriever
+// out.
+func TestStoredViewOtherDense(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"a.py": "def alpha():\n    return beta() + 1\n",
+		"b.py": "def beta():\n    return 2\n\ndef gamma():\n    return alpha()\n",
+	})
+	cache := t.TempDir()
+	view := func(dense retrieve.DenseKind) *View {
+		t.Helper()
+		opts := DefaultOptions()
+		opts.RepoLSA, opts.StoreViews, opts.Dense = true, ViewsStored, dense
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := openView(context.Background(), snap, cache, "o/r", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := view(retrieve.DenseNone); v.Retriever().DenseInfo().Model != "" {
+		t.Fatal("--dense none made vectors")
+	}
+	none := firstView(t, cache)
+	made := view(retrieve.DenseLSA)
+	if made.Retriever().DenseInfo().Model == "" {
+		t.Fatal("no vectors with LSA")
+	}
+	views, _ := filepath.Glob(filepath.Join(filepath.Dir(none), "*.view"))
+	for _, p := range views {
+		if p != none {
+			b, err := os.ReadFile(none)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if v := view(retrieve.DenseLSA); v.Retriever().DenseInfo().Model != made.Retriever().DenseInfo().Model {
+		t.Errorf("a view without vectors was read back for LSA: model %q, made %q", v.Retriever().DenseInfo().Model, made.Retriever().DenseInfo().Model)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -25,9 +26,9 @@ import (
 // corpus, then the BM25 postings, the dense rows and the symbol table built. For a
 // process that makes one view (a one-shot `repoctx query`) that is nearly all its
 // work, and it is the same work as the last run's when no file changed. A stored
-// view is that work's result, written once per snapshot name and settings
-// (store.Records.PutView, replaced when the snapshot's files change) and read back
-// whole when the next view of that snapshot has the same key: its chunks (the chunk
+// view is that work's result, written once per snapshot name (store.Records.PutView,
+// replaced when the snapshot's files or the settings change) and read back whole when
+// the next view of that snapshot has the same key and settings: its chunks (the chunk
 // record codec, over the stored bytes), the retrieval index's image
 // (retrieve.Index.AppendImage: terms, postings, statistics, vectors), the files'
 // symbols and the view's statistics and log lines. It is read in place: the file is
@@ -40,18 +41,32 @@ import (
 const viewMagic = "rcview1\n"
 
 // viewStoreName returns the name the view of the snapshot named snap is stored under:
-// a hash of the name and of the settings that shape a view beyond its key (which
-// holds the files, the chunker settings and the grammars): the file size limit (the
-// key holds files over it, which the view leaves out), the dense retriever, its
-// dimension and model, RepoLSA and Symbols.
+// one per snapshot name, whatever the settings (a view made under other settings
+// replaces it), so that a folder keeps one stored view.
 func (ix *Index) viewStoreName(snap string) string {
+	sum := sha256.Sum256([]byte(FormatVersion + "\x00" + viewMagic + snap))
+	return hex.EncodeToString(sum[:16])
+}
+
+// viewStamp returns what a stored view made under key with the index's settings is
+// known by (its file's key field, its records; see storeView): key and a hash of the
+// settings that shape a view beyond its key (which holds the files, the chunker
+// settings and the grammars): the file size limit (the key holds files over it, which
+// the view leaves out), the dense retriever, its dimension and model, RepoLSA and
+// Symbols.
+func (ix *Index) viewStamp(key string) string {
+	return key + "\x00" + ix.viewSettings()
+}
+
+// viewSettings is the settings part of viewStamp.
+func (ix *Index) viewSettings() string {
 	o := ix.opts
 	emb := ""
 	if o.Embedder != nil {
 		emb = o.Embedder.ID()
 	}
-	sum := sha256.Sum256([]byte(FormatVersion + "\x00" + viewMagic + snap + "\x00" + ix.chunkSettings + "\x00" +
-		strconv.Itoa(maxBytes(o.MaxFileBytes)) + "\x00" + o.Dense.String() + "\x00" + strconv.Itoa(o.LSADim) + "\x00" + emb + "\x00" +
+	sum := sha256.Sum256([]byte(ix.chunkSettings + "\x00" + strconv.Itoa(maxBytes(o.MaxFileBytes)) + "\x00" +
+		o.Dense.String() + "\x00" + strconv.Itoa(o.LSADim) + "\x00" + emb + "\x00" +
 		strconv.FormatBool(o.RepoLSA) + "\x00" + strconv.FormatBool(o.Symbols)))
 	return hex.EncodeToString(sum[:16])
 }
@@ -232,12 +247,12 @@ func decodeView(b []byte) (*storedView, error) {
 // only saves later runs time, so its write must not fail the command (every later
 // run on the same files would try it again).
 func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, syms []*symbols.File, logf func(string, ...any)) error {
-	name := ix.viewStoreName(v.snap.Name())
+	name, stamp := ix.viewStoreName(v.snap.Name()), ix.viewStamp(key)
 	lk := lastViewKey(name)
 	last, ok := ix.recs.Get(lk)
-	repeat := ok && string(last) == key
+	repeat := ok && string(last) == stamp
 	if !repeat {
-		ix.recs.Put(lk, []byte(key))
+		ix.recs.Put(lk, []byte(stamp))
 	}
 	if ix.opts.StoreViews == ViewsStoredOnRepeat && !repeat {
 		return nil // stored the second time in a row these files are viewed
@@ -250,10 +265,10 @@ func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, s
 	} else if syms == nil {
 		syms = []*symbols.File{}
 	}
-	write := func(w io.Writer) error { return writeView(w, key, st, logs, v.ix, syms) }
+	write := func(w io.Writer) error { return writeView(w, stamp, st, logs, v.ix, syms) }
 	err := putView(ix.recs, name, write)
 	if err == nil {
-		ix.recs.Put(storedViewKey(name), []byte(key))
+		ix.recs.Put(storedViewKey(name), []byte(stamp))
 	} else {
 		if errors.Is(err, retrieve.ErrClosed) {
 			return nil // the view was closed meanwhile: nothing to store
@@ -272,11 +287,11 @@ var putView = (*store.Records).PutView
 // without fitting (the caller then makes the view). keySkipped is the number of files
 // the view key left out; logf receives the stored log lines.
 func (ix *Index) loadView(snap snapshot.Snapshot, key string, keySkipped int, logf func(string, ...any)) *View {
-	name := ix.viewStoreName(snap.Name())
-	if last, ok := ix.recs.Get(lastViewKey(name)); !ok || string(last) != key {
-		return nil // of other files: not even mapped
+	name, stamp := ix.viewStoreName(snap.Name()), ix.viewStamp(key)
+	if last, ok := ix.recs.Get(lastViewKey(name)); !ok || string(last) != stamp {
+		return nil // of other files or settings: not even mapped
 	}
-	rv := ix.readView(name, key, nil)
+	rv := ix.readView(name, stamp, nil)
 	if rv == nil {
 		return nil
 	}
@@ -290,19 +305,29 @@ type readyView struct {
 	table *symbols.Table
 }
 
-// readView reads back the view stored under name (see viewStoreName) if it was made
-// with key, or returns nil. stop, if not nil, is asked now and then whether to give up
-// (nil then too).
-func (ix *Index) readView(name, key string, stop func() bool) *readyView {
-	if k, ok := ix.recs.Get(storedViewKey(name)); !ok || string(k) != key {
-		return nil // the stored view is of other files: not even mapped
+// readView reads back the view stored under name (see viewStoreName) if it is the one
+// known by stamp (see viewStamp: a view key and these settings), or returns nil. stop,
+// if not nil, is asked now and then whether to give up (nil then too).
+func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) {
+	key, ok := strings.CutSuffix(stamp, "\x00"+ix.viewSettings())
+	if !ok {
+		return nil // made under other settings
 	}
-	b, verify, ok := ix.recs.MapView(name)
+	if k, ok := ix.recs.Get(storedViewKey(name)); !ok || string(k) != stamp {
+		return nil // the stored view is of other files or settings: not even mapped
+	}
+	b, verify, release, ok := ix.recs.MapView(name)
 	if !ok {
 		return nil
 	}
+	// Unmapped when it is not used, once nothing reads it (deferred first: run last).
+	defer func() {
+		if rv == nil {
+			release()
+		}
+	}()
 	sv, err := decodeView(b)
-	if err != nil || sv.key != key || ix.opts.Symbols && sv.symbols == nil {
+	if err != nil || sv.key != stamp || ix.opts.Symbols && sv.symbols == nil {
 		return nil
 	}
 	// The checksum, the symbol table and the rest are worked out side by side;
@@ -390,10 +415,10 @@ func (ix *Index) finishView(snap snapshot.Snapshot, rv *readyView, keySkipped in
 
 // preparedView is a stored view being read back ahead of its View (PrepareView).
 type preparedView struct {
-	done chan struct{} // closed when rv is set (nil: none)
-	key  string        // the key the stored view was made with ("": none is stored)
-	rv   *readyView
-	stop atomic.Bool
+	done  chan struct{} // closed when rv is set (nil: none)
+	stamp string        // the stamp of the view last made (viewStamp; "": none)
+	rv    *readyView
+	stop  atomic.Bool
 }
 
 // PrepareView starts reading back, on another goroutine, the stored view (see
@@ -425,10 +450,10 @@ func (ix *Index) PrepareView(name string) {
 		close(p.done)
 		return
 	}
-	p.key = string(last)
+	p.stamp = string(last)
 	go func() {
 		defer close(p.done)
-		p.rv = ix.readView(sname, p.key, p.stop.Load)
+		p.rv = ix.readView(sname, p.stamp, p.stop.Load)
 	}()
 }
 
@@ -442,17 +467,17 @@ func (ix *Index) takePrepared(name string) *preparedView {
 	return p
 }
 
-// lastViewKey is the store key of the record that holds the key of the last view
-// made of the snapshot whose views are stored under name (see viewStoreName): a
-// stored view is mapped only when it is that view's, and with ViewsStoredOnRepeat a
-// view is stored when its key is already there.
+// lastViewKey is the store key of the record that holds the stamp (viewStamp) of the
+// last view made of the snapshot whose views are stored under name (see
+// viewStoreName): a stored view is mapped only when it is that view's, and with
+// ViewsStoredOnRepeat a view is stored when its stamp is already there.
 func lastViewKey(name string) store.Key {
 	return store.Key{Kind: store.KindViewKey, Hash: sha256.Sum256([]byte(name))}
 }
 
-// storedViewKey is the store key of the record that holds the key of the view stored
-// under name (see viewStoreName): a stored view is mapped only when it is the one
-// wanted.
+// storedViewKey is the store key of the record that holds the stamp (viewStamp) of the
+// view stored under name (see viewStoreName): a stored view is mapped only when it is
+// the one wanted.
 func storedViewKey(name string) store.Key {
 	return store.Key{Kind: store.KindViewKey, Hash: sha256.Sum256([]byte("stored\x00" + name))}
 }

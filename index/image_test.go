@@ -366,3 +366,61 @@ func TestStoredViewOtherDense(t *testing.T) {
 		t.Errorf("a view without vectors was read back for LSA: model %q, made %q", v.Retriever().DenseInfo().Model, made.Retriever().DenseInfo().Model)
 	}
 }
+
+// TestStoredViewOnePerSnapshot checks that a snapshot keeps one stored view whatever
+// the settings: one made under other settings replaces it, and is never read back
+// under these.
+func TestStoredViewOnePerSnapshot(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	cache := t.TempDir()
+	view := func(o Options) Stats {
+		t.Helper()
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := openView(context.Background(), snap, cache, "o/r", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Stats()
+	}
+	a := DefaultOptions()
+	a.RepoLSA, a.StoreViews = true, ViewsStored
+	b := a
+	b.Dense, b.Symbols = retrieve.DenseNone, false
+	view(a)
+	if st := view(a); st.Built {
+		t.Fatalf("not read back: %+v", st)
+	}
+	view(b) // stored in a's place
+	if n := len(storedViews(cache)); n != 1 {
+		t.Fatalf("%d stored views, want 1", n)
+	}
+	// Under a again: b's view is not a's, so a's is made and stored in its place; then
+	// read back (the file stays).
+	stat := func() os.FileInfo {
+		fi, err := os.Stat(storedViews(cache)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	before := stat()
+	view(a)
+	after := stat()
+	if os.SameFile(before, after) {
+		t.Error("b's stored view was taken for a's")
+	}
+	view(a)
+	if !os.SameFile(after, stat()) || len(storedViews(cache)) != 1 {
+		t.Error("a's stored view was not read back")
+	}
+}
+
+// storedViews returns the stored view files under cache.
+func storedViews(cache string) []string {
+	views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
+	return views
+}

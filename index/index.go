@@ -86,7 +86,7 @@ type Options struct {
 	// segment file (and an open file) behind.
 	DeferFlush bool
 	// StoreViews says when a view is kept whole in the store (store.Records.PutView:
-	// one per snapshot name and these settings, replaced when the snapshot's files
+	// one per snapshot name, replaced when the snapshot's files or these settings
 	// change), to be read back, instead of made from its files' chunk records, by a
 	// later view of that snapshot with the same files: the same view (chunks, BM25
 	// statistics and postings, vectors, symbols, statistics and log lines), used in

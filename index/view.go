@@ -118,7 +118,7 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		// A stored view holds no file chunked under a transient limit.
 		full := limitKey(key, sha256.New())
 		if p := ix.takePrepared(snap.Name()); p != nil {
-			if p.key == full {
+			if p.stamp == ix.viewStamp(full) {
 				<-p.done
 				if p.rv != nil {
 					return ix.finishView(snap, p.rv, skipped, logf), nil

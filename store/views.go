@@ -28,8 +28,8 @@ const viewHead = len(viewMagic) + 8
 // writer it is given (buffered by write itself, if it wants), replacing the one of
 // that name atomically (a reader sees the old file or the whole new one). Unlike
 // records, which are never rewritten, a repository keeps one file per name: the index
-// package names a view by its snapshot and settings, so a repository holds one view
-// per folder (or per dataset snapshot), and a change replaces it. Its size counts in
+// package names a view by its snapshot, so a repository holds one view per folder (or
+// per dataset snapshot), and a change of files or settings replaces it. Its size counts in
 // the repository's (RepoUsage.Bytes, GC). name is 1-64 characters of [0-9a-f];
 // another name is an error. A failed write returns the error, a
 // [repoctx.EnvironmentError] for a fault of the machine (a full or read-only disk),
@@ -90,7 +90,9 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // read-only from its file rather than copied: the slice starts at an address that is a
 // multiple of 8 and stays valid for the life of the process (it is never unmapped, as
 // segments are not). It returns false when there is none, it is not a regular file or
-// it cannot be mapped. verify reports whether the payload's checksum matches (a
+// it cannot be mapped. release unmaps it: for a caller that uses none of it (nothing
+// it decoded is kept, no goroutine still reads it); one that keeps it never calls it.
+// verify reports whether the payload's checksum matches (a
 // damaged file must be taken as a miss); it reads the whole payload, so a caller may
 // run it on another goroutine while it decodes, and use nothing it decoded unless it
 // returned true. verify reads with faults turned into false; other reads of the memory
@@ -98,25 +100,25 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // its view would stop that process with SIGBUS (repoctx never rewrites a view file in
 // place: PutView renames a new file over it, and a mapping keeps the old file's
 // bytes).
-func (r *Records) MapView(name string) (payload []byte, verify func() bool, ok bool) {
+func (r *Records) MapView(name string) (payload []byte, verify func() bool, release func(), ok bool) {
 	if !validViewName(name) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	// Not blocking: a FIFO put in the file's place would wait for a writer.
 	f, err := os.OpenFile(filepath.Join(r.dir, name+viewExt), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(viewHead) || fi.Size() != int64(int(fi.Size())) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	b, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED|mapPopulate)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return b[viewHead:], func() bool { return checkView(b) }, true
+	return b[viewHead:], func() bool { return checkView(b) }, func() { syscall.Munmap(b) }, true
 }
 
 // checkView reports whether the mapped view file b has the magic and its payload's

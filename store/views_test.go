@@ -25,7 +25,7 @@ func TestStoredViewFile(t *testing.T) {
 	if err := put("first payload"); err != nil {
 		t.Fatal(err)
 	}
-	b, verify, ok := r.MapView("ab12")
+	b, verify, _, ok := r.MapView("ab12")
 	if !ok || string(b) != "first payload" || !verify() {
 		t.Fatalf("MapView: %q %v", b, ok)
 	}
@@ -38,8 +38,10 @@ func TestStoredViewFile(t *testing.T) {
 	if string(b) != "first payload" {
 		t.Errorf("the old mapping changed: %q", b)
 	}
-	if b2, verify, ok := r.MapView("ab12"); !ok || string(b2) != "second, longer payload" || !verify() {
+	if b2, verify, release, ok := r.MapView("ab12"); !ok || string(b2) != "second, longer payload" || !verify() {
 		t.Errorf("after a rewrite: %q %v", b2, ok)
+	} else {
+		release() // unmapped: b2 is not read again
 	}
 	cs, err := Stat(cache)
 	if err != nil || len(cs.Repos) != 1 || cs.Repos[0].Bytes < int64(len("second, longer payload")) {
@@ -53,32 +55,34 @@ func TestStoredViewFile(t *testing.T) {
 	raw, _ := os.ReadFile(files[0])
 	raw[len(raw)-1] ^= 1
 	os.WriteFile(files[0], raw, 0o644)
-	if _, verify, ok := r.MapView("ab12"); !ok || verify() {
+	if _, verify, release, ok := r.MapView("ab12"); !ok || verify() {
 		t.Error("a damaged view checks")
+	} else {
+		release()
 	}
 	for _, name := range []string{"", "AB12", "../x", "g0"} {
 		if err := r.PutView(name, func(io.Writer) error { return nil }); err == nil {
 			t.Errorf("name %q accepted", name)
 		}
-		if _, _, ok := r.MapView(name); ok {
+		if _, _, _, ok := r.MapView(name); ok {
 			t.Errorf("name %q mapped", name)
 		}
 	}
-	if _, _, ok := r.MapView("cd34"); ok {
+	if _, _, _, ok := r.MapView("cd34"); ok {
 		t.Error("a missing view mapped")
 	}
 	boom := errors.New("boom")
 	if err := r.PutView("cd34", func(io.Writer) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("a failing writer: %v", err)
 	}
-	if _, _, ok := r.MapView("cd34"); ok {
+	if _, _, _, ok := r.MapView("cd34"); ok {
 		t.Error("a failed write left a view")
 	}
 	st.Close()
 	if err := r.PutView("ef56", func(io.Writer) error { return nil }); err != nil {
 		t.Errorf("after Close: %v", err)
 	}
-	if _, _, ok := r.MapView("ef56"); ok {
+	if _, _, _, ok := r.MapView("ef56"); ok {
 		t.Error("written after Close")
 	}
 }
@@ -100,7 +104,7 @@ func TestMapViewNotAFile(t *testing.T) {
 		t.Skip("no FIFO:", err)
 	}
 	done := make(chan bool, 1)
-	go func() { _, _, ok := r.MapView("ab12"); done <- ok }()
+	go func() { _, _, _, ok := r.MapView("ab12"); done <- ok }()
 	select {
 	case ok := <-done:
 		if ok {
@@ -113,7 +117,7 @@ func TestMapViewNotAFile(t *testing.T) {
 	if err := os.Mkdir(path, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := r.MapView("ab12"); ok {
+	if _, _, _, ok := r.MapView("ab12"); ok {
 		t.Error("a folder mapped")
 	}
 }

@@ -123,18 +123,21 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		}
 	}
 	num(files)
+	// One buffer for every record, so that writing a big view makes little garbage (a
+	// process holding a big index would grow its heap by the records written).
 	var run []chunker.Chunk
 	var sums [][32]byte
 	var terms [][]byte
+	var buf []byte
 	flush := func() {
 		if len(run) == 0 {
 			return
 		}
 		sums, terms = slices.Grow(sums[:0], len(run))[:len(run)], slices.Grow(terms[:0], len(run))[:len(run)]
 		rec := &chunkRecord{Chunks: run, Sums: sums, Terms: terms}
-		b := rec.encode()
-		num(len(b))
-		put(b)
+		buf = rec.appendTo(buf[:0])
+		num(len(buf))
+		put(buf)
 		run = run[:0]
 	}
 	for i := range rix.Len() {
@@ -151,9 +154,9 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		put([]byte{1})
 		num(len(syms))
 		for _, s := range syms {
-			b := encodeSymbols(s)
-			num(len(b))
-			put(b)
+			buf = appendSymbols(buf[:0], s)
+			num(len(buf))
+			put(buf)
 		}
 	}
 	for n%8 != 0 {

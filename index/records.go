@@ -50,6 +50,12 @@ func newChunkRecord(cs []chunker.Chunk, lossy bool, encoding string) *chunkRecor
 // chunker.LimitCode of its limit), its text's
 // SHA-256 and its encoded terms.
 func (r *chunkRecord) encode() []byte {
+	return r.appendTo(nil)
+}
+
+// appendTo appends encode's bytes to b (allocated once for the record when b has not
+// room for it).
+func (r *chunkRecord) appendTo(b []byte) []byte {
 	// Room for the whole record with its varints of up to 4 bytes (the sum 32, the
 	// flags 2), so that b is allocated once.
 	size := 20 + len(r.Encoding) + len(r.Table)
@@ -63,7 +69,11 @@ func (r *chunkRecord) encode() []byte {
 			size += len(h) + binary.MaxVarintLen64
 		}
 	}
-	b := make([]byte, 0, size)
+	if cap(b)-len(b) < size {
+		nb := make([]byte, len(b), len(b)+size)
+		copy(nb, b)
+		b = nb
+	}
 	var vb [binary.MaxVarintLen64]byte
 	num := func(n int) { b = append(b, vb[:binary.PutUvarint(vb[:], uint64(n))]...) }
 	str := func(s string) { num(len(s)); b = append(b, s...) }
@@ -346,7 +356,11 @@ var errDamagedSymbols = errors.New("index: damaged symbol record")
 // bytes; the import count and per import its module, level, name, alias, a flag byte
 // (bit 0: star) and line. Integers and lengths are signed varints (encoding/binary).
 func encodeSymbols(f *symbols.File) []byte {
-	b := make([]byte, 0, 64+len(f.Defs)*96+len(f.Imports)*32)
+	return appendSymbols(make([]byte, 0, 64+len(f.Defs)*96+len(f.Imports)*32), f)
+}
+
+// appendSymbols appends encodeSymbols's record of f to b.
+func appendSymbols(b []byte, f *symbols.File) []byte {
 	var vb [binary.MaxVarintLen64]byte
 	num := func(n int) { b = append(b, vb[:binary.PutVarint(vb[:], int64(n))]...) }
 	str := func(s string) { num(len(s)); b = append(b, s...) }

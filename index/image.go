@@ -30,7 +30,7 @@ import (
 // replaced when the snapshot's files or the settings change) and read back whole when
 // the next view of that snapshot has the same key and settings: its chunks (the chunk
 // record codec, over the stored bytes), the retrieval index's image
-// (retrieve.Index.AppendImage: terms, postings, statistics, vectors), the files'
+// (retrieve.Index.WriteImage: terms, postings, statistics, vectors), the files'
 // symbols and the view's statistics and log lines. It is read in place: the file is
 // mapped (store.Records.MapView), the chunks' strings and the retrieval index's
 // terms, postings, field lengths and vectors are the mapping's bytes, so that a
@@ -249,7 +249,7 @@ func decodeView(b []byte) (*storedView, error) {
 // logged and counted (Stats.CacheWriteFailures): the view is made, and a stored view
 // only saves later runs time, so its write must not fail the command (every later
 // run on the same files would try it again).
-func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, syms []*symbols.File, logf func(string, ...any)) error {
+func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, syms []*symbols.File, logf func(string, ...any)) {
 	name, stamp := ix.viewStoreName(v.snap.Name()), ix.viewStamp(key)
 	lk := lastViewKey(name)
 	last, ok := ix.recs.Get(lk)
@@ -258,7 +258,7 @@ func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, s
 		ix.recs.Put(lk, []byte(stamp))
 	}
 	if ix.opts.StoreViews == ViewsStoredOnRepeat && !repeat {
-		return nil // stored the second time in a row these files are viewed
+		return // stored the second time in a row these files are viewed
 	}
 	st := v.stats
 	st.Skipped -= keySkipped
@@ -269,17 +269,15 @@ func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, s
 		syms = []*symbols.File{}
 	}
 	write := func(w io.Writer) error { return writeView(w, stamp, st, logs, v.ix, syms) }
-	err := putView(ix.recs, name, write)
-	if err == nil {
+	switch err := putView(ix.recs, name, write); {
+	case err == nil:
 		ix.recs.Put(storedViewKey(name), []byte(stamp))
-	} else {
-		if errors.Is(err, retrieve.ErrClosed) {
-			return nil // the view was closed meanwhile: nothing to store
-		}
+	case errors.Is(err, retrieve.ErrClosed):
+		// The view was closed meanwhile: nothing to store.
+	default:
 		v.stats.CacheWriteFailures++
 		logf("warning: could not store the view of %s (%v); the next run makes it again", v.snap.Name(), err)
 	}
-	return nil
 }
 
 // putView writes a stored view (store.Records.PutView; replaced by tests).
@@ -335,8 +333,9 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	}
 	// The checksum, the symbol table and the rest are worked out side by side;
 	// nothing is used unless the checksum matches.
-	verified := make(chan bool, 1)
-	go func() { verified <- verify() }()
+	var sumOK bool
+	verified := make(chan struct{})
+	go func() { sumOK = verify(); close(verified) }()
 	defer func() { <-verified }() // an early return waits for it too
 	opts := ix.opts
 	var table *symbols.Table
@@ -388,17 +387,14 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 		chunks[i] = &arena[i]
 	}
 	rix, err := retrieve.LoadImage(key, chunks, sv.rimg, emb)
-	if err != nil || emb != nil && rix.DenseInfo().Model != emb.ID() {
-		// (the second: a view without vectors, stored under other settings and put
-		// in this one's place)
+	if err != nil {
 		return nil
 	}
 	<-symsDone
-	if ok := <-verified; !ok || !symsOK {
-		verified <- ok // for the deferred wait
+	<-verified
+	if !sumOK || !symsOK {
 		return nil
 	}
-	verified <- true
 	return &readyView{sv: sv, rix: rix, table: table}
 }
 

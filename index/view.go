@@ -225,9 +225,7 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 	}
 	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo, syms: table}
 	if stored && nTransient == 0 {
-		if err := ix.storeView(v, key, skipped, logs, syms, logf); err != nil {
-			return nil, err
-		}
+		ix.storeView(v, key, skipped, logs, syms, logf)
 	}
 	return v, nil
 }

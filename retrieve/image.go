@@ -232,11 +232,13 @@ func (it *imageTerms) find(term string) int32 {
 // chunks. Neither img nor chunks may change while the index is used (a read-only
 // mapping of a file that is never rewritten in place, as the index package's stored
 // views are, is such memory). emb embeds queries when the image holds dense vectors;
-// its ID must be the one they were computed with. The image's offsets and postings
+// its ID must be the one they were computed with, and an image without vectors takes
+// none. The image's offsets and postings
 // are checked (positions within the chunks, lists within their arrays, terms sorted),
 // so that a damaged image fails here rather than in a search. It returns an error
 // wrapping [ErrImage] for an image it cannot use (damaged, another format, chunks of
-// another count, an embedder of another ID or dimension, or none), and an error when
+// another count, an embedder of another ID or dimension, none, or one for an image
+// without vectors), and an error when
 // two chunks have the same ID.
 func LoadImage(key string, chunks []*chunker.Chunk, img []byte, emb Embedder) (*Index, error) {
 	damaged := func(what string) error { return fmt.Errorf("%w: damaged %s", ErrImage, what) }
@@ -351,6 +353,9 @@ func LoadImage(key string, chunks []*chunker.Chunk, img []byte, emb Embedder) (*
 	var dense *DenseVectors
 	switch h.dense {
 	case 0:
+		if emb != nil {
+			return nil, fmt.Errorf("%w: no vectors, embedder %s", ErrImage, emb.ID())
+		}
 	case 1:
 		model := take(h.model, false)
 		info := take(h.info, false)

@@ -97,6 +97,9 @@ func TestImageEqualsIndex(t *testing.T) {
 	if _, err := LoadImage("v", ptrs(view), alignedCopy(img2), nil); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := LoadImage("v", ptrs(view), alignedCopy(img2), ix.dense.Embedder); !errors.Is(err, ErrImage) {
+		t.Errorf("an image without vectors taken with an embedder: %v", err)
+	}
 	inPlace.Close() // its postings are the image's, not given to a corpus
 }
 

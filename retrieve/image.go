@@ -77,7 +77,7 @@ func (ix *Index) WriteImage(w io.Writer) (int64, error) {
 			ids = append(ids, t)
 		}
 	}
-	term := ix.termOf
+	term := ix.termTable(nterms)
 	slices.SortFunc(ids, func(x, y int32) int { return strings.Compare(term(x), term(y)) })
 	h := imageHeader{chunks: uint64(len(ix.chunks)), terms: uint64(len(ids))}
 	for _, t := range ids {
@@ -161,14 +161,16 @@ func (ix *Index) nterms() int {
 	return len(ix.post[0].offs) - 1
 }
 
-// termOf returns the term of ID t.
-func (ix *Index) termOf(t int32) string {
+// termTable returns the term of each ID below n (see nterms), read without a lock per
+// call: the corpus's first n terms never change once added.
+func (ix *Index) termTable(n int) func(t int32) string {
 	if ix.img != nil {
-		return ix.img.term(int(t))
+		return func(t int32) string { return ix.img.term(int(t)) }
 	}
 	ix.corpus.mu.RLock()
-	defer ix.corpus.mu.RUnlock()
-	return ix.corpus.terms[t]
+	terms := ix.corpus.terms[:n]
+	ix.corpus.mu.RUnlock()
+	return func(t int32) string { return terms[t] }
 }
 
 // termID returns the ID of term in the index's postings, or -1 when it has none.

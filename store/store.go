@@ -151,15 +151,23 @@ func mapSegment(seg *segment) {
 // rewrites a segment in place, but another program may), which would otherwise kill
 // the process with SIGBUS; the record is then a miss. Copying also keeps a later change
 // of the file's bytes from reaching a payload whose checksum was checked.
-func copyMapped(sum, payload, src []byte) (ok bool) {
+func copyMapped(sum, payload, src []byte) bool {
+	return faultFree(func() {
+		copy(sum, src[:len(sum)])
+		copy(payload, src[len(sum):])
+	})
+}
+
+// faultFree runs read, which reads mapped memory, and reports whether it ran without
+// a fault: a file truncated under its mapping makes the read a miss, not a SIGBUS.
+func faultFree(read func()) (ok bool) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
-	copy(sum, src[:len(sum)])
-	copy(payload, src[len(sum):])
+	read()
 	return true
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/repoctx/repoctx"
@@ -124,14 +123,11 @@ func (r *Records) MapView(name string) (payload []byte, verify func() bool, rele
 // checkView reports whether the mapped view file b has the magic and its payload's
 // checksum; false too when reading it faults (the file was truncated under the
 // mapping).
-func checkView(b []byte) (ok bool) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return string(b[:len(viewMagic)]) == viewMagic && crc32.Checksum(b[viewHead:], castagnoli) == le32(b[len(viewMagic):])
+func checkView(b []byte) bool {
+	match := false
+	return faultFree(func() {
+		match = string(b[:len(viewMagic)]) == viewMagic && crc32.Checksum(b[viewHead:], castagnoli) == le32(b[len(viewMagic):])
+	}) && match
 }
 
 // validViewName reports whether name is 1-64 characters of [0-9a-f].

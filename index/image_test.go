@@ -38,15 +38,7 @@ func TestStoredView(t *testing.T) {
 		t.Helper()
 		var log strings.Builder
 		o.Log = &log
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := openView(ctx, snap, cache, "o/r", o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v, log.String()
+		return folderView(t, root, cache, o), log.String()
 	}
 	made, madeLog := view(opts)
 	if made.Stats().Chunked == 0 {
@@ -115,13 +107,10 @@ func TestStoredView(t *testing.T) {
 	same("stored after an edit", loaded, log)
 
 	// Damaged: a miss, made again.
-	views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
-	if len(views) != 1 {
-		t.Fatalf("stored views %v, want one", views)
-	}
-	b, _ := os.ReadFile(views[0])
+	damaged := firstView(t, cache)
+	b, _ := os.ReadFile(damaged)
 	b[len(b)/2] ^= 0xff
-	os.WriteFile(views[0], b, 0o644)
+	os.WriteFile(damaged, b, 0o644)
 	if v, _ := view(opts); v.Stats().Reused != made.Stats().Reused+made.Stats().Chunked {
 		t.Errorf("after damage: %+v", v.Stats())
 	}
@@ -143,20 +132,9 @@ func TestStoredViewOnRepeat(t *testing.T) {
 	opts.RepoLSA, opts.StoreViews = true, ViewsStoredOnRepeat
 	view := func() Stats {
 		t.Helper()
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := openView(context.Background(), snap, cache, "o/r", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.Stats()
+		return folderView(t, root, cache, opts).Stats()
 	}
-	stored := func() int {
-		views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
-		return len(views)
-	}
+	stored := func() int { return len(storedViews(cache)) }
 	view()
 	if stored() != 0 {
 		t.Fatal("a view seen once was stored")
@@ -183,7 +161,7 @@ func TestStoredViewOnRepeat(t *testing.T) {
 // firstView returns the path of the one stored view under cache.
 func firstView(t *testing.T, cache string) string {
 	t.Helper()
-	views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
+	views := storedViews(cache)
 	if len(views) != 1 {
 		t.Fatalf("stored views %v, want one", views)
 	}
@@ -259,16 +237,8 @@ func TestStoredViewMaxFileBytes(t *testing.T) {
 		t.Helper()
 		opts := DefaultOptions()
 		opts.RepoLSA, opts.StoreViews, opts.MaxFileBytes = true, ViewsStored, maxBytes
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := openView(context.Background(), snap, cache, "o/r", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
 		got := map[string]bool{}
-		for _, c := range v.Retriever().Chunks() {
+		for _, c := range folderView(t, root, cache, opts).Retriever().Chunks() {
 			got[c.Path] = true
 		}
 		return got
@@ -300,15 +270,7 @@ func TestStoredViewWriteFault(t *testing.T) {
 	var log strings.Builder
 	opts.Log = &log
 	for i := range 2 {
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := openView(context.Background(), snap, cache, "o/r", opts)
-		if err != nil {
-			t.Fatalf("view %d: %v", i, err)
-		}
-		if v.Stats().CacheWriteFailures != 1 || len(v.Retriever().Chunks()) == 0 {
+		if v := folderView(t, root, cache, opts); v.Stats().CacheWriteFailures != 1 || len(v.Retriever().Chunks()) == 0 {
 			t.Errorf("view %d: %+v", i, v.Stats())
 		}
 	}
@@ -332,35 +294,22 @@ func TestStoredViewOtherDense(t *testing.T) {
 		t.Helper()
 		opts := DefaultOptions()
 		opts.RepoLSA, opts.StoreViews, opts.Dense = true, ViewsStored, dense
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := openView(context.Background(), snap, cache, "o/r", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return folderView(t, root, cache, opts)
 	}
 	if v := view(retrieve.DenseNone); v.Retriever().DenseInfo().Model != "" {
 		t.Fatal("--dense none made vectors")
 	}
-	none := firstView(t, cache)
+	// The view without vectors, put back in the place of the one with them.
+	none, err := os.ReadFile(firstView(t, cache))
+	if err != nil {
+		t.Fatal(err)
+	}
 	made := view(retrieve.DenseLSA)
 	if made.Retriever().DenseInfo().Model == "" {
 		t.Fatal("no vectors with LSA")
 	}
-	views, _ := filepath.Glob(filepath.Join(filepath.Dir(none), "*.view"))
-	for _, p := range views {
-		if p != none {
-			b, err := os.ReadFile(none)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := os.WriteFile(firstView(t, cache), none, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if v := view(retrieve.DenseLSA); v.Retriever().DenseInfo().Model != made.Retriever().DenseInfo().Model {
 		t.Errorf("a view without vectors was read back for LSA: model %q, made %q", v.Retriever().DenseInfo().Model, made.Retriever().DenseInfo().Model)
@@ -376,15 +325,7 @@ func TestStoredViewOnePerSnapshot(t *testing.T) {
 	cache := t.TempDir()
 	view := func(o Options) Stats {
 		t.Helper()
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := openView(context.Background(), snap, cache, "o/r", o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.Stats()
+		return folderView(t, root, cache, o).Stats()
 	}
 	a := DefaultOptions()
 	a.RepoLSA, a.StoreViews = true, ViewsStored
@@ -417,6 +358,21 @@ func TestStoredViewOnePerSnapshot(t *testing.T) {
 	if !os.SameFile(after, stat()) || len(storedViews(cache)) != 1 {
 		t.Error("a's stored view was not read back")
 	}
+}
+
+// folderView makes the view of the folder root over a new index of "o/r" in the cache
+// directory cache with opts (as a new process would).
+func folderView(t *testing.T, root, cache string, opts Options) *View {
+	t.Helper()
+	snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := openView(context.Background(), snap, cache, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // storedViews returns the stored view files under cache.

@@ -1,9 +1,12 @@
 package snapshot
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -25,6 +28,7 @@ type RootFS struct {
 	mu   sync.Mutex
 	subs map[string]*os.Root // folder path -> its root
 	lru  []string            // folder paths, least recently used first
+	raw  rawDirs             // folder listings without os.Root's per-entry lstat (Linux)
 }
 
 // rootFSKeep is the number of folder roots a RootFS keeps open.
@@ -51,6 +55,33 @@ func (r *RootFS) Open(name string) (fs.File, error) {
 		}
 	}
 	return r.root.Open(name) // the root's own answer (and error)
+}
+
+// ReadDir implements fs.ReadDirFS: the entries of folder name, sorted by name. On
+// Linux a folder is listed with getdents64 through a descriptor opened below its
+// parent's without following symlinks, and an entry is stat'ed only when its Info is
+// asked for (os.Root's listing lstats every entry); a path with a symlink on the way
+// is listed through the root, which follows it if it stays inside. The entries are the
+// same either way.
+func (r *RootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	if entries, ok, err := r.readDirRaw(name); ok {
+		return entries, err
+	}
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not implemented")}
+	}
+	list, err := d.ReadDir(-1)
+	slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return list, err
 }
 
 // sub returns the root of folder dir (not "."), opening it below its parent's (r.mu
@@ -102,4 +133,5 @@ func (r *RootFS) Close() {
 	}
 	clear(r.subs)
 	r.lru = nil
+	r.closeRaw()
 }

@@ -1,0 +1,34 @@
+package snapshot
+
+import (
+	"io/fs"
+	"os"
+	"testing"
+)
+
+// TestRootFSReadDirRaw: on Linux a folder reached through folders only is listed
+// with getdents64 (entries stat'ed when asked for); one reached through a symlinked
+// folder is listed by os.Root.
+func TestRootFSReadDirRaw(t *testing.T) {
+	dir := rootFSTree(t)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	rfs := NewRootFS(root)
+	defer rfs.Close()
+	for p, raw := range map[string]bool{".": true, "pkg": true, "pkg/sub/deep": true, "linkdir": false, "pkg/sublink": false} {
+		entries, err := fs.ReadDir(rfs, p)
+		if err != nil || len(entries) == 0 {
+			t.Fatalf("%s: %v, %v", p, entries, err)
+		}
+		e, ok := entries[0].(*rawDirEntry)
+		if ok != raw {
+			t.Errorf("%s: listed raw = %v, want %v", p, ok, raw)
+		}
+		if ok && e.info != nil {
+			t.Errorf("%s: %s stat'ed before its Info was asked for", p, e.name)
+		}
+	}
+}

@@ -39,7 +39,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -201,7 +200,7 @@ type Records struct {
 	// view) the locations wait in unmapped, in the order they were found, and a read
 	// looks through them from the newest (see locate).
 	index    map[Key]recLoc
-	unmapped [][]segEntry // by segment, in the order found
+	unmapped []footer // by segment, in the order found
 	indexed  bool
 	lookups  atomic.Int32 // reads of unmapped, until the index is built
 	pending  map[Key][]byte
@@ -341,13 +340,13 @@ func (r *Records) rescan() {
 		if !strings.HasSuffix(name, segExt) || strings.HasPrefix(name, ".") || r.segs[name] != nil || !e.Type().IsRegular() {
 			continue // a FIFO or a device named like a segment is never opened
 		}
-		seg, entries, err := openSegment(filepath.Join(r.dir, name))
+		seg, fo, err := openSegmentFooter(filepath.Join(r.dir, name))
 		if err != nil {
 			continue // damaged or half-written by a crash: ignored (gc removes it)
 		}
 		mapSegment(seg)
 		r.segs[name] = seg
-		r.addEntries(entries)
+		r.addEntries(fo)
 	}
 }
 
@@ -355,15 +354,17 @@ func (r *Records) rescan() {
 // before the index is built.
 const lazyLookups = 16
 
-// addEntries adds the locations of entries, later ones taking precedence (r.mu held).
-func (r *Records) addEntries(entries []segEntry) {
+// addEntries adds the locations of a segment's footer, later ones taking precedence
+// (r.mu held).
+func (r *Records) addEntries(fo footer) {
 	if !r.indexed {
-		r.unmapped = append(r.unmapped, entries)
+		r.unmapped = append(r.unmapped, fo)
 		return
 	}
-	for _, e := range entries {
-		r.index[e.key] = e.loc
-	}
+	fo.each(func(k Key, loc recLoc) bool {
+		r.index[k] = loc
+		return true
+	})
 }
 
 // buildIndex moves Records.unmapped into the index (r.mu held).
@@ -373,15 +374,16 @@ func (r *Records) buildIndex() {
 	}
 	if len(r.index) == 0 {
 		n := 0
-		for _, es := range r.unmapped {
-			n += len(es)
+		for _, fo := range r.unmapped {
+			n += fo.n + len(fo.entries)
 		}
 		r.index = make(map[Key]recLoc, n)
 	}
-	for _, es := range r.unmapped {
-		for _, e := range es {
-			r.index[e.key] = e.loc
-		}
+	for _, fo := range r.unmapped {
+		fo.each(func(k Key, loc recLoc) bool {
+			r.index[k] = loc
+			return true
+		})
 	}
 	r.unmapped, r.indexed = nil, true
 }
@@ -396,11 +398,9 @@ func (r *Records) locate(k Key) (loc recLoc, ok, build bool) {
 	if r.lookups.Add(1) > lazyLookups {
 		return recLoc{}, false, true
 	}
-	for _, es := range slices.Backward(r.unmapped) {
-		for _, e := range slices.Backward(es) {
-			if e.key == k {
-				return e.loc, true, false
-			}
+	for _, fo := range slices.Backward(r.unmapped) {
+		if loc, ok := fo.find(k); ok {
+			return loc, true, false
 		}
 	}
 	return recLoc{}, false, false
@@ -435,12 +435,21 @@ func openSegment(path string) (*segment, []segEntry, error) {
 	return readSegment(f, filepath.Base(path))
 }
 
+// openSegmentFooter is openSegment with the footer checked, not read out.
+func openSegmentFooter(path string) (*segment, footer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, footer{}, err
+	}
+	return readSegmentFooter(f, filepath.Base(path))
+}
+
 // readSegment is openSegment on f, an open segment file named name; f is closed on
 // error.
-func readSegment(f *os.File, name string) (*segment, []segEntry, error) {
-	fail := func(err error) (*segment, []segEntry, error) {
+func readSegmentFooter(f *os.File, name string) (*segment, footer, error) {
+	fail := func(err error) (*segment, footer, error) {
 		f.Close()
-		return nil, nil, err
+		return nil, footer{}, err
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(len(segMagic)+segTrailer) {
@@ -465,27 +474,105 @@ func readSegment(f *os.File, name string) (*segment, []segEntry, error) {
 	if crc32.Checksum(foot, castagnoli) != sum {
 		return fail(errors.New("damaged footer"))
 	}
-	br := bytes.NewReader(foot)
-	count, err := binary.ReadUvarint(br)
-	if err != nil || count > uint64(n) {
+	// Checked whole here, read when a record is looked for (see footer): a
+	// query that reads a handful of records does not fill memory with every entry.
+	count, p := binary.Uvarint(foot)
+	if p <= 0 || count > uint64(n)/uint64(1+len(Key{}.Hash)+2) {
 		return fail(errors.New("damaged footer"))
 	}
 	seg := &segment{name: name, f: f, size: size}
-	entries := make([]segEntry, 0, count)
+	fo := footer{seg: seg, b: foot[p:], n: int(count)}
+	q := p
 	for range count {
-		var k Key
-		var err error
-		if k.Kind, err = br.ReadByte(); err == nil {
-			_, err = io.ReadFull(br, k.Hash[:])
-		}
-		o, err1 := binary.ReadUvarint(br)
-		l, err2 := binary.ReadUvarint(br)
-		if err != nil || err1 != nil || err2 != nil || int64(o)+int64(l) > off {
+		if len(foot)-q < 1+len(Key{}.Hash) {
 			return fail(errors.New("damaged footer"))
 		}
-		entries = append(entries, segEntry{k, recLoc{seg: seg, off: int64(o), len: int64(l)}})
+		q += 1 + len(Key{}.Hash)
+		o, n1 := binary.Uvarint(foot[q:])
+		if n1 <= 0 {
+			return fail(errors.New("damaged footer"))
+		}
+		q += n1
+		l, n2 := binary.Uvarint(foot[q:])
+		if n2 <= 0 || o > uint64(off) || l > uint64(off)-o {
+			return fail(errors.New("damaged footer"))
+		}
+		q += n2
 	}
+	return seg, fo, nil
+}
+
+// readSegment is readSegmentFooter with the footer's entries read out.
+func readSegment(f *os.File, name string) (*segment, []segEntry, error) {
+	seg, fo, err := readSegmentFooter(f, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries := make([]segEntry, 0, fo.n)
+	fo.each(func(k Key, loc recLoc) bool {
+		entries = append(entries, segEntry{k, loc})
+		return true
+	})
 	return seg, entries, nil
+}
+
+// footer is the record locations of one segment: its footer's entries as written,
+// checked (readSegmentFooter), or, for a segment this process wrote, in entries.
+type footer struct {
+	seg     *segment
+	b       []byte // the entries: per record its kind, key, offset and length (uvarints)
+	n       int    // the number of entries in b
+	entries []segEntry
+}
+
+// each calls fn with every location in footer order until fn returns false.
+func (fo footer) each(fn func(Key, recLoc) bool) {
+	if fo.b == nil {
+		for _, e := range fo.entries {
+			if !fn(e.key, e.loc) {
+				return
+			}
+		}
+		return
+	}
+	var k Key
+	p := 0
+	for range fo.n {
+		k.Kind = fo.b[p]
+		p += 1 + copy(k.Hash[:], fo.b[p+1:])
+		o, n1 := binary.Uvarint(fo.b[p:])
+		p += n1
+		l, n2 := binary.Uvarint(fo.b[p:])
+		p += n2
+		if !fn(k, recLoc{seg: fo.seg, off: int64(o), len: int64(l)}) {
+			return
+		}
+	}
+}
+
+// find returns the location of k, the last one in footer order.
+func (fo footer) find(k Key) (loc recLoc, ok bool) {
+	if fo.b == nil {
+		for _, e := range slices.Backward(fo.entries) {
+			if e.key == k {
+				return e.loc, true
+			}
+		}
+		return recLoc{}, false
+	}
+	p := 0
+	for range fo.n {
+		hit := fo.b[p] == k.Kind && string(fo.b[p+1:p+1+len(k.Hash)]) == string(k.Hash[:])
+		p += 1 + len(k.Hash)
+		o, n1 := binary.Uvarint(fo.b[p:])
+		p += n1
+		l, n2 := binary.Uvarint(fo.b[p:])
+		p += n2
+		if hit {
+			loc, ok = recLoc{seg: fo.seg, off: int64(o), len: int64(l)}, true
+		}
+	}
+	return loc, ok
 }
 
 // Get returns the payload of record k, from this process's pending writes or a segment,
@@ -700,7 +787,7 @@ func (r *Records) flushLocked(atLeast int64) (int, error) {
 			loc.seg = seg
 			entries = append(entries, segEntry{k, loc})
 		}
-		r.addEntries(entries)
+		r.addEntries(footer{seg: seg, entries: entries})
 	}
 	r.flushing = nil
 	r.noAuto = false

@@ -84,6 +84,21 @@ func (r *RootFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return list, err
 }
 
+// Stat implements fs.StatFS: the stat of name, following a symlink inside the root
+// as os.Root does. On Linux, name (not a symlink) is stat'ed relative to its
+// folder's descriptor, without opening it.
+func (r *RootFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	if name != "." {
+		if fi, ok := r.statRaw(name); ok {
+			return fi, nil
+		}
+	}
+	return r.root.Stat(name)
+}
+
 // sub returns the root of folder dir (not "."), opening it below its parent's (r.mu
 // held).
 func (r *RootFS) sub(dir string) (*os.Root, error) {

@@ -217,6 +217,40 @@ func (r *RootFS) readDirRaw(name string) (entries []fs.DirEntry, ok bool, err er
 	return entries, true, nil
 }
 
+// statRaw is the stat of name (not "."): an fstatat relative to its folder's
+// descriptor. ok is false when the answer must come from os.Root instead (a symlink,
+// which os.Root follows inside the root; a symlink on the way; no root descriptor).
+func (r *RootFS) statRaw(name string) (fs.FileInfo, bool) {
+	r.mu.Lock()
+	if r.raw.off {
+		r.mu.Unlock()
+		return nil, false
+	}
+	d, err := r.fdOf(path.Dir(name))
+	if err != nil && path.Dir(name) == "." {
+		r.raw.off = true
+	}
+	if d != nil {
+		d.mu.RLock()
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return nil, false // os.Root's answer, and its error
+	}
+	defer d.mu.RUnlock()
+	if d.fd < 0 {
+		return nil, false
+	}
+	fi, err := lstatAt(d.fd, path.Base(name))
+	switch {
+	case err != nil:
+		return nil, false
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, false // followed by os.Root, inside the root only
+	}
+	return fi, true
+}
+
 // direntType is the fs.FileMode type bits of a getdents64 d_type.
 func direntType(t uint8) fs.FileMode {
 	switch t {

@@ -12,3 +12,6 @@ func (r *RootFS) readDirRaw(string) ([]fs.DirEntry, bool, error) { return nil, f
 
 // closeRaw has nothing to close on this system.
 func (r *RootFS) closeRaw() {}
+
+// statRaw stats through os.Root on this system (ok false).
+func (r *RootFS) statRaw(string) (fs.FileInfo, bool) { return nil, false }

@@ -60,7 +60,7 @@ func describe(entries []fs.DirEntry, err error) []string {
 // TestRootFSReadDir: RootFS's listing (getdents64 below the parent's descriptor, stats
 // taken when asked for) says the same of every folder as os.Root's, through symlinked
 // folders too, and refuses what os.Root refuses (a symlink out of the root, an
-// unreadable folder, a file).
+// unreadable folder, a file); its Stat says the same as os.Root's of every path.
 func TestRootFSReadDir(t *testing.T) {
 	dir := rootFSTree(t)
 	root, err := os.OpenRoot(dir)
@@ -78,6 +78,14 @@ func TestRootFSReadDir(t *testing.T) {
 			t.Errorf("ReadDir(%q):\n got %q\nwant %q", p, got, want)
 		}
 	}
+	for _, p := range []string{".", "a.kt", "pkg", "pkg/c.kt", "pkg/sub/deep/e.kt", "link.kt", "linkdir", "linkdir/c.kt", "out",
+		"broken", "loop", "pkg/up.kt", "pkg/sublink", "pkg/fifo", "closed", "missing", "pkg/missing", "a.kt/x"} {
+		want := describe(statEntries(fs.Stat(root.FS(), p)))
+		got := describe(statEntries(fs.Stat(rfs, p)))
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Stat(%q):\n got %q\nwant %q", p, got, want)
+		}
+	}
 	// fstest opens every file it lists: not the named pipe's folder (an open of a
 	// pipe waits for a writer).
 	sub, err := fs.Sub(rfs, "pkg/sub")
@@ -87,6 +95,14 @@ func TestRootFSReadDir(t *testing.T) {
 	if err := fstest.TestFS(sub, "d.py", "deep/e.kt"); err != nil {
 		t.Error(err)
 	}
+}
+
+// statEntries is a stat's answer as a listing of one entry, for describe.
+func statEntries(fi fs.FileInfo, err error) ([]fs.DirEntry, error) {
+	if err != nil {
+		return nil, err
+	}
+	return []fs.DirEntry{fs.FileInfoToDirEntry(fi)}, nil
 }
 
 // readDirOSRoot is the listing of os.Root's FS, sorted by name.

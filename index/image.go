@@ -406,6 +406,7 @@ func (ix *Index) finishView(snap snapshot.Snapshot, rv *readyView, keySkipped in
 	}
 	st := rv.sv.stats
 	st.Skipped += keySkipped
+	st.StoredView = true
 	if ix.opts.Progress != nil {
 		ix.opts.Progress(st.Files, st.Files)
 	}

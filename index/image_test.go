@@ -48,6 +48,7 @@ func TestStoredView(t *testing.T) {
 		t.Helper()
 		a, b := v.Stats(), made.Stats()
 		b.Reused, b.Chunked, b.Built = b.Reused+b.Chunked, 0, false
+		b.StoredView = a.StoredView // where it came from: checked below
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: stats %+v, made %+v", what, a, b)
 		}
@@ -80,7 +81,7 @@ func TestStoredView(t *testing.T) {
 		}
 	}
 	loaded, log := view(opts)
-	if loaded.Stats().Chunked != 0 || loaded.Stats().Built {
+	if loaded.Stats().Chunked != 0 || loaded.Stats().Built || !loaded.Stats().StoredView || made.Stats().StoredView {
 		t.Fatalf("the second view was made again: %+v", loaded.Stats())
 	}
 	same("stored", loaded, log)
@@ -223,6 +224,69 @@ func TestPrepareView(t *testing.T) {
 	ix.Close()
 	st.Close()
 	ix.PrepareView("other") // after Close: nothing
+}
+
+// TestViewsPrepared: under ViewsPrepared a view reads back the stored view only when
+// PrepareView asked for it, and no view is stored or recorded as the last one.
+func TestViewsPrepared(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
+	made := folderView(t, root, cache, opts) // as `repoctx index`
+	views := storedViews(cache)
+	if len(views) != 1 {
+		t.Fatalf("stored views %v, want one", views)
+	}
+	before, err := os.Stat(views[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.StoreViews = ViewsPrepared
+	view := func(prepare bool) *View {
+		t.Helper()
+		st := store.Open(cache)
+		defer st.Close()
+		ix, err := Open(st, "o/r", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		if prepare {
+			ix.PrepareView(snapshot.FolderName(root))
+		}
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := ix.View(context.Background(), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := view(false); v.Stats().StoredView {
+		t.Errorf("a view not prepared was read back: %+v", v.Stats())
+	}
+	v := view(true)
+	if !v.Stats().StoredView || !reflect.DeepEqual(v.Retriever().Chunks(), made.Retriever().Chunks()) {
+		t.Errorf("the prepared view was not read back: %+v", v.Stats())
+	}
+	writeFiles(t, root, map[string]string{"b.py": "def beta():\n    return 2\n"})
+	if v := view(true); v.Stats().StoredView || v.Stats().Chunked != 1 {
+		t.Errorf("after an edit: %+v, want b.py chunked, no stored view", v.Stats())
+	}
+	view(true)
+	after, err := os.Stat(views[0])
+	if err != nil || !after.ModTime().Equal(before.ModTime()) || len(storedViews(cache)) != 1 {
+		t.Errorf("a view was stored under ViewsPrepared (%v)", err)
+	}
+	// The files of the stored view again: still read back (no last view was recorded).
+	writeFiles(t, root, map[string]string{"b.py": "def beta():\n    return alpha()\n"})
+	if v := view(true); !v.Stats().StoredView {
+		t.Errorf("the stored view's files again: %+v, want it read back", v.Stats())
+	}
 }
 
 // TestStoredViewMaxFileBytes checks that a view stored under one file size limit

@@ -112,6 +112,11 @@ const (
 	ViewsStoredOnRepeat
 	// ViewsStored stores every view (`repoctx index`, after which `query` reads it).
 	ViewsStored
+	// ViewsPrepared stores no view and reads one back only for the view that
+	// [Index.PrepareView] prepared: a server makes its first view of a folder from
+	// the view `repoctx index` stored, and every later one (an edit's) from the
+	// index's memory, as without stored views.
+	ViewsPrepared
 )
 
 // SharedLSA names the snapshot whose view's own LSA fit embeds every view of an
@@ -225,6 +230,9 @@ type Stats struct {
 	// SharedLSA reports that the view was embedded with the model of
 	// [Options.SharedLSA] (not its own fit).
 	SharedLSA bool
+	// StoredView reports that the view was read back from the store whole
+	// ([Options.StoreViews]), not made from its files' chunk records.
+	StoredView bool
 }
 
 // Index is one repository's index in this process: the corpus of every file version

@@ -129,8 +129,10 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 				ix.stopped = append(ix.stopped, p)
 				ix.mu.Unlock()
 			}
-		} else if v := ix.loadView(snap, full, skipped, logf); v != nil {
-			return v, nil
+		} else if opts.StoreViews != ViewsPrepared {
+			if v := ix.loadView(snap, full, skipped, logf); v != nil {
+				return v, nil
+			}
 		}
 	}
 	var logs []string // what chunkFiles logs, for the stored view
@@ -224,7 +226,7 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
 	}
 	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo, syms: table}
-	if stored && nTransient == 0 {
+	if stored && nTransient == 0 && opts.StoreViews != ViewsPrepared {
 		ix.storeView(v, key, skipped, logs, syms, logf)
 	}
 	return v, nil

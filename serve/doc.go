@@ -45,6 +45,14 @@
 // that answer), as is every file the poll after the first view finds changed, and
 // the update takes it again, even when its hash is the recorded one (it changed back).
 //
+// The first view itself is read back whole when `repoctx index` stored one of the
+// same files under the same options (index.ViewsPrepared: the read starts beside the
+// walk, and no later view is read back or stored): chunks, postings, vectors and
+// symbols used in place from the mapped file, so the start costs the walk rather than
+// the view. Such a view's chunks are not in the index's memory: the first view made
+// after a change reads every file's records once (answers go on from the stored view
+// meanwhile), and later changes cost what they cost after any start.
+//
 // On a save: fsnotify reports events for the folder (every folder the walker goes
 // into is watched; ignored, vendored and .git folders are not); their paths are
 // noted; once the folder has been quiet for the debounce interval (50 ms; a steady

@@ -183,10 +183,15 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 	w.opts.RepoLSA = true // one model per repository: an edit embeds its new chunks only
 	w.opts.Symbols = true
 	w.opts.DeferFlush = true // the store is written every flushEvery, not once per edit
+	// The first view is read back from the view `repoctx index` stored, when the walk
+	// finds the same files (the read starts now, beside the walk); later views are
+	// made in memory, and none is stored.
+	w.opts.StoreViews = index.ViewsPrepared
 	if w.ix, err = index.Open(st, w.repo, w.opts); err != nil {
 		root.Close()
 		return nil, err
 	}
+	w.ix.PrepareView(w.name)
 	if cfg.CrossRepo {
 		if w.bix, err = crossrepo.Open(st, w.repo, w.name, "live"); err != nil {
 			w.ix.Close()
@@ -478,7 +483,9 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 	w.updates++
 	w.last = u
 	w.mu.Unlock()
-	if first {
+	if first && st.StoredView {
+		w.logf("%d files, %d chunks (the view stored by the last index) in %.2fs", u.Files, u.Chunks, (u.Walk + u.View).Seconds())
+	} else if first {
 		w.logf("%d files, %d chunks (%d files chunked, %d chunk texts embedded) in %.2fs", u.Files, u.Chunks, u.Chunked, u.Embedded, (u.Walk + u.View).Seconds())
 	} else {
 		w.logf("+%d ~%d -%d files: walk %.1f ms, view %.1f ms (%d chunked, %d embedded); %d files, %d chunks",

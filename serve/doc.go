@@ -54,7 +54,8 @@
 // meanwhile), and later changes cost what they cost after any start.
 //
 // On a save: fsnotify reports events for the folder (every folder the walker goes
-// into is watched; ignored, vendored and .git folders are not); their paths are
+// into is watched, the first walk's once the server listens, before the poll after
+// the first view; ignored, vendored and .git folders are not); their paths are
 // noted; once the folder has been quiet for the debounce interval (50 ms; a steady
 // stream of changes is applied at least every second) the noted paths are walked with
 // the walker restricted to them (snapshot.WalkFS over a view of the folder whose

@@ -93,22 +93,23 @@ type Workspace struct {
 	fsys             fs.FS // osRoot's
 	logf             func(string, ...any)
 
-	mu       sync.Mutex
-	files    map[string]*memFile  // the current files; replaced, never modified, once a view holds it
-	dirs     map[string]time.Time // folders walked into (watched), with their mtimes
-	ignores  map[string]stat      // ignore files read, for polling
-	cur      *view
-	pending  map[string]bool
-	lastNote time.Time
-	inflight int
-	updates  int
-	ix       *index.Index     // the repository's index (the update loop's, and Close's)
-	bix      *crossrepo.Index // its bleve index (Config.CrossRepo), else nil
-	churn    int              // chunks of file versions added to the index since it was opened
-	flushed  time.Time        // when the store was last written
-	last     Update
-	fsw      *fsnotify.Watcher // nil when polling
-	watched  map[string]bool   // folders fsw watches
+	mu         sync.Mutex
+	files      map[string]*memFile  // the current files; replaced, never modified, once a view holds it
+	dirs       map[string]time.Time // folders walked into (watched), with their mtimes
+	ignores    map[string]stat      // ignore files read, for polling
+	cur        *view
+	pending    map[string]bool
+	lastNote   time.Time
+	inflight   int
+	updates    int
+	ix         *index.Index     // the repository's index (the update loop's, and Close's)
+	bix        *crossrepo.Index // its bleve index (Config.CrossRepo), else nil
+	churn      int              // chunks of file versions added to the index since it was opened
+	flushed    time.Time        // when the store was last written
+	last       Update
+	fsw        *fsnotify.Watcher // nil when polling
+	watched    map[string]bool   // folders fsw watches
+	startWatch []string          // the first walk's folders, watched once the server listens
 
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -221,7 +222,10 @@ func openWorkspace(ctx context.Context, f Folder, cfg *Config, st *store.Store, 
 	go func() {
 		defer w.wg.Done()
 		// What changed while the first view was made: the stats taken before reading
-		// tell. Off the start's path: the update loop takes what it notes.
+		// tell. Off the start's path: the update loop takes what it notes. The
+		// folders are watched first, so that no change falls between the two.
+		w.watch(w.startWatch)
+		w.startWatch = nil
 		w.poll()
 		w.updateLoop(wctx)
 	}()
@@ -398,7 +402,13 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 		w.logf("skip %s: unreadable", p)
 	}
 	walked := time.Since(t0)
-	w.track(sc, targets)
+	if add := w.track(sc, targets); first {
+		// Watched off the start's path (26,000 folders took a third of a second),
+		// before the poll that finds what changed since this walk.
+		w.startWatch = add
+	} else {
+		w.watch(add)
+	}
 	w.mu.Lock()
 	cur := w.files
 	w.mu.Unlock()

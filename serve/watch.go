@@ -33,11 +33,12 @@ const (
 var addWatch = func(fw *fsnotify.Watcher, dir string) error { return fw.Add(dir) }
 
 // track records the folders a walk of targets went into and the ignore files it read:
-// new folders are watched, folders at or below a target that the walk did not go into
-// (deleted, renamed, newly ignored) are forgotten.
-func (w *Workspace) track(sc scan, targets []string) {
+// folders at or below a target that the walk did not go into (deleted, renamed, newly
+// ignored) are forgotten, and the new folders, to be watched, are returned (see
+// watch).
+func (w *Workspace) track(sc scan, targets []string) (add []string) {
 	w.mu.Lock()
-	var gone, add []string
+	var gone []string
 	for d := range w.dirs {
 		if _, ok := sc.dirs[d]; !ok && covered(d, targets) {
 			delete(w.dirs, d)
@@ -69,10 +70,22 @@ func (w *Workspace) track(sc scan, targets []string) {
 	}
 	w.mu.Unlock()
 	if fw == nil {
-		return
+		return nil
 	}
 	for _, d := range gone {
 		fw.Remove(filepath.Join(w.root, filepath.FromSlash(d))) // usually gone with the folder
+	}
+	return add
+}
+
+// watch adds a watch on each folder of add (slash paths); when the system refuses
+// more, it falls back to polling.
+func (w *Workspace) watch(add []string) {
+	w.mu.Lock()
+	fw := w.fsw
+	w.mu.Unlock()
+	if fw == nil {
+		return
 	}
 	for _, d := range add {
 		err := addWatch(fw, filepath.Join(w.root, filepath.FromSlash(d)))

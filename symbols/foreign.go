@@ -229,15 +229,15 @@ func (t *Table) pythonTops() map[string]bool {
 // findPythonTops is pythonTops without its cache.
 func (t *Table) findPythonTops() map[string]bool {
 	tops := map[string]bool{}
-	for p, fs := range t.byPkg {
-		if len(fs) == 0 || fs[0].Lang != "python" {
-			continue
+	t.eachKey(KeyPackage, func(p string) {
+		if t.firstLang(KeyPackage, p) != "python" {
+			return
 		}
 		parts := strings.Split(p, ".")
 		if parts[0] == "src" && len(parts) > 1 {
 			parts = parts[1:]
 		}
 		tops[parts[0]] = true
-	}
+	})
 	return tops
 }

@@ -120,7 +120,7 @@ func (t *Table) rustCrateRoot(from string) []*File {
 			if dir != "." && dir != "/" {
 				p = dir + "/" + root
 			}
-			if f := t.files[p]; f != nil {
+			if f := t.File(p); f != nil {
 				return []*File{f}
 			}
 		}
@@ -192,7 +192,7 @@ func (r *resolver) swiftModuleQualified(name, q string) bool {
 		return false
 	}
 	found := false
-	for _, d := range sortedByPath(append([]*Def(nil), r.t.byName[name]...)) {
+	for _, d := range sortedByPath(append([]*Def(nil), r.t.named(name)...)) {
 		if d.Container == "" && path.Ext(d.Path) == ".swift" && path.Base(swiftModule(d.Path)) == q && r.inFamily(d) {
 			found = r.add(d, ViaModule) || found
 		}
@@ -205,7 +205,7 @@ func (r *resolver) swiftModuleQualified(name, q string) bool {
 // the files of package parts[:k] (the longest such package). k is 0 when none.
 func (r *resolver) packageClasses(parts []string) ([]*Def, int) {
 	for k := len(parts) - 1; k >= 1; k-- {
-		fs := r.t.byPkg[strings.Join(parts[:k], ".")]
+		fs := r.t.pkgFiles(strings.Join(parts[:k], "."))
 		var cs []*Def
 		for _, f := range fs {
 			for i := range f.Defs {
@@ -232,7 +232,7 @@ func (r *resolver) classMembersStar(im grammars.Import, name string, keep func(*
 	}
 	pkg, cls := im.Module[:i], im.Module[i+1:]
 	found := false
-	for _, f := range r.t.byPkg[pkg] {
+	for _, f := range r.t.pkgFiles(pkg) {
 		for j := range f.Defs {
 			if d := &f.Defs[j]; d.Name == name && d.Container == cls && (keep == nil || keep(d)) {
 				found = r.add(d, ViaStarImport) || found
@@ -259,11 +259,11 @@ func (r *resolver) withDefinitions(out []Candidate) []Candidate {
 			continue
 		}
 		stem := strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))
-		for _, e := range sortedByPath(append([]*Def(nil), r.t.byName[d.Name]...)) {
+		for _, e := range sortedByPath(append([]*Def(nil), r.t.named(d.Name)...)) {
 			if seen[e] || e.Kind != grammars.Function || e.Container != d.Container || !r.inFamily(e) {
 				continue
 			}
-			f := r.t.files[e.Path]
+			f := r.t.File(e.Path)
 			if f == nil {
 				continue
 			}
@@ -291,7 +291,7 @@ func (r *resolver) withDefinitions(out []Candidate) []Candidate {
 // rustModDeclared reports whether a Rust file of the repository declares the module
 // q (`mod q;`, `pub mod q {`).
 func (r *resolver) rustModDeclared(q string) bool {
-	for _, d := range r.t.byName[q] {
+	for _, d := range r.t.named(q) {
 		if d.Kind == grammars.Class && path.Ext(d.Path) == ".rs" && strings.HasPrefix(strings.TrimPrefix(strings.TrimPrefix(d.Signature, "pub(crate) "), "pub "), "mod ") {
 			return true
 		}

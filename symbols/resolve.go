@@ -152,7 +152,7 @@ func (r *resolver) resolve(u Use) []Candidate {
 		return r.out
 	}
 	if bare {
-		if f := t.files[site.From]; f != nil {
+		if f := t.File(site.From); f != nil {
 			for i := range f.Defs {
 				if f.Defs[i].Name == u.Name {
 					r.add(&f.Defs[i], ViaSameFile)
@@ -219,7 +219,7 @@ type resolver struct {
 
 func (t *Table) newResolver(site Site, max int) *resolver {
 	r := &resolver{t: t, site: site, max: max, seen: map[*Def]bool{}, imports: site.Imports, test: IsTestPath(site.From)}
-	if f := t.files[site.From]; f != nil {
+	if f := t.File(site.From); f != nil {
 		r.lang = f.Lang
 		if r.imports == nil {
 			r.imports = f.Imports
@@ -247,7 +247,7 @@ func (r *resolver) inFamily(d *Def) bool {
 	if r.fam == nil {
 		return true
 	}
-	if f := r.t.files[d.Path]; f != nil {
+	if f := r.t.File(d.Path); f != nil {
 		return r.fam[f.Lang]
 	}
 	if s := grammars.ForPath(d.Path); s != nil {
@@ -280,7 +280,7 @@ func (r *resolver) fileOf(d *Def) *File {
 			}
 		}
 	}
-	return r.t.files[d.Path]
+	return r.t.File(d.Path)
 }
 
 // importsOf returns the imports in effect in the file f (the current ones for the
@@ -325,7 +325,7 @@ func (r *resolver) importTargetsDepth(im grammars.Import, from string, keep func
 		comps := strings.Split(im.Module, ".")
 		for k := len(comps) - 1; k >= 1 && len(out) == 0; k-- {
 			classes := comps[k:]
-			for _, f := range r.t.byPkg[strings.Join(comps[:k], ".")] {
+			for _, f := range r.t.pkgFiles(strings.Join(comps[:k], ".")) {
 				for j := range f.Defs {
 					if d := &f.Defs[j]; ok(d) && d.Container == classes[len(classes)-1] && nestedIn(f, d, classes) {
 						out = append(out, d)
@@ -336,8 +336,8 @@ func (r *resolver) importTargetsDepth(im grammars.Import, from string, keep func
 	}
 	if len(out) == 0 {
 		// Python re-exported names, nested Kotlin packages: the name below the module.
-		for _, d := range r.t.byName[target] {
-			if ok(d) && strings.HasPrefix(r.t.files[d.Path].Package, im.Module) {
+		for _, d := range r.t.named(target) {
+			if ok(d) && strings.HasPrefix(r.t.File(d.Path).Package, im.Module) {
 				out = append(out, d)
 			}
 		}
@@ -417,7 +417,7 @@ func (r *resolver) fixture(name string) {
 		if dir != "." && dir != "/" {
 			p = dir + "/conftest.py"
 		}
-		if f := r.t.files[p]; f != nil {
+		if f := r.t.File(p); f != nil {
 			for i := range f.Defs {
 				if d := &f.Defs[i]; d.Name == name && d.Container == "" {
 					r.add(d, ViaFixture)
@@ -437,7 +437,7 @@ func (r *resolver) fixture(name string) {
 // has none).
 func (r *resolver) byBareName(name string, member bool, keep func(*Def) bool) {
 	var cands []*Def
-	for _, d := range r.t.byName[name] {
+	for _, d := range r.t.named(name) {
 		if r.inFamily(d) && (keep == nil || keep(d)) && d.Path != r.site.From && (r.test || !IsTestPath(d.Path)) {
 			cands = append(cands, d)
 		}
@@ -448,7 +448,7 @@ func (r *resolver) byBareName(name string, member bool, keep func(*Def) bool) {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Path < cands[j].Path })
 	dir := path.Dir(r.site.From)
 	pkg := ""
-	if f := r.t.files[r.site.From]; f != nil {
+	if f := r.t.File(r.site.From); f != nil {
 		pkg = f.Package
 	} else if c := r.site.Current; c != nil {
 		pkg = c.Package
@@ -466,7 +466,7 @@ func (r *resolver) byBareName(name string, member bool, keep func(*Def) bool) {
 	}
 	for _, via := range tiers {
 		for _, d := range cands {
-			f := r.t.files[d.Path]
+			f := r.t.File(d.Path)
 			ok := false
 			switch via {
 			case ViaSameDir:
@@ -561,7 +561,7 @@ func (r *resolver) classes(name string, ctx *File) []*Def {
 		if len(out) > 0 {
 			// The indexed copy's class too: the text around a hole often does not
 			// parse, and a class broken by it shows no members.
-			if f := r.t.files[from]; f != nil {
+			if f := r.t.File(from); f != nil {
 				for i := range f.Defs {
 					take(&f.Defs[i])
 				}
@@ -598,15 +598,15 @@ func (r *resolver) classes(name string, ctx *File) []*Def {
 	if len(out) > 0 || r.site.foreign {
 		return out // another repository's classes are named by imports only
 	}
-	defs := r.t.byName[name]
+	defs := r.t.named(name)
 	var pkg string
-	if f := r.t.files[from]; f != nil {
+	if f := r.t.File(from); f != nil {
 		pkg = f.Package
 	}
 	for _, near := range []func(d *Def) bool{
 		func(d *Def) bool { return d.Path == from },
 		func(d *Def) bool { return path.Dir(d.Path) == path.Dir(from) },
-		func(d *Def) bool { return pkg != "" && r.lang != "python" && r.t.files[d.Path].Package == pkg },
+		func(d *Def) bool { return pkg != "" && r.lang != "python" && r.t.File(d.Path).Package == pkg },
 	} {
 		for _, d := range defs {
 			if near(d) {
@@ -806,7 +806,7 @@ func (r *resolver) lookupMember(cs []*Def, typ, name string) bool {
 		return found
 	})...)
 	if !found && r.lang == "kotlin" {
-		for _, d := range r.t.byName[name] {
+		for _, d := range r.t.named(name) {
 			if recv := extReceiver(d); recv != "" && containsString(types, recv) && r.extensionInScope(d) {
 				found = r.add(d, ViaReceiver) || found
 			}
@@ -819,14 +819,14 @@ func (r *resolver) lookupMember(cs []*Def, typ, name string) bool {
 // d without qualification: it is declared in the file's package, or the file imports
 // it by name or imports its package with a wildcard.
 func (r *resolver) extensionInScope(d *Def) bool {
-	f := r.t.files[d.Path]
+	f := r.t.File(d.Path)
 	if f == nil {
 		return false
 	}
 	pkg := ""
 	if c := r.site.Current; c != nil {
 		pkg = c.Package
-	} else if cf := r.t.files[r.site.From]; cf != nil {
+	} else if cf := r.t.File(r.site.From); cf != nil {
 		pkg = cf.Package
 	}
 	if f.Package == pkg && !r.site.foreign {
@@ -865,10 +865,10 @@ func (r *resolver) memberType(cs []*Def, name string) (string, *File) {
 		types = append(types, c.Name)
 	}
 	if r.lang == "kotlin" {
-		for _, d := range r.t.byName[name] {
+		for _, d := range r.t.named(name) {
 			if recv := extReceiver(d); recv != "" && containsString(types, recv) && r.inFamily(d) && r.extensionInScope(d) {
 				if t := declaredType(r.lang, d); t != "" {
-					return t, r.t.files[d.Path]
+					return t, r.t.File(d.Path)
 				}
 			}
 		}
@@ -1287,8 +1287,8 @@ func (r *resolver) propertyType(name string) (string, *File) {
 		pkg = c.Package
 	}
 	if pkg != "" {
-		for _, d := range r.t.byName[name] {
-			if f := r.t.files[d.Path]; d.Container == "" && f != nil && f.Package == pkg && r.inFamily(d) && (r.test || !IsTestPath(d.Path)) {
+		for _, d := range r.t.named(name) {
+			if f := r.t.File(d.Path); d.Container == "" && f != nil && f.Package == pkg && r.inFamily(d) && (r.test || !IsTestPath(d.Path)) {
 				defs = append(defs, d)
 			}
 		}

@@ -39,7 +39,7 @@ func (r *resolver) swiftModuleNames(name string) bool {
 	}
 	dir := path.Dir(r.site.From)
 	var same, other, imp []*Def
-	for _, d := range r.t.byName[name] {
+	for _, d := range r.t.named(name) {
 		if d.Container != "" || d.Path == r.site.From || !r.inFamily(d) || path.Ext(d.Path) != ".swift" ||
 			!r.test && IsTestPath(d.Path) || r.site.Keep != nil && !r.site.Keep(d) {
 			continue

@@ -231,16 +231,17 @@ func clip(s string) string {
 }
 
 // Table resolves names across a repository's files. It is read-only after NewTable
-// and safe for concurrent use.
+// (or NewLazyTable) and safe for concurrent use.
 type Table struct {
-	files    map[string]*File
-	byName   map[string][]*Def
-	byPkg    map[string][]*File // Kotlin package or Python module -> files
-	pyByPath map[string]*File
+	// NewTable's lookups (nil in a table of NewLazyTable, which asks lazy instead).
+	files  map[string]*File
+	byName map[string][]*Def
+	byPkg  map[string][]*File // Kotlin package or Python module -> files
 	// For languages whose imports name paths (grammars.Spec.ImportsByPath): files by
 	// path without extension, and by folder.
 	byStem, byDir map[string][]*File
-	pathCache     sync.Map // folder + "\x00" + module -> []*File, pathFiles' answers
+	lazy          *lazyIndex // NewLazyTable's lookups
+	pathCache     sync.Map   // folder + "\x00" + module -> []*File, pathFiles' answers
 	pyTopsOnce    sync.Once
 	pyTops        map[string]bool // pythonTops' answer
 }
@@ -252,15 +253,14 @@ func NewTable(files []*File) *Table {
 		defs += len(f.Defs)
 	}
 	// Sized up front: a view's table is made per snapshot (thousands of names).
-	t := &Table{files: make(map[string]*File, len(files)), byName: make(map[string][]*Def, defs), byPkg: map[string][]*File{}, pyByPath: map[string]*File{},
+	t := &Table{files: make(map[string]*File, len(files)), byName: make(map[string][]*Def, defs), byPkg: map[string][]*File{},
 		byStem: map[string][]*File{}, byDir: map[string][]*File{}}
 	for _, f := range files {
 		t.files[f.Path] = f
 		t.byPkg[f.Package] = append(t.byPkg[f.Package], f)
-		if s := grammars.Lookup(f.Lang); s != nil && s.ImportsByPath {
-			stem := strings.TrimSuffix(f.Path, path.Ext(f.Path))
+		if stem, dir, ok := pathKeys(f); ok {
 			t.byStem[stem] = append(t.byStem[stem], f)
-			t.byDir[path.Dir(f.Path)] = append(t.byDir[path.Dir(f.Path)], f)
+			t.byDir[dir] = append(t.byDir[dir], f)
 		}
 		for i := range f.Defs {
 			d := &f.Defs[i]
@@ -271,7 +271,12 @@ func NewTable(files []*File) *Table {
 }
 
 // File returns the symbols of the file at p, or nil.
-func (t *Table) File(p string) *File { return t.files[p] }
+func (t *Table) File(p string) *File {
+	if t.lazy != nil {
+		return t.lazy.path(p)
+	}
+	return t.files[p]
+}
 
 // Candidate is a resolved definition with the reason it was chosen.
 type Candidate struct {
@@ -285,7 +290,7 @@ type Candidate struct {
 // `from pkg import mod`, also pkg.mod's).
 func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
 	lang := ""
-	if fromFile := t.files[from]; fromFile != nil {
+	if fromFile := t.File(from); fromFile != nil {
 		lang = fromFile.Lang
 	} else if s := grammars.ForPath(from); s != nil {
 		lang = s.Name
@@ -297,7 +302,7 @@ func (t *Table) moduleFiles(im grammars.Import, from string) []*File {
 		return t.pathFiles(im.Module, from)
 	}
 	if lang != "python" {
-		return t.byPkg[im.Module]
+		return t.pkgFiles(im.Module)
 	}
 	out := t.pyModule(im.Module, im.Level, from)
 	if im.Name != "" && !im.Star {
@@ -333,15 +338,15 @@ func (t *Table) pyModule(mod string, level int, from string) []*File {
 	if mod == "" || strings.HasSuffix(mod, ".") {
 		return nil
 	}
-	if fs := t.byPkg[mod]; len(fs) > 0 {
+	if fs := t.pkgFiles(mod); len(fs) > 0 {
 		return append([]*File(nil), fs...)
 	}
 	var out []*File
-	for p, fs := range t.byPkg {
+	t.eachKey(KeyPackage, func(p string) {
 		if strings.HasSuffix(p, "."+mod) {
-			out = append(out, fs...)
+			out = append(out, t.pkgFiles(p)...)
 		}
-	}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
@@ -380,7 +385,7 @@ func (t *Table) findPathFiles(mod, from string) []*File {
 	}
 	if strings.HasPrefix(mod, "./") || strings.HasPrefix(mod, "../") {
 		target := path.Join(path.Dir(from), mod)
-		for _, fs := range [][]*File{t.byStem[target], t.byStem[target+"/index"], t.byStem[target+"/mod"], t.byDir[target]} {
+		for _, fs := range [][]*File{t.keyFiles(KeyStem, target), t.keyFiles(KeyStem, target+"/index"), t.keyFiles(KeyStem, target+"/mod"), t.keyFiles(KeyDir, target)} {
 			if len(fs) > 0 {
 				return sorted(fs)
 			}
@@ -393,13 +398,13 @@ func (t *Table) findPathFiles(mod, from string) []*File {
 		if m == "" || m == "." || m == ".." {
 			continue
 		}
-		for _, idx := range []map[string][]*File{t.byStem, t.byDir} {
+		for _, kind := range []KeyKind{KeyStem, KeyDir} {
 			var out []*File
-			for key, fs := range idx {
+			t.eachKey(kind, func(key string) {
 				if key == m || strings.HasSuffix(key, "/"+m) {
-					out = append(out, fs...)
+					out = append(out, t.keyFiles(kind, key)...)
 				}
-			}
+			})
 			if len(out) > 0 {
 				return sorted(out)
 			}

@@ -23,6 +23,9 @@ func extractAll(t *testing.T, files map[string]string) *Table {
 		}
 		fs = append(fs, sf)
 	}
+	if lazyTables {
+		return NewLazyTable(newSliceSource(fs))
+	}
 	return NewTable(fs)
 }
 

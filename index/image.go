@@ -31,20 +31,28 @@ import (
 // the next view of that snapshot has the same key and settings: its chunks (the chunk
 // record codec, over the stored bytes), the retrieval index's image
 // (retrieve.Index.WriteImage: terms, postings, statistics, vectors), the files'
-// symbols and the view's statistics and log lines. It is read in place: the file is
-// mapped (store.Records.MapView), the chunks' strings and the retrieval index's
-// terms, postings, field lengths and vectors are the mapping's bytes, so that a
-// process neither copies them nor touches new memory for them (on a virtual machine
-// the first touch of a page is the dearest part of reading it).
+// symbols with their lookups (see writeSymbols) and the view's statistics and log
+// lines. It is read in place: the file is mapped (store.Records.MapView), the chunks'
+// strings and the retrieval index's terms, postings, field lengths and vectors are
+// the mapping's bytes, so that a process neither copies them nor touches new memory
+// for them (on a virtual machine the first touch of a page is the dearest part of
+// reading it); a file's symbols are decoded only when a lookup of the symbol table
+// first returns it (symbols.NewLazyTable).
 
-// viewMagic starts a stored view; it names the format below.
-const viewMagic = "rcview1\n"
+// viewMagic starts a stored view; it names the format below ("rcview1": the symbol
+// records without their lookups and offsets, each decoded when the view was read).
+const viewMagic = "rcview2\n"
+
+// viewNameSeed is part of every stored view's name (viewStoreName). Unlike viewMagic
+// it stays when the format changes: a view of the new format then replaces the file
+// of the old one (which its magic refuses) instead of leaving it beside.
+const viewNameSeed = "rcview1\n"
 
 // viewStoreName returns the name the view of the snapshot named snap is stored under:
-// one per snapshot name, whatever the settings (a view made under other settings
-// replaces it), so that a folder keeps one stored view.
+// one per snapshot name, whatever the settings or the format (a view made under
+// other settings replaces it), so that a folder keeps one stored view.
 func (ix *Index) viewStoreName(snap string) string {
-	sum := sha256.Sum256([]byte(FormatVersion + "\x00" + viewMagic + snap))
+	sum := sha256.Sum256([]byte(FormatVersion + "\x00" + viewNameSeed + snap))
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -83,19 +91,19 @@ type storedView struct {
 	key     string
 	stats   Stats // Skipped: the files the chunkers skipped (not the view key's)
 	logs    []string
-	chunks  [][]byte // a chunk record (encode) per file, in the view's order
-	symbols [][]byte // encodeSymbols of each file, nil without Options.Symbols
-	rimg    []byte   // retrieve.Index.WriteImage
+	chunks  [][]byte     // a chunk record (encode) per file, in the view's order
+	symbols *viewSymbols // the files' symbols (writeSymbols), nil without Options.Symbols
+	rimg    []byte       // retrieve.Index.WriteImage
 }
 
 // writeView writes the stored view of v to w: viewMagic, the key, the statistics st
 // (Files, Skipped, Lossy, Chunks, ParseErrors, Reused, ParseErrorFiles), the log
 // lines, the chunks (a count, then a chunk record per file: encode without terms or
-// sums), the symbol records (a flag, a count, each record), then, at a multiple of 8
-// bytes from the start (zero padding), the retrieval image to the end (so that a
-// mapped view uses it in place). Strings and records are a uvarint length and bytes,
-// numbers uvarints. It writes file by file through a buffer: a view is never whole in
-// memory.
+// sums), the symbols (a flag, then the section writeSymbols writes), then, at a
+// multiple of 8 bytes from the start (zero padding), the retrieval image to the end
+// (so that a mapped view uses it in place). Strings and records are a uvarint length
+// and bytes, numbers uvarints. It writes file by file through a buffer: a view is
+// never whole in memory.
 func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.Index, syms []*symbols.File) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	n := 0
@@ -152,12 +160,7 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		put([]byte{0})
 	} else {
 		put([]byte{1})
-		num(len(syms))
-		for _, s := range syms {
-			buf = appendSymbols(buf[:0], s)
-			num(len(buf))
-			put(buf)
-		}
+		buf = writeSymbols(put, num, syms, buf)
 	}
 	for n%8 != 0 {
 		put([]byte{0})
@@ -228,10 +231,12 @@ func decodeView(b []byte) (*storedView, error) {
 	switch flag {
 	case 0:
 	case 1:
-		v.symbols = runs()
-		if v.symbols == nil {
-			v.symbols = [][]byte{}
+		vs, size, ok := decodeViewSymbols(b[pos:])
+		if !ok {
+			return nil, errDamagedView
 		}
+		v.symbols = vs
+		pos += size
 	default:
 		return nil, errDamagedView
 	}
@@ -331,33 +336,20 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	if err != nil || sv.key != stamp || ix.opts.Symbols && sv.symbols == nil {
 		return nil
 	}
-	// The checksum, the symbol table and the rest are worked out side by side;
-	// nothing is used unless the checksum matches.
+	// The checksum and the rest are worked out side by side; nothing is used unless
+	// the checksum matches.
 	var sumOK bool
 	verified := make(chan struct{})
 	go func() { sumOK = verify(); close(verified) }()
 	defer func() { <-verified }() // an early return waits for it too
 	opts := ix.opts
 	var table *symbols.Table
-	symsOK := true
-	symsDone := make(chan struct{})
-	go func() {
-		defer close(symsDone)
-		if !opts.Symbols {
-			return
-		}
-		files := make([]*symbols.File, 0, len(sv.symbols))
-		for _, r := range sv.symbols {
-			f, err := decodeSymbolsOver(r, true) // the mapping never changes
-			if err != nil {
-				symsOK = false
-				return
-			}
-			files = append(files, f)
-		}
-		table = symbols.NewTable(files)
-	}()
-	defer func() { <-symsDone }()
+	if opts.Symbols {
+		// Its files are decoded when a lookup first needs them, from the mapping's
+		// bytes: covered by the checksum (the view is used only once it matches),
+		// and the mapping never changes.
+		table = symbols.NewLazyTable(sv.symbols)
+	}
 	emb := opts.Embedder
 	if emb == nil && opts.Dense != retrieve.DenseNone {
 		fitKey := key
@@ -390,9 +382,8 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	if err != nil {
 		return nil
 	}
-	<-symsDone
 	<-verified
-	if !sumOK || !symsOK {
+	if !sumOK {
 		return nil
 	}
 	return &readyView{sv: sv, rix: rix, table: table}

@@ -478,6 +478,32 @@ func decodeSymbolsOver(b []byte, inPlace bool) (*symbols.File, error) {
 	return f, nil
 }
 
+// symbolsHead returns the path and language an encodeSymbols record b starts with,
+// pointing into b (which must never change: a mapped stored view); ok false when b
+// does not start with them.
+func symbolsHead(b []byte) (path, lang string, ok bool) {
+	if len(b) < len(symbolsMagic) || string(b[:len(symbolsMagic)]) != symbolsMagic {
+		return "", "", false
+	}
+	pos := len(symbolsMagic)
+	str := func() string {
+		n, k := binary.Varint(b[pos:])
+		if k <= 0 || n < 0 || n > int64(len(b)-pos-k) {
+			ok = false
+			return ""
+		}
+		pos += k + int(n)
+		if n == 0 {
+			return ""
+		}
+		return unsafe.String(&b[pos-int(n)], int(n))
+	}
+	ok = true
+	path = str()
+	lang = str()
+	return path, lang, ok
+}
+
 // storeKey returns the key of a record of kind for the file at path whose raw bytes
 // hash to sum, under settings: the SHA-256 of store.Version, kind, settings, the
 // grammar version of path's language ("" for none), path and sum in hex, separated by

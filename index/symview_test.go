@@ -1,0 +1,209 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/symbols"
+)
+
+// realFolder returns a folder holding copies of some of the repository's own source
+// folders and its sample repositories (Go, Kotlin and Python files: imports by
+// package, by module and by path), and the paths of its files that have a grammar.
+func realFolder(t *testing.T) (string, []string) {
+	t.Helper()
+	root := t.TempDir()
+	for _, dir := range []string{"../symbols", "../index", "../assemble", "../testdata/sample"} {
+		if err := os.CopyFS(filepath.Join(root, filepath.Base(dir)), os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var paths []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && grammars.ForPath(p) != nil {
+			rel, _ := filepath.Rel(root, p)
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(paths)
+	return root, paths
+}
+
+// TestStoredViewSymbols checks that the symbol table of a stored view read back
+// (decoded on demand) answers as the table of the view made from the files, on real
+// code: every file, every name defined resolved bare from a sample of files, and every
+// use in a sample of files' texts resolved at each line start; and that a view whose
+// symbol section is damaged is not read back.
+func TestStoredViewSymbols(t *testing.T) {
+	root, paths := realFolder(t)
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.StoreViews = true, ViewsStored
+	made := folderView(t, root, cache, opts)
+	read := folderView(t, root, cache, opts)
+	if read.Stats().Chunked != 0 || read.Stats().Built {
+		t.Fatalf("the second view was made again: %+v", read.Stats())
+	}
+	a, b := made.Symbols(), read.Symbols()
+	names := map[string]bool{}
+	files := 0
+	for _, p := range paths {
+		fa, fb := a.File(p), b.File(p)
+		if !reflect.DeepEqual(fa, fb) {
+			t.Errorf("File(%s): %+v, read back %+v", p, fb, fa)
+		}
+		if fa == nil {
+			continue
+		}
+		files++
+		for _, d := range fa.Defs {
+			names[d.Name] = true
+		}
+	}
+	if files < 100 || len(names) < 500 {
+		t.Fatalf("%d files with symbols, %d names: too few to compare", files, len(names))
+	}
+	resolved := 0
+	for i, p := range paths {
+		if i%17 != 0 || a.File(p) == nil {
+			continue
+		}
+		for n := range names {
+			ca, cb := a.Resolve(n, p, nil, 5), b.Resolve(n, p, nil, 5)
+			if !reflect.DeepEqual(ca, cb) {
+				t.Errorf("Resolve(%s) from %s: %v, read back %v", n, p, ca, cb)
+			}
+		}
+		text, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := a.File(p)
+		spec := grammars.Lookup(f.Lang)
+		for cur := 0; cur <= len(text); cur++ {
+			if cur > 0 && text[cur-1] != '\n' {
+				continue
+			}
+			site := symbols.Site{From: p, Scope: symbols.NewScope(f.Lang, string(text), cur)}
+			for _, u := range symbols.Uses(string(text[:cur]), string(text[cur:]), spec) {
+				ca, cb := a.ResolveUse(u, site, 5), b.ResolveUse(u, site, 5)
+				if !reflect.DeepEqual(ca, cb) {
+					t.Errorf("ResolveUse(%s.%s) in %s: %v, read back %v", strings.Join(u.Qualifiers, "."), u.Name, p, ca, cb)
+				}
+				if len(ca) > 0 {
+					resolved++
+				}
+			}
+		}
+	}
+	if resolved < 100 {
+		t.Errorf("%d uses resolved: too few to compare", resolved)
+	}
+
+	// A byte of a symbol record damaged: the view is made again, with the same table.
+	view := firstView(t, cache)
+	raw, err := os.ReadFile(view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, err := decodeView(raw[storeViewHead:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := sv.symbols.record(sv.symbols.Len() / 2)
+	at := bytes.Index(raw, rec)
+	if at < 0 || len(rec) < 16 {
+		t.Fatal("no symbol record in the stored view")
+	}
+	raw[at+len(rec)/2] ^= 0x55
+	if err := os.WriteFile(view, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again := folderView(t, root, cache, opts)
+	if again.Stats().Reused != read.Stats().Reused || again.Stats().Chunked != 0 {
+		t.Fatalf("after damage: %+v", again.Stats())
+	}
+	if again.Symbols().File(paths[0]) == nil && a.File(paths[0]) != nil {
+		t.Error("the view made after damage lost its symbols")
+	}
+	for _, p := range paths {
+		if !reflect.DeepEqual(again.Symbols().File(p), a.File(p)) {
+			t.Errorf("File(%s) after damage differs", p)
+		}
+	}
+}
+
+// storeViewHead is the offset of a stored view file's payload (store.Records.PutView).
+const storeViewHead = 24
+
+// TestViewSymbolsDamage checks that a symbol section (writeSymbols) altered at any
+// byte, or cut short, is refused or read without a fault: each lookup and file of a
+// table over it answers (whatever it answers).
+func TestViewSymbolsDamage(t *testing.T) {
+	syms := sampleSymbols(t)
+	var buf bytes.Buffer
+	var vb [16]byte
+	put := func(b []byte) { buf.Write(b) }
+	num := func(v int) { buf.Write(vb[:binary.PutUvarint(vb[:], uint64(v))]) }
+	writeSymbols(put, num, syms, nil)
+	good := buf.Bytes()
+	vs, size, ok := decodeViewSymbols(good)
+	if !ok || size != len(good) || vs.Len() != len(syms) {
+		t.Fatalf("decodeViewSymbols: ok %v, size %d of %d, %d files", ok, size, len(good), vs.Len())
+	}
+	eager, lazy := symbols.NewTable(syms), symbols.NewLazyTable(vs)
+	for _, f := range syms {
+		if !reflect.DeepEqual(eager.File(f.Path), lazy.File(f.Path)) {
+			t.Errorf("File(%s) differs", f.Path)
+		}
+		for _, d := range f.Defs {
+			if g, w := lazy.Resolve(d.Name, f.Path, nil, 5), eager.Resolve(d.Name, f.Path, nil, 5); !reflect.DeepEqual(g, w) {
+				t.Errorf("Resolve(%s): %v, want %v", d.Name, g, w)
+			}
+		}
+	}
+	exercise := func(b []byte) {
+		vs, _, ok := decodeViewSymbols(b)
+		if !ok {
+			return
+		}
+		tab := symbols.NewLazyTable(vs)
+		for _, f := range syms {
+			tab.File(f.Path)
+			for _, d := range f.Defs {
+				tab.Resolve(d.Name, f.Path, nil, 5)
+			}
+		}
+		for i := range vs.Len() {
+			vs.File(i)
+			vs.Lang(i)
+		}
+		for k := range symbols.NumKeyKinds {
+			vs.Each(symbols.KeyKind(k), func(key string) { vs.Find(symbols.KeyKind(k), key) })
+		}
+	}
+	for i := range good {
+		for _, x := range []byte{0x01, 0x80, 0xff} {
+			b := bytes.Clone(good)
+			b[i] ^= x
+			exercise(b)
+		}
+		exercise(good[:i])
+	}
+}
+
+// TestOldViewRefused checks that a stored view of the previous format (without the
+// symbol lookups) is refused by its magic.
+func TestOldViewRefused(t *testing.T) {
+	if _, err := decodeView([]byte("rcview1\n\x00\x00")); err == nil {
+		t.Error("a view of the previous format was decoded")
+	}
+}

@@ -56,8 +56,8 @@ TEST_PASSES := test-race test-plain test-fwcd test-beam
 SERIAL_PKGS := . ./grammars/kotlin2/... ./internal/faultfs ./internal/pathsafe ./internal/racetest ./internal/topk ./languages/...
 # The tests that call racetest.Skip, and their packages (internal/racetest's test keeps both in
 # step with the code).
-PLAIN_TESTS := TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestNestedErrorsChunk|TestRealSnapshots|TestQwenReference|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume|TestDefinitionsPerLanguage|TestHugotLongInputs|TestBuildExactQwen|TestTidySignature|TestScoreNovelAndAllRecallQwen|TestWalkFSZipInvariants|TestPredictSharedDev|TestOracleBestIsExact|TestQwenTable|TestViewEqualsOwnIndex|TestPruningIsExact|TestSearchDenseIsExact|TestCommentAbove|TestOracleBounds|TestEditIdentifiersEarlyStop
-PLAIN_PKGS  := ./assemble ./cmd/repoctx ./complete ./chunker ./crossrepo ./dataset ./eval ./grammars ./retrieve ./retrieve/hugot ./snapshot ./symbols ./tokens
+PLAIN_TESTS := TestGoldenDigests|TestRankingGoldens|TestPredictDense|TestOutputMemoryBounded|TestRunDev|TestAgreesWithInHouseBM25|TestTruncatedInputs|TestNestedErrorsChunk|TestRealSnapshots|TestQwenReference|TestQwenRegexp2|TestInputLimitStdin|TestKillAndResume|TestDefinitionsPerLanguage|TestHugotLongInputs|TestBuildExactQwen|TestTidySignature|TestScoreNovelAndAllRecallQwen|TestWalkFSZipInvariants|TestPredictSharedDev|TestOracleBestIsExact|TestQwenTable|TestViewEqualsOwnIndex|TestPruningIsExact|TestSearchDenseIsExact|TestCommentAbove|TestOracleBounds|TestEditIdentifiersEarlyStop|TestStoredViewSymbols
+PLAIN_PKGS  := ./assemble ./cmd/repoctx ./complete ./chunker ./crossrepo ./dataset ./eval ./grammars ./index ./retrieve ./retrieve/hugot ./snapshot ./symbols ./tokens
 RACE_PKGS    = $(filter-out $(shell $(GO) list -tags '$(TAGS)' $(SERIAL_PKGS)),$(shell $(GO) list -tags '$(TAGS)' ./...))
 test:
 	@echo "test: vet, lint, $(TEST_PASSES), two at a time; each prints its output when it ends"

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -176,4 +177,61 @@ func compareTables(t *testing.T, repo int, a, b *Table, files []*File, texts map
 			}
 		}
 	}
+}
+
+// TestLazyTableConcurrent resolves the same names from several goroutines at once
+// over one lazy table (its files are read, and its answers kept, by whichever
+// goroutine asks first): every goroutine gets NewTable's answers.
+func TestLazyTableConcurrent(t *testing.T) {
+	var files []*File
+	e := NewExtractor(0)
+	for _, repo := range []map[string]string{ktRepoTypes, pyRepoTypes, pathRepo} {
+		paths := make([]string, 0, len(repo))
+		for p := range repo {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			cf, err := chunker.Decode(p, []byte(repo[p]), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sf, err := e.Extract(cf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, sf)
+		}
+	}
+	e.Close()
+	eager, lazy := NewTable(files), NewLazyTable(newSliceSource(files))
+	type query struct{ name, from string }
+	var qs []query
+	for _, f := range files {
+		for _, d := range f.Defs {
+			for _, g := range files[:8] {
+				qs = append(qs, query{d.Name, g.Path})
+			}
+		}
+	}
+	want := make([][]Candidate, len(qs))
+	for i, q := range qs {
+		want[i] = eager.Resolve(q.name, q.from, nil, 5)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range qs {
+				i := (k + g*len(qs)/4) % len(qs) // each goroutine from another start
+				if got := lazy.Resolve(qs[i].name, qs[i].from, nil, 5); !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("Resolve(%s) from %s: %v, want %v", qs[i].name, qs[i].from, got, want[i])
+					return
+				}
+				lazy.File(qs[i].from)
+			}
+		}()
+	}
+	wg.Wait()
 }

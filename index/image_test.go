@@ -444,3 +444,61 @@ func storedViews(cache string) []string {
 	views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
 	return views
 }
+
+// TestUpdateStoresView: Update under ViewsStored (`repoctx index`) keeps the stored
+// view of the snapshot's files: after an edit its fast path (the repository's model
+// stored) stores the new files' view, which a later view reads back; on unchanged
+// files it stores nothing again.
+func TestUpdateStoresView(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
+	update := func() UpdateStats {
+		t.Helper()
+		st := store.Open(cache)
+		defer st.Close()
+		ix, err := Open(st, "o/r", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		us, err := ix.Update(context.Background(), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return us
+	}
+	if us := update(); !us.Full {
+		t.Fatalf("first update: %+v, want a full one", us)
+	}
+	writeFiles(t, root, map[string]string{"b.py": "def beta():\n    return 2\n"})
+	if us := update(); us.Full || us.Chunked != 1 {
+		t.Fatalf("after an edit: %+v, want the fast path", us)
+	}
+	views := storedViews(cache)
+	if len(views) != 1 {
+		t.Fatalf("stored views %v, want one", views)
+	}
+	before, err := os.Stat(views[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := folderView(t, root, cache, opts)
+	text := ""
+	for _, c := range v.Retriever().Chunks() {
+		text += c.Text
+	}
+	if !v.Stats().StoredView || !strings.Contains(text, "return 2") {
+		t.Errorf("the view after the fast path's update was not read back: %+v", v.Stats())
+	}
+	update()
+	if after, err := os.Stat(views[0]); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("an update of unchanged files wrote the view again (%v)", err)
+	}
+}

@@ -31,7 +31,9 @@ type UpdateStats struct {
 
 // Update brings the store up to date with a snapshot, doing only the work its changed
 // files need: files whose chunks (and symbols) are stored are not read beyond hashing
-// them, the others are chunked and their chunks embedded and stored; no view is made.
+// them, the others are chunked and their chunks embedded and stored; no view is made,
+// unless Options.StoreViews is ViewsStored and the stored view is not of these files
+// (the view is then made and stored).
 // It is what `repoctx index` runs after an edit. The fast path needs a dense model
 // that does not depend on the whole view: Options.Embedder, or Options.RepoLSA once
 // the repository's model is stored (or no dense retriever); otherwise Update makes the
@@ -57,7 +59,7 @@ func (ix *Index) Update(ctx context.Context, snap snapshot.Snapshot) (UpdateStat
 			fmt.Fprintf(opts.Log, format+"\n", a...)
 		}
 	}
-	_, files, skipped, err := ix.viewKey(ctx, snap, logf)
+	key, files, skipped, err := ix.viewKey(ctx, snap, logf)
 	if err != nil {
 		return us, err
 	}
@@ -130,7 +132,27 @@ func (ix *Index) Update(ctx context.Context, snap snapshot.Snapshot) (UpdateStat
 	us.Built = us.Chunked > 0 || us.Embedded > 0
 	n, err := rs.Flush()
 	us.CacheWriteFailures += n
-	return us, err
+	if err != nil {
+		return us, err
+	}
+	if opts.StoreViews == ViewsStored && opts.Extra == nil && storesViews(opts, false) && !ix.viewIsStored(snap, key) {
+		// The stored view is of other files (or of none, or of an older format): make
+		// the view and store it, so that the next query or server start reads it back.
+		v, err := ix.View(ctx, snap)
+		if err != nil {
+			return us, err
+		}
+		us.CacheWriteFailures += v.Stats().CacheWriteFailures
+		v.Close()
+	}
+	return us, nil
+}
+
+// viewIsStored reports whether the stored view of snap is the one of its files under
+// key (viewKey's) and these settings.
+func (ix *Index) viewIsStored(snap snapshot.Snapshot, key string) bool {
+	k, ok := ix.recs.Get(storedViewKey(ix.viewStoreName(snap.Name())))
+	return ok && string(k) == ix.viewStamp(limitKey(key, sha256.New()))
 }
 
 // embeddedKey is the key of the marker that every chunk text of the file version

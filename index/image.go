@@ -61,7 +61,8 @@ func (ix *Index) viewStoreName(snap string) string {
 // settings that shape a view beyond its key (which holds the files, the chunker
 // settings and the grammars): the file size limit (the key holds files over it, which
 // the view leaves out), the dense retriever, its dimension and model, RepoLSA and
-// Symbols.
+// Symbols, and the view's format (viewMagic: a view of an older format is of other
+// settings, so `repoctx index` stores it again).
 func (ix *Index) viewStamp(key string) string {
 	return key + "\x00" + ix.viewSettings()
 }
@@ -73,7 +74,7 @@ func (ix *Index) viewSettings() string {
 	if o.Embedder != nil {
 		emb = o.Embedder.ID()
 	}
-	sum := sha256.Sum256([]byte(ix.chunkSettings + "\x00" + strconv.Itoa(maxBytes(o.MaxFileBytes)) + "\x00" +
+	sum := sha256.Sum256([]byte(viewMagic + ix.chunkSettings + "\x00" + strconv.Itoa(maxBytes(o.MaxFileBytes)) + "\x00" +
 		o.Dense.String() + "\x00" + strconv.Itoa(o.LSADim) + "\x00" + emb + "\x00" +
 		strconv.FormatBool(o.RepoLSA) + "\x00" + strconv.FormatBool(o.Symbols)))
 	return hex.EncodeToString(sum[:16])

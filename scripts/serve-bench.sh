@@ -5,7 +5,9 @@
 # cache warm), then BenchmarkServe against the running server (POST /v1/context
 # latency on 500 holes, planner off and plan_window 8000; the time until a saved file's
 # new function is served), then the server's peak RSS (VmHWM). COUNT=N repeats the
-# benchmark. Run from the repository root.
+# benchmark. INDEX=1 runs `repoctx index` on the copy before the restart, so that the
+# restarted server reads its first view back from the stored view. Run from the
+# repository root.
 set -eu
 repo=$1
 shift
@@ -26,6 +28,10 @@ stop() {
 echo "first start, empty cache:"
 start "$@"
 stop
+if [ "${INDEX:-}" = 1 ]; then
+	echo "repoctx index:"
+	"$work/repoctx" index --cache-dir "$work/cache" "$work/repo" | sed 's/^/  /'
+fi
 echo "restart, warm cache:"
 start "$@"
 [ -n "$url" ] || { echo "no server address"; exit 1; }

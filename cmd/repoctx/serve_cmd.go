@@ -27,7 +27,8 @@ func serveCmd() *cli.Command {
 		Name:  "serve",
 		Usage: "keep workspace folders indexed as they change and answer completion points over HTTP (JSON)",
 		Description: "Indexes each WORKSPACE_DIR once (reusing the cache), watches it and updates the index and the\n" +
-			"symbol table on every change (the ignore rules of chunk and index apply). API (see docs/serve.md and\n" +
+			"symbol table on every change (the ignore rules of chunk and index apply); a folder whose files are\n" +
+			"those `repoctx index` last indexed starts from the view it stored. API (see docs/serve.md and\n" +
 			"docs/openapi.yaml): POST /v1/context {\"path\", \"prefix\", \"suffix\"} or {\"path\", \"text\", \"line\",\n" +
 			"\"column\"} (1-based; column in Unicode code points; or \"offset\" in UTF-8 bytes), optional\n" +
 			"\"workspace\" and \"options\" (top_k, budget, plan_window, ...); GET /v1/status; GET /healthz;\n" +

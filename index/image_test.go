@@ -178,28 +178,9 @@ func TestPrepareView(t *testing.T) {
 	cache := t.TempDir()
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.StoreViews = true, ViewsStored
-	ctx := context.Background()
 	view := func(prepare bool, o Options) *View {
 		t.Helper()
-		st := store.Open(cache)
-		defer st.Close()
-		ix, err := Open(st, "o/r", o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ix.Close()
-		if prepare {
-			ix.PrepareView(snapshot.FolderName(root))
-		}
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := ix.View(ctx, snap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return preparedFolderView(t, root, cache, o, prepare)
 	}
 	made := view(true, opts) // nothing stored yet: made
 	if made.Stats().Chunked != 2 {
@@ -246,25 +227,7 @@ func TestViewsPrepared(t *testing.T) {
 	opts.StoreViews = ViewsPrepared
 	view := func(prepare bool) *View {
 		t.Helper()
-		st := store.Open(cache)
-		defer st.Close()
-		ix, err := Open(st, "o/r", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ix.Close()
-		if prepare {
-			ix.PrepareView(snapshot.FolderName(root))
-		}
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := ix.View(context.Background(), snap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return preparedFolderView(t, root, cache, opts, prepare)
 	}
 	if v := view(false); v.Stats().StoredView {
 		t.Errorf("a view not prepared was read back: %+v", v.Stats())
@@ -433,6 +396,32 @@ func folderView(t *testing.T, root, cache string, opts Options) *View {
 		t.Fatal(err)
 	}
 	v, err := openView(context.Background(), snap, cache, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// preparedFolderView is folderView by an index of repository "o/r" that, when
+// prepare is set, first asks for the folder's stored view to be read ahead
+// (Index.PrepareView).
+func preparedFolderView(t *testing.T, root, cache string, opts Options, prepare bool) *View {
+	t.Helper()
+	st := store.Open(cache)
+	defer st.Close()
+	ix, err := Open(st, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if prepare {
+		ix.PrepareView(snapshot.FolderName(root))
+	}
+	snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ix.View(context.Background(), snap)
 	if err != nil {
 		t.Fatal(err)
 	}

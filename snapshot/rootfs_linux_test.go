@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"io/fs"
-	"os"
 	"testing"
 )
 
@@ -12,13 +11,7 @@ import (
 // lists and stats.
 func TestRootFSReadDirRaw(t *testing.T) {
 	dir := rootFSTree(t)
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	rfs := NewRootFS(root)
-	defer rfs.Close()
+	_, rfs := openRootFS(t, dir)
 	for p, raw := range map[string]bool{".": true, "pkg": true, "pkg/sub/deep": true, "linkdir": false, "pkg/sublink": false} {
 		entries, err := fs.ReadDir(rfs, p)
 		if err != nil || len(entries) == 0 {

@@ -36,6 +36,21 @@ func rootFSTree(t *testing.T) string {
 	return dir
 }
 
+// openRootFS opens dir as an os.Root and its RootFS, both closed when the test ends.
+func openRootFS(t *testing.T, dir string) (*os.Root, *RootFS) {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rfs := NewRootFS(root)
+	t.Cleanup(func() {
+		rfs.Close()
+		root.Close()
+	})
+	return root, rfs
+}
+
 // describe is what a listing says of its entries: name, type and, from Info, the
 // mode, size, modification time and inode.
 func describe(entries []fs.DirEntry, err error) []string {
@@ -63,13 +78,7 @@ func describe(entries []fs.DirEntry, err error) []string {
 // unreadable folder, a file); its Stat says the same as os.Root's of every path.
 func TestRootFSReadDir(t *testing.T) {
 	dir := rootFSTree(t)
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	rfs := NewRootFS(root)
-	defer rfs.Close()
+	root, rfs := openRootFS(t, dir)
 	for _, p := range []string{".", "pkg", "pkg/sub", "pkg/sub/deep", "other", "empty", "closed", "linkdir", "linkdir/sub",
 		"pkg/sublink", "out", "broken", "a.kt", "missing", "pkg/sub", "."} {
 		want := describe(readDirOSRoot(root, p))
@@ -121,13 +130,7 @@ func TestRootFSReadDirManyFolders(t *testing.T) {
 		files[fmt.Sprintf("d%03d/x/f.kt", i)] = fmt.Sprintf("fun f%d() = %d\n", i, i)
 	}
 	writeFiles(t, dir, files)
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	rfs := NewRootFS(root)
-	defer rfs.Close()
+	root, rfs := openRootFS(t, dir)
 	var kept [][]fs.DirEntry
 	for i := range n {
 		entries, err := fs.ReadDir(rfs, fmt.Sprintf("d%03d/x", i))

@@ -23,7 +23,7 @@ import (
 // getdents64 and stats an entry only when its Info is asked for, relative to the
 // folder's descriptor.
 
-// dirFD is a folder's descriptor, kept open while recent (see RootFS.fds); fd is -1
+// dirFD is a folder's descriptor, kept open while recent (see rawDirs); fd is -1
 // once closed.
 type dirFD struct {
 	mu     sync.RWMutex // held to read the folder (Lock) or stat an entry (RLock)
@@ -277,7 +277,7 @@ type rawDirEntry struct {
 	root *os.Root
 	name string
 	typ  fs.FileMode
-	info fs.FileInfo // set by Info
+	info fs.FileInfo // the lstat taken while listing an entry of unknown type, else nil
 }
 
 func (e *rawDirEntry) Name() string      { return e.name }
@@ -285,17 +285,13 @@ func (e *rawDirEntry) IsDir() bool       { return e.typ.IsDir() }
 func (e *rawDirEntry) Type() fs.FileMode { return e.typ }
 func (e *rawDirEntry) String() string    { return fs.FormatDirEntry(e) }
 
-// Info implements fs.DirEntry: the entry's lstat, taken when first asked for.
+// Info implements fs.DirEntry: the entry's lstat, taken when asked for (as os's
+// listing does, anew at each call: an entry may be shared between goroutines).
 func (e *rawDirEntry) Info() (fs.FileInfo, error) {
 	if e.info != nil {
-		return e.info, nil
+		return e.info, nil // taken while listing (no type in the listing)
 	}
-	fi, err := e.stat()
-	if err != nil {
-		return nil, err
-	}
-	e.info = fi
-	return fi, nil
+	return e.stat()
 }
 
 func (e *rawDirEntry) stat() (fs.FileInfo, error) {

@@ -491,3 +491,51 @@ func TestUpdateStoresView(t *testing.T) {
 		t.Errorf("an update of unchanged files wrote the view again (%v)", err)
 	}
 }
+
+// TestUpdateStoresMissingView: Update under ViewsStored stores the view again when
+// the store says it is stored but its file is gone or is not that view (deleted,
+// replaced by a damaged one): readers then make the view from the files on every
+// run, and only `repoctx index` could put it back.
+func TestUpdateStoresMissingView(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
+	update := func() {
+		t.Helper()
+		st := store.Open(cache)
+		defer st.Close()
+		ix, err := Open(st, "o/r", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Update(context.Background(), snap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update()
+	views := storedViews(cache)
+	if len(views) != 1 {
+		t.Fatalf("stored views %v, want one", views)
+	}
+	for _, damage := range []string{"deleted", "emptied", "other bytes"} {
+		switch damage {
+		case "deleted":
+			os.Remove(views[0])
+		case "emptied":
+			os.WriteFile(views[0], nil, 0o644)
+		case "other bytes":
+			os.WriteFile(views[0], make([]byte, 4096), 0o644)
+		}
+		update()
+		if v := folderView(t, root, cache, opts); !v.Stats().StoredView {
+			t.Errorf("view file %s: Update did not store the view again", damage)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -151,8 +152,16 @@ func (ix *Index) Update(ctx context.Context, snap snapshot.Snapshot) (UpdateStat
 // viewIsStored reports whether the stored view of snap is the one of its files under
 // key (viewKey's) and these settings.
 func (ix *Index) viewIsStored(snap snapshot.Snapshot, key string) bool {
-	k, ok := ix.recs.Get(storedViewKey(ix.viewStoreName(snap.Name())))
-	return ok && string(k) == ix.viewStamp(limitKey(key, sha256.New()))
+	name, stamp := ix.viewStoreName(snap.Name()), ix.viewStamp(limitKey(key, sha256.New()))
+	if k, ok := ix.recs.Get(storedViewKey(name)); !ok || string(k) != stamp {
+		return false
+	}
+	// The record says so; the file must too (it may have been deleted or damaged
+	// since, and readers then make the view from the files on every run). Its head
+	// only, as writeView starts it: its magic and key.
+	head := viewMagic + string(binary.AppendUvarint(nil, uint64(len(stamp)))) + stamp
+	b, ok := ix.recs.ViewPrefix(name, len(head))
+	return ok && string(b) == head
 }
 
 // embeddedKey is the key of the marker that every chunk text of the file version

@@ -120,6 +120,30 @@ func (r *Records) MapView(name string) (payload []byte, verify func() bool, rele
 	return b[viewHead:], func() bool { return checkView(b) }, func() { syscall.Munmap(b) }, true
 }
 
+// ViewPrefix returns the first n bytes (fewer when the payload is shorter) of the
+// payload of the stored view named name (see PutView), read, not mapped, and whether
+// there is such a view: a regular file that starts as one does. It reads no more than
+// that: a caller that wants to know which view a file holds without reading it whole.
+func (r *Records) ViewPrefix(name string, n int) ([]byte, bool) {
+	if !validViewName(name) {
+		return nil, false
+	}
+	f, err := os.OpenFile(filepath.Join(r.dir, name+viewExt), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	b := make([]byte, viewHead+n)
+	m, _ := io.ReadFull(f, b)
+	if m < viewHead || string(b[:len(viewMagic)]) != viewMagic {
+		return nil, false
+	}
+	return b[viewHead:m], true
+}
+
 // checkView reports whether the mapped view file b has the magic and its payload's
 // checksum; false too when reading it faults (the file was truncated under the
 // mapping).

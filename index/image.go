@@ -414,13 +414,14 @@ type preparedView struct {
 }
 
 // PrepareView starts reading back, on another goroutine, the stored view (see
-// [Options.StoreViews]) of the snapshot named name that the last view of it made,
-// for a View of that snapshot made soon after (once its files are walked: a
-// one-shot command calls it before walking its folder). That View takes it when its
-// files are the same as then, without waiting for more than the rest of the read;
-// otherwise it is dropped (its read stops early) and the View is made from the
-// files. It does nothing without StoreViews, after Close, or when a read for name is
-// already under way. Close waits for the read.
+// [Options.StoreViews]) of the snapshot named name that the last view of it made
+// (under ViewsPrepared, which records no views: the one stored), for a View of that
+// snapshot made soon after (once its files are walked: a one-shot command calls it
+// before walking its folder). That View takes it when its files are the same as then,
+// without waiting for more than the rest of the read; otherwise it is dropped (its
+// read stops early) and the View is made from the files. It does nothing without
+// StoreViews, after Close, or when a read for name is already under way. Close waits
+// for the read.
 func (ix *Index) PrepareView(name string) {
 	if ix.opts.StoreViews == ViewsNotStored {
 		return
@@ -437,7 +438,14 @@ func (ix *Index) PrepareView(name string) {
 	ix.prepared[name] = p
 	ix.mu.Unlock()
 	sname := ix.viewStoreName(name)
-	last, ok := ix.recs.Get(lastViewKey(sname))
+	// The view the last view made is the likely one; under ViewsPrepared nothing
+	// records its views, and only the stored view can be taken: its stamp (another
+	// view made since, a query of other files or settings, does not hide it).
+	key := lastViewKey(sname)
+	if ix.opts.StoreViews == ViewsPrepared {
+		key = storedViewKey(sname)
+	}
+	last, ok := ix.recs.Get(key)
 	if !ok {
 		close(p.done)
 		return

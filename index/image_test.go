@@ -252,6 +252,41 @@ func TestViewsPrepared(t *testing.T) {
 	}
 }
 
+// TestViewsPreparedAfterOtherView: under ViewsPrepared (a server's start) the stored
+// view is read back when it is of the files, even when the last view made of the
+// folder was another (a one-shot query of other files or settings since the index).
+func TestViewsPreparedAfterOtherView(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
+	folderView(t, root, cache, opts) // as `repoctx index`
+	other := opts
+	other.StoreViews, other.Chunk.MaxChars = ViewsStoredOnRepeat, 40
+	folderView(t, root, cache, other) // as `repoctx query --max-chars 40`, once
+	opts.StoreViews = ViewsPrepared
+	st := store.Open(cache)
+	defer st.Close()
+	ix, err := Open(st, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.PrepareView(snapshot.FolderName(root))
+	snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ix.View(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Stats().StoredView {
+		t.Errorf("the stored view of these files and settings was not read back: %+v", v.Stats())
+	}
+}
+
 // TestStoredViewMaxFileBytes checks that a view stored under one file size limit
 // (Options.MaxFileBytes) is not read back under another: the files it left out (or
 // kept) differ.

@@ -206,6 +206,16 @@ func decodeView(b []byte) (*storedView, error) {
 			ok = false
 			return nil
 		}
+		// The runs are found before their slice is made: a damaged count (the
+		// checksum is checked beside the decoding) fails here instead of asking for
+		// up to 24 bytes of memory per byte of the file.
+		start := pos
+		for range n {
+			if run(); !ok {
+				return nil
+			}
+		}
+		pos = start
 		out := make([][]byte, n)
 		for i := range out {
 			out[i] = run()

@@ -2,10 +2,12 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -266,23 +268,7 @@ func TestViewsPreparedAfterOtherView(t *testing.T) {
 	other.StoreViews, other.Chunk.MaxChars = ViewsStoredOnRepeat, 40
 	folderView(t, root, cache, other) // as `repoctx query --max-chars 40`, once
 	opts.StoreViews = ViewsPrepared
-	st := store.Open(cache)
-	defer st.Close()
-	ix, err := Open(st, "o/r", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	ix.PrepareView(snapshot.FolderName(root))
-	snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := ix.View(context.Background(), snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !v.Stats().StoredView {
+	if v := preparedFolderView(t, root, cache, opts, true); !v.Stats().StoredView {
 		t.Errorf("the stored view of these files and settings was not read back: %+v", v.Stats())
 	}
 }
@@ -463,6 +449,28 @@ func preparedFolderView(t *testing.T, root, cache string, opts Options, prepare 
 	return v
 }
 
+// updateFolder runs Index.Update of repository "o/r" on the folder root, as
+// `repoctx index` does.
+func updateFolder(t *testing.T, root, cache string, opts Options) UpdateStats {
+	t.Helper()
+	st := store.Open(cache)
+	defer st.Close()
+	ix, err := Open(st, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	snap, err := snapshot.OpenDir(root, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	us, err := ix.Update(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return us
+}
+
 // storedViews returns the stored view files under cache.
 func storedViews(cache string) []string {
 	views, _ := filepath.Glob(filepath.Join(cache, "*", "repos", "*", "*.view"))
@@ -481,22 +489,7 @@ func TestUpdateStoresView(t *testing.T) {
 	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
 	update := func() UpdateStats {
 		t.Helper()
-		st := store.Open(cache)
-		defer st.Close()
-		ix, err := Open(st, "o/r", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ix.Close()
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		us, err := ix.Update(context.Background(), snap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return us
+		return updateFolder(t, root, cache, opts)
 	}
 	if us := update(); !us.Full {
 		t.Fatalf("first update: %+v, want a full one", us)
@@ -539,20 +532,7 @@ func TestUpdateStoresMissingView(t *testing.T) {
 	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
 	update := func() {
 		t.Helper()
-		st := store.Open(cache)
-		defer st.Close()
-		ix, err := Open(st, "o/r", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ix.Close()
-		snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ix.Update(context.Background(), snap); err != nil {
-			t.Fatal(err)
-		}
+		updateFolder(t, root, cache, opts)
 	}
 	update()
 	views := storedViews(cache)
@@ -572,5 +552,32 @@ func TestUpdateStoresMissingView(t *testing.T) {
 		if v := folderView(t, root, cache, opts); !v.Stats().StoredView {
 			t.Errorf("view file %s: Update did not store the view again", damage)
 		}
+	}
+}
+
+// TestDecodeViewDamagedCount: a damaged run count in a stored view is refused before
+// memory is asked for it (the checksum is checked beside the decoding, not before).
+func TestDecodeViewDamagedCount(t *testing.T) {
+	b := []byte(viewMagic)
+	b = binary.AppendUvarint(b, 3)
+	b = append(b, "key"...)
+	for range 6 {
+		b = binary.AppendUvarint(b, 1)
+	}
+	b = binary.AppendUvarint(b, 0)         // parse error files
+	b = binary.AppendUvarint(b, 0)         // log lines
+	b = binary.AppendUvarint(b, 500_000) // chunk records: damaged, 100,000 follow (600 KB)
+	for range 100_000 {
+		b = binary.AppendUvarint(b, 5)
+		b = append(b, "chunk"...)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := decodeView(b); err == nil {
+		t.Fatal("a view with a damaged count was decoded")
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("decoding the damaged view allocated %d bytes", grew)
 	}
 }

@@ -218,14 +218,7 @@ func TestViewsPrepared(t *testing.T) {
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
 	made := folderView(t, root, cache, opts) // as `repoctx index`
-	views := storedViews(cache)
-	if len(views) != 1 {
-		t.Fatalf("stored views %v, want one", views)
-	}
-	before, err := os.Stat(views[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	view0, before := oneStoredView(t, cache)
 	opts.StoreViews = ViewsPrepared
 	view := func(prepare bool) *View {
 		t.Helper()
@@ -243,7 +236,7 @@ func TestViewsPrepared(t *testing.T) {
 		t.Errorf("after an edit: %+v, want b.py chunked, no stored view", v.Stats())
 	}
 	view(true)
-	after, err := os.Stat(views[0])
+	after, err := os.Stat(view0)
 	if err != nil || !after.ModTime().Equal(before.ModTime()) || len(storedViews(cache)) != 1 {
 		t.Errorf("a view was stored under ViewsPrepared (%v)", err)
 	}
@@ -426,32 +419,36 @@ func folderView(t *testing.T, root, cache string, opts Options) *View {
 // preparedFolderView is folderView by an index of repository "o/r" that, when
 // prepare is set, first asks for the folder's stored view to be read ahead
 // (Index.PrepareView).
-func preparedFolderView(t *testing.T, root, cache string, opts Options, prepare bool) *View {
+func preparedFolderView(t *testing.T, root, cache string, opts Options, prepare bool) (v *View) {
 	t.Helper()
-	st := store.Open(cache)
-	defer st.Close()
-	ix, err := Open(st, "o/r", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if prepare {
-		ix.PrepareView(snapshot.FolderName(root))
-	}
-	snap, err := snapshot.OpenDir(root, snapshot.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := ix.View(context.Background(), snap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	withFolderIndex(t, cache, opts, func(ix *Index) {
+		if prepare {
+			ix.PrepareView(snapshot.FolderName(root))
+		}
+		var err error
+		if v, err = ix.View(context.Background(), dirSnapshot(t, root)); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return v
 }
 
 // updateFolder runs Index.Update of repository "o/r" on the folder root, as
 // `repoctx index` does.
-func updateFolder(t *testing.T, root, cache string, opts Options) UpdateStats {
+func updateFolder(t *testing.T, root, cache string, opts Options) (us UpdateStats) {
+	t.Helper()
+	withFolderIndex(t, cache, opts, func(ix *Index) {
+		var err error
+		if us, err = ix.Update(context.Background(), dirSnapshot(t, root)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return us
+}
+
+// withFolderIndex calls fn with the index of repository "o/r" in the store of cache,
+// closed after.
+func withFolderIndex(t *testing.T, cache string, opts Options, fn func(*Index)) {
 	t.Helper()
 	st := store.Open(cache)
 	defer st.Close()
@@ -460,15 +457,29 @@ func updateFolder(t *testing.T, root, cache string, opts Options) UpdateStats {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	fn(ix)
+}
+
+// oneStoredView returns the one stored view file under cache and its stat (fatal
+// when there is not exactly one).
+func oneStoredView(t *testing.T, cache string) (string, os.FileInfo) {
+	t.Helper()
+	p := firstView(t, cache)
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, fi
+}
+
+// dirSnapshot opens the folder root as a snapshot.
+func dirSnapshot(t *testing.T, root string) snapshot.Snapshot {
+	t.Helper()
 	snap, err := snapshot.OpenDir(root, snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	us, err := ix.Update(context.Background(), snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return us
+	return snap
 }
 
 // storedViews returns the stored view files under cache.
@@ -498,14 +509,7 @@ func TestUpdateStoresView(t *testing.T) {
 	if us := update(); us.Full || us.Chunked != 1 {
 		t.Fatalf("after an edit: %+v, want the fast path", us)
 	}
-	views := storedViews(cache)
-	if len(views) != 1 {
-		t.Fatalf("stored views %v, want one", views)
-	}
-	before, err := os.Stat(views[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	view0, before := oneStoredView(t, cache)
 	v := folderView(t, root, cache, opts)
 	text := ""
 	for _, c := range v.Retriever().Chunks() {
@@ -515,7 +519,7 @@ func TestUpdateStoresView(t *testing.T) {
 		t.Errorf("the view after the fast path's update was not read back: %+v", v.Stats())
 	}
 	update()
-	if after, err := os.Stat(views[0]); err != nil || !after.ModTime().Equal(before.ModTime()) {
+	if after, err := os.Stat(view0); err != nil || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("an update of unchanged files wrote the view again (%v)", err)
 	}
 }
@@ -535,18 +539,15 @@ func TestUpdateStoresMissingView(t *testing.T) {
 		updateFolder(t, root, cache, opts)
 	}
 	update()
-	views := storedViews(cache)
-	if len(views) != 1 {
-		t.Fatalf("stored views %v, want one", views)
-	}
+	view0 := firstView(t, cache)
 	for _, damage := range []string{"deleted", "emptied", "other bytes"} {
 		switch damage {
 		case "deleted":
-			os.Remove(views[0])
+			os.Remove(view0)
 		case "emptied":
-			os.WriteFile(views[0], nil, 0o644)
+			os.WriteFile(view0, nil, 0o644)
 		case "other bytes":
-			os.WriteFile(views[0], make([]byte, 4096), 0o644)
+			os.WriteFile(view0, make([]byte, 4096), 0o644)
 		}
 		update()
 		if v := folderView(t, root, cache, opts); !v.Stats().StoredView {

@@ -174,71 +174,83 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 
 var errDamagedView = errors.New("index: damaged stored view")
 
+// viewReader reads the uvarints and byte runs of a stored view's sections; ok turns
+// false at the first one b cannot hold (and stays so), the reads then giving zeros.
+type viewReader struct {
+	b   []byte
+	pos int
+	ok  bool
+}
+
+// num reads a uvarint (one over len(b) is damage).
+func (r *viewReader) num() int {
+	v, n := binary.Uvarint(r.b[r.pos:])
+	if n <= 0 || v > uint64(len(r.b)) {
+		r.ok = false
+		return 0
+	}
+	r.pos += n
+	return int(v)
+}
+
+// run reads a length and that many bytes, pointing into b.
+func (r *viewReader) run() []byte {
+	n := r.num()
+	if !r.ok || n > len(r.b)-r.pos {
+		r.ok = false
+		return nil
+	}
+	r.pos += n
+	return r.b[r.pos-n : r.pos : r.pos]
+}
+
+// runs reads a count and that many runs (a count over what b can hold is damage).
+func (r *viewReader) runs() [][]byte {
+	n := r.num()
+	if !r.ok || n > len(r.b)-r.pos {
+		r.ok = false
+		return nil
+	}
+	// The runs are found before their slice is made: a damaged count (the checksum is
+	// checked beside the decoding) fails here instead of asking for up to 24 bytes of
+	// memory per byte of the file.
+	start := r.pos
+	for range n {
+		if r.run(); !r.ok {
+			return nil
+		}
+	}
+	r.pos = start
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = r.run()
+	}
+	return out
+}
+
 // decodeView reads what writeView wrote; the byte runs point into b.
 func decodeView(b []byte) (*storedView, error) {
 	if !bytes.HasPrefix(b, []byte(viewMagic)) {
 		return nil, errDamagedView
 	}
-	pos := len(viewMagic)
-	ok := true
-	num := func() int {
-		v, n := binary.Uvarint(b[pos:])
-		if n <= 0 || v > uint64(len(b)) {
-			ok = false
-			return 0
-		}
-		pos += n
-		return int(v)
-	}
-	run := func() []byte {
-		n := num()
-		if !ok || n > len(b)-pos {
-			ok = false
-			return nil
-		}
-		pos += n
-		return b[pos-n : pos : pos]
-	}
-	// runs reads a count and that many runs (a count over what b can hold is damage).
-	runs := func() [][]byte {
-		n := num()
-		if !ok || n > len(b)-pos {
-			ok = false
-			return nil
-		}
-		// The runs are found before their slice is made: a damaged count (the
-		// checksum is checked beside the decoding) fails here instead of asking for
-		// up to 24 bytes of memory per byte of the file.
-		start := pos
-		for range n {
-			if run(); !ok {
-				return nil
-			}
-		}
-		pos = start
-		out := make([][]byte, n)
-		for i := range out {
-			out[i] = run()
-		}
-		return out
-	}
-	v := &storedView{key: string(run())}
+	r := &viewReader{b: b, pos: len(viewMagic), ok: true}
+	v := &storedView{key: string(r.run())}
 	st := &v.stats
 	for _, p := range []*int{&st.Files, &st.Skipped, &st.Lossy, &st.Chunks, &st.ParseErrors, &st.Reused} {
-		*p = num()
+		*p = r.num()
 	}
-	for _, r := range runs() {
-		st.ParseErrorFiles = append(st.ParseErrorFiles, string(r))
+	for _, run := range r.runs() {
+		st.ParseErrorFiles = append(st.ParseErrorFiles, string(run))
 	}
-	for _, r := range runs() {
-		v.logs = append(v.logs, string(r))
+	for _, run := range r.runs() {
+		v.logs = append(v.logs, string(run))
 	}
-	v.chunks = runs()
-	if !ok || pos >= len(b) {
+	v.chunks = r.runs()
+	if !r.ok || r.pos >= len(b) {
 		return nil, errDamagedView
 	}
-	flag := b[pos]
-	pos++
+	flag := b[r.pos]
+	pos := r.pos + 1
 	switch flag {
 	case 0:
 	case 1:
@@ -252,7 +264,7 @@ func decodeView(b []byte) (*storedView, error) {
 		return nil, errDamagedView
 	}
 	pos = (pos + 7) &^ 7
-	if !ok || pos > len(b) {
+	if pos > len(b) {
 		return nil, errDamagedView
 	}
 	v.rimg = b[pos:]

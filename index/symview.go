@@ -164,45 +164,23 @@ type viewLookup struct {
 // section's layout, not its records or entries, which are read on demand (and
 // checked then: one that cannot be read is missing, never a fault).
 func decodeViewSymbols(b []byte) (vs *viewSymbols, size int, ok bool) {
-	pos := 0
-	ok = true
-	num := func() int {
-		v, n := binary.Uvarint(b[pos:])
-		if n <= 0 || v > uint64(len(b)) {
-			ok = false
-			return 0
-		}
-		pos += n
-		return int(v)
-	}
-	vs = &viewSymbols{n: num()}
-	rsize := num()
-	if !ok || rsize > len(b)-pos {
+	r := &viewReader{b: b, ok: true}
+	vs = &viewSymbols{n: r.num()}
+	if vs.recs = r.run(); !r.ok || vs.n >= (len(b)-r.pos)/8 {
 		return nil, 0, false
 	}
-	vs.recs = b[pos : pos+rsize : pos+rsize]
-	pos += rsize
-	if vs.n >= (len(b)-pos)/8 {
-		return nil, 0, false
-	}
-	vs.offs = b[pos : pos+8*(vs.n+1) : pos+8*(vs.n+1)]
-	pos += 8 * (vs.n + 1)
+	vs.offs = b[r.pos : r.pos+8*(vs.n+1) : r.pos+8*(vs.n+1)]
+	r.pos += 8 * (vs.n + 1)
 	for k := range vs.look {
 		l := &vs.look[k]
-		l.n = num()
-		dsize := num()
-		if !ok || dsize > len(b)-pos {
+		l.n = r.num()
+		if l.data = r.run(); !r.ok || l.n > (len(b)-r.pos)/8 {
 			return nil, 0, false
 		}
-		l.data = b[pos : pos+dsize : pos+dsize]
-		pos += dsize
-		if l.n > (len(b)-pos)/8 {
-			return nil, 0, false
-		}
-		l.offs = b[pos : pos+8*l.n : pos+8*l.n]
-		pos += 8 * l.n
+		l.offs = b[r.pos : r.pos+8*l.n : r.pos+8*l.n]
+		r.pos += 8 * l.n
 	}
-	return vs, pos, true
+	return vs, r.pos, true
 }
 
 // record returns the symbol record of file i (nil when it cannot be read).

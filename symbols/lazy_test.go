@@ -1,9 +1,9 @@
 package symbols
 
 import (
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -105,28 +105,30 @@ var pathRepo = map[string]string{
 // file (Resolve).
 func TestLazyTableAnswers(t *testing.T) {
 	for ri, repo := range []map[string]string{pyRepo, ktRepo, ktForEach, pyForEach, ktRepoTypes, pyRepoTypes, ktOkio, pathRepo} {
-		paths := make([]string, 0, len(repo))
-		for p := range repo {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		e := NewExtractor(0)
-		var files []*File
-		for _, p := range paths {
-			cf, err := chunker.Decode(p, []byte(repo[p]), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sf, err := e.Extract(cf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, sf)
-		}
-		e.Close()
+		files := extractSorted(t, repo)
 		eager, lazy := NewTable(files), NewLazyTable(newSliceSource(files))
 		compareTables(t, ri, eager, lazy, files, repo)
 	}
+}
+
+// extractSorted returns the symbols of the files of repo (path -> text), in path order.
+func extractSorted(t *testing.T, repo map[string]string) []*File {
+	t.Helper()
+	e := NewExtractor(0)
+	defer e.Close()
+	var files []*File
+	for _, p := range slices.Sorted(maps.Keys(repo)) {
+		cf, err := chunker.Decode(p, []byte(repo[p]), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sf, err := e.Extract(cf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, sf)
+	}
+	return files
 }
 
 // compareTables checks that tables a and b answer alike over files (whose texts are
@@ -184,26 +186,9 @@ func compareTables(t *testing.T, repo int, a, b *Table, files []*File, texts map
 // goroutine asks first): every goroutine gets NewTable's answers.
 func TestLazyTableConcurrent(t *testing.T) {
 	var files []*File
-	e := NewExtractor(0)
 	for _, repo := range []map[string]string{ktRepoTypes, pyRepoTypes, pathRepo} {
-		paths := make([]string, 0, len(repo))
-		for p := range repo {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		for _, p := range paths {
-			cf, err := chunker.Decode(p, []byte(repo[p]), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sf, err := e.Extract(cf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, sf)
-		}
+		files = append(files, extractSorted(t, repo)...)
 	}
-	e.Close()
 	eager, lazy := NewTable(files), NewLazyTable(newSliceSource(files))
 	type query struct{ name, from string }
 	var qs []query

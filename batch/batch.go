@@ -117,6 +117,9 @@ type Summary struct {
 	Snapshots  int // snapshot openings (a snapshot whose datapoints are far apart may count twice)
 	// Index statistics of the default method, summed over snapshot openings.
 	Built, Chunks, SkipFiles, Chunked, Reused, SharedLSA int
+	// StoredViews counts the openings whose view was read back whole from the cache
+	// (index.Options.StoreViews, index.Stats.StoredView).
+	StoredViews int
 	// CacheWriteFailures counts the writes to the cache (the store, the index cache)
 	// that failed and were dropped, summed from index.Stats: each only costs a later
 	// run the work again, but many mean a full or unwritable cache disk.
@@ -420,6 +423,9 @@ func (r *runner) count(o *opening) {
 		r.sum.CacheWriteFailures += st.CacheWriteFailures
 		if st.Built {
 			r.sum.Built++
+		}
+		if st.StoredView {
+			r.sum.StoredViews++
 		}
 	}
 	if o.sharedLSA {

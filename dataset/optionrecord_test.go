@@ -9,6 +9,7 @@ import (
 
 	"github.com/repoctx/repoctx/assemble"
 	"github.com/repoctx/repoctx/batch"
+	"github.com/repoctx/repoctx/index"
 )
 
 // TestOptionDiff: a resumed journal's option mismatch names the differing options
@@ -76,4 +77,15 @@ func TestResumeOldJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Abort()
+}
+
+// TestFingerprintWithoutStoredViews: whether views are stored (index.Options.StoreViews,
+// --no-stored-view) changes where a view comes from, not a prediction, so it is not in
+// the option record: a run resumes the journal of a run with the other setting.
+func TestFingerprintWithoutStoredViews(t *testing.T) {
+	a, b := batch.DefaultConfig(), batch.DefaultConfig()
+	a.Index.StoreViews, b.Index.StoreViews = index.ViewsNotStored, index.ViewsStoredOnRepeat
+	if fa, fb := string(Fingerprint(a)), string(Fingerprint(b)); fa != fb {
+		t.Errorf("the option records differ by StoreViews:\n%s\n%s", fa, fb)
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/complete"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/internal/inputfile"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
@@ -246,6 +247,7 @@ func fingerprintObject(cfg batch.Config) object {
 		emb = ws.Embedder.ID()
 	}
 	ws.Log, ws.Embedder, ws.Extra, ws.SharedLSA, ws.Progress = nil, nil, nil, nil, nil
+	ws.StoreViews = index.ViewsNotStored // where views come from; the outputs are the same
 	compose := append(optionsObject(c), member{"tokens", tok}, member{"drafter", drafter})
 	out := object{{"index", structObject(reflect.ValueOf(ws))}, {"model", emb},
 		{"lsa_per_snapshot", cfg.LSAPerSnapshot}, {"cross_snapshot", cfg.CrossSnapshot}, {"compose", compose}}

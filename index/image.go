@@ -81,10 +81,11 @@ func (ix *Index) viewSettings() string {
 }
 
 // storesViews reports whether views are stored and read back under opts: asked for,
-// and made of the snapshot's own files with a model of their own (not Options.Extra
-// or SharedLSA, whose views depend on other snapshots).
+// and made of the snapshot's own files (not with Options.Extra, whose views hold other
+// snapshots' files). A view embedded with Options.SharedLSA's model is stored under
+// that model's key as well (sharedStamp).
 func storesViews(opts Options, extra bool) bool {
-	return opts.StoreViews != ViewsNotStored && !extra && (opts.SharedLSA == nil || opts.Embedder != nil)
+	return opts.StoreViews != ViewsNotStored && !extra
 }
 
 // storedView is a decoded stored view (see writeView).
@@ -329,9 +330,10 @@ func (ix *Index) loadView(snap snapshot.Snapshot, key string, keySkipped int, lo
 
 // readyView is a stored view read back (readView), before a View is made of it.
 type readyView struct {
-	sv    *storedView
-	rix   *retrieve.Index
-	table *symbols.Table
+	sv     *storedView
+	rix    *retrieve.Index
+	table  *symbols.Table
+	shared bool // embedded with Options.SharedLSA's model (see sharedStamp)
 }
 
 // readView reads back the view stored under name (see viewStoreName) if it is the one
@@ -374,9 +376,13 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 		table = symbols.NewLazyTable(sv.symbols)
 	}
 	emb := opts.Embedder
+	fitKey := key
+	k, sharedKey, shared := strings.Cut(key, sharedSep)
+	if shared {
+		key, fitKey = k, sharedKey // embedded with the model fitted on that key's view
+	}
 	if emb == nil && opts.Dense != retrieve.DenseNone {
-		fitKey := key
-		if opts.RepoLSA {
+		if opts.RepoLSA && !shared {
 			fitKey = repoFitKey(ix.repo)
 		}
 		lsa := ix.storedLSA(fitKey)
@@ -409,7 +415,7 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	if !sumOK {
 		return nil
 	}
-	return &readyView{sv: sv, rix: rix, table: table}
+	return &readyView{sv: sv, rix: rix, table: table, shared: shared}
 }
 
 // finishView makes the View of snap from rv: its statistics (keySkipped files the
@@ -421,6 +427,7 @@ func (ix *Index) finishView(snap snapshot.Snapshot, rv *readyView, keySkipped in
 	st := rv.sv.stats
 	st.Skipped += keySkipped
 	st.StoredView = true
+	st.SharedLSA = rv.shared
 	if ix.opts.Progress != nil {
 		ix.opts.Progress(st.Files, st.Files)
 	}

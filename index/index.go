@@ -261,6 +261,11 @@ type Index struct {
 	stopped  []*preparedView
 	sums     [][32]byte // corpus ordinal -> SHA-256 of the chunk's text (zero: unknown)
 	shared   *sharedFit // Options.SharedLSA's model, fitted on first use
+	// sharedKey is the key of the view Options.SharedLSA's model is fitted on
+	// (sharedFitKey), once sharedKeyDone; sharedKeyMu guards both.
+	sharedKeyMu   sync.Mutex
+	sharedKey     string
+	sharedKeyDone bool
 	// prefetched counts the names of SharedLSA.Prefetch taken by a waiting view.
 	prefetched int
 	closed     bool // set by Close: View and Update refuse (ErrClosed)

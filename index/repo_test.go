@@ -1,11 +1,15 @@
 package index
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -291,4 +295,168 @@ func TestSharedLSAPrefetch(t *testing.T) {
 		t.Errorf("symbols of d.py: %v, want %v (definitions)", a, b)
 	}
 	close(fit.done)
+}
+
+// TestSharedLSAStoredView: under SharedLSA a stored view (Options.StoreViews) of a
+// snapshot embedded with the shared model is read back by a later index over the same
+// store, without fitting or viewing the model's snapshot, and is the view made from
+// the files (chunks, model, rankings); after the model snapshot's files change it is
+// a miss (its vectors are of the old fit). With folder snapshots and with inner zips
+// (whose model key comes from the manifest an earlier run stored).
+func TestSharedLSAStoredView(t *testing.T) {
+	snaps := map[string]map[string]string{
+		"o__r-1111111": {"a.py": "def alpha(x):\n    return x + 1\n", "b.py": "def beta():\n    return alpha(2)\n"},
+		"o__r-2222222": {"a.py": "def alpha(x):\n    return x + 2\n", "c.py": "def gamma(items):\n    return sorted(items)\n"},
+	}
+	for _, layout := range []string{"folders", "zip"} {
+		t.Run(layout, func(t *testing.T) {
+			root := t.TempDir()
+			for name, files := range snaps {
+				writeFiles(t, filepath.Join(root, name), files)
+			}
+			source := func() snapshot.Source {
+				t.Helper()
+				var src snapshot.Source
+				var err error
+				if layout == "zip" {
+					out := filepath.Join(t.TempDir(), "snaps.zip")
+					writeZipOfFolders(t, root, out)
+					src, err = snapshot.OpenZipSource(out, snapshot.Limits{})
+				} else {
+					src, err = snapshot.OpenDirSource(root, snapshot.Limits{})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { src.Close() })
+				return src
+			}
+			cache := t.TempDir()
+			// run views the second snapshot, then the model's, with a new index over
+			// the cache (as a new process does).
+			run := func(src snapshot.Source, storing ViewStoring) (second, first *View) {
+				t.Helper()
+				st := store.Open(cache)
+				defer st.Close()
+				ix, err := Open(st, "o/r", Options{Symbols: true, StoreViews: storing,
+					SharedLSA: &SharedLSA{Snapshot: "o__r-1111111", Open: src.Open}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ix.Close() // its views stay usable
+				for _, name := range []string{"o__r-2222222", "o__r-1111111"} {
+					snap, err := src.Open(name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					v, err := ix.View(context.Background(), snap)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { v.Close() })
+					if second == nil {
+						second = v
+					} else {
+						first = v
+					}
+				}
+				return second, first
+			}
+			same := func(what string, got, want *View) {
+				t.Helper()
+				if !reflect.DeepEqual(got.Retriever().Chunks(), want.Retriever().Chunks()) {
+					t.Errorf("%s: chunks differ", what)
+				}
+				if g, w := got.Retriever().DenseInfo().Model, want.Retriever().DenseInfo().Model; g != w || w == "" {
+					t.Errorf("%s: model %q, made %q", what, g, w)
+				}
+				for _, q := range []string{"alpha", "sorted items", "def beta"} {
+					for _, mode := range []retrieve.Mode{retrieve.Dense, retrieve.Hybrid} {
+						qq := retrieve.Query{Text: q, K: 3, Mode: mode}
+						g, err1 := got.Retriever().Search(context.Background(), qq)
+						w, err2 := want.Retriever().Search(context.Background(), qq)
+						if err1 != nil || err2 != nil || !reflect.DeepEqual(g, w) {
+							t.Errorf("%s: %q %v: %v %v, made %v %v", what, q, mode, g, err1, w, err2)
+						}
+					}
+				}
+			}
+			src := source()
+			made, madeFirst := run(src, ViewsStoredOnRepeat)
+			if !made.Stats().SharedLSA || made.Stats().StoredView || len(storedViews(cache)) != 0 {
+				t.Fatalf("first run: %+v, %d stored views", made.Stats(), len(storedViews(cache)))
+			}
+			run(src, ViewsStoredOnRepeat) // the second run in a row stores both views
+			if n := len(storedViews(cache)); n != 2 {
+				t.Fatalf("%d views stored by the second run, want 2", n)
+			}
+			loaded, loadedFirst := run(src, ViewsStoredOnRepeat)
+			if st := loaded.Stats(); !st.StoredView || !st.SharedLSA || st.Chunked != 0 {
+				t.Fatalf("third run, second snapshot: %+v; want read back", st)
+			}
+			if !loadedFirst.Stats().StoredView {
+				t.Errorf("third run, model snapshot: %+v; want read back", loadedFirst.Stats())
+			}
+			same("second snapshot", loaded, made)
+			same("model snapshot", loadedFirst, madeFirst)
+
+			// The model's snapshot changes: its fit is another, the stored view of the
+			// second snapshot a miss.
+			writeFiles(t, filepath.Join(root, "o__r-1111111"), map[string]string{"d.py": "def delta(items):\n    return items\n"})
+			src = source()
+			changed, _ := run(src, ViewsStored)
+			if changed.Stats().StoredView {
+				t.Fatal("a view embedded with the old fit was read back")
+			}
+			if changed.Retriever().DenseInfo().Model == made.Retriever().DenseInfo().Model {
+				t.Error("the changed model snapshot's fit has the old model's ID")
+			}
+			if again, _ := run(src, ViewsStored); !again.Stats().StoredView {
+				t.Errorf("the view embedded with the new fit was not read back: %+v", again.Stats())
+			}
+		})
+	}
+}
+
+// writeZipOfFolders packs each folder of dir into an inner zip inside the zip out,
+// as the competition's snapshot archives are.
+func writeZipOfFolders(t *testing.T, dir, out string) {
+	t.Helper()
+	var outer bytes.Buffer
+	ow := zip.NewWriter(&outer)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		var inner bytes.Buffer
+		iw := zip.NewWriter(&inner)
+		root := filepath.Join(dir, e.Name())
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			w, err := iw.Create(filepath.ToSlash(rel))
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		iw.Close()
+		w, _ := ow.Create(e.Name() + ".zip")
+		w.Write(inner.Bytes())
+	}
+	ow.Close()
+	if err := os.WriteFile(out, outer.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

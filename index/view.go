@@ -113,11 +113,21 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 			key += "+" + extraKey
 		}
 	}
-	stored := storesViews(opts, hasExtra) && embedder == nil
+	stored := storesViews(opts, hasExtra)
+	load := stored
 	if stored {
 		// A stored view holds no file chunked under a transient limit.
 		full := limitKey(key, sha256.New())
-		if p := ix.takePrepared(snap.Name()); p != nil {
+		if embedder != nil {
+			// Embedded with the shared model: stored and read back under that model's
+			// key too (sharedStamp), when it is known without making its view.
+			sharedKey := ix.sharedFitKey(ctx)
+			load = sharedKey != ""
+			full = sharedStamp(full, sharedKey)
+		}
+		if !load {
+			// Nothing to read back.
+		} else if p := ix.takePrepared(snap.Name()); p != nil {
 			if p.stamp == ix.viewStamp(full) {
 				<-p.done
 				if p.rv != nil {
@@ -227,9 +237,59 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 	}
 	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo, syms: table}
 	if stored && nTransient == 0 && opts.StoreViews != ViewsPrepared {
-		ix.storeView(v, key, skipped, logs, syms, logf)
+		if embedder == nil {
+			ix.storeView(v, key, skipped, logs, syms, logf)
+		} else if lsa, ok := opts.Embedder.(*retrieve.LSA); ok && st.SharedLSA && lsa.Label() != "" {
+			// Under the key of the view the model was fitted on (its label); not a
+			// view that fitted its own model after the shared fit failed.
+			ix.storeView(v, sharedStamp(key, lsa.Label()), skipped, logs, syms, logf)
+		}
 	}
 	return v, nil
+}
+
+// sharedSep separates a view's key from the key of the view whose LSA model embedded
+// it (Options.SharedLSA) in the key a stored view is known by (sharedStamp).
+const sharedSep = "\x00shared-lsa\x00"
+
+// sharedStamp returns the key a view of key embedded with the shared LSA model fitted
+// on the view of fitKey is stored under: readView finds the model by fitKey.
+func sharedStamp(key, fitKey string) string { return key + sharedSep + fitKey }
+
+// sharedFitKey returns the key of the view of Options.SharedLSA's snapshot, the label
+// of the shared model when no file of that snapshot was chunked under a transient
+// limit, without making that view: for an inner zip from the manifest an earlier run
+// stored ("" when there is none: then no view of this run was stored either), for a
+// folder from its files' hashes. It is worked out once per index; "" also when the
+// snapshot cannot be opened or listed (no view is read back under the shared model
+// then).
+func (ix *Index) sharedFitKey(ctx context.Context) string {
+	ix.sharedKeyMu.Lock()
+	defer ix.sharedKeyMu.Unlock()
+	if ix.sharedKeyDone {
+		return ix.sharedKey
+	}
+	sh := ix.opts.SharedLSA
+	if sh == nil || sh.Snapshot == "" {
+		ix.sharedKeyDone = true
+		return ""
+	}
+	snap, err := sh.Open(sh.Snapshot)
+	if err != nil {
+		return ""
+	}
+	if mk, ok := ix.manifestRecord(snap); ok {
+		if _, ok := ix.recs.Get(mk); !ok {
+			ix.sharedKeyDone = true
+			return "" // not listed yet: its files are not read twice
+		}
+	}
+	key, _, _, err := ix.viewKey(ctx, snap, func(string, ...any) {})
+	if err != nil {
+		return ""
+	}
+	ix.sharedKey, ix.sharedKeyDone = limitKey(key, sha256.New()), true
+	return ix.sharedKey
 }
 
 // limitKey returns the key of a view of key whose files chunked under a transient
@@ -405,6 +465,20 @@ func (ix *Index) fitShared(ctx context.Context) (*retrieve.LSA, *View, error) {
 	return lsa, v, nil
 }
 
+// manifestRecord returns the store key of the manifest of a snapshot with a content
+// digest (an inner zip), and false for other snapshots.
+func (ix *Index) manifestRecord(snap snapshot.Snapshot) (store.Key, bool) {
+	d, ok := snap.(snapshot.Digester)
+	if !ok {
+		return store.Key{}, false
+	}
+	digest, ok := d.ContentDigest()
+	if !ok {
+		return store.Key{}, false
+	}
+	return store.Key{Kind: store.KindManifest, Hash: sha256.Sum256([]byte(fmt.Sprintf("%s\x00manifest\x00%x\x00%s", store.Version, digest, grammarVersions(ix.opts.Languages))))}, true
+}
+
 // viewKey returns the key of the snapshot's view and the files it indexes (in path
 // order): a hash of every indexed file's path and content, the chunker settings, the
 // grammar versions and FormatVersion. A snapshot with a content digest (an inner zip)
@@ -413,16 +487,11 @@ func (ix *Index) fitShared(ctx context.Context) (*retrieve.LSA, *View, error) {
 // are not in the store).
 func (ix *Index) viewKey(ctx context.Context, snap snapshot.Snapshot, logf func(string, ...any)) (string, []sourceFile, int, error) {
 	opts, keep := ix.opts, ix.keep
-	var mk store.Key
-	useManifest := false
-	if d, ok := snap.(snapshot.Digester); ok {
-		if digest, ok := d.ContentDigest(); ok {
-			useManifest = true
-			mk = store.Key{Kind: store.KindManifest, Hash: sha256.Sum256([]byte(fmt.Sprintf("%s\x00manifest\x00%x\x00%s", store.Version, digest, grammarVersions(opts.Languages))))}
-			if b, ok := ix.recs.Get(mk); ok {
-				if files, skipped, err := decodeManifest(b, snap); err == nil {
-					return manifestKey(snap, opts, files), files, skipped, nil
-				}
+	mk, useManifest := ix.manifestRecord(snap)
+	if useManifest {
+		if b, ok := ix.recs.Get(mk); ok {
+			if files, skipped, err := decodeManifest(b, snap); err == nil {
+				return manifestKey(snap, opts, files), files, skipped, nil
 			}
 		}
 	}

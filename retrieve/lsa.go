@@ -139,6 +139,9 @@ func (m *LSA) Labeled(label string) *LSA {
 	return &c
 }
 
+// Label returns the label [LSA.Labeled] gave the model ("" for none).
+func (m *LSA) Label() string { return m.label }
+
 // Dim implements [Embedder]; it can be below the dimension asked for (see [LSA]) and is
 // 0 when the chunks had no terms at all.
 func (m *LSA) Dim() int { return m.dim }

@@ -242,7 +242,7 @@ func openRepo(c *cli.Context, dir string, withSymbols, showProgress bool) (*inde
 
 // noStoredViewFlag turns off stored views (index.Options.StoreViews) for the folder
 // commands.
-var noStoredViewFlag = &cli.BoolFlag{Name: "no-stored-view", Usage: "do not keep the folder's view whole in the cache (by default index keeps it, and query once the same files are queried twice in a row, so that a later query on unchanged files reads it back instead of rebuilding it; it takes about as much disk again as the folder's other cache records)"}
+var noStoredViewFlag = &cli.BoolFlag{Name: "no-stored-view", Usage: "do not keep views whole in the cache (by default index keeps the folder's, query once the same files are queried twice in a row, predict and eval each snapshot's once it is viewed twice in a row with the same files and index flags, so that a later run reads the view back instead of rebuilding it; a folder's takes about as much disk again as its other cache records, a dataset's a view per snapshot)"}
 
 // repoFlag names the repository a folder is a version of, for the cache.
 var repoFlag = &cli.StringFlag{Name: "repo", Usage: "repository `name` the folder is a version of: its versions share one index in the cache (default: owner/repo for a folder named owner__repo-REVISION, else the folder's absolute path)"}
@@ -327,7 +327,7 @@ func predictCmd() *cli.Command {
 			&cli.BoolFlag{Name: "cross-repo", Usage: "competition option: also search the stage's other repositories (each at its first snapshot; BM25 over their bleve indexes, kept in the cache; parts named owner/repo/path; see docs/cross-repo.md)"},
 			workersFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-		}, indexFlags()...), lsaSnapFlag, langsFlag), append(append(batchComposeFlags(), draftFlags()...), verboseFlag)...),
+		}, indexFlags()...), lsaSnapFlag, langsFlag, noStoredViewFlag), append(append(batchComposeFlags(), draftFlags()...), verboseFlag)...),
 		Action: func(c *cli.Context) error {
 			lang := c.String("lang")
 			if grammars.Lookup(lang) == nil {
@@ -370,8 +370,8 @@ func predictCmd() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "wrote %s: no datapoints (%s)\n", sum.Out, why)
 			}
 			if (err == nil || errors.Is(err, repoctx.ErrSomeFailed)) && sum.Datapoints+sum.Resumed > 0 && !c.Bool("quiet") {
-				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache), %d chunks, files chunked %d / from store %d, %d indexes with a shared LSA model, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
-					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.Chunks, sum.Chunked, sum.Reused, sum.SharedLSA,
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache, %d of them views read back whole), %d chunks, files chunked %d / from store %d, %d indexes with a shared LSA model, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
+					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.StoredViews, sum.Chunks, sum.Chunked, sum.Reused, sum.SharedLSA,
 					sum.Wall.Seconds(), float64(sum.Wall.Milliseconds())/float64(max(1, sum.Datapoints-sum.Resumed)), peakRSSMB())
 				if sum.CacheWriteFailures > 0 {
 					fmt.Fprintf(c.App.ErrWriter, "cache writes failed: %d (they only cost later runs time; is the cache disk full or read-only?)\n", sum.CacheWriteFailures)

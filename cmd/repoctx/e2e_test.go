@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -359,5 +360,61 @@ func TestPredictInterrupted(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("an interrupted run wrote %s", out)
+	}
+}
+
+// TestPredictStoredViews: predict stores each snapshot's view the second run in a row
+// on the same snapshots and reads it back from the third, with the same output; with
+// --no-stored-view it neither reads nor writes one.
+func TestPredictStoredViews(t *testing.T) {
+	cache, dir := t.TempDir(), t.TempDir()
+	views := func(cache string) int {
+		n := 0
+		filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(p, ".view") {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	predict := func(cache, out string, more ...string) string {
+		t.Helper()
+		args := append([]string{"predict", "--data", sample, "--lang", "python", "--stage", "sample", "-o", out, "--cache-dir", cache}, more...)
+		code, _, stderr := run(t, args...)
+		if code != exitOK {
+			t.Fatalf("predict %v: exit %d: %s", more, code, stderr)
+		}
+		return stderr
+	}
+	want := filepath.Join(dir, "first.jsonl")
+	predict(cache, want)
+	if n := views(cache); n != 0 {
+		t.Errorf("%d views stored by the first run", n)
+	}
+	predict(cache, filepath.Join(dir, "second.jsonl"))
+	stored := views(cache)
+	if stored == 0 {
+		t.Fatal("the second run stored no view")
+	}
+	out := filepath.Join(dir, "third.jsonl")
+	if stderr := predict(cache, out); !strings.Contains(stderr, fmt.Sprintf("%d of them views read back whole", stored)) {
+		t.Errorf("the third run did not read the %d stored views back: %s", stored, stderr)
+	}
+	if !slices.Equal(outputLines(t, out), outputLines(t, want)) {
+		t.Error("the output from the stored views differs from the first run's")
+	}
+	if stderr := predict(cache, out, "--no-stored-view"); !strings.Contains(stderr, " 0 of them views read back whole") {
+		t.Errorf("--no-stored-view read views back: %s", stderr)
+	}
+	if !slices.Equal(outputLines(t, out), outputLines(t, want)) {
+		t.Error("the output with --no-stored-view differs from the first run's")
+	}
+	fresh := t.TempDir()
+	for range 3 {
+		predict(fresh, out, "--no-stored-view")
+	}
+	if n := views(fresh); n != 0 {
+		t.Errorf("--no-stored-view stored %d views", n)
 	}
 }

@@ -267,6 +267,12 @@ func batchConfig(c *cli.Context) (batch.Config, error) {
 	if cfg.Index, err = indexOptions(c); err != nil {
 		return cfg, err
 	}
+	// A run on the same snapshots as the last two reads each view back instead of
+	// making it; a single run writes no view.
+	cfg.Index.StoreViews = index.ViewsStoredOnRepeat
+	if defined(c, noStoredViewFlag.Name) && c.Bool(noStoredViewFlag.Name) {
+		cfg.Index.StoreViews = index.ViewsNotStored
+	}
 	cfg.CacheDir = c.String("cache-dir")
 	if cfg.Compose, err = composeOptions(c, assemble.PresetBatch); err != nil {
 		return cfg, err

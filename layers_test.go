@@ -46,6 +46,7 @@ var layers = map[string]int{
 	"internal/benchrepo":       5, // benchmark helper, imported by test files only
 	"internal/faultfs":         1, // tmpfs helper of fault tests, imported by test files only
 	"internal/racetest":        1, // tells a test it runs under -race, imported by test files only
+	"internal/ziptest":         1, // writes zips of snapshot folders, imported by test files only
 	"chunker":                  5,
 	"complete":                 5, // model endpoints: needs only the root; eval and the CLI use it
 	"symbols":                  6,

@@ -1,12 +1,10 @@
 package dataset
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +14,7 @@ import (
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/batch"
 	"github.com/repoctx/repoctx/internal/racetest"
+	"github.com/repoctx/repoctx/internal/ziptest"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/retrieve/hugot"
 )
@@ -82,7 +81,7 @@ func TestPredictSample(t *testing.T) {
 			}
 			// Same output from the zip layout and with 3 workers.
 			zdir := t.TempDir()
-			writeZipOfZips(t, filepath.Join(sampleDir, "repositories-"+lang+"-sample"), filepath.Join(zdir, lang+"-sample.zip"))
+			ziptest.WriteZipOfFolders(t, filepath.Join(sampleDir, "repositories-"+lang+"-sample"), filepath.Join(zdir, lang+"-sample.zip"))
 			data, _ := os.ReadFile(filepath.Join(sampleDir, lang+"-sample.jsonl"))
 			os.WriteFile(filepath.Join(zdir, lang+"-sample.jsonl"), data, 0o644)
 			out2 := filepath.Join(t.TempDir(), "out.jsonl")
@@ -91,39 +90,6 @@ func TestPredictSample(t *testing.T) {
 				t.Errorf("zip layout / 3 workers gave different output")
 			}
 		})
-	}
-}
-
-// writeZipOfZips packs each snapshot folder of dir into an inner zip inside out.
-func writeZipOfZips(t *testing.T, dir, out string) {
-	t.Helper()
-	var outer bytes.Buffer
-	ow := zip.NewWriter(&outer)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		var inner bytes.Buffer
-		iw := zip.NewWriter(&inner)
-		root := filepath.Join(dir, e.Name())
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			w, _ := iw.Create(filepath.ToSlash(rel))
-			b, _ := os.ReadFile(p)
-			w.Write(b)
-			return nil
-		})
-		iw.Close()
-		w, _ := ow.Create(e.Name() + ".zip")
-		w.Write(inner.Bytes())
-	}
-	ow.Close()
-	if err := os.WriteFile(out, outer.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

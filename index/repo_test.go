@@ -1,12 +1,9 @@
 package index
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/atomicfile"
+	"github.com/repoctx/repoctx/internal/ziptest"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
@@ -320,7 +318,7 @@ func TestSharedLSAStoredView(t *testing.T) {
 				var err error
 				if layout == "zip" {
 					out := filepath.Join(t.TempDir(), "snaps.zip")
-					writeZipOfFolders(t, root, out)
+					ziptest.WriteZipOfFolders(t, root, out)
 					src, err = snapshot.OpenZipSource(out, snapshot.Limits{})
 				} else {
 					src, err = snapshot.OpenDirSource(root, snapshot.Limits{})
@@ -415,48 +413,5 @@ func TestSharedLSAStoredView(t *testing.T) {
 				t.Errorf("the view embedded with the new fit was not read back: %+v", again.Stats())
 			}
 		})
-	}
-}
-
-// writeZipOfFolders packs each folder of dir into an inner zip inside the zip out,
-// as the competition's snapshot archives are.
-func writeZipOfFolders(t *testing.T, dir, out string) {
-	t.Helper()
-	var outer bytes.Buffer
-	ow := zip.NewWriter(&outer)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		var inner bytes.Buffer
-		iw := zip.NewWriter(&inner)
-		root := filepath.Join(dir, e.Name())
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			w, err := iw.Create(filepath.ToSlash(rel))
-			if err != nil {
-				return err
-			}
-			_, err = w.Write(b)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		iw.Close()
-		w, _ := ow.Create(e.Name() + ".zip")
-		w.Write(inner.Bytes())
-	}
-	ow.Close()
-	if err := os.WriteFile(out, outer.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -365,7 +365,7 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	// the checksum matches.
 	var sumOK bool
 	verified := make(chan struct{})
-	go func() { sumOK = verify(); close(verified) }()
+	go func() { sumOK = verify(stop); close(verified) }() // stopped with the read
 	defer func() { <-verified }() // an early return waits for it too
 	opts := ix.opts
 	var table *symbols.Table

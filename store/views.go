@@ -94,12 +94,14 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // verify reports whether the payload's checksum matches (a
 // damaged file must be taken as a miss); it reads the whole payload, so a caller may
 // run it on another goroutine while it decodes, and use nothing it decoded unless it
-// returned true. verify reads with faults turned into false; other reads of the memory
+// returned true. stop, if not nil, is asked between blocks of the payload (1 MiB)
+// whether to give up (verify then returns false): a caller that dropped the view does
+// not wait for the rest of the checksum. verify reads with faults turned into false; other reads of the memory
 // are not protected: a file truncated in place by another program while a process uses
 // its view would stop that process with SIGBUS (repoctx never rewrites a view file in
 // place: PutView renames a new file over it, and a mapping keeps the old file's
 // bytes).
-func (r *Records) MapView(name string) (payload []byte, verify func() bool, release func(), ok bool) {
+func (r *Records) MapView(name string) (payload []byte, verify func(stop func() bool) bool, release func(), ok bool) {
 	if !validViewName(name) {
 		return nil, nil, nil, false
 	}
@@ -117,7 +119,7 @@ func (r *Records) MapView(name string) (payload []byte, verify func() bool, rele
 	if err != nil {
 		return nil, nil, nil, false
 	}
-	return b[viewHead:], func() bool { return checkView(b) }, func() { syscall.Munmap(b) }, true
+	return b[viewHead:], func(stop func() bool) bool { return checkView(b, stop) }, func() { syscall.Munmap(b) }, true
 }
 
 // ViewPrefix returns the first n bytes (fewer when the payload is shorter) of the
@@ -146,13 +148,28 @@ func (r *Records) ViewPrefix(name string, n int) ([]byte, bool) {
 
 // checkView reports whether the mapped view file b has the magic and its payload's
 // checksum; false too when reading it faults (the file was truncated under the
-// mapping).
-func checkView(b []byte) bool {
+// mapping) and when stop (nil: never) returns true between blocks of checkBlock bytes.
+func checkView(b []byte, stop func() bool) bool {
 	match := false
 	return faultFree(func() {
-		match = string(b[:len(viewMagic)]) == viewMagic && crc32.Checksum(b[viewHead:], castagnoli) == le32(b[len(viewMagic):])
+		if string(b[:len(viewMagic)]) != viewMagic {
+			return
+		}
+		sum := uint32(0)
+		for p := b[viewHead:]; len(p) > 0; {
+			if stop != nil && stop() {
+				return
+			}
+			n := min(len(p), checkBlock)
+			sum = crc32.Update(sum, castagnoli, p[:n])
+			p = p[n:]
+		}
+		match = sum == le32(b[len(viewMagic):])
 	}) && match
 }
+
+// checkBlock is the bytes checkView sums between two calls of its stop function.
+const checkBlock = 1 << 20
 
 // validViewName reports whether name is 1-64 characters of [0-9a-f].
 func validViewName(name string) bool {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -26,7 +27,7 @@ func TestStoredViewFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, verify, _, ok := r.MapView("ab12")
-	if !ok || string(b) != "first payload" || !verify() {
+	if !ok || string(b) != "first payload" || !verify(nil) {
 		t.Fatalf("MapView: %q %v", b, ok)
 	}
 	if uintptr(unsafe.Pointer(&b[0]))%8 != 0 {
@@ -38,7 +39,7 @@ func TestStoredViewFile(t *testing.T) {
 	if string(b) != "first payload" {
 		t.Errorf("the old mapping changed: %q", b)
 	}
-	if b2, verify, release, ok := r.MapView("ab12"); !ok || string(b2) != "second, longer payload" || !verify() {
+	if b2, verify, release, ok := r.MapView("ab12"); !ok || string(b2) != "second, longer payload" || !verify(nil) {
 		t.Errorf("after a rewrite: %q %v", b2, ok)
 	} else {
 		release() // unmapped: b2 is not read again
@@ -55,7 +56,7 @@ func TestStoredViewFile(t *testing.T) {
 	raw, _ := os.ReadFile(files[0])
 	raw[len(raw)-1] ^= 1
 	os.WriteFile(files[0], raw, 0o644)
-	if _, verify, release, ok := r.MapView("ab12"); !ok || verify() {
+	if _, verify, release, ok := r.MapView("ab12"); !ok || verify(nil) {
 		t.Error("a damaged view checks")
 	} else {
 		release()
@@ -119,5 +120,31 @@ func TestMapViewNotAFile(t *testing.T) {
 	}
 	if _, _, _, ok := r.MapView("ab12"); ok {
 		t.Error("a folder mapped")
+	}
+}
+
+// TestMapViewVerifyStop: verify's stop function ends the checksum early with false;
+// without stop, or while it returns false, a payload of several blocks checks.
+func TestMapViewVerifyStop(t *testing.T) {
+	r := Open(t.TempDir()).Records("o/r")
+	payload := bytes.Repeat([]byte("0123456789abcdef"), 3*checkBlock/16+5) // 3 blocks and a bit
+	if err := r.PutView("ab12", func(w io.Writer) error { _, err := w.Write(payload); return err }); err != nil {
+		t.Fatal(err)
+	}
+	_, verify, release, ok := r.MapView("ab12")
+	if !ok {
+		t.Fatal("no view")
+	}
+	defer release()
+	if !verify(nil) {
+		t.Error("verify(nil) of an intact view: false")
+	}
+	asked := 0
+	if !verify(func() bool { asked++; return false }) || asked != 4 {
+		t.Errorf("verify with a stop that never stops: asked %d times, want 4 (one per block)", asked)
+	}
+	asked = 0
+	if verify(func() bool { asked++; return asked == 2 }) || asked != 2 {
+		t.Errorf("verify stopped at the second block: asked %d times, want false after 2", asked)
 	}
 }

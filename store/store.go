@@ -879,7 +879,7 @@ func writeSegment(path string, keys []Key, payload func(Key) ([]byte, bool), loc
 // whose name no longer leads to it after the lock is abandoned for a new one.
 func createLocked(path string) (*atomicfile.File, error) {
 	for try := 0; ; try++ {
-		f, err := atomicfile.Create(path, atomicfile.Options{MkdirAll: true, RenameOpen: true})
+		f, err := atomicfile.Create(path, atomicfile.Options{MkdirAll: true, RenameOpen: true, Replace: true})
 		if err != nil {
 			return nil, err
 		}

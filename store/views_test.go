@@ -148,3 +148,37 @@ func TestMapViewVerifyStop(t *testing.T) {
 		t.Errorf("verify stopped at the second block: asked %d times, want false after 2", asked)
 	}
 }
+
+// TestPutViewOverAFIFO checks that a FIFO in a stored view's place is replaced, not
+// written to: opening it for writing would wait for ever for a reader (a predict run
+// storing that view never ended).
+func TestPutViewOverAFIFO(t *testing.T) {
+	st := Open(t.TempDir())
+	defer st.Close()
+	r := st.Records("o/r")
+	path := filepath.Join(r.Dir(), "ab12"+viewExt)
+	if err := os.MkdirAll(r.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- r.PutView("ab12", func(w io.Writer) error { _, err := io.WriteString(w, "payload"); return err })
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		os.Remove(path) // lets the test end
+		t.Fatal("PutView waits on a FIFO")
+	}
+	if b, verify, release, ok := r.MapView("ab12"); !ok || string(b) != "payload" || !verify(nil) {
+		t.Errorf("after the write: %q %v", b, ok)
+	} else {
+		release()
+	}
+}

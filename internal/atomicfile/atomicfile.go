@@ -32,6 +32,12 @@ type Options struct {
 	// names of their own: when closing fails after the rename, the target is
 	// removed, so an earlier file of that name is gone too.
 	RenameOpen bool
+	// Replace writes a target that is not a regular file or a folder (a device, a
+	// named pipe, a symbolic link to one) like any other, renaming the temporary file
+	// over its name, instead of in place: for files a program owns (a cache's), where
+	// anything else in their place is damage and opening it could wait for ever (a
+	// named pipe without a reader).
+	Replace bool
 }
 
 // TempPrefix starts the name of every temporary file this package creates, after
@@ -57,9 +63,10 @@ type File struct {
 //
 // A target that exists and is not a regular file or a folder (/dev/null, /dev/stdout,
 // a named pipe) is opened and written in place, not atomically: renaming a file over
-// it would replace the device for every program on the machine.
+// it would replace the device for every program on the machine (Options.Replace
+// does it nonetheless).
 func Create(path string, opts Options) (*File, error) {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() && !opts.Replace {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err

@@ -415,3 +415,48 @@ func TestSharedLSAStoredView(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedFitKeyOpenFails: when the model snapshot of SharedLSA cannot be opened,
+// the views of the others (each fitting its own model) do not open it again one by
+// one to work out the stored-view key.
+func TestSharedFitKeyOpenFails(t *testing.T) {
+	root := t.TempDir()
+	names := []string{"o__r-2222222", "o__r-3333333", "o__r-4444444"}
+	for i, n := range names {
+		writeFiles(t, filepath.Join(root, n), map[string]string{"a.py": fmt.Sprintf("def alpha(x):\n    return x + %d\n", i)})
+	}
+	src, err := snapshot.OpenDirSource(root, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	opened := 0
+	open := func(name string) (snapshot.Snapshot, error) {
+		if name == "o__r-1111111" {
+			opened++
+			return nil, fmt.Errorf("%s: %w", name, snapshot.ErrNoSnapshot)
+		}
+		return src.Open(name)
+	}
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	ix, err := Open(st, "o/r", Options{StoreViews: ViewsStoredOnRepeat, SharedLSA: &SharedLSA{Snapshot: "o__r-1111111", Open: open}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, n := range names {
+		snap, err := src.Open(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := ix.View(context.Background(), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Close()
+	}
+	if opened > 2 { // once for the stored-view key, once for the fit
+		t.Errorf("the model snapshot was opened %d times for %d views, want at most 2", opened, len(names))
+	}
+}

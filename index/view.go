@@ -262,7 +262,7 @@ func sharedStamp(key, fitKey string) string { return key + sharedSep + fitKey }
 // stored ("" when there is none: then no view of this run was stored either), for a
 // folder from its files' hashes. It is worked out once per index; "" also when the
 // snapshot cannot be opened or listed (no view is read back under the shared model
-// then).
+// then, and the snapshot is not opened again).
 func (ix *Index) sharedFitKey(ctx context.Context) string {
 	ix.sharedKeyMu.Lock()
 	defer ix.sharedKeyMu.Unlock()
@@ -276,6 +276,7 @@ func (ix *Index) sharedFitKey(ctx context.Context) string {
 	}
 	snap, err := sh.Open(sh.Snapshot)
 	if err != nil {
+		ix.sharedKeyDone = true // not opened again for every view
 		return ""
 	}
 	if mk, ok := ix.manifestRecord(snap); ok {
@@ -286,6 +287,7 @@ func (ix *Index) sharedFitKey(ctx context.Context) string {
 	}
 	key, _, _, err := ix.viewKey(ctx, snap, func(string, ...any) {})
 	if err != nil {
+		ix.sharedKeyDone = ctx.Err() == nil // a cancelled listing may be tried again
 		return ""
 	}
 	ix.sharedKey, ix.sharedKeyDone = limitKey(key, sha256.New()), true

@@ -242,7 +242,7 @@ func openRepo(c *cli.Context, dir string, withSymbols, showProgress bool) (*inde
 
 // noStoredViewFlag turns off stored views (index.Options.StoreViews) for the folder
 // commands.
-var noStoredViewFlag = &cli.BoolFlag{Name: "no-stored-view", Usage: "do not keep views whole in the cache (by default index keeps the folder's, query once the same files are queried twice in a row, predict and eval each snapshot's once it is viewed twice in a row with the same files and index flags, so that a later run reads the view back instead of rebuilding it; a folder's takes about as much disk again as its other cache records, a dataset's a view per snapshot)"}
+var noStoredViewFlag = &cli.BoolFlag{Name: "no-stored-view", Usage: "neither write nor read back views kept whole in the cache (view files already there stay; by default index keeps the folder's, query once the same files are queried twice in a row, predict and eval each snapshot's once it is viewed twice in a row with the same files and index flags, so that a later run reads the view back instead of rebuilding it; a folder's takes about as much disk again as its other cache records, a dataset's a view per snapshot)"}
 
 // repoFlag names the repository a folder is a version of, for the cache.
 var repoFlag = &cli.StringFlag{Name: "repo", Usage: "repository `name` the folder is a version of: its versions share one index in the cache (default: owner/repo for a folder named owner__repo-REVISION, else the folder's absolute path)"}

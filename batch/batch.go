@@ -118,8 +118,9 @@ type Summary struct {
 	// Index statistics of the default method, summed over snapshot openings.
 	Built, Chunks, SkipFiles, Chunked, Reused, SharedLSA int
 	// StoredViews counts the openings whose view was read back whole from the cache
-	// (index.Options.StoreViews, index.Stats.StoredView).
-	StoredViews int
+	// (index.Options.StoreViews, index.Stats.StoredView); ViewsWritten those whose
+	// view was written whole to it (index.Stats.ViewWritten).
+	StoredViews, ViewsWritten int
 	// CacheWriteFailures counts the writes to the cache (the store, the index cache)
 	// that failed and were dropped, summed from index.Stats: each only costs a later
 	// run the work again, but many mean a full or unwritable cache disk.
@@ -426,6 +427,9 @@ func (r *runner) count(o *opening) {
 		}
 		if st.StoredView {
 			r.sum.StoredViews++
+		}
+		if st.ViewWritten {
+			r.sum.ViewsWritten++
 		}
 	}
 	if o.sharedLSA {

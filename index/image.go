@@ -301,6 +301,7 @@ func (ix *Index) storeView(v *View, key string, keySkipped int, logs []string, s
 	switch err := putView(ix.recs, name, write); {
 	case err == nil:
 		ix.recs.Put(storedViewKey(name), []byte(stamp))
+		v.stats.ViewWritten = true
 	case errors.Is(err, retrieve.ErrClosed):
 		// The view was closed meanwhile: nothing to store.
 	default:
@@ -365,7 +366,8 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	// the checksum matches.
 	var sumOK bool
 	verified := make(chan struct{})
-	go func() { sumOK = verify(stop); close(verified) }() // stopped with the read
+	// The read's stop ends the checksum too.
+	go func() { sumOK = verify(stop); close(verified) }()
 	defer func() { <-verified }() // an early return waits for it too
 	opts := ix.opts
 	var table *symbols.Table

@@ -50,7 +50,8 @@ func TestStoredView(t *testing.T) {
 		t.Helper()
 		a, b := v.Stats(), made.Stats()
 		b.Reused, b.Chunked, b.Built = b.Reused+b.Chunked, 0, false
-		b.StoredView = a.StoredView // where it came from: checked below
+		b.StoredView = a.StoredView   // where it came from: checked below
+		b.ViewWritten = a.ViewWritten // whether it was written: checked below
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: stats %+v, made %+v", what, a, b)
 		}
@@ -85,6 +86,9 @@ func TestStoredView(t *testing.T) {
 	loaded, log := view(opts)
 	if loaded.Stats().Chunked != 0 || loaded.Stats().Built || !loaded.Stats().StoredView || made.Stats().StoredView {
 		t.Fatalf("the second view was made again: %+v", loaded.Stats())
+	}
+	if !made.Stats().ViewWritten || loaded.Stats().ViewWritten {
+		t.Errorf("ViewWritten: made %v, read back %v; want true, false", made.Stats().ViewWritten, loaded.Stats().ViewWritten)
 	}
 	same("stored", loaded, log)
 
@@ -565,8 +569,8 @@ func TestDecodeViewDamagedCount(t *testing.T) {
 	for range 6 {
 		b = binary.AppendUvarint(b, 1)
 	}
-	b = binary.AppendUvarint(b, 0)         // parse error files
-	b = binary.AppendUvarint(b, 0)         // log lines
+	b = binary.AppendUvarint(b, 0)       // parse error files
+	b = binary.AppendUvarint(b, 0)       // log lines
 	b = binary.AppendUvarint(b, 500_000) // chunk records: damaged, 100,000 follow (600 KB)
 	for range 100_000 {
 		b = binary.AppendUvarint(b, 5)

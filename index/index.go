@@ -233,6 +233,9 @@ type Stats struct {
 	// StoredView reports that the view was read back from the store whole
 	// ([Options.StoreViews]), not made from its files' chunk records.
 	StoredView bool
+	// ViewWritten reports that this View call wrote the view whole to the store
+	// ([Options.StoreViews]) for later runs to read back.
+	ViewWritten bool
 }
 
 // Index is one repository's index in this process: the corpus of every file version

@@ -370,8 +370,8 @@ func predictCmd() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "wrote %s: no datapoints (%s)\n", sum.Out, why)
 			}
 			if (err == nil || errors.Is(err, repoctx.ErrSomeFailed)) && sum.Datapoints+sum.Resumed > 0 && !c.Bool("quiet") {
-				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache, %d of them views read back whole), %d chunks, files chunked %d / from store %d, %d indexes with a shared LSA model, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
-					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.StoredViews, sum.Chunks, sum.Chunked, sum.Reused, sum.SharedLSA,
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s: %d datapoints (%d failed, %d resumed), %d snapshots (%d indexed, %d from cache, %d of them views read back whole; %d views stored whole), %d chunks, files chunked %d / from store %d, %d indexes with a shared LSA model, %.2fs wall, %.1f ms/datapoint, peak RSS %d MB\n",
+					sum.Out, sum.Datapoints, sum.Failed, sum.Resumed, sum.Snapshots, sum.Built, sum.Snapshots-sum.Built, sum.StoredViews, sum.ViewsWritten, sum.Chunks, sum.Chunked, sum.Reused, sum.SharedLSA,
 					sum.Wall.Seconds(), float64(sum.Wall.Milliseconds())/float64(max(1, sum.Datapoints-sum.Resumed)), peakRSSMB())
 				if sum.CacheWriteFailures > 0 {
 					fmt.Fprintf(c.App.ErrWriter, "cache writes failed: %d (they only cost later runs time; is the cache disk full or read-only?)\n", sum.CacheWriteFailures)

@@ -392,10 +392,13 @@ func TestPredictStoredViews(t *testing.T) {
 	if n := views(cache); n != 0 {
 		t.Errorf("%d views stored by the first run", n)
 	}
-	predict(cache, filepath.Join(dir, "second.jsonl"))
+	stderr := predict(cache, filepath.Join(dir, "second.jsonl"))
 	stored := views(cache)
 	if stored == 0 {
 		t.Fatal("the second run stored no view")
+	}
+	if !strings.Contains(stderr, fmt.Sprintf("; %d views stored whole", stored)) {
+		t.Errorf("the second run's summary does not count the %d views it stored: %s", stored, stderr)
 	}
 	out := filepath.Join(dir, "third.jsonl")
 	if stderr := predict(cache, out); !strings.Contains(stderr, fmt.Sprintf("%d of them views read back whole", stored)) {

@@ -342,23 +342,8 @@ func TestSharedLSAStoredView(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer ix.Close() // its views stay usable
-				for _, name := range []string{"o__r-2222222", "o__r-1111111"} {
-					snap, err := src.Open(name)
-					if err != nil {
-						t.Fatal(err)
-					}
-					v, err := ix.View(context.Background(), snap)
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { v.Close() })
-					if second == nil {
-						second = v
-					} else {
-						first = v
-					}
-				}
-				return second, first
+				vs := viewEach(t, ix, src, "o__r-2222222", "o__r-1111111")
+				return vs[0], vs[1]
 			}
 			same := func(what string, got, want *View) {
 				t.Helper()
@@ -445,8 +430,19 @@ func TestSharedFitKeyOpenFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	for _, n := range names {
-		snap, err := src.Open(n)
+	viewEach(t, ix, src, names...)
+	if opened > 2 { // once for the stored-view key, once for the fit
+		t.Errorf("the model snapshot was opened %d times for %d views, want at most 2", opened, len(names))
+	}
+}
+
+// viewEach makes ix's view of each of src's snapshots named, in order; they are
+// closed when the test ends.
+func viewEach(t *testing.T, ix *Index, src snapshot.Source, names ...string) []*View {
+	t.Helper()
+	var out []*View
+	for _, name := range names {
+		snap, err := src.Open(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -454,9 +450,8 @@ func TestSharedFitKeyOpenFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v.Close()
+		t.Cleanup(func() { v.Close() })
+		out = append(out, v)
 	}
-	if opened > 2 { // once for the stored-view key, once for the fit
-		t.Errorf("the model snapshot was opened %d times for %d views, want at most 2", opened, len(names))
-	}
+	return out
 }

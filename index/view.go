@@ -114,20 +114,20 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		}
 	}
 	stored := storesViews(opts, hasExtra)
-	load := stored
-	if stored {
+	// A view embedded with the shared model is stored and read back under that model's
+	// key too (sharedStamp): read back only when the key is known without making the
+	// model's view.
+	sharedKey := ""
+	if stored && embedder != nil {
+		sharedKey = ix.sharedFitKey(ctx)
+	}
+	if stored && (embedder == nil || sharedKey != "") {
 		// A stored view holds no file chunked under a transient limit.
 		full := limitKey(key, sha256.New())
-		if embedder != nil {
-			// Embedded with the shared model: stored and read back under that model's
-			// key too (sharedStamp), when it is known without making its view.
-			sharedKey := ix.sharedFitKey(ctx)
-			load = sharedKey != ""
+		if sharedKey != "" {
 			full = sharedStamp(full, sharedKey)
 		}
-		if !load {
-			// Nothing to read back.
-		} else if p := ix.takePrepared(snap.Name()); p != nil {
+		if p := ix.takePrepared(snap.Name()); p != nil {
 			if p.stamp == ix.viewStamp(full) {
 				<-p.done
 				if p.rv != nil {
@@ -259,10 +259,10 @@ func sharedStamp(key, fitKey string) string { return key + sharedSep + fitKey }
 // sharedFitKey returns the key of the view of Options.SharedLSA's snapshot, the label
 // of the shared model when no file of that snapshot was chunked under a transient
 // limit, without making that view: for an inner zip from the manifest an earlier run
-// stored ("" when there is none: then no view of this run was stored either), for a
-// folder from its files' hashes. It is worked out once per index; "" also when the
-// snapshot cannot be opened or listed (no view is read back under the shared model
-// then, and the snapshot is not opened again).
+// stored ("" when there is none, so no earlier run stored a view under it, or when it
+// is damaged), for a folder from its files' hashes. It is worked out once per index;
+// "" also when the snapshot cannot be opened or listed (no view is read back under
+// the shared model then, and the snapshot is not opened again).
 func (ix *Index) sharedFitKey(ctx context.Context) string {
 	ix.sharedKeyMu.Lock()
 	defer ix.sharedKeyMu.Unlock()
@@ -279,14 +279,14 @@ func (ix *Index) sharedFitKey(ctx context.Context) string {
 		ix.sharedKeyDone = true // not opened again for every view
 		return ""
 	}
+	var key string
 	if mk, ok := ix.manifestRecord(snap); ok {
-		if _, ok := ix.recs.Get(mk); !ok {
+		// Not listed yet (or damaged): its files are not read twice.
+		if key, _, _, ok = ix.readManifest(snap, mk); !ok {
 			ix.sharedKeyDone = true
-			return "" // not listed yet: its files are not read twice
+			return ""
 		}
-	}
-	key, _, _, err := ix.viewKey(ctx, snap, func(string, ...any) {})
-	if err != nil {
+	} else if key, _, _, err = ix.viewKey(ctx, snap, func(string, ...any) {}); err != nil {
 		ix.sharedKeyDone = ctx.Err() == nil // a cancelled listing may be tried again
 		return ""
 	}
@@ -481,6 +481,20 @@ func (ix *Index) manifestRecord(snap snapshot.Snapshot) (store.Key, bool) {
 	return store.Key{Kind: store.KindManifest, Hash: sha256.Sum256([]byte(fmt.Sprintf("%s\x00manifest\x00%x\x00%s", store.Version, digest, grammarVersions(ix.opts.Languages))))}, true
 }
 
+// readManifest returns the view key of snap and its files from the manifest stored
+// under mk (manifestRecord), and false when there is none or it is damaged.
+func (ix *Index) readManifest(snap snapshot.Snapshot, mk store.Key) (string, []sourceFile, int, bool) {
+	b, ok := ix.recs.Get(mk)
+	if !ok {
+		return "", nil, 0, false
+	}
+	files, skipped, err := decodeManifest(b, snap)
+	if err != nil {
+		return "", nil, 0, false
+	}
+	return manifestKey(snap, ix.opts, files), files, skipped, true
+}
+
 // viewKey returns the key of the snapshot's view and the files it indexes (in path
 // order): a hash of every indexed file's path and content, the chunker settings, the
 // grammar versions and FormatVersion. A snapshot with a content digest (an inner zip)
@@ -491,10 +505,8 @@ func (ix *Index) viewKey(ctx context.Context, snap snapshot.Snapshot, logf func(
 	opts, keep := ix.opts, ix.keep
 	mk, useManifest := ix.manifestRecord(snap)
 	if useManifest {
-		if b, ok := ix.recs.Get(mk); ok {
-			if files, skipped, err := decodeManifest(b, snap); err == nil {
-				return manifestKey(snap, opts, files), files, skipped, nil
-			}
+		if key, files, skipped, ok := ix.readManifest(snap, mk); ok {
+			return key, files, skipped, nil
 		}
 	}
 	var files []sourceFile

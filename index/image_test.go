@@ -132,8 +132,7 @@ func TestStoredView(t *testing.T) {
 // in a row its files are viewed, and read back from the third; an edit's version,
 // viewed once, is not stored.
 func TestStoredViewOnRepeat(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	root := alphaBetaFolder(t)
 	cache := t.TempDir()
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.StoreViews = true, ViewsStoredOnRepeat
@@ -165,6 +164,15 @@ func TestStoredViewOnRepeat(t *testing.T) {
 	}
 }
 
+// alphaBetaFolder returns a new folder holding a.py (alpha) and b.py (beta, calling
+// alpha), the two-file repository of the stored-view tests.
+func alphaBetaFolder(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	return root
+}
+
 // firstView returns the path of the one stored view under cache.
 func firstView(t *testing.T, cache string) string {
 	t.Helper()
@@ -179,8 +187,7 @@ func firstView(t *testing.T, cache string) string {
 // read ahead; one of other files drops it and is made from the files; a read no View
 // takes is waited for by Close.
 func TestPrepareView(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	root := alphaBetaFolder(t)
 	cache := t.TempDir()
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.StoreViews = true, ViewsStored
@@ -216,8 +223,7 @@ func TestPrepareView(t *testing.T) {
 // TestViewsPrepared: under ViewsPrepared a view reads back the stored view only when
 // PrepareView asked for it, and no view is stored or recorded as the last one.
 func TestViewsPrepared(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	root := alphaBetaFolder(t)
 	cache := t.TempDir()
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
@@ -255,8 +261,7 @@ func TestViewsPrepared(t *testing.T) {
 // view is read back when it is of the files, even when the last view made of the
 // folder was another (a one-shot query of other files or settings since the index).
 func TestViewsPreparedAfterOtherView(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	root := alphaBetaFolder(t)
 	cache := t.TempDir()
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
@@ -365,8 +370,7 @@ func TestStoredViewOtherDense(t *testing.T) {
 // the settings: one made under other settings replaces it, and is never read back
 // under these.
 func TestStoredViewOnePerSnapshot(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	root := alphaBetaFolder(t)
 	cache := t.TempDir()
 	view := func(o Options) Stats {
 		t.Helper()
@@ -497,8 +501,7 @@ func storedViews(cache string) []string {
 // stored) stores the new files' view, which a later view reads back; on unchanged
 // files it stores nothing again.
 func TestUpdateStoresView(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	root := alphaBetaFolder(t)
 	cache := t.TempDir()
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored
@@ -533,8 +536,7 @@ func TestUpdateStoresView(t *testing.T) {
 // replaced by a damaged one): readers then make the view from the files on every
 // run, and only `repoctx index` could put it back.
 func TestUpdateStoresMissingView(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return alpha()\n"})
+	root := alphaBetaFolder(t)
 	cache := t.TempDir()
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.Symbols, opts.StoreViews = true, true, ViewsStored

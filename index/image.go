@@ -105,7 +105,8 @@ type storedView struct {
 // multiple of 8 bytes from the start (zero padding), the retrieval image to the end
 // (so that a mapped view uses it in place). Strings and records are a uvarint length
 // and bytes, numbers uvarints. It writes file by file through a buffer: a view is
-// never whole in memory.
+// never whole in memory. It fails for a chunk whose ID is not chunker.ChunkID of its
+// path and its place in its file's run (the reader finds chunks by position).
 func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.Index, syms []*symbols.File) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	n := 0
@@ -154,6 +155,11 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		c := rix.ChunkAt(i)
 		if len(run) > 0 && c.Path != run[0].Path {
 			flush()
+		}
+		// A file's chunks are read back by position (retrieve.LoadImageLazy): every
+		// view the chunkers make has these IDs.
+		if p, j, ok := chunker.SplitChunkID(c.ID); !ok || p != c.Path || j != len(run) {
+			return fmt.Errorf("index: chunk %q at position %d of %s: not the file's chunk ID", c.ID, len(run), c.Path)
 		}
 		run = append(run, *c)
 	}
@@ -393,23 +399,20 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 		}
 		emb = lsa
 	}
-	// The chunks, in one array; their strings point into the mapping, which never
-	// changes.
-	arena := make([]chunker.Chunk, 0, min(sv.stats.Chunks, len(b)/minChunkBytes))
-	for i, b := range sv.chunks {
-		if stop != nil && i%256 == 0 && stop() {
+	// The chunks stay encoded, file by file, until a search needs them; their strings
+	// then point into the mapping, which never changes.
+	files := make([]retrieve.LazyFile, len(sv.chunks))
+	for i, rec := range sv.chunks {
+		if stop != nil && i%1024 == 0 && stop() {
 			return nil
 		}
-		var err error
-		if _, arena, err = decodeChunkRecordInto(b, arena, false); err != nil {
+		n, path, ok := peekChunkRecord(rec)
+		if !ok {
 			return nil
 		}
+		files[i] = retrieve.LazyFile{Path: path, N: n, Record: rec}
 	}
-	chunks := make([]*chunker.Chunk, len(arena))
-	for i := range arena {
-		chunks[i] = &arena[i]
-	}
-	rix, err := retrieve.LoadImage(key, chunks, sv.rimg, emb)
+	rix, err := retrieve.LoadImageLazy(key, files, decodeViewChunks, sv.rimg, emb)
 	if err != nil {
 		return nil
 	}

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/retrieve"
 	"github.com/repoctx/repoctx/snapshot"
 	"github.com/repoctx/repoctx/store"
@@ -586,5 +588,29 @@ func TestDecodeViewDamagedCount(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 		t.Errorf("decoding the damaged view allocated %d bytes", grew)
+	}
+}
+
+// TestWriteViewChunkIDs checks that writeView refuses chunks whose IDs are not their
+// files' chunker.ChunkID by position: a stored view's chunks are read back by position.
+func TestWriteViewChunkIDs(t *testing.T) {
+	ok := []chunker.Chunk{
+		{ID: "a.py#0", Path: "a.py", Lang: "python", Text: "x = 1\n"},
+		{ID: "a.py#1", Path: "a.py", Lang: "python", Text: "y = 2\n"},
+		{ID: "b.py#0", Path: "b.py", Lang: "python", Text: "z = 3\n"},
+	}
+	for name, id := range map[string]string{"": "", "another ordinal": "a.py#2", "another path": "b.py#1", "no ordinal": "a.py"} {
+		cs := slices.Clone(ok)
+		if id != "" {
+			cs[1].ID = id
+		}
+		rix, err := retrieve.New(cs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = writeView(io.Discard, "k", Stats{}, nil, rix, nil)
+		if (err == nil) != (id == "") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

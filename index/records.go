@@ -254,6 +254,33 @@ func decodeChunkRecordInto(b []byte, chunks []chunker.Chunk, withSums bool) (*ch
 	return r, chunks, nil
 }
 
+// peekChunkRecord reads the chunk count of a record (see encode) and its first
+// chunk's path without decoding the chunks; ok is false for a record it cannot read
+// so far or one without chunks.
+func peekChunkRecord(b []byte) (n int, path string, ok bool) {
+	r := &viewReader{b: b, ok: true}
+	if len(b) == 0 {
+		return 0, "", false
+	}
+	r.pos = 1 // the lossy flag
+	r.run()   // the encoding
+	r.run()   // the table
+	n = r.num()
+	r.run() // the first chunk's ID
+	p := r.run()
+	if !r.ok || n <= 0 || n > len(b)/minChunkBytes {
+		return 0, "", false
+	}
+	return n, string(p), true
+}
+
+// decodeViewChunks decodes a stored view's chunk record into its chunks, which point
+// into the record (retrieve.ChunkDecoder).
+func decodeViewChunks(rec []byte) ([]chunker.Chunk, error) {
+	_, cs, err := decodeChunkRecordInto(rec, nil, false)
+	return cs, err
+}
+
 // ownStrings moves the strings of r's chunks, which point into the record they were
 // decoded from, into one new allocation of their size, keeping each path, language,
 // kind and ID once (a chunk's Prev, Next and Parent are IDs of the record's chunks,

@@ -384,10 +384,11 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 	nterms := len(c.terms)
 	c.mu.RUnlock()
 
-	ix := &Index{corpus: c, key: key, chunks: make([]*chunker.Chunk, len(docs))}
+	ptrs := make([]*chunker.Chunk, len(docs))
 	for i, d := range docs {
-		ix.chunks[i] = &d.chunk
+		ptrs[i] = &d.chunk
 	}
+	ix := &Index{corpus: c, key: key, chunks: chunkList{ptrs: ptrs}}
 	if err := ix.setPositions(); err != nil {
 		return nil, err
 	}
@@ -447,7 +448,7 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 // by file when every file's chunks are consecutive, in order, with chunker.ChunkID's
 // IDs, else by chunk. It returns an error for two chunks with the same ID.
 func (ix *Index) setPositions() error {
-	chunks := ix.chunks
+	chunks := ix.chunks.ptrs
 	ix.byPath = map[string]int{}
 	start := 0 // position of the current file's first chunk
 	for i, c := range chunks {

@@ -126,16 +126,16 @@ type DenseVectors struct {
 // setDense attaches d to the index.
 func (ix *Index) setDense(d *DenseVectors) error {
 	if d.Vectors == nil && d.Rows != nil && d.Dim > 0 {
-		if len(d.Rows) != len(ix.chunks) {
-			return fmt.Errorf("retrieve: %d dense rows for %d chunks", len(d.Rows), len(ix.chunks))
+		if len(d.Rows) != ix.chunks.len() {
+			return fmt.Errorf("retrieve: %d dense rows for %d chunks", len(d.Rows), ix.chunks.len())
 		}
 		for i, r := range d.Rows {
 			if len(r) != d.Dim {
 				return fmt.Errorf("retrieve: dense row %d has %d values, want the dimension %d", i, len(r), d.Dim)
 			}
 		}
-	} else if d.Dim < 0 || d.Dim > 0 && len(d.Vectors) != d.Dim*len(ix.chunks) {
-		return fmt.Errorf("retrieve: %d dense values for %d chunks of dimension %d", len(d.Vectors), len(ix.chunks), d.Dim)
+	} else if d.Dim < 0 || d.Dim > 0 && len(d.Vectors) != d.Dim*ix.chunks.len() {
+		return fmt.Errorf("retrieve: %d dense values for %d chunks of dimension %d", len(d.Vectors), ix.chunks.len(), d.Dim)
 	}
 	if d.Embedder == nil && d.Dim > 0 {
 		return fmt.Errorf("retrieve: dense vectors without a query embedder: %w", ErrNoEmbedder)
@@ -143,7 +143,7 @@ func (ix *Index) setDense(d *DenseVectors) error {
 	if d.Embedder != nil && d.Dim > 0 && d.Embedder.Dim() != d.Dim {
 		return fmt.Errorf("retrieve: vectors of dimension %d, embedder %s of dimension %d: %w", d.Dim, d.Embedder.ID(), d.Embedder.Dim(), ErrNoEmbedder)
 	}
-	d.Info.Dim, d.Info.Vectors = d.Dim, len(ix.chunks)
+	d.Info.Dim, d.Info.Vectors = d.Dim, ix.chunks.len()
 	if d.Embedder != nil {
 		d.Info.Model = d.Embedder.ID()
 	}
@@ -344,7 +344,7 @@ func (ix *Index) searchDenseIn(query string, k int, filter func(*chunker.Chunk) 
 		return nil, ErrNoDense
 	}
 	d := ix.dense
-	if d.Dim == 0 || len(ix.chunks) == 0 {
+	if d.Dim == 0 || ix.chunks.len() == 0 {
 		return nil, nil
 	}
 	emb := d.Embedder
@@ -383,7 +383,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 	})
 	dim := d.Dim
 	q = alignedQuery(q)
-	n := len(ix.chunks)
+	n := ix.chunks.len()
 	if cands != nil {
 		n = len(cands)
 	}
@@ -404,7 +404,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 			// comparison function.)
 			continue
 		}
-		if filter != nil && !filter(ix.chunks[i]) {
+		if filter != nil && !filter(ix.chunks.at(i)) {
 			continue
 		}
 		h.Push(c)
@@ -412,7 +412,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 	top := h.Sorted()
 	hits := make([]Hit, len(top))
 	for r, c := range top {
-		hits[r] = Hit{ID: ix.chunks[c.i].ID, Score: float64(c.s), Rank: r + 1}
+		hits[r] = Hit{ID: ix.chunks.at(c.i).ID, Score: float64(c.s), Rank: r + 1}
 	}
 	return hits
 }

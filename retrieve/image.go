@@ -79,7 +79,7 @@ func (ix *Index) WriteImage(w io.Writer) (int64, error) {
 	}
 	term := ix.termTable(nterms)
 	slices.SortFunc(ids, func(x, y int32) int { return strings.Compare(term(x), term(y)) })
-	h := imageHeader{chunks: uint64(len(ix.chunks)), terms: uint64(len(ids))}
+	h := imageHeader{chunks: uint64(ix.chunks.len()), terms: uint64(len(ids))}
 	for _, t := range ids {
 		h.termBytes += uint64(len(term(t)))
 	}
@@ -135,7 +135,7 @@ func (ix *Index) WriteImage(w io.Writer) (int64, error) {
 		n += int64(m)
 		put(info)
 		pad()
-		for i := range ix.chunks {
+		for i := range ix.chunks.len() {
 			for _, x := range d.row(i) {
 				u32(math.Float32bits(x))
 			}
@@ -243,6 +243,12 @@ func (it *imageTerms) find(term string) int32 {
 // without vectors), and an error when
 // two chunks have the same ID.
 func LoadImage(key string, chunks []*chunker.Chunk, img []byte, emb Embedder) (*Index, error) {
+	return loadImage(key, chunkList{ptrs: chunks}, nil, img, emb)
+}
+
+// loadImage is LoadImage of chunks; byPath, when not nil, gives each file's first
+// position (the chunks being lazy: their IDs are not read to find it).
+func loadImage(key string, chunks chunkList, byPath map[string]int, img []byte, emb Embedder) (*Index, error) {
 	damaged := func(what string) error { return fmt.Errorf("%w: damaged %s", ErrImage, what) }
 	if len(img) < len(imageMagic)+8*imageHeaderWords || string(img[:len(imageMagic)]) != imageMagic {
 		return nil, fmt.Errorf("%w: not an index image", ErrImage)
@@ -269,8 +275,8 @@ func LoadImage(key string, chunks []*chunker.Chunk, img []byte, emb Embedder) (*
 		h.docs[f], h.tokens[f], h.postings[f] = w[3+3*f], w[4+3*f], w[5+3*f]
 	}
 	h.dense, h.dim, h.model, h.info = w[3+3*numFields], w[4+3*numFields], w[5+3*numFields], w[6+3*numFields]
-	if h.chunks != uint64(len(chunks)) {
-		return nil, fmt.Errorf("%w: %d chunks given for an image of %d", ErrImage, len(chunks), h.chunks)
+	if h.chunks != uint64(chunks.len()) {
+		return nil, fmt.Errorf("%w: %d chunks given for an image of %d", ErrImage, chunks.len(), h.chunks)
 	}
 	// take returns the next n bytes (aligned to 8 first when align), or nil past the end.
 	rest := uint64(len(img))
@@ -397,7 +403,9 @@ func LoadImage(key string, chunks []*chunker.Chunk, img []byte, emb Embedder) (*
 	if (pos+7)&^7 < len(img) || pos > len(img) {
 		return nil, damaged("end")
 	}
-	if err := ix.setPositions(); err != nil {
+	if byPath != nil {
+		ix.byPath = byPath
+	} else if err := ix.setPositions(); err != nil {
 		return nil, err
 	}
 	if dense != nil {

@@ -42,7 +42,7 @@ type fieldStats struct {
 type Index struct {
 	corpus *Corpus
 	key    string
-	chunks []*chunker.Chunk // the corpus's chunks (shared, never modified), in view order
+	chunks chunkList // the corpus's chunks (shared, never modified), in view order, or a loaded image's
 	// byPath gives the position of each file's first chunk when every file's chunks
 	// are consecutive, in order, with the IDs chunker.ChunkID gives them ("path#n" for
 	// the file's n-th): what a snapshot's view always is, found by position (see
@@ -86,9 +86,9 @@ func fieldValues(c *chunker.Chunk) [numFields]string {
 // is made on the first call.)
 func (ix *Index) Chunks() []chunker.Chunk {
 	ix.flatOnce.Do(func() {
-		ix.flat = make([]chunker.Chunk, len(ix.chunks))
-		for i, c := range ix.chunks {
-			ix.flat[i] = *c
+		ix.flat = make([]chunker.Chunk, ix.chunks.len())
+		for i := range ix.flat {
+			ix.flat[i] = *ix.chunks.at(i)
 		}
 	})
 	return ix.flat
@@ -96,10 +96,10 @@ func (ix *Index) Chunks() []chunker.Chunk {
 
 // ChunkAt returns the chunk at position i of the index's order (0 <= i < Len), shared
 // with the index: it must not be modified.
-func (ix *Index) ChunkAt(i int) *chunker.Chunk { return ix.chunks[i] }
+func (ix *Index) ChunkAt(i int) *chunker.Chunk { return ix.chunks.at(i) }
 
 // Len returns the number of chunks indexed.
-func (ix *Index) Len() int { return len(ix.chunks) }
+func (ix *Index) Len() int { return ix.chunks.len() }
 
 // Chunk returns the chunk with the given ID, or false if the index has none. The chunk
 // is shared with the index and must not be modified.
@@ -108,7 +108,7 @@ func (ix *Index) Chunk(id string) (*chunker.Chunk, bool) {
 	if !ok {
 		return nil, false
 	}
-	return ix.chunks[i], true
+	return ix.chunks.at(i), true
 }
 
 // position returns the view position of the chunk with the given ID.
@@ -122,7 +122,7 @@ func (ix *Index) position(id string) (int, bool) {
 		return 0, false
 	}
 	start, ok := ix.byPath[path]
-	if !ok || n >= len(ix.chunks)-start || ix.chunks[start+n].ID != id {
+	if !ok || n >= ix.chunks.len()-start || ix.chunks.at(start+n).ID != id {
 		return 0, false
 	}
 	return start + n, true
@@ -218,7 +218,7 @@ func New(chunks []chunker.Chunk, dense *DenseVectors) (*Index, error) {
 
 // String describes the index for messages.
 func (ix *Index) String() string {
-	return fmt.Sprintf("index %q of %d chunks", ix.key, len(ix.chunks))
+	return fmt.Sprintf("index %q of %d chunks", ix.key, ix.chunks.len())
 }
 
 // termPostings returns the postings of term in field f, nil when the view has none.

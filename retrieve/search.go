@@ -129,7 +129,7 @@ func (ix *Index) searchFields(query string, k int, filter func(*chunker.Chunk) b
 		return nil, st, ErrClosed
 	}
 	toks := Tokens(query)
-	if len(toks) == 0 || len(ix.chunks) == 0 {
+	if len(toks) == 0 || ix.chunks.len() == 0 {
 		return nil, st, nil
 	}
 	terms := ix.queryTerms(toks)
@@ -349,7 +349,7 @@ func (ix *Index) collect(acc *accum, docs []uint64, k int) []Hit {
 			if !acc.accepted(d) {
 				continue
 			}
-			hits = append(hits, Hit{ID: ix.chunks[d].ID, Score: acc.scores[d], Rank: len(hits) + 1})
+			hits = append(hits, Hit{ID: ix.chunks.at(int(d)).ID, Score: acc.scores[d], Rank: len(hits) + 1})
 			if len(hits) == k {
 				return hits
 			}
@@ -430,7 +430,7 @@ func (a *accum) accepted(doc uint64) bool {
 	v := a.accept[doc]
 	if v == 0 {
 		v = -1
-		if a.filter(a.ix.chunks[doc]) {
+		if a.filter(a.ix.chunks.at(int(doc))) {
 			v = 1
 		}
 		a.accept[doc] = v
@@ -497,7 +497,7 @@ func (ix *Index) getAccum() *accum {
 	if a, ok := ix.pool.Get().(*accum); ok {
 		return a
 	}
-	n := len(ix.chunks)
+	n := ix.chunks.len()
 	return &accum{ix: ix, scores: make([]float64, n), accept: make([]int8, n)}
 }
 

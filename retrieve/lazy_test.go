@@ -1,0 +1,186 @@
+package retrieve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/repoctx/repoctx/chunker"
+)
+
+// lazyFiles returns view's files as LazyFiles whose records are their chunks in JSON,
+// and a decoder of such records that counts its calls.
+func lazyFiles(t testing.TB, view []chunker.Chunk) ([]LazyFile, ChunkDecoder, *atomic.Int64) {
+	var files []LazyFile
+	for i := 0; i < len(view); {
+		j := i
+		for j < len(view) && view[j].Path == view[i].Path {
+			j++
+		}
+		rec, err := json.Marshal(view[i:j])
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, LazyFile{Path: view[i].Path, N: j - i, Record: rec})
+		i = j
+	}
+	calls := new(atomic.Int64)
+	decode := func(rec []byte) ([]chunker.Chunk, error) {
+		calls.Add(1)
+		var cs []chunker.Chunk
+		err := json.Unmarshal(rec, &cs)
+		return cs, err
+	}
+	return files, decode, calls
+}
+
+// TestLazyEqualsImage checks that an index loaded with its chunks kept encoded ranks
+// every query, in every mode, with and without a filter, as the index it was made of,
+// gives the same chunks and file texts, and decodes only the files it needs.
+func TestLazyEqualsImage(t *testing.T) {
+	ix, view := imageView(t)
+	img := alignedCopy(imageOf(t, ix))
+	files, decode, calls := lazyFiles(t, view)
+	lz, err := LoadImageLazy("v", files, decode, img, ix.dense.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 0 {
+		t.Fatalf("%d files decoded by loading", calls.Load())
+	}
+	if lz.Len() != len(view) {
+		t.Fatalf("Len %d, want %d", lz.Len(), len(view))
+	}
+	ctx := context.Background()
+	c := view[57]
+	q := Query{Text: strings.Join(strings.Split(c.Text, "\n")[:3], "\n"), K: 5, Mode: BM25}
+	a, err1 := lz.Search(ctx, q)
+	b, err2 := ix.Search(ctx, q)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("search: %v %v\nlazy %v\nindex %v", err1, err2, a, b)
+	}
+	if n := calls.Load(); n == 0 || n >= int64(len(files)) {
+		t.Errorf("one search decoded %d files of %d", n, len(files))
+	}
+	odd := func(c *chunker.Chunk) bool { return c.Ordinal%2 == 1 }
+	for q := range 40 {
+		c := view[(q*37)%len(view)]
+		lines := strings.Split(c.Text, "\n")
+		query := strings.Join(lines[:min(len(lines), 1+q%9)], "\n") + " cache eldest missing_term_xyz"
+		for _, mode := range []Mode{BM25, Dense, Hybrid} {
+			for _, filter := range []func(*chunker.Chunk) bool{nil, odd} {
+				qq := Query{Text: query, K: 10, Mode: mode, Filter: filter, Keep: KeepTail}
+				a, err1 := lz.Search(ctx, qq)
+				b, err2 := ix.Search(ctx, qq)
+				if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+					t.Fatalf("query %d, %v, filter %v: %v %v\nlazy %v\nindex %v", q, mode, filter != nil, err1, err2, a, b)
+				}
+			}
+		}
+	}
+	for i, c := range view {
+		got, ok := lz.Chunk(c.ID)
+		if !ok || !reflect.DeepEqual(*got, c) || lz.ChunkAt(i) != got {
+			t.Fatalf("Chunk(%s): %v %+v", c.ID, ok, got)
+		}
+		if lz.FileText(c.Path) != ix.FileText(c.Path) {
+			t.Fatalf("FileText(%s) differs", c.Path)
+		}
+	}
+	if !reflect.DeepEqual(lz.Chunks(), ix.Chunks()) {
+		t.Error("Chunks differ")
+	}
+	for _, id := range []string{"nope", chunker.ChunkID(view[0].Path, 10), chunker.ChunkID("other.kt", 0)} {
+		if _, ok := lz.Chunk(id); ok {
+			t.Errorf("Chunk(%s) found", id)
+		}
+	}
+	// The lazy index writes the image the index loaded with its chunks does.
+	eager, err := LoadImage("v", ptrs(view), img, ix.dense.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(imageOf(t, lz), imageOf(t, eager)) {
+		t.Error("the lazy index's image differs")
+	}
+	if n := calls.Load(); n > int64(len(files))*2 {
+		t.Errorf("%d decodings of %d files", n, len(files))
+	}
+}
+
+// TestLazyRefused checks that LoadImageLazy refuses files that do not fit the image,
+// and that a record that does not decode gives chunks with an ID and a path.
+func TestLazyRefused(t *testing.T) {
+	ix, view := imageView(t)
+	img := alignedCopy(imageOf(t, ix))
+	files, decode, _ := lazyFiles(t, view)
+	emb := ix.dense.Embedder
+	change := func(f func([]LazyFile) []LazyFile) []LazyFile {
+		return f(append([]LazyFile(nil), files...))
+	}
+	for name, fs := range map[string][]LazyFile{
+		"a file less":          files[1:],
+		"a path twice":         change(func(fs []LazyFile) []LazyFile { fs[1].Path = fs[0].Path; return fs }),
+		"a file without chunk": change(func(fs []LazyFile) []LazyFile { fs[1].N, fs[2].N = 0, fs[2].N+fs[1].N; return fs }),
+		"a chunk more":         change(func(fs []LazyFile) []LazyFile { fs[0].N++; return fs }),
+	} {
+		if _, err := LoadImageLazy("v", fs, decode, img, emb); !errors.Is(err, ErrImage) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Records of another file, a wrong count, or no JSON.
+	bad := change(func(fs []LazyFile) []LazyFile {
+		fs[0].Record, fs[1].Record, fs[2].Record = fs[3].Record, []byte("[{}]"), []byte("{")
+		return fs
+	})
+	lz, err := LoadImageLazy("v", bad, decode, img, emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range 3 {
+		for j := range bad[f].N {
+			want := chunker.Chunk{ID: chunker.ChunkID(bad[f].Path, j), Path: bad[f].Path}
+			if c, ok := lz.Chunk(want.ID); !ok || !reflect.DeepEqual(*c, want) {
+				t.Fatalf("file %d chunk %d: %v %+v", f, j, ok, c)
+			}
+		}
+	}
+	if c := lz.ChunkAt(bad[3].N + bad[0].N + bad[1].N + bad[2].N - 1); c.Text == "" {
+		t.Error("a good file's chunk lost its text")
+	}
+}
+
+// TestLazyConcurrent searches a lazy index from several goroutines at once (run with
+// -race): a file first needed by two searches is decoded safely.
+func TestLazyConcurrent(t *testing.T) {
+	ix, view := imageView(t)
+	img := alignedCopy(imageOf(t, ix))
+	files, decode, _ := lazyFiles(t, view)
+	lz, err := LoadImageLazy("v", files, decode, img, ix.dense.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for q := range 10 {
+				c := view[(q*31+g*7)%len(view)]
+				qq := Query{Text: c.Text[:min(len(c.Text), 200)], K: 8, Mode: Hybrid, Filter: func(c *chunker.Chunk) bool { return c.Ordinal != 3 }}
+				a, err1 := lz.Search(context.Background(), qq)
+				b, err2 := ix.Search(context.Background(), qq)
+				if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+					t.Errorf("goroutine %d query %d: %v %v", g, q, err1, err2)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -183,6 +183,19 @@ func (c *composer) allowed(path, lang string) bool {
 	return c.langs == nil || c.langs[lang] || path == c.h.Path
 }
 
+// prefilter is the searches' retrieve.Query.Prefilter: chunks of other languages
+// are dropped (allowed), those of other files than the completion file kept without
+// their chunk (redundant asks only about the completion file's).
+func (c *composer) prefilter(path, lang string) retrieve.Verdict {
+	switch {
+	case !c.allowed(path, lang):
+		return retrieve.Reject
+	case path != c.h.Path:
+		return retrieve.Accept
+	}
+	return retrieve.AskFilter
+}
+
 // newComposer collects the candidate parts for hole h (c.cands: every source of one
 // retrieval round, unbudgeted). seen is what the model is given of the hole's
 // prefix and suffix.
@@ -482,7 +495,7 @@ func (c *composer) search(qs []query) ([][]retrieve.FusedHit, error) {
 				}
 			}()
 			results[i], errs[i] = c.ix.Search(c.ctx, retrieve.Query{Text: q.text, K: c.opts.TopK, Mode: mode,
-				Filter:  func(ch *chunker.Chunk) bool { return c.allowed(ch.Path, ch.Lang) && !c.redundant(ch) },
+				Prefilter: c.prefilter, Filter: func(ch *chunker.Chunk) bool { return !c.redundant(ch) },
 				Weights: c.opts.Fusion, Keep: q.keep, NoHeader: c.opts.NoHeaderField})
 		}()
 	}

@@ -406,11 +406,11 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 		if stop != nil && i%1024 == 0 && stop() {
 			return nil
 		}
-		n, path, ok := peekChunkRecord(rec)
+		n, path, lang, ok := peekChunkRecord(rec)
 		if !ok {
 			return nil
 		}
-		files[i] = retrieve.LazyFile{Path: path, N: n, Record: rec}
+		files[i] = retrieve.LazyFile{Path: path, Lang: lang, N: n, Record: rec}
 	}
 	rix, err := retrieve.LoadImageLazy(key, files, decodeViewChunks, sv.rimg, emb)
 	if err != nil {

@@ -139,7 +139,7 @@ func BenchmarkSearch(b *testing.B) {
 			for b.Loop() {
 				q := i % len(qs)
 				i++
-				hits, st, err := ix.search(qs[q], 10, filter(q), true)
+				hits, st, err := ix.search(qs[q], 10, &chunkFilter{f: filter(q)}, true)
 				if err != nil || len(hits) == 0 {
 					b.Fatal(hits, err)
 				}

@@ -319,19 +319,19 @@ func (ix *Index) HasDense() bool { return ix.dense != nil && ix.dense.Dim > 0 }
 //
 // It returns [ErrNoDense] for an index without dense vectors, [ErrClosed] after Close,
 // and the model's errors, wrapped.
-func (ix *Index) searchDense(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd) ([]Hit, error) {
+func (ix *Index) searchDense(query string, k int, filter *chunkFilter, keep KeepEnd) ([]Hit, error) {
 	return ix.searchDenseTies(query, k, filter, keep, nil)
 }
 
 // searchDenseTies is searchDense with ties of the cosine similarity broken first by
 // tie (higher first; nil: none), given a chunk's index in [Build]'s input.
-func (ix *Index) searchDenseTies(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd, tie func(int) float64) ([]Hit, error) {
+func (ix *Index) searchDenseTies(query string, k int, filter *chunkFilter, keep KeepEnd, tie func(int) float64) ([]Hit, error) {
 	return ix.searchDenseIn(query, k, filter, keep, tie, nil)
 }
 
 // searchDenseIn is searchDenseTies over the chunks at positions cands (ascending), or
 // over every chunk when cands is nil.
-func (ix *Index) searchDenseIn(query string, k int, filter func(*chunker.Chunk) bool, keep KeepEnd, tie func(int) float64, cands []int) ([]Hit, error) {
+func (ix *Index) searchDenseIn(query string, k int, filter *chunkFilter, keep KeepEnd, tie func(int) float64, cands []int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -365,7 +365,7 @@ func (ix *Index) searchDenseIn(query string, k int, filter func(*chunker.Chunk) 
 // topDense returns the k best accepted chunks by dot product with q, ties broken by
 // tie (higher first, when not nil), then by chunk order; only the chunks at positions
 // cands (ascending) when cands is not nil.
-func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chunker.Chunk) bool, tie func(int) float64, cands []int) []Hit {
+func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter *chunkFilter, tie func(int) float64, cands []int) []Hit {
 	type cand struct {
 		i int
 		s float32
@@ -404,7 +404,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 			// comparison function.)
 			continue
 		}
-		if filter != nil && !filter(ix.chunks.at(i)) {
+		if !ix.accepts(filter, i) {
 			continue
 		}
 		h.Push(c)
@@ -412,7 +412,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter func(*chun
 	top := h.Sorted()
 	hits := make([]Hit, len(top))
 	for r, c := range top {
-		hits[r] = Hit{ID: ix.chunks.at(c.i).ID, Score: float64(c.s), Rank: r + 1}
+		hits[r] = Hit{ID: ix.chunks.id(c.i), Score: float64(c.s), Rank: r + 1}
 	}
 	return hits
 }

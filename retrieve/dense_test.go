@@ -124,7 +124,7 @@ func TestSearchDenseIsExact(t *testing.T) {
 				// at most once per chunk.
 				calls := map[string]int{}
 				odd := func(c *chunker.Chunk) bool { calls[c.ID]++; return c.Ordinal%2 == 1 }
-				fgot, err := ix.searchDense(query, 5, odd, KeepTail)
+				fgot, err := ix.searchDense(query, 5, &chunkFilter{f: odd}, KeepTail)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -123,6 +123,12 @@ type Query struct {
 	// order, and only for chunks that could enter the top K; the pointer is shared with
 	// the index (do not modify or keep it).
 	Filter func(*chunker.Chunk) bool
+	// Prefilter, if not nil, is asked about a chunk before Filter, with the chunk's
+	// path and language alone (an index loaded with [LoadImageLazy] decodes no file to
+	// answer it): [Reject] drops the chunk, [Accept] keeps it without asking Filter,
+	// [AskFilter] leaves it to Filter (kept when Filter is nil). Asked at most once per
+	// chunk and search, as Filter is.
+	Prefilter func(path, lang string) Verdict
 	// Weights configure a hybrid search's fusion; the zero value is [DefaultWeights].
 	Weights Weights
 	// Keep says which end of an over-long query the dense model keeps: [KeepTail] for a
@@ -165,9 +171,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]FusedHit, error) {
 		var hits []Hit
 		var err error
 		if q.Mode == BM25 {
-			hits, err = ix.searchBM25NoHeader(q.Text, q.K, q.Filter, q.NoHeader)
+			hits, err = ix.searchBM25NoHeader(q.Text, q.K, q.filter(), q.NoHeader)
 		} else {
-			hits, err = ix.searchDense(q.Text, q.K, q.Filter, q.Keep)
+			hits, err = ix.searchDense(q.Text, q.K, q.filter(), q.Keep)
 		}
 		if err != nil {
 			return nil, err
@@ -183,28 +189,21 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]FusedHit, error) {
 		}
 		return out, nil
 	case Hybrid:
-		return ix.searchHybrid(q.Text, q.K, q.Filter, q.Weights, q.Keep, q.NoHeader)
+		return ix.searchHybrid(q.Text, q.K, q.filter(), q.Weights, q.Keep, q.NoHeader)
 	}
 	return nil, fmt.Errorf("retrieve: unknown search mode %v", q.Mode)
 }
 
 // searchHybrid is Search's hybrid mode.
-func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) bool, w Weights, keep KeepEnd, noHeader bool) ([]FusedHit, error) {
+func (ix *Index) searchHybrid(query string, k int, filter *chunkFilter, w Weights, keep KeepEnd, noHeader bool) ([]FusedHit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
 	w = w.withDefaults(k)
 	f := filter
 	if filter != nil {
-		seen := map[*chunker.Chunk]bool{}
-		f = func(c *chunker.Chunk) bool {
-			v, ok := seen[c]
-			if !ok {
-				v = filter(c)
-				seen[c] = v
-			}
-			return v
-		}
+		// The two retrievers ask about many of the same chunks: each once.
+		f = &chunkFilter{pre: filter.pre, f: filter.f, seen: map[int]bool{}}
 	}
 	var bm, dn []Hit
 	var err error
@@ -290,4 +289,57 @@ func (ix *Index) searchHybrid(query string, k int, filter func(*chunker.Chunk) b
 		hits[i].Rank = i + 1
 	}
 	return hits, nil
+}
+
+// Verdict is a [Query.Prefilter]'s answer about a chunk.
+type Verdict int8
+
+// Verdicts of a [Query.Prefilter].
+const (
+	AskFilter Verdict = iota // Query.Filter decides (the chunk is kept without one)
+	Accept                   // kept, Query.Filter not asked
+	Reject                   // dropped
+)
+
+// chunkFilter is a search's filter (Query.Prefilter, then Query.Filter); nil keeps
+// every chunk.
+type chunkFilter struct {
+	pre  func(path, lang string) Verdict
+	f    func(*chunker.Chunk) bool
+	seen map[int]bool // verdicts by chunk position, when not nil (a hybrid search's)
+}
+
+// filter returns q's chunkFilter, nil when q has neither filter.
+func (q *Query) filter() *chunkFilter {
+	if q.Prefilter == nil && q.Filter == nil {
+		return nil
+	}
+	return &chunkFilter{pre: q.Prefilter, f: q.Filter}
+}
+
+// accepts reports whether cf keeps the chunk at position i: the chunk is decoded
+// (LoadImageLazy) only when cf.f is asked.
+func (ix *Index) accepts(cf *chunkFilter, i int) bool {
+	if cf == nil {
+		return true
+	}
+	if v, ok := cf.seen[i]; ok {
+		return v
+	}
+	v := true
+	verdict := AskFilter
+	if cf.pre != nil {
+		path, lang := ix.chunks.pathLang(i)
+		verdict = cf.pre(path, lang)
+	}
+	switch verdict {
+	case Reject:
+		v = false
+	case AskFilter:
+		v = cf.f == nil || cf.f(ix.chunks.at(i))
+	}
+	if cf.seen != nil {
+		cf.seen[i] = v
+	}
+	return v
 }

@@ -193,7 +193,7 @@ func TestSearchHybridFilter(t *testing.T) {
 	ix := buildTest(t, chunks)
 	calls := map[string]int{}
 	even := func(c *chunker.Chunk) bool { calls[c.ID]++; return c.Ordinal%2 == 0 }
-	hits, err := ix.searchHybrid(chunks[5].Text, 10, even, Weights{}, KeepHead, false)
+	hits, err := ix.searchHybrid(chunks[5].Text, 10, &chunkFilter{f: even}, Weights{}, KeepHead, false)
 	if err != nil || len(hits) != 10 {
 		t.Fatalf("%v %v", hits, err)
 	}

@@ -122,7 +122,7 @@ func (ix *Index) position(id string) (int, bool) {
 		return 0, false
 	}
 	start, ok := ix.byPath[path]
-	if !ok || n >= ix.chunks.len()-start || ix.chunks.at(start+n).ID != id {
+	if !ok || n >= ix.chunks.len()-start || !ix.chunks.isID(start+n, id) {
 		return 0, false
 	}
 	return start + n, true

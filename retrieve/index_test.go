@@ -210,7 +210,7 @@ func TestSearchFilterDoesNotCountRejected(t *testing.T) {
 	ix := buildTest(t, chunks)
 	notA := func(c *chunker.Chunk) bool { return c.Path != "a.go" }
 	for _, k := range []int{1, 3, 19, 20, 50} {
-		hits, err := ix.searchBM25("needle", k, notA)
+		hits, err := ix.searchBM25("needle", k, &chunkFilter{f: notA})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +355,7 @@ func TestConcurrentSearch(t *testing.T) {
 				if i%2 == 1 {
 					filter = func(*chunker.Chunk) bool { return true }
 				}
-				got, err := ix.searchBM25(queries[qi], 5, filter)
+				got, err := ix.searchBM25(queries[qi], 5, &chunkFilter{f: filter})
 				if err != nil {
 					t.Error(err)
 					return
@@ -395,11 +395,11 @@ func TestPruningIsExact(t *testing.T) {
 	for fname, filter := range filters {
 		for _, k := range []int{1, 10, 50} {
 			for qi, q := range queries {
-				got, st, err := ix.search(q, k, filter, true)
+				got, st, err := ix.search(q, k, &chunkFilter{f: filter}, true)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _, err := ix.search(q, k, filter, false)
+				want, _, err := ix.search(q, k, &chunkFilter{f: filter}, false)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,11 +9,12 @@ import (
 )
 
 // LazyFile is one file's chunks in an index loaded by [LoadImageLazy]: N (> 0)
-// consecutive chunks of the file at Path, with the IDs chunker.ChunkID(Path, 0) to
+// consecutive chunks of the file at Path, in language Lang, with the IDs chunker.ChunkID(Path, 0) to
 // chunker.ChunkID(Path, N-1), kept encoded in Record until one of them is first
 // needed (a search that ranks one of them, a Chunk or FileText of the file).
 type LazyFile struct {
 	Path   string
+	Lang   string // the chunks' language (chunker.Chunk.Lang)
 	N      int
 	Record []byte
 }
@@ -54,7 +55,7 @@ func (l *chunkList) at(i int) *chunker.Chunk {
 	if z == nil {
 		return l.ptrs[i]
 	}
-	f := sort.Search(len(z.files), func(f int) bool { return z.starts[f+1] > i })
+	f := z.file(i)
 	cs := z.got[f].Load()
 	if cs == nil {
 		dec := z.decodeFile(f)
@@ -64,9 +65,46 @@ func (l *chunkList) at(i int) *chunker.Chunk {
 	return &(*cs)[i-z.starts[f]]
 }
 
+// pathLang returns the path and language of the chunk at position i (0 <= i < len),
+// decoding nothing.
+func (l *chunkList) pathLang(i int) (path, lang string) {
+	z := l.lazy
+	if z == nil {
+		return l.ptrs[i].Path, l.ptrs[i].Lang
+	}
+	f := z.file(i)
+	return z.files[f].Path, z.files[f].Lang
+}
+
+// id returns the ID of the chunk at position i (0 <= i < len), decoding nothing.
+func (l *chunkList) id(i int) string {
+	z := l.lazy
+	if z == nil {
+		return l.ptrs[i].ID
+	}
+	f := z.file(i)
+	return chunker.ChunkID(z.files[f].Path, i-z.starts[f])
+}
+
+// isID reports whether the chunk at position i (0 <= i < len) has ID id, decoding
+// nothing.
+func (l *chunkList) isID(i int, id string) bool {
+	z := l.lazy
+	if z == nil {
+		return l.ptrs[i].ID == id
+	}
+	f := z.file(i)
+	return isChunkID(id, z.files[f].Path, i-z.starts[f])
+}
+
+// file returns the file of the chunk at position i.
+func (z *lazyChunks) file(i int) int {
+	return sort.Search(len(z.files), func(f int) bool { return z.starts[f+1] > i })
+}
+
 // decodeFile decodes file f's chunks. A record that does not decode into the file's
-// chunks (N chunks of its path with its IDs) gives chunks with an ID and a path and
-// nothing else: the caller of LoadImageLazy vouches for the records (a stored view's
+// chunks (N chunks of its path and language with its IDs) gives chunks with an ID, a
+// path and a language and nothing else: the caller of LoadImageLazy vouches for the records (a stored view's
 // are checked against its checksum before it is used), so this is a writer's fault,
 // never a damaged file's, and a search must not fail in the middle of a request.
 func (z *lazyChunks) decodeFile(f int) []chunker.Chunk {
@@ -76,14 +114,14 @@ func (z *lazyChunks) decodeFile(f int) []chunker.Chunk {
 		err = fmt.Errorf("%d chunks, %d expected", len(cs), lf.N)
 	}
 	for j := 0; err == nil && j < len(cs); j++ {
-		if cs[j].Path != lf.Path || !isChunkID(cs[j].ID, lf.Path, j) {
+		if cs[j].Path != lf.Path || cs[j].Lang != lf.Lang || !isChunkID(cs[j].ID, lf.Path, j) {
 			err = fmt.Errorf("chunk %d is %q", j, cs[j].ID)
 		}
 	}
 	if err != nil {
 		cs = make([]chunker.Chunk, lf.N)
 		for j := range cs {
-			cs[j] = chunker.Chunk{ID: chunker.ChunkID(lf.Path, j), Path: lf.Path}
+			cs[j] = chunker.Chunk{ID: chunker.ChunkID(lf.Path, j), Path: lf.Path, Lang: lf.Lang}
 		}
 	}
 	return cs

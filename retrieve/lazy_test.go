@@ -58,16 +58,36 @@ func TestLazyEqualsImage(t *testing.T) {
 	}
 	ctx := context.Background()
 	c := view[57]
-	q := Query{Text: strings.Join(strings.Split(c.Text, "\n")[:3], "\n"), K: 5, Mode: BM25}
-	a, err1 := lz.Search(ctx, q)
-	b, err2 := ix.Search(ctx, q)
-	if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
-		t.Fatalf("search: %v %v\nlazy %v\nindex %v", err1, err2, a, b)
-	}
-	if n := calls.Load(); n == 0 || n >= int64(len(files)) {
-		t.Errorf("one search decoded %d files of %d", n, len(files))
-	}
+	text := strings.Join(strings.Split(c.Text, "\n")[:3], "\n")
 	odd := func(c *chunker.Chunk) bool { return c.Ordinal%2 == 1 }
+	notFirst := func(path, lang string) Verdict {
+		if path == view[0].Path {
+			return Reject
+		}
+		return Accept
+	}
+	// Searches decode the files their filter asks about, none else (a hit's ID is
+	// known without its chunk).
+	for _, tc := range []struct {
+		name      string
+		q         Query
+		decodeMin int64
+	}{
+		{"no filter", Query{Text: text, K: 5}, 0},
+		{"a prefilter", Query{Text: text, K: 5, Prefilter: notFirst, Filter: odd}, 0},
+		{"a filter", Query{Text: text, K: 5, Filter: odd}, 1},
+	} {
+		before := calls.Load()
+		tc.q.Mode = BM25
+		a, err1 := lz.Search(ctx, tc.q)
+		b, err2 := ix.Search(ctx, tc.q)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) || len(a) == 0 {
+			t.Fatalf("%s: %v %v\nlazy %v\nindex %v", tc.name, err1, err2, a, b)
+		}
+		if n := calls.Load() - before; n < tc.decodeMin || n > tc.decodeMin*int64(len(files)-1) {
+			t.Errorf("%s: a search decoded %d files of %d", tc.name, n, len(files))
+		}
+	}
 	for q := range 40 {
 		c := view[(q*37)%len(view)]
 		lines := strings.Split(c.Text, "\n")
@@ -183,4 +203,62 @@ func TestLazyConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestPrefilter checks that a search with a Prefilter and a Filter returns what one
+// with a Filter deciding the same does, in every mode, on an index made of a corpus
+// and on one loaded lazily.
+func TestPrefilter(t *testing.T) {
+	ix, view := imageView(t)
+	img := alignedCopy(imageOf(t, ix))
+	files, decode, _ := lazyFiles(t, view)
+	lz, err := LoadImageLazy("v", files, decode, img, ix.dense.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := func(path, lang string) Verdict {
+		switch {
+		case strings.Contains(path, "module1"):
+			return Reject
+		case strings.Contains(path, "module2"):
+			return AskFilter
+		}
+		return Accept
+	}
+	odd := func(c *chunker.Chunk) bool { return c.Ordinal%2 == 1 }
+	both := func(c *chunker.Chunk) bool {
+		switch pre(c.Path, c.Lang) {
+		case Reject:
+			return false
+		case Accept:
+			return true
+		}
+		return odd(c)
+	}
+	ctx := context.Background()
+	for q := range 20 {
+		text := view[(q*41)%len(view)].Text
+		for _, mode := range []Mode{BM25, Dense, Hybrid} {
+			want, err := ix.Search(ctx, Query{Text: text, K: 12, Mode: mode, Filter: both})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range []*Index{ix, lz} {
+				for _, f := range []func(*chunker.Chunk) bool{odd, nil} {
+					w := want
+					if f == nil {
+						// Without a Filter, AskFilter keeps the chunk.
+						w, err = ix.Search(ctx, Query{Text: text, K: 12, Mode: mode, Filter: func(c *chunker.Chunk) bool { return pre(c.Path, c.Lang) != Reject }})
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+					got, err := x.Search(ctx, Query{Text: text, K: 12, Mode: mode, Prefilter: pre, Filter: f})
+					if err != nil || !reflect.DeepEqual(got, w) {
+						t.Fatalf("query %d %v, filter %v: %v\ngot  %v\nwant %v", q, mode, f != nil, err, got, w)
+					}
+				}
+			}
+		}
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/internal/topk"
 )
 
@@ -91,14 +90,14 @@ type qterm struct {
 // only for chunks matching the query; the pointer is shared with the index (do not modify
 // or keep it). k <= 0 or a query without tokens yields no hits. Search is safe for
 // concurrent use; it returns [ErrClosed] after [Index.Close].
-func (ix *Index) searchBM25(query string, k int, filter func(*chunker.Chunk) bool) ([]Hit, error) {
+func (ix *Index) searchBM25(query string, k int, filter *chunkFilter) ([]Hit, error) {
 	hits, _, err := ix.searchFields(query, k, filter, true, false)
 	return hits, err
 }
 
 // searchBM25NoHeader is searchBM25 with the header field left out of the score when
 // noHeader is set ([Query.NoHeader]).
-func (ix *Index) searchBM25NoHeader(query string, k int, filter func(*chunker.Chunk) bool, noHeader bool) ([]Hit, error) {
+func (ix *Index) searchBM25NoHeader(query string, k int, filter *chunkFilter, noHeader bool) ([]Hit, error) {
 	hits, _, err := ix.searchFields(query, k, filter, true, noHeader)
 	return hits, err
 }
@@ -112,13 +111,13 @@ type searchStats struct {
 }
 
 // search is searchBM25 with MaxScore pruning optional (tests compare both) and statistics.
-func (ix *Index) search(query string, k int, filter func(*chunker.Chunk) bool, prune bool) ([]Hit, searchStats, error) {
+func (ix *Index) search(query string, k int, filter *chunkFilter, prune bool) ([]Hit, searchStats, error) {
 	return ix.searchFields(query, k, filter, prune, false)
 }
 
 // searchFields is search that leaves the header field out of the score when noHeader
 // is set.
-func (ix *Index) searchFields(query string, k int, filter func(*chunker.Chunk) bool, prune, noHeader bool) ([]Hit, searchStats, error) {
+func (ix *Index) searchFields(query string, k int, filter *chunkFilter, prune, noHeader bool) ([]Hit, searchStats, error) {
 	var st searchStats
 	if k <= 0 {
 		return nil, st, nil
@@ -349,7 +348,7 @@ func (ix *Index) collect(acc *accum, docs []uint64, k int) []Hit {
 			if !acc.accepted(d) {
 				continue
 			}
-			hits = append(hits, Hit{ID: ix.chunks.at(int(d)).ID, Score: acc.scores[d], Rank: len(hits) + 1})
+			hits = append(hits, Hit{ID: ix.chunks.id(int(d)), Score: acc.scores[d], Rank: len(hits) + 1})
 			if len(hits) == k {
 				return hits
 			}
@@ -375,7 +374,7 @@ func topM(docs []uint64, m int, better func(a, b uint64) int) []uint64 {
 // index and cleared through touched.
 type accum struct {
 	ix      *Index
-	filter  func(*chunker.Chunk) bool
+	filter  *chunkFilter
 	scores  []float64 // 0 means untouched (every contribution is positive)
 	accept  []int8    // filter verdict cache: 0 unknown, 1 accepted, -1 rejected
 	touched []uint64  // documents with a non-zero score
@@ -430,7 +429,7 @@ func (a *accum) accepted(doc uint64) bool {
 	v := a.accept[doc]
 	if v == 0 {
 		v = -1
-		if a.filter(a.ix.chunks.at(int(doc))) {
+		if a.ix.accepts(a.filter, int(doc)) {
 			v = 1
 		}
 		a.accept[doc] = v

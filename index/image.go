@@ -525,7 +525,9 @@ func (ix *Index) storedLSA(fitKey string) *retrieve.LSA {
 	if m != nil {
 		return m
 	}
-	if b, ok := ix.recs.Get(lsaKey(ix.opts.LSADim, fitKey)); ok {
+	// Used in place: a query's rows are decoded from the mapping (the model of a big
+	// repository is tens of megabytes, most of it never read).
+	if b, ok := ix.recs.GetMapped(lsaKey(ix.opts.LSADim, fitKey)); ok {
 		if got, l, err := readLabeledLSA(b); err == nil {
 			m = got.Labeled(l)
 			ix.mu.Lock()

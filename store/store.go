@@ -597,6 +597,41 @@ func (r *Records) GetTo(k Key, buf []byte) ([]byte, bool) {
 	return r.get(k, buf)
 }
 
+// GetMapped is Get without the copy, for a big record that a process reads once and
+// then uses in place (a repository's LSA model, whose rows are decoded as queries need
+// them): the payload is the record's bytes in its segment's read-only mapping, valid
+// for the process's life, its checksum checked over the mapping (reads that fault make
+// it a miss). A pending record, or one of a segment that could not be mapped, is
+// Get's. Unlike Get's, the payload is not kept from another program that truncates or
+// rewrites the segment file in place while it is used: a later read of a truncated
+// page stops the process with SIGBUS, as a stored view's does (see MapView; repoctx
+// writes a new segment and renames it into place, never rewrites one).
+func (r *Records) GetMapped(k Key) ([]byte, bool) {
+	r.mu.RLock()
+	_, pending := r.pending[k]
+	if !pending {
+		_, pending = r.flushing[k]
+	}
+	r.mu.RUnlock()
+	if pending {
+		return r.Get(k)
+	}
+	loc, ok := r.find(k)
+	if !ok || loc.len < 4 || loc.seg.data == nil {
+		return r.Get(k) // a miss after a while rescans there; ReadAt without a mapping
+	}
+	d := loc.seg.data
+	if loc.off < 0 || loc.off+loc.len > int64(len(d)) {
+		return nil, false
+	}
+	rec := d[loc.off : loc.off+loc.len : loc.off+loc.len]
+	match := false
+	if !faultFree(func() { match = crc32.Checksum(rec[4:], castagnoli) == le32(rec) }) || !match {
+		return nil, false
+	}
+	return rec[4:], true
+}
+
 // get is Get (buf nil) or GetTo.
 func (r *Records) get(k Key, buf []byte) ([]byte, bool) {
 	r.mu.RLock()

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestOldFormatsRemoved: a cache written by an older version (per-snapshot index
@@ -672,4 +673,73 @@ func TestLazyIndex(t *testing.T) {
 	if !r.indexed {
 		t.Error("the index was never built")
 	}
+}
+
+// TestGetMapped: GetMapped returns what Get returns, a segment's record in place in its
+// mapping, a pending one from memory; a record whose bytes changed in the file (its
+// checksum no longer matches) and a truncated segment's are misses.
+func TestGetMapped(t *testing.T) {
+	cache := t.TempDir()
+	rs := Open(cache).Records("o/m")
+	k1, k2, k3 := Key{Kind: KindModel, Hash: [32]byte{1}}, Key{Kind: KindModel, Hash: [32]byte{2}}, Key{Kind: KindModel, Hash: [32]byte{3}}
+	rs.Put(k1, bytes.Repeat([]byte("a"), 10000))
+	rs.Put(k2, bytes.Repeat([]byte("b"), 10000))
+	if _, err := rs.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rs.Put(k3, []byte("pending"))
+	r := Open(cache).Records("o/m")
+	for _, x := range []*Records{rs, r} {
+		for _, k := range []Key{k1, k2, k3} {
+			want, wok := x.Get(k)
+			got, ok := x.GetMapped(k)
+			if ok != wok || !bytes.Equal(got, want) {
+				t.Errorf("GetMapped(%x) = %d bytes, %v; Get %d bytes, %v", k.Hash[0], len(got), ok, len(want), wok)
+			}
+		}
+	}
+	got, ok := r.GetMapped(k1)
+	seg := r.segs[firstKey(r.segs)]
+	if !ok || len(r.segs) != 1 || seg.data == nil {
+		t.Fatalf("GetMapped(k1): %v; %d segments", ok, len(r.segs))
+	}
+	if p := uintptr(unsafe.Pointer(&got[0])); p < uintptr(unsafe.Pointer(&seg.data[0])) || p >= uintptr(unsafe.Pointer(&seg.data[0]))+uintptr(len(seg.data)) {
+		t.Error("GetMapped(k1) copied the record")
+	}
+	if _, ok := r.GetMapped(Key{Kind: KindModel, Hash: [32]byte{9}}); ok {
+		t.Error("a missing record found")
+	}
+	segs, _ := filepath.Glob(filepath.Join(Open(cache).repoDir("o/m"), "*"+segExt))
+	f, err := os.OpenFile(segs[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A byte of k1's payload changed in place (another program's doing): a miss.
+	b, _ := os.ReadFile(segs[0])
+	if _, err := f.WriteAt([]byte{'z'}, int64(bytes.IndexByte(b, 'a'))+100); err != nil {
+		t.Fatal(err)
+	}
+	r2 := Open(cache).Records("o/m")
+	if _, ok := r2.GetMapped(k1); ok {
+		t.Error("GetMapped of a changed record found")
+	}
+	if _, ok := r2.GetMapped(k2); !ok {
+		t.Fatal("GetMapped of an intact record beside a changed one missed")
+	}
+	// The segment truncated under the mapping: a miss, not a SIGBUS.
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, ok := r2.GetMapped(k2); ok {
+		t.Error("GetMapped of a truncated segment's record found")
+	}
+}
+
+// firstKey returns a key of m ("" when m is empty).
+func firstKey[V any](m map[string]V) string {
+	for k := range m {
+		return k
+	}
+	return ""
 }

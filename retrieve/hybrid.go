@@ -126,8 +126,8 @@ type Query struct {
 	// Prefilter, if not nil, is asked about a chunk before Filter, with the chunk's
 	// path and language alone (an index loaded with [LoadImageLazy] decodes no file to
 	// answer it): [Reject] drops the chunk, [Accept] keeps it without asking Filter,
-	// [AskFilter] leaves it to Filter (kept when Filter is nil). Asked at most once per
-	// chunk and search, as Filter is.
+	// [AskFilter] (or any other value) leaves it to Filter (kept when Filter is nil).
+	// Asked at most once per chunk and search, as Filter is.
 	Prefilter func(path, lang string) Verdict
 	// Weights configure a hybrid search's fusion; the zero value is [DefaultWeights].
 	Weights Weights
@@ -335,7 +335,8 @@ func (ix *Index) accepts(cf *chunkFilter, i int) bool {
 	switch verdict {
 	case Reject:
 		v = false
-	case AskFilter:
+	case Accept:
+	default: // AskFilter, or a value that is no Verdict
 		v = cf.f == nil || cf.f(ix.chunks.at(i))
 	}
 	if cf.seen != nil {

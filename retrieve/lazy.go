@@ -104,7 +104,7 @@ func (z *lazyChunks) file(i int) int {
 
 // decodeFile decodes file f's chunks. A record that does not decode into the file's
 // chunks (N chunks of its path and language with its IDs) gives chunks with an ID, a
-// path and a language and nothing else: the caller of LoadImageLazy vouches for the records (a stored view's
+// path, a language and an ordinal and nothing else: the caller of LoadImageLazy vouches for the records (a stored view's
 // are checked against its checksum before it is used), so this is a writer's fault,
 // never a damaged file's, and a search must not fail in the middle of a request.
 func (z *lazyChunks) decodeFile(f int) []chunker.Chunk {
@@ -121,7 +121,7 @@ func (z *lazyChunks) decodeFile(f int) []chunker.Chunk {
 	if err != nil {
 		cs = make([]chunker.Chunk, lf.N)
 		for j := range cs {
-			cs[j] = chunker.Chunk{ID: chunker.ChunkID(lf.Path, j), Path: lf.Path, Lang: lf.Lang}
+			cs[j] = chunker.Chunk{ID: chunker.ChunkID(lf.Path, j), Path: lf.Path, Lang: lf.Lang, Ordinal: j}
 		}
 	}
 	return cs

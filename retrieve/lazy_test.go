@@ -164,7 +164,7 @@ func TestLazyRefused(t *testing.T) {
 	}
 	for f := range 3 {
 		for j := range bad[f].N {
-			want := chunker.Chunk{ID: chunker.ChunkID(bad[f].Path, j), Path: bad[f].Path}
+			want := chunker.Chunk{ID: chunker.ChunkID(bad[f].Path, j), Path: bad[f].Path, Lang: bad[f].Lang, Ordinal: j}
 			if c, ok := lz.Chunk(want.ID); !ok || !reflect.DeepEqual(*c, want) {
 				t.Fatalf("file %d chunk %d: %v %+v", f, j, ok, c)
 			}

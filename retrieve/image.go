@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -235,9 +236,11 @@ func (it *imageTerms) find(term string) int32 {
 // mapping of a file that is never rewritten in place, as the index package's stored
 // views are, is such memory). emb embeds queries when the image holds dense vectors;
 // its ID must be the one they were computed with, and an image without vectors takes
-// none. The image's offsets and postings
-// are checked (positions within the chunks, lists within their arrays, terms sorted),
-// so that a damaged image fails here rather than in a search. It returns an error
+// none. The image's offsets are checked (lists within their arrays, terms sorted), so
+// that a damaged image fails here rather than in a search; a postings list is checked
+// (positions within the chunks, increasing, frequencies above 0) when a search first
+// reads it, a damaged one then matching nothing (the store's checksum keeps damaged
+// images away: checking every list at load touched every page of a big image). It returns an error
 // wrapping [ErrImage] for an image it cannot use (damaged, another format, chunks of
 // another count, an embedder of another ID or dimension, none, or one for an image
 // without vectors), and an error when
@@ -348,15 +351,8 @@ func loadImage(key string, chunks chunkList, byPath map[string]int, img []byte, 
 		if len(raw) > 0 {
 			flat = unsafe.Slice((*posting)(unsafe.Pointer(&raw[0])), h.postings[f])
 		}
-		for i := range h.terms {
-			l := flat[offs[i]:offs[i+1]]
-			for j, p := range l {
-				if uint64(p.doc) >= h.chunks || p.tf <= 0 || j > 0 && p.doc <= l[j-1].doc {
-					return nil, damaged("postings")
-				}
-			}
-		}
-		ix.post[f] = postings{offs: offs, flat: flat}
+		// Each list is checked when a search first reads it (termPostings).
+		ix.post[f] = postings{offs: offs, flat: flat, checked: make([]atomic.Uint64, (h.terms+63)/64)}
 	}
 	var dense *DenseVectors
 	switch h.dense {

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"reflect"
@@ -182,7 +183,64 @@ func FuzzLoadImage(f *testing.F) {
 		if len(b) == 0 {
 			return
 		}
-		LoadImage("v", ptrs(view[:3]), alignedCopy(b), nil)
-		LoadImage("v", ptrs(view[:3]), b, nil)
+		for _, img := range [][]byte{alignedCopy(b), b} {
+			// An image that loads is searched without panicking (its postings lists
+			// are checked as searches read them).
+			if x, err := LoadImage("v", ptrs(view[:3]), img, nil); err == nil {
+				for _, c := range view[:3] {
+					x.Search(context.Background(), Query{Text: c.Text, K: 3, Mode: BM25})
+				}
+			}
+		}
 	})
+}
+
+// TestImageDamagedPostings checks that a postings list damaged in an image that still
+// loads (a chunk position out of range, a zero frequency, positions out of order)
+// matches nothing, without a panic, while the other terms still rank.
+func TestImageDamagedPostings(t *testing.T) {
+	ix, view := imageView(t)
+	img := alignedCopy(imageOf(t, ix))
+	good, err := LoadImage("v", ptrs(view), img, ix.dense.Embedder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The text field's postings: find the first one's bytes by its values.
+	term := good.img.term(0)
+	id := int32(0)
+	l := good.termPostings(id, fieldText)
+	if len(l) == 0 {
+		t.Fatalf("term %q has no text postings", term)
+	}
+	first := uintptr(unsafe.Pointer(&l[0])) - uintptr(unsafe.Pointer(&img[0]))
+	q := Query{Text: term, K: 5, Mode: BM25}
+	want, err := good.Search(context.Background(), q)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("%q: %v, %v", term, want, err)
+	}
+	for name, change := range map[string]func(b []byte){
+		"position out of range": func(b []byte) { binary.LittleEndian.PutUint32(b[first:], uint32(len(view)+5)) },
+		"zero frequency":        func(b []byte) { binary.LittleEndian.PutUint32(b[first+4:], 0) },
+	} {
+		b := alignedCopy(img)
+		change(b)
+		x, err := LoadImage("v", ptrs(view), b, ix.dense.Embedder)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := x.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range got {
+			for _, w := range want {
+				if h.ID == w.ID && h.BM25Score == w.BM25Score {
+					t.Errorf("%s: %s scored as before", name, h.ID)
+				}
+			}
+		}
+		if x.termPostings(id, fieldText) != nil {
+			t.Errorf("%s: the damaged list is still read", name)
+		}
+	}
 }

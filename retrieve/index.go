@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/repoctx/repoctx/chunker"
 )
@@ -222,6 +223,7 @@ func (ix *Index) String() string {
 }
 
 // termPostings returns the postings of term in field f, nil when the view has none.
+// A loaded image's list is checked the first time it is read (see postings.checked).
 func (ix *Index) termPostings(id int32, f int) []posting {
 	p := &ix.post[f]
 	if id < 0 || int(id)+1 >= len(p.offs) {
@@ -231,7 +233,28 @@ func (ix *Index) termPostings(id int32, f int) []posting {
 	if lo == hi {
 		return nil
 	}
-	return p.flat[lo:hi:hi]
+	l := p.flat[lo:hi:hi]
+	if p.checked != nil {
+		w, bit := &p.checked[id/64], uint64(1)<<(id%64)
+		if w.Load()&bit == 0 {
+			if !validPostings(l, ix.chunks.len()) {
+				return nil // damaged: the term matches nothing (checked again next time)
+			}
+			w.Or(bit)
+		}
+	}
+	return l
+}
+
+// validPostings reports whether l is a postings list of an index of n chunks:
+// positions below n, increasing, term frequencies above 0.
+func validPostings(l []posting, n int) bool {
+	for j, p := range l {
+		if uint64(p.doc) >= uint64(n) || p.tf <= 0 || j > 0 && p.doc <= l[j-1].doc {
+			return false
+		}
+	}
+	return true
 }
 
 // postings holds a field's postings lists, by corpus term ID: term t's list is
@@ -241,4 +264,9 @@ func (ix *Index) termPostings(id int32, f int) []posting {
 type postings struct {
 	offs []uint32 // len: corpus terms + 1
 	flat []posting
+	// checked, for a loaded image (LoadImage), has a bit per term set once its list
+	// is found valid (validPostings): a list is checked when a search first reads it,
+	// not every list when the image is loaded (reading them all touched every page of
+	// a big image's postings). nil: every list is valid (built by the index).
+	checked []atomic.Uint64
 }

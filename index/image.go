@@ -40,8 +40,9 @@ import (
 // first returns it (symbols.NewLazyTable).
 
 // viewMagic starts a stored view; it names the format below ("rcview1": the symbol
-// records without their lookups and offsets, each decoded when the view was read).
-const viewMagic = "rcview2\n"
+// records without their lookups and offsets, each decoded when the view was read;
+// "rcview2": the chunk records without the table of files before them).
+const viewMagic = "rcview3\n"
 
 // viewNameSeed is part of every stored view's name (viewStoreName). Unlike viewMagic
 // it stays when the format changes: a view of the new format then replaces the file
@@ -93,15 +94,25 @@ type storedView struct {
 	key     string
 	stats   Stats // Skipped: the files the chunkers skipped (not the view key's)
 	logs    []string
-	chunks  [][]byte     // a chunk record (encode) per file, in the view's order
+	files   []viewFile   // the files' chunk records, in the view's order
 	symbols *viewSymbols // the files' symbols (writeSymbols), nil without Options.Symbols
 	rimg    []byte       // retrieve.Index.WriteImage
 }
 
+// viewFile is a file's entry in a stored view: its path, its chunks' language, its
+// chunk count and its chunk record (encode without terms or sums).
+type viewFile struct {
+	path, lang string
+	n          int
+	rec        []byte
+}
+
 // writeView writes the stored view of v to w: viewMagic, the key, the statistics st
 // (Files, Skipped, Lossy, Chunks, ParseErrors, Reused, ParseErrorFiles), the log
-// lines, the chunks (a count, then a chunk record per file: encode without terms or
-// sums), the symbols (a flag, then the section writeSymbols writes), then, at a
+// lines, the chunks (a count of files, then a table of them: per file its record's
+// length, its chunk count, its path and its chunks' language; then the records back
+// to back, a chunk record per file: encode without terms or sums; the reader finds a
+// file's record from the table alone), the symbols (a flag, then the section writeSymbols writes), then, at a
 // multiple of 8 bytes from the start (zero padding), the retrieval image to the end
 // (so that a mapped view uses it in place). Strings and records are a uvarint length
 // and bytes, numbers uvarints. It writes file by file through a buffer: a view is
@@ -126,44 +137,63 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 	for _, l := range logs {
 		str(l)
 	}
-	// The chunks, a record per file (its run of consecutive chunks).
-	files := 0
-	for i := range rix.Len() {
-		if i == 0 || rix.ChunkAt(i).Path != rix.ChunkAt(i-1).Path {
-			files++
-		}
-	}
-	num(files)
-	// One buffer for every record, so that writing a big view makes little garbage (a
-	// process holding a big index would grow its heap by the records written).
+	// The chunks, a record per file (its run of consecutive chunks): each record is
+	// encoded twice, for the table its length goes into, then to be written.
 	var run []chunker.Chunk
 	var sums [][32]byte
 	var terms [][]byte
 	var buf []byte
-	flush := func() {
-		if len(run) == 0 {
-			return
-		}
+	encode := func() []byte {
 		sums, terms = slices.Grow(sums[:0], len(run))[:len(run)], slices.Grow(terms[:0], len(run))[:len(run)]
 		rec := &chunkRecord{Chunks: run, Sums: sums, Terms: terms}
 		buf = rec.appendTo(buf[:0])
-		num(len(buf))
-		put(buf)
+		return buf
+	}
+	// each calls f with each file's chunks (run), in the index's order.
+	each := func(f func()) error {
 		run = run[:0]
-	}
-	for i := range rix.Len() {
-		c := rix.ChunkAt(i)
-		if len(run) > 0 && c.Path != run[0].Path {
-			flush()
+		for i := range rix.Len() {
+			c := rix.ChunkAt(i)
+			if len(run) > 0 && c.Path != run[0].Path {
+				f()
+				run = run[:0]
+			}
+			// A file's chunks are read back by position (retrieve.LoadImageLazy):
+			// every view the chunkers make has these IDs, and one language per file.
+			if p, j, ok := chunker.SplitChunkID(c.ID); !ok || p != c.Path || j != len(run) || len(run) > 0 && c.Lang != run[0].Lang {
+				return fmt.Errorf("index: chunk %q at position %d of %s: not the file's chunk ID or language", c.ID, len(run), c.Path)
+			}
+			run = append(run, *c)
 		}
-		// A file's chunks are read back by position (retrieve.LoadImageLazy): every
-		// view the chunkers make has these IDs.
-		if p, j, ok := chunker.SplitChunkID(c.ID); !ok || p != c.Path || j != len(run) {
-			return fmt.Errorf("index: chunk %q at position %d of %s: not the file's chunk ID", c.ID, len(run), c.Path)
+		if len(run) > 0 {
+			f()
 		}
-		run = append(run, *c)
+		return nil
 	}
-	flush()
+	var lens []int // the records' lengths, in order
+	if err := each(func() { lens = append(lens, len(encode())) }); err != nil {
+		return err
+	}
+	num(len(lens))
+	file := 0
+	each(func() {
+		num(lens[file])
+		num(len(run))
+		str(run[0].Path)
+		str(run[0].Lang)
+		file++
+	})
+	file = 0
+	same := true
+	each(func() {
+		b := encode()
+		same = same && len(b) == lens[file]
+		put(b)
+		file++
+	})
+	if !same {
+		return errors.New("index: a chunk record encoded to another length the second time")
+	}
 	if syms == nil {
 		put([]byte{0})
 	} else {
@@ -235,6 +265,41 @@ func (r *viewReader) runs() [][]byte {
 	return out
 }
 
+// files reads the chunks section of a stored view (see writeView): the table of
+// files, then their records, which point into b. A count, or lengths, over what b
+// can hold is damage, found before the files' slice is made.
+func (r *viewReader) files() []viewFile {
+	n := r.num()
+	if !r.ok || n > (len(r.b)-r.pos)/4 { // an entry takes 4 bytes at least
+		r.ok = false
+		return nil
+	}
+	start, total := r.pos, 0
+	for range n {
+		total += r.num()
+		r.num()
+		r.run()
+		r.run()
+		if !r.ok || total > len(r.b)-r.pos {
+			r.ok = false
+			return nil
+		}
+	}
+	recs := r.pos // the records follow the table
+	r.pos = start
+	out := make([]viewFile, n)
+	for i := range out {
+		l := r.num()
+		f := &out[i]
+		f.n = r.num()
+		f.path, f.lang = string(r.run()), string(r.run())
+		f.rec = r.b[recs : recs+l : recs+l]
+		recs += l
+	}
+	r.pos = recs
+	return out
+}
+
 // decodeView reads what writeView wrote; the byte runs point into b.
 func decodeView(b []byte) (*storedView, error) {
 	if !bytes.HasPrefix(b, []byte(viewMagic)) {
@@ -252,7 +317,7 @@ func decodeView(b []byte) (*storedView, error) {
 	for _, run := range r.runs() {
 		v.logs = append(v.logs, string(run))
 	}
-	v.chunks = r.runs()
+	v.files = r.files()
 	if !r.ok || r.pos >= len(b) {
 		return nil, errDamagedView
 	}
@@ -401,16 +466,9 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	}
 	// The chunks stay encoded, file by file, until a search needs them; their strings
 	// then point into the mapping, which never changes.
-	files := make([]retrieve.LazyFile, len(sv.chunks))
-	for i, rec := range sv.chunks {
-		if stop != nil && i%1024 == 0 && stop() {
-			return nil
-		}
-		n, path, lang, ok := peekChunkRecord(rec)
-		if !ok {
-			return nil
-		}
-		files[i] = retrieve.LazyFile{Path: path, Lang: lang, N: n, Record: rec}
+	files := make([]retrieve.LazyFile, len(sv.files))
+	for i, f := range sv.files {
+		files[i] = retrieve.LazyFile{Path: f.path, Lang: f.lang, N: f.n, Record: f.rec}
 	}
 	rix, err := retrieve.LoadImageLazy(key, files, decodeViewChunks, sv.rimg, emb)
 	if err != nil {

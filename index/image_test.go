@@ -573,12 +573,14 @@ func TestDecodeViewDamagedCount(t *testing.T) {
 	for range 6 {
 		b = binary.AppendUvarint(b, 1)
 	}
-	b = binary.AppendUvarint(b, 0)       // parse error files
-	b = binary.AppendUvarint(b, 0)       // log lines
-	b = binary.AppendUvarint(b, 500_000) // chunk records: damaged, 100,000 follow (600 KB)
+	b = binary.AppendUvarint(b, 0) // parse error files
+	b = binary.AppendUvarint(b, 0) // log lines
+	// The table of files: its count damaged, 100,000 entries follow (600 KB), each a
+	// record length, a chunk count, a path and a language; the count passes the bound
+	// of 4 bytes per entry.
+	b = binary.AppendUvarint(b, 140_000)
 	for range 100_000 {
-		b = binary.AppendUvarint(b, 5)
-		b = append(b, "chunk"...)
+		b = append(b, 5, 1, 1, 'a', 1, 'k')
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -254,26 +254,6 @@ func decodeChunkRecordInto(b []byte, chunks []chunker.Chunk, withSums bool) (*ch
 	return r, chunks, nil
 }
 
-// peekChunkRecord reads the chunk count of a record (see encode) and its first
-// chunk's path and language without decoding the chunks; ok is false for a record
-// it cannot read so far or one without chunks.
-func peekChunkRecord(b []byte) (n int, path, lang string, ok bool) {
-	r := &viewReader{b: b, ok: true}
-	if len(b) == 0 {
-		return 0, "", "", false
-	}
-	r.pos = 1 // the lossy flag
-	r.run()   // the encoding
-	r.run()   // the table
-	n = r.num()
-	r.run() // the first chunk's ID
-	p, l := r.run(), r.run()
-	if !r.ok || n <= 0 || n > len(b)/minChunkBytes {
-		return 0, "", "", false
-	}
-	return n, string(p), string(l), true
-}
-
 // decodeViewChunks decodes a stored view's chunk record into its chunks, which point
 // into the record (retrieve.ChunkDecoder).
 func decodeViewChunks(rec []byte) ([]chunker.Chunk, error) {

@@ -447,7 +447,7 @@ func (w *Workspace) apply(ctx context.Context, targets []string, first bool) (bo
 	}
 	if !first {
 		w.churn += changedChunks(nv, sc.files, cur)
-		if w.churn > max(compactMin, compactAfter*len(nv.Retriever().Chunks())) {
+		if w.churn > max(compactMin, compactAfter*nv.Retriever().Len()) {
 			// The index holds as many chunks of old file versions as the view has: open
 			// a new one, made from the store (requests go on with the old one's views).
 			t := time.Now()
@@ -561,7 +561,9 @@ func (w *Workspace) flush() {
 // against cur: what the update added to the in-memory index.
 func changedChunks(v *index.View, found, cur map[string]*memFile) int {
 	n := 0
-	for _, c := range v.Retriever().Chunks() {
+	rix := v.Retriever()
+	for i := range rix.Len() { // not Chunks: a copy of every chunk per update
+		c := rix.ChunkAt(i)
 		if f := found[c.Path]; f != nil && (cur[c.Path] == nil || cur[c.Path].Sum != f.Sum) {
 			n++
 		}

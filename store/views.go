@@ -15,13 +15,24 @@ import (
 // viewExt ends the file name of a stored view (Records.PutView).
 const viewExt = ".view"
 
-// viewMagic starts a stored view file (16 bytes); the payload's CRC-32C (uint32 LE)
-// and 4 zero bytes follow it, then the payload, at offset viewHead: a multiple of 8,
-// so that the payload of a mapped file starts at an address that is one too.
-const viewMagic = "repoctx-view-2\n\x00"
+// viewMagic starts a stored view file (16 bytes); the payload's CRC-32C (uint32 LE),
+// 4 zero bytes, and the start and end (uint64 LE, from the payload's start) of the
+// region the checksum leaves out (see SumSkipper; 0 and 0 for none) follow it, then
+// the payload, at offset viewHead: a multiple of 8, so that the payload of a mapped
+// file starts at an address that is one too.
+const viewMagic = "repoctx-view-3\n\x00"
 
 // viewHead is the offset of a stored view's payload in its file.
-const viewHead = len(viewMagic) + 8
+const viewHead = len(viewMagic) + 24
+
+// SumSkipper is implemented by the writer that PutView gives its write function:
+// the bytes written between SkipSum(true) and SkipSum(false) are left out of the
+// view's checksum (MapView's verify does not read them), for a caller that checks
+// them itself when, and if, it reads them (records most readers never decode). A view
+// has one such region at most: a second one fails PutView.
+type SumSkipper interface {
+	SkipSum(on bool)
+}
 
 // PutView writes the stored view named name, whose payload write writes to the
 // writer it is given (buffered by write itself, if it wants), replacing the one of
@@ -58,8 +69,14 @@ func (r *Records) PutView(name string, write func(io.Writer) error) error {
 		}
 		return err
 	}
+	if cw.skipping || cw.regions > 1 {
+		f.Abort()
+		return fmt.Errorf("store: a stored view's unsummed region not ended, or more than one")
+	}
 	binary.LittleEndian.PutUint32(head[len(viewMagic):], cw.sum)
-	if _, err := f.WriteAt(head[len(viewMagic):len(viewMagic)+4], int64(len(viewMagic))); err != nil {
+	binary.LittleEndian.PutUint64(head[len(viewMagic)+8:], uint64(cw.from))
+	binary.LittleEndian.PutUint64(head[len(viewMagic)+16:], uint64(cw.to))
+	if _, err := f.WriteAt(head[len(viewMagic):], int64(len(viewMagic))); err != nil {
 		f.Abort()
 		return repoctx.WriteFault("write a stored view", err)
 	}
@@ -69,16 +86,35 @@ func (r *Records) PutView(name string, write func(io.Writer) error) error {
 	return nil
 }
 
-// crcWriter writes to w and keeps the CRC-32C of what it wrote (and w's first error).
+// crcWriter writes to w and keeps the CRC-32C of what it wrote outside its unsummed
+// region (SkipSum), and w's first error.
 type crcWriter struct {
-	w   io.Writer
-	sum uint32
-	err error
+	w        io.Writer
+	sum      uint32
+	err      error
+	off      int64 // bytes written
+	skipping bool
+	regions  int   // SkipSum(true) calls
+	from, to int64 // the unsummed region
+}
+
+// SkipSum starts (on) or ends the region left out of the checksum (SumSkipper).
+func (c *crcWriter) SkipSum(on bool) {
+	switch {
+	case on && !c.skipping:
+		c.skipping, c.from, c.to = true, c.off, c.off
+		c.regions++
+	case !on && c.skipping:
+		c.skipping, c.to = false, c.off
+	}
 }
 
 func (c *crcWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
-	c.sum = crc32.Update(c.sum, castagnoli, p[:n])
+	if !c.skipping {
+		c.sum = crc32.Update(c.sum, castagnoli, p[:n])
+	}
+	c.off += int64(n)
 	if err != nil && c.err == nil {
 		c.err = err
 	}
@@ -92,7 +128,8 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // it cannot be mapped. release unmaps it: for a caller that uses none of it (nothing
 // it decoded is kept, no goroutine still reads it); one that keeps it never calls it.
 // verify reports whether the payload's checksum matches (a
-// damaged file must be taken as a miss); it reads the whole payload, so a caller may
+// damaged file must be taken as a miss); it reads the whole payload but the region its
+// writer left out (SumSkipper), which the caller checks itself, so a caller may
 // run it on another goroutine while it decodes, and use nothing it decoded unless it
 // returned true. stop, if not nil, is asked between blocks of the payload (1 MiB)
 // whether to give up (verify then returns false): a caller that dropped the view does
@@ -155,14 +192,22 @@ func checkView(b []byte, stop func() bool) bool {
 		if string(b[:len(viewMagic)]) != viewMagic {
 			return
 		}
+		payload := b[viewHead:]
+		from := binary.LittleEndian.Uint64(b[len(viewMagic)+8:])
+		to := binary.LittleEndian.Uint64(b[len(viewMagic)+16:])
+		if from > to || to > uint64(len(payload)) {
+			return
+		}
 		sum := uint32(0)
-		for p := b[viewHead:]; len(p) > 0; {
-			if stop != nil && stop() {
-				return
+		for _, p := range [][]byte{payload[:from], payload[to:]} {
+			for len(p) > 0 {
+				if stop != nil && stop() {
+					return
+				}
+				n := min(len(p), checkBlock)
+				sum = crc32.Update(sum, castagnoli, p[:n])
+				p = p[n:]
 			}
-			n := min(len(p), checkBlock)
-			sum = crc32.Update(sum, castagnoli, p[:n])
-			p = p[n:]
 		}
 		match = sum == le32(b[len(viewMagic):])
 	}) && match

@@ -182,3 +182,53 @@ func TestPutViewOverAFIFO(t *testing.T) {
 		release()
 	}
 }
+
+// TestStoredViewSkipSum: the region a view's writer leaves out of the checksum
+// (SumSkipper) may change without failing verify; a change outside it fails it; a
+// region not ended, or a second one, fails PutView.
+func TestStoredViewSkipSum(t *testing.T) {
+	r := Open(t.TempDir()).Records("o/s")
+	write := func(regions int, end bool) func(w io.Writer) error {
+		return func(w io.Writer) error {
+			io.WriteString(w, "head:")
+			for range regions {
+				w.(SumSkipper).SkipSum(true)
+				io.WriteString(w, "skipped")
+				if end {
+					w.(SumSkipper).SkipSum(false)
+				}
+			}
+			_, err := io.WriteString(w, ":tail")
+			return err
+		}
+	}
+	if err := r.PutView("ab", write(1, true)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.Dir(), "ab"+viewExt)
+	change := func(old, new string) {
+		t.Helper()
+		b, _ := os.ReadFile(path)
+		if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(want bool) {
+		t.Helper()
+		_, verify, release, ok := r.MapView("ab")
+		if !ok || verify(nil) != want {
+			t.Errorf("verify: %v, want %v", !want, want)
+		}
+		release()
+	}
+	check(true)
+	change("skipped", "SKIPPED") // in the region
+	check(true)
+	change(":tail", ":TAIL") // outside it
+	check(false)
+	for _, w := range []func(io.Writer) error{write(1, false), write(2, true)} {
+		if err := r.PutView("cd", w); err == nil {
+			t.Error("PutView of a view with an unended or second region succeeded")
+		}
+	}
+}

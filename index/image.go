@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"slices"
 	"strconv"
@@ -41,8 +42,9 @@ import (
 
 // viewMagic starts a stored view; it names the format below ("rcview1": the symbol
 // records without their lookups and offsets, each decoded when the view was read;
-// "rcview2": the chunk records without the table of files before them).
-const viewMagic = "rcview3\n"
+// "rcview2": the chunk records without the table of files before them; "rcview3":
+// without their own checksums).
+const viewMagic = "rcview4\n"
 
 // viewNameSeed is part of every stored view's name (viewStoreName). Unlike viewMagic
 // it stays when the format changes: a view of the new format then replaces the file
@@ -111,8 +113,10 @@ type viewFile struct {
 // (Files, Skipped, Lossy, Chunks, ParseErrors, Reused, ParseErrorFiles), the log
 // lines, the chunks (a count of files, then a table of them: per file its record's
 // length, its chunk count, its path and its chunks' language; then the records back
-// to back, a chunk record per file: encode without terms or sums; the reader finds a
-// file's record from the table alone), the symbols (a flag, then the section writeSymbols writes), then, at a
+// to back, a chunk record per file: its CRC-32C, 4 bytes little endian, then encode
+// without terms or sums; the reader finds a file's record from the table alone, and
+// when w is a store.SumSkipper the records are left out of the view's checksum), the
+// symbols (a flag, then the section writeSymbols writes), then, at a
 // multiple of 8 bytes from the start (zero padding), the retrieval image to the end
 // (so that a mapped view uses it in place). Strings and records are a uvarint length
 // and bytes, numbers uvarints. It writes file by file through a buffer: a view is
@@ -171,7 +175,7 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		return nil
 	}
 	var lens []int // the records' lengths, in order
-	if err := each(func() { lens = append(lens, len(encode())) }); err != nil {
+	if err := each(func() { lens = append(lens, 4+len(encode())) }); err != nil {
 		return err
 	}
 	num(len(lens))
@@ -183,14 +187,28 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		str(run[0].Lang)
 		file++
 	})
+	// The records are left out of the view's checksum (store.SumSkipper): each has
+	// its own, checked when it is decoded, and most are never decoded.
+	skip, _ := w.(store.SumSkipper)
+	if skip != nil {
+		bw.Flush()
+		skip.SkipSum(true)
+	}
 	file = 0
 	same := true
+	var sum [4]byte
 	each(func() {
 		b := encode()
-		same = same && len(b) == lens[file]
+		same = same && len(b)+4 == lens[file]
+		binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(b, castagnoli))
+		put(sum[:])
 		put(b)
 		file++
 	})
+	if skip != nil {
+		bw.Flush()
+		skip.SkipSum(false)
+	}
 	if !same {
 		return errors.New("index: a chunk record encoded to another length the second time")
 	}
@@ -470,7 +488,17 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	for i, f := range sv.files {
 		files[i] = retrieve.LazyFile{Path: f.path, Lang: f.lang, N: f.n, Record: f.rec}
 	}
-	rix, err := retrieve.LoadImageLazy(key, files, decodeViewChunks, sv.rimg, emb)
+	// A damaged record (its checksum: the view's leaves the records out) decodes as
+	// chunks without text (retrieve.LoadImageLazy) and makes the stored view unknown:
+	// the next view of these files is made again and stored anew.
+	decode := func(rec []byte) ([]chunker.Chunk, error) {
+		cs, err := decodeViewChunks(rec)
+		if err != nil {
+			ix.recs.Put(storedViewKey(name), []byte("damaged"))
+		}
+		return cs, err
+	}
+	rix, err := retrieve.LoadImageLazy(key, files, decode, sv.rimg, emb)
 	if err != nil {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"io"
@@ -615,4 +616,65 @@ func TestWriteViewChunkIDs(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// TestStoredViewDamagedRecord: a chunk record of a stored view is left out of the
+// view's checksum and checked when it is decoded: a byte of one changed, the view is
+// still read back, that file's chunks come without text, the others' with theirs, and
+// the next view is made again from the records (then stored anew, the damage gone).
+func TestStoredViewDamagedRecord(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"cache.py": "class Cache:\n    def get(self, key):\n        return self.items.get(key)\n",
+		"retry.py": "def backoff(n):\n    return 2 ** n\n\ndef retry(f, times=3):\n    return f()\n",
+	})
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.RepoLSA, opts.StoreViews = true, ViewsStored
+	view := func(check func(v *View)) {
+		t.Helper()
+		withFolderIndex(t, cache, opts, func(ix *Index) {
+			v, err := ix.View(context.Background(), dirSnapshot(t, root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(v)
+		})
+	}
+	view(func(v *View) {}) // made, stored
+	path := firstView(t, cache)
+	b, _ := os.ReadFile(path)
+	at := bytes.Index(b, []byte("return 2 ** n"))
+	if at < 0 {
+		t.Fatal("no record text in the view file")
+	}
+	b[at+7] = '3'
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	view(func(v *View) {
+		if !v.Stats().StoredView {
+			t.Fatalf("a damaged record failed the whole view: %+v", v.Stats())
+		}
+		rix := v.Retriever()
+		if c, ok := rix.Chunk("retry.py#0"); !ok || c.Text != "" || c.Path != "retry.py" {
+			t.Errorf("the damaged record's chunk: %v %+v", ok, c)
+		}
+		if !strings.Contains(rix.FileText("cache.py"), "self.items.get") {
+			t.Error("another file's record lost its text")
+		}
+	})
+	view(func(v *View) {
+		if v.Stats().StoredView {
+			t.Fatal("the view with a damaged record was read back again")
+		}
+		if !strings.Contains(v.Retriever().FileText("retry.py"), "return 2 ** n") {
+			t.Error("the view made again lacks the file's text")
+		}
+	})
+	view(func(v *View) {
+		if !v.Stats().StoredView || !strings.Contains(v.Retriever().FileText("retry.py"), "return 2 ** n") {
+			t.Errorf("the view stored anew: %+v", v.Stats())
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/crc32"
 	"slices"
 	"unsafe"
 
@@ -254,12 +255,20 @@ func decodeChunkRecordInto(b []byte, chunks []chunker.Chunk, withSums bool) (*ch
 	return r, chunks, nil
 }
 
-// decodeViewChunks decodes a stored view's chunk record into its chunks, which point
-// into the record (retrieve.ChunkDecoder).
+// decodeViewChunks decodes a stored view's chunk record, its CRC-32C (4 bytes, little
+// endian) then the record (see writeView), into its chunks, which point into the
+// record (retrieve.ChunkDecoder). A record whose checksum does not match is
+// errDamagedRecord: the view's checksum leaves the records out, each is checked here.
 func decodeViewChunks(rec []byte) ([]chunker.Chunk, error) {
-	_, cs, err := decodeChunkRecordInto(rec, nil, false)
+	if len(rec) < 4 || crc32.Checksum(rec[4:], castagnoli) != binary.LittleEndian.Uint32(rec) {
+		return nil, errDamagedRecord
+	}
+	_, cs, err := decodeChunkRecordInto(rec[4:], nil, false)
 	return cs, err
 }
+
+// castagnoli is the CRC-32C table of the records' checksums in a stored view.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ownStrings moves the strings of r's chunks, which point into the record they were
 // decoded from, into one new allocation of their size, keeping each path, language,

@@ -144,7 +144,7 @@ func TestStoredViewSymbols(t *testing.T) {
 }
 
 // storeViewHead is the offset of a stored view file's payload (store.Records.PutView).
-const storeViewHead = 24
+const storeViewHead = 40
 
 // TestViewSymbolsDamage checks that a symbol section (writeSymbols) altered at any
 // byte, or cut short, is refused or read without a fault: each lookup and file of a

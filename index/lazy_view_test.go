@@ -22,16 +22,21 @@ func lazyCaseFolder(t *testing.T) string {
 	return root
 }
 
+// lazyCaseStored returns lazyCaseFolder, a cache, the options that store its view
+// there, and the view made (and stored) with them.
+func lazyCaseStored(t *testing.T) (root, cache string, opts Options, made *View) {
+	root, cache = lazyCaseFolder(t), t.TempDir()
+	opts = DefaultOptions()
+	opts.RepoLSA, opts.StoreViews = true, ViewsStored
+	return root, cache, opts, folderView(t, root, cache, opts)
+}
+
 // TestLazyStoredViewFlips flips bytes all over a stored view file: every read either
 // misses (made again) or gives the made view, but for a file whose record was hit,
 // whose chunks come without text (a record's checksum is checked when it is
 // decoded); nothing panics.
 func TestLazyStoredViewFlips(t *testing.T) {
-	root := lazyCaseFolder(t)
-	cache := t.TempDir()
-	opts := DefaultOptions()
-	opts.RepoLSA, opts.StoreViews = true, ViewsStored
-	made := folderView(t, root, cache, opts)
+	root, cache, opts, made := lazyCaseStored(t)
 	want := made.Retriever().Chunks()
 	loaded := folderView(t, root, cache, opts)
 	if !loaded.Stats().StoredView {
@@ -75,11 +80,7 @@ func TestLazyStoredViewFlips(t *testing.T) {
 // is known (decodeView, LoadImageLazy) on damaged payloads, and
 // uses the index: it must not panic.
 func TestLazyDamagedPayloadPreChecksum(t *testing.T) {
-	root := lazyCaseFolder(t)
-	cache := t.TempDir()
-	opts := DefaultOptions()
-	opts.RepoLSA, opts.StoreViews = true, ViewsStored
-	made := folderView(t, root, cache, opts)
+	_, cache, _, made := lazyCaseStored(t)
 	path := firstView(t, cache)
 	orig, _ := os.ReadFile(path)
 	payload := orig[storeViewHead:]
@@ -146,11 +147,7 @@ func TestLazyEmptyFolderStoredView(t *testing.T) {
 
 // TestLazyStoredViewConcurrent: a view read back, used by many goroutines at once.
 func TestLazyStoredViewConcurrent(t *testing.T) {
-	root := lazyCaseFolder(t)
-	cache := t.TempDir()
-	opts := DefaultOptions()
-	opts.RepoLSA, opts.StoreViews = true, ViewsStored
-	made := folderView(t, root, cache, opts)
+	root, cache, opts, made := lazyCaseStored(t)
 	for round := range 4 {
 		v := folderView(t, root, cache, opts)
 		if !v.Stats().StoredView {

@@ -64,28 +64,7 @@ func TestImageEqualsIndex(t *testing.T) {
 	if got.stats != ix.stats || !reflect.DeepEqual(got.lens, ix.lens) || got.Len() != ix.Len() || got.DenseInfo().Model != ix.DenseInfo().Model {
 		t.Fatalf("statistics, lengths or dense model differ")
 	}
-	ctx := context.Background()
-	odd := func(c *chunker.Chunk) bool { return c.Ordinal%2 == 1 }
-	for q := range 40 {
-		c := view[(q*37)%len(view)]
-		lines := strings.Split(c.Text, "\n")
-		query := strings.Join(lines[:min(len(lines), 1+q%9)], "\n") + " cache eldest missing_term_xyz"
-		for _, mode := range []Mode{BM25, Dense, Hybrid} {
-			for _, filter := range []func(*chunker.Chunk) bool{nil, odd} {
-				qq := Query{Text: query, K: 10, Mode: mode, Filter: filter, Keep: KeepTail}
-				b, err2 := ix.Search(ctx, qq)
-				for _, g := range []*Index{inPlace, got, reloaded} {
-					a, err1 := g.Search(ctx, qq)
-					if err1 != nil || err2 != nil {
-						t.Fatal(err1, err2)
-					}
-					if !reflect.DeepEqual(a, b) {
-						t.Fatalf("query %d, %v, filter %v:\nimage %v\nindex %v", q, mode, filter != nil, a, b)
-					}
-				}
-			}
-		}
-	}
+	sameRankings(t, view, ix, inPlace, got, reloaded)
 	if c, ok := got.Chunk(view[3].ID); !ok || c != chunks[3] {
 		t.Errorf("Chunk(%s) is not the chunk given", view[3].ID)
 	}
@@ -102,6 +81,34 @@ func TestImageEqualsIndex(t *testing.T) {
 		t.Errorf("an image without vectors taken with an embedder: %v", err)
 	}
 	inPlace.Close() // its postings are the image's, not given to a corpus
+}
+
+// sameRankings checks that each of others ranks 40 queries made of view's chunks, in
+// every mode, with and without a filter, as ix does.
+func sameRankings(t *testing.T, view []chunker.Chunk, ix *Index, others ...*Index) {
+	t.Helper()
+	ctx := context.Background()
+	odd := func(c *chunker.Chunk) bool { return c.Ordinal%2 == 1 }
+	for q := range 40 {
+		c := view[(q*37)%len(view)]
+		lines := strings.Split(c.Text, "\n")
+		query := strings.Join(lines[:min(len(lines), 1+q%9)], "\n") + " cache eldest missing_term_xyz"
+		for _, mode := range []Mode{BM25, Dense, Hybrid} {
+			for _, filter := range []func(*chunker.Chunk) bool{nil, odd} {
+				qq := Query{Text: query, K: 10, Mode: mode, Filter: filter, Keep: KeepTail}
+				b, err2 := ix.Search(ctx, qq)
+				for _, g := range others {
+					a, err1 := g.Search(ctx, qq)
+					if err1 != nil || err2 != nil {
+						t.Fatal(err1, err2)
+					}
+					if !reflect.DeepEqual(a, b) {
+						t.Fatalf("query %d, %v, filter %v:\ngot  %v\nwant %v", q, mode, filter != nil, a, b)
+					}
+				}
+			}
+		}
+	}
 }
 
 // imageOf returns the image of ix (WriteImage).

@@ -39,17 +39,24 @@ func lazyFiles(t testing.TB, view []chunker.Chunk) ([]LazyFile, ChunkDecoder, *a
 	return files, decode, calls
 }
 
-// TestLazyEqualsImage checks that an index loaded with its chunks kept encoded ranks
-// every query, in every mode, with and without a filter, as the index it was made of,
-// gives the same chunks and file texts, and decodes only the files it needs.
-func TestLazyEqualsImage(t *testing.T) {
-	ix, view := imageView(t)
-	img := alignedCopy(imageOf(t, ix))
+// lazyView returns imageView's index and chunks, its image, the image loaded
+// lazily with lazyFiles (its files and the index), and the count of files decoded.
+func lazyView(t testing.TB) (ix *Index, view []chunker.Chunk, img []byte, files []LazyFile, lz *Index, calls *atomic.Int64) {
+	ix, view = imageView(t)
+	img = alignedCopy(imageOf(t, ix))
 	files, decode, calls := lazyFiles(t, view)
 	lz, err := LoadImageLazy("v", files, decode, img, ix.dense.Embedder)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ix, view, img, files, lz, calls
+}
+
+// TestLazyEqualsImage checks that an index loaded with its chunks kept encoded ranks
+// every query, in every mode, with and without a filter, as the index it was made of,
+// gives the same chunks and file texts, and decodes only the files it needs.
+func TestLazyEqualsImage(t *testing.T) {
+	ix, view, img, files, lz, calls := lazyView(t)
 	if calls.Load() != 0 {
 		t.Fatalf("%d files decoded by loading", calls.Load())
 	}
@@ -88,21 +95,7 @@ func TestLazyEqualsImage(t *testing.T) {
 			t.Errorf("%s: a search decoded %d files of %d", tc.name, n, len(files))
 		}
 	}
-	for q := range 40 {
-		c := view[(q*37)%len(view)]
-		lines := strings.Split(c.Text, "\n")
-		query := strings.Join(lines[:min(len(lines), 1+q%9)], "\n") + " cache eldest missing_term_xyz"
-		for _, mode := range []Mode{BM25, Dense, Hybrid} {
-			for _, filter := range []func(*chunker.Chunk) bool{nil, odd} {
-				qq := Query{Text: query, K: 10, Mode: mode, Filter: filter, Keep: KeepTail}
-				a, err1 := lz.Search(ctx, qq)
-				b, err2 := ix.Search(ctx, qq)
-				if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
-					t.Fatalf("query %d, %v, filter %v: %v %v\nlazy %v\nindex %v", q, mode, filter != nil, err1, err2, a, b)
-				}
-			}
-		}
-	}
+	sameRankings(t, view, ix, lz)
 	for i, c := range view {
 		got, ok := lz.Chunk(c.ID)
 		if !ok || !reflect.DeepEqual(*got, c) || lz.ChunkAt(i) != got {
@@ -178,13 +171,7 @@ func TestLazyRefused(t *testing.T) {
 // TestLazyConcurrent searches a lazy index from several goroutines at once (run with
 // -race): a file first needed by two searches is decoded safely.
 func TestLazyConcurrent(t *testing.T) {
-	ix, view := imageView(t)
-	img := alignedCopy(imageOf(t, ix))
-	files, decode, _ := lazyFiles(t, view)
-	lz, err := LoadImageLazy("v", files, decode, img, ix.dense.Embedder)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, view, _, _, lz, _ := lazyView(t)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Add(1)
@@ -209,13 +196,7 @@ func TestLazyConcurrent(t *testing.T) {
 // with a Filter deciding the same does, in every mode, on an index made of a corpus
 // and on one loaded lazily.
 func TestPrefilter(t *testing.T) {
-	ix, view := imageView(t)
-	img := alignedCopy(imageOf(t, ix))
-	files, decode, _ := lazyFiles(t, view)
-	lz, err := LoadImageLazy("v", files, decode, img, ix.dense.Embedder)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, view, _, _, lz, _ := lazyView(t)
 	pre := func(path, lang string) Verdict {
 		switch {
 		case strings.Contains(path, "module1"):

@@ -523,13 +523,18 @@ func (w *walker) dir(p string, elems []string, ps []ignorePattern) error {
 	exclude := newDirMatcher(w.exclude, elems)
 	// Visit in full-path order: a folder "a" sorts as "a/", after "a.txt".
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(sortKey(a), sortKey(b)) })
+	// An entry's components: elems and its name, in one array for the folder's entries
+	// (a copy per entry was a tenth of a 50,000-file walk's CPU); a folder's
+	// walk gets a copy of its own, which its patterns may keep.
+	ce := append(make([]string, 0, len(elems)+1), elems...)
+	ce = append(ce, "")
 	for _, e := range entries {
 		if err := w.ctx.Err(); err != nil {
 			return err
 		}
 		name := e.Name()
 		cp := join(p, name)
-		ce := append(elems[:len(elems):len(elems)], name)
+		ce[len(elems)] = name
 		isDir := e.IsDir()
 		switch {
 		case vcsDirs[name]:
@@ -555,7 +560,7 @@ func (w *walker) dir(p string, elems []string, ps []ignorePattern) error {
 				}
 				continue
 			}
-			if err := w.dir(cp, ce, ps); err != nil {
+			if err := w.dir(cp, slices.Clone(ce), ps); err != nil {
 				return err
 			}
 			continue

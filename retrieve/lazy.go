@@ -103,10 +103,11 @@ func (z *lazyChunks) file(i int) int {
 }
 
 // decodeFile decodes file f's chunks. A record that does not decode into the file's
-// chunks (N chunks of its path and language with its IDs) gives chunks with an ID, a
-// path, a language and an ordinal and nothing else: the caller of LoadImageLazy vouches for the records (a stored view's
-// are checked against its checksum before it is used), so this is a writer's fault,
-// never a damaged file's, and a search must not fail in the middle of a request.
+// chunks (the decoder's error, such as a damaged record's checksum, or not N chunks
+// of its path and language with its IDs) gives chunks with an ID, a path, a language
+// and an ordinal and nothing else: a search must not fail in the middle of a request
+// (the decoder may take note of the damage: the index package's makes the stored view
+// unknown, so that the next run makes it again).
 func (z *lazyChunks) decodeFile(f int) []chunker.Chunk {
 	lf := z.files[f]
 	cs, err := z.decode(lf.Record)
@@ -132,9 +133,10 @@ func (z *lazyChunks) decodeFile(f int) []chunker.Chunk {
 // chunk's decoding and memory, and a search decodes only the files of the chunks it
 // ranks or its filter is asked about. files are the index's files in its order (their
 // chunk counts add up to the image's), each path once; their records must not change
-// while the index is used. It returns an error wrapping [ErrImage] for files that do
-// not fit the image (another chunk count, a file without chunks, a path twice) and
-// LoadImage's errors.
+// while the index is used. A record that does not decode gives its file's chunks
+// with an ID, a path, a language and an ordinal only. It returns an error wrapping
+// [ErrImage] for files that do not fit the image (another chunk count, a file without
+// chunks, a path twice) and LoadImage's errors.
 func LoadImageLazy(key string, files []LazyFile, decode ChunkDecoder, img []byte, emb Embedder) (*Index, error) {
 	z := &lazyChunks{files: files, starts: make([]int, len(files)+1), decode: decode, got: make([]atomic.Pointer[[]chunker.Chunk], len(files))}
 	byPath := make(map[string]int, len(files))

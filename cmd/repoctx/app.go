@@ -94,8 +94,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "memprofile", Usage: "write a Go heap profile to `FILE` when the command ends"},
 			&cli.StringFlag{Name: "trace", Usage: "write a Go execution trace of the whole command to `FILE` (a timeline: go tool trace)"},
 		},
-		Before: startProfiles,
-		After:  stopProfiles,
+		Before: func(c *cli.Context) error {
+			if gcPacedCommands[c.Args().First()] {
+				paceGC()
+			}
+			return startProfiles(c)
+		},
+		After: stopProfiles,
 		Commands: []*cli.Command{
 			chunkCmd(), indexCmd(), queryCmd(), serveCmd(), predictCmd(), datasetCmd(), evalCmd(), modelCmd(), compareCmd(), tokensCmd(), cacheCmd(), mergeCmd(), completeCmd(),
 			versionCmd(),

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // Garbage a batch command's heap may hold beyond its live data: the larger of
@@ -26,8 +27,10 @@ func paceGC() {
 	if os.Getenv("GOGC") != "" {
 		return
 	}
-	armGCPace()
+	gcPaceOnce.Do(armGCPace) // one chain of finalizers per process (tests run many commands)
 }
+
+var gcPaceOnce sync.Once
 
 // gcPacedCommands are the commands paceGC paces: the batch ones, whose heap holds a
 // whole repository or dataset (serve keeps Go's default: its latency, not its peak,

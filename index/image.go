@@ -96,17 +96,9 @@ type storedView struct {
 	key     string
 	stats   Stats // Skipped: the files the chunkers skipped (not the view key's)
 	logs    []string
-	files   []viewFile   // the files' chunk records, in the view's order
-	symbols *viewSymbols // the files' symbols (writeSymbols), nil without Options.Symbols
-	rimg    []byte       // retrieve.Index.WriteImage
-}
-
-// viewFile is a file's entry in a stored view: its path, its chunks' language, its
-// chunk count and its chunk record (encode without terms or sums).
-type viewFile struct {
-	path, lang string
-	n          int
-	rec        []byte
+	files   []retrieve.LazyFile // the files' chunk records (decodeViewChunks), in the view's order
+	symbols *viewSymbols        // the files' symbols (writeSymbols), nil without Options.Symbols
+	rimg    []byte              // retrieve.Index.WriteImage
 }
 
 // writeView writes the stored view of v to w: viewMagic, the key, the statistics st
@@ -142,7 +134,8 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		str(l)
 	}
 	// The chunks, a record per file (its run of consecutive chunks): each record is
-	// encoded twice, for the table its length goes into, then to be written.
+	// encoded twice, for the table its length goes into, then to be written (a view
+	// is never whole in memory).
 	var run []chunker.Chunk
 	var sums [][32]byte
 	var terms [][]byte
@@ -174,19 +167,22 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		}
 		return nil
 	}
-	var lens []int // the records' lengths, in order
-	if err := each(func() { lens = append(lens, 4+len(encode())) }); err != nil {
+	// The table, made in the first pass over the chunks (the second writes the records).
+	var table []retrieve.LazyFile // without records
+	var lens []int                // the records' lengths, checksums included
+	if err := each(func() {
+		table = append(table, retrieve.LazyFile{Path: run[0].Path, Lang: run[0].Lang, N: len(run)})
+		lens = append(lens, 4+len(encode()))
+	}); err != nil {
 		return err
 	}
-	num(len(lens))
-	file := 0
-	each(func() {
-		num(lens[file])
-		num(len(run))
-		str(run[0].Path)
-		str(run[0].Lang)
-		file++
-	})
+	num(len(table))
+	for i, f := range table {
+		num(lens[i])
+		num(f.N)
+		str(f.Path)
+		str(f.Lang)
+	}
 	// The records are left out of the view's checksum (store.SumSkipper): each has
 	// its own, checked when it is decoded, and most are never decoded.
 	skip, _ := w.(store.SumSkipper)
@@ -194,7 +190,7 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		bw.Flush()
 		skip.SkipSum(true)
 	}
-	file = 0
+	file := 0
 	same := true
 	var sum [4]byte
 	each(func() {
@@ -286,7 +282,7 @@ func (r *viewReader) runs() [][]byte {
 // files reads the chunks section of a stored view (see writeView): the table of
 // files, then their records, which point into b. A count, or lengths, over what b
 // can hold is damage, found before the files' slice is made.
-func (r *viewReader) files() []viewFile {
+func (r *viewReader) files() []retrieve.LazyFile {
 	n := r.num()
 	if !r.ok || n > (len(r.b)-r.pos)/4 { // an entry takes 4 bytes at least
 		r.ok = false
@@ -305,13 +301,13 @@ func (r *viewReader) files() []viewFile {
 	}
 	recs := r.pos // the records follow the table
 	r.pos = start
-	out := make([]viewFile, n)
+	out := make([]retrieve.LazyFile, n)
 	for i := range out {
 		l := r.num()
 		f := &out[i]
-		f.n = r.num()
-		f.path, f.lang = string(r.run()), string(r.run())
-		f.rec = r.b[recs : recs+l : recs+l]
+		f.N = r.num()
+		f.Path, f.Lang = string(r.run()), string(r.run())
+		f.Record = r.b[recs : recs+l : recs+l]
 		recs += l
 	}
 	r.pos = recs
@@ -484,10 +480,6 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	}
 	// The chunks stay encoded, file by file, until a search needs them; their strings
 	// then point into the mapping, which never changes.
-	files := make([]retrieve.LazyFile, len(sv.files))
-	for i, f := range sv.files {
-		files[i] = retrieve.LazyFile{Path: f.path, Lang: f.lang, N: f.n, Record: f.rec}
-	}
 	// A damaged record (its checksum: the view's leaves the records out) decodes as
 	// chunks without text (retrieve.LoadImageLazy) and makes the stored view unknown:
 	// the next view of these files is made again and stored anew.
@@ -498,7 +490,7 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 		}
 		return cs, err
 	}
-	rix, err := retrieve.LoadImageLazy(key, files, decode, sv.rimg, emb)
+	rix, err := retrieve.LoadImageLazy(key, sv.files, decode, sv.rimg, emb)
 	if err != nil {
 		return nil
 	}

@@ -99,12 +99,8 @@ func TestLazyDamagedPayloadPreChecksum(t *testing.T) {
 		if err != nil {
 			return
 		}
-		var files []retrieve.LazyFile
-		for _, f := range sv.files {
-			files = append(files, retrieve.LazyFile{Path: f.path, Lang: f.lang, N: f.n, Record: f.rec})
-		}
 		img := append(make([]byte, 0, len(sv.rimg)+8), sv.rimg...)
-		rix, err := retrieve.LoadImageLazy("k", files, decodeViewChunks, img, emb)
+		rix, err := retrieve.LoadImageLazy("k", sv.files, decodeViewChunks, img, emb)
 		if err != nil {
 			return
 		}

@@ -582,7 +582,7 @@ func (fo footer) find(k Key) (loc recLoc, ok bool) {
 // under the mapping does. The payload must not be modified; it stays valid for the
 // process's life.
 func (r *Records) Get(k Key) ([]byte, bool) {
-	return r.get(k, nil)
+	return r.get(k, nil, false)
 }
 
 // GetTo is Get reading the payload into buf's memory (new memory when buf is too
@@ -594,7 +594,7 @@ func (r *Records) GetTo(k Key, buf []byte) ([]byte, bool) {
 	if buf == nil {
 		buf = []byte{}
 	}
-	return r.get(k, buf)
+	return r.get(k, buf, false)
 }
 
 // GetMapped is Get without the copy, for a big record that a process reads once and
@@ -607,33 +607,11 @@ func (r *Records) GetTo(k Key, buf []byte) ([]byte, bool) {
 // page stops the process with SIGBUS, as a stored view's does (see MapView; repoctx
 // writes a new segment and renames it into place, never rewrites one).
 func (r *Records) GetMapped(k Key) ([]byte, bool) {
-	r.mu.RLock()
-	_, pending := r.pending[k]
-	if !pending {
-		_, pending = r.flushing[k]
-	}
-	r.mu.RUnlock()
-	if pending {
-		return r.Get(k)
-	}
-	loc, ok := r.find(k)
-	if !ok || loc.len < 4 || loc.seg.data == nil {
-		return r.Get(k) // a miss after a while rescans there; ReadAt without a mapping
-	}
-	d := loc.seg.data
-	if loc.off < 0 || loc.off+loc.len > int64(len(d)) {
-		return nil, false
-	}
-	rec := d[loc.off : loc.off+loc.len : loc.off+loc.len]
-	match := false
-	if !faultFree(func() { match = crc32.Checksum(rec[4:], castagnoli) == le32(rec) }) || !match {
-		return nil, false
-	}
-	return rec[4:], true
+	return r.get(k, nil, true)
 }
 
-// get is Get (buf nil) or GetTo.
-func (r *Records) get(k Key, buf []byte) ([]byte, bool) {
+// get is Get (buf nil), GetTo, or GetMapped (inPlace).
+func (r *Records) get(k Key, buf []byte, inPlace bool) ([]byte, bool) {
 	r.mu.RLock()
 	p, ok := r.pending[k]
 	if !ok {
@@ -659,6 +637,20 @@ func (r *Records) get(k Key, buf []byte) ([]byte, bool) {
 	if !ok || loc.len < 4 {
 		return nil, false
 	}
+	var rec []byte // the record in its segment's mapping (its CRC-32C, then its payload)
+	if d := loc.seg.data; d != nil {
+		if loc.off < 0 || loc.off+loc.len > int64(len(d)) {
+			return nil, false
+		}
+		rec = d[loc.off : loc.off+loc.len : loc.off+loc.len]
+	}
+	if inPlace && rec != nil {
+		match := false
+		if !faultFree(func() { match = crc32.Checksum(rec[4:], castagnoli) == le32(rec) }) || !match {
+			return nil, false
+		}
+		return rec[4:], true
+	}
 	n := loc.len - 4 // a record's location covers its CRC-32C and its payload
 	var b []byte
 	if buf != nil && int64(cap(buf)) >= n {
@@ -667,11 +659,8 @@ func (r *Records) get(k Key, buf []byte) ([]byte, bool) {
 		b = make([]byte, n)
 	}
 	var sum [4]byte
-	if d := loc.seg.data; d != nil {
-		if loc.off < 0 || loc.off+loc.len > int64(len(d)) {
-			return nil, false
-		}
-		if !copyMapped(sum[:], b, d[loc.off:loc.off+loc.len]) {
+	if rec != nil {
+		if !copyMapped(sum[:], b, rec) {
 			return nil, false
 		}
 	} else if _, err := loc.seg.f.ReadAt(sum[:], loc.off); err != nil {

@@ -44,16 +44,6 @@ func lazyCaseView() []chunker.Chunk {
 	return view
 }
 
-func lazyFilesLang(t testing.TB, view []chunker.Chunk) ([]LazyFile, ChunkDecoder, *atomic.Int64) {
-	files, decode, calls := lazyFiles(t, view)
-	pos := 0
-	for i := range files {
-		files[i].Lang = view[pos].Lang
-		pos += files[i].N
-	}
-	return files, decode, calls
-}
-
 // lazyCaseIndexes returns the corpus index, an eager image index and a lazy one of view.
 func lazyCaseIndexes(t testing.TB, view []chunker.Chunk) (*Index, *Index, *Index, *atomic.Int64) {
 	t.Helper()
@@ -70,7 +60,7 @@ func lazyCaseIndexes(t testing.TB, view []chunker.Chunk) (*Index, *Index, *Index
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, decode, calls := lazyFilesLang(t, view)
+	files, decode, calls := lazyFiles(t, view)
 	lz, err := LoadImageLazy("v", files, decode, img, ix.dense.Embedder)
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +213,7 @@ func TestLazyConcurrentMixed(t *testing.T) {
 	ix, _, _, _ := lazyCaseIndexes(t, view)
 	img := alignedCopy(imageOf(t, ix))
 	for round := range 5 {
-		files, decode, _ := lazyFilesLang(t, view)
+		files, decode, _ := lazyFiles(t, view)
 		lz, err := LoadImageLazy("v", files, decode, img, ix.dense.Embedder)
 		if err != nil {
 			t.Fatal(err)
@@ -319,7 +309,7 @@ func TestLazyDecoderGarbage(t *testing.T) {
 	view := lazyCaseView()
 	ix, _, _, _ := lazyCaseIndexes(t, view)
 	img := alignedCopy(imageOf(t, ix))
-	files, _, _ := lazyFilesLang(t, view)
+	files, _, _ := lazyFiles(t, view)
 	decs := []ChunkDecoder{
 		func([]byte) ([]chunker.Chunk, error) { return nil, nil },
 		func(b []byte) ([]chunker.Chunk, error) { return make([]chunker.Chunk, 1000), nil },

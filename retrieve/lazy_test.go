@@ -26,7 +26,7 @@ func lazyFiles(t testing.TB, view []chunker.Chunk) ([]LazyFile, ChunkDecoder, *a
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, LazyFile{Path: view[i].Path, N: j - i, Record: rec})
+		files = append(files, LazyFile{Path: view[i].Path, Lang: view[i].Lang, N: j - i, Record: rec})
 		i = j
 	}
 	calls := new(atomic.Int64)

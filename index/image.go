@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -97,6 +98,7 @@ type storedView struct {
 	stats   Stats // Skipped: the files the chunkers skipped (not the view key's)
 	logs    []string
 	files   []retrieve.LazyFile // the files' chunk records (decodeViewChunks), in the view's order
+	records []byte              // those records, back to back
 	symbols *viewSymbols        // the files' symbols (writeSymbols), nil without Options.Symbols
 	rimg    []byte              // retrieve.Index.WriteImage
 }
@@ -106,8 +108,7 @@ type storedView struct {
 // lines, the chunks (a count of files, then a table of them: per file its record's
 // length, its chunk count, its path and its chunks' language; then the records back
 // to back, a chunk record per file: its CRC-32C, 4 bytes little endian, then encode
-// without terms or sums; the reader finds a file's record from the table alone, and
-// when w is a store.SumSkipper the records are left out of the view's checksum), the
+// without terms or sums; the reader finds a file's record from the table alone), the
 // symbols (a flag, then the section writeSymbols writes), then, at a
 // multiple of 8 bytes from the start (zero padding), the retrieval image to the end
 // (so that a mapped view uses it in place). Strings and records are a uvarint length
@@ -183,13 +184,8 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		str(f.Path)
 		str(f.Lang)
 	}
-	// The records are left out of the view's checksum (store.SumSkipper): each has
-	// its own, checked when it is decoded, and most are never decoded.
-	skip, _ := w.(store.SumSkipper)
-	if skip != nil {
-		bw.Flush()
-		skip.SkipSum(true)
-	}
+	// Each record has a checksum of its own, checked when it is decoded (most never
+	// are): the reader leaves the records out of the view's (store.MappedView.Verify).
 	file := 0
 	same := true
 	var sum [4]byte
@@ -201,10 +197,6 @@ func writeView(w io.Writer, key string, st Stats, logs []string, rix *retrieve.I
 		put(b)
 		file++
 	})
-	if skip != nil {
-		bw.Flush()
-		skip.SkipSum(false)
-	}
 	if !same {
 		return errors.New("index: a chunk record encoded to another length the second time")
 	}
@@ -282,11 +274,11 @@ func (r *viewReader) runs() [][]byte {
 // files reads the chunks section of a stored view (see writeView): the table of
 // files, then their records, which point into b. A count, or lengths, over what b
 // can hold is damage, found before the files' slice is made.
-func (r *viewReader) files() []retrieve.LazyFile {
+func (r *viewReader) files() ([]retrieve.LazyFile, []byte) {
 	n := r.num()
 	if !r.ok || n > (len(r.b)-r.pos)/4 { // an entry takes 4 bytes at least
 		r.ok = false
-		return nil
+		return nil, nil
 	}
 	start, total := r.pos, 0
 	for range n {
@@ -296,10 +288,11 @@ func (r *viewReader) files() []retrieve.LazyFile {
 		r.run()
 		if !r.ok || total > len(r.b)-r.pos {
 			r.ok = false
-			return nil
+			return nil, nil
 		}
 	}
 	recs := r.pos // the records follow the table
+	all := r.b[recs : recs+total : recs+total]
 	r.pos = start
 	out := make([]retrieve.LazyFile, n)
 	for i := range out {
@@ -311,7 +304,7 @@ func (r *viewReader) files() []retrieve.LazyFile {
 		recs += l
 	}
 	r.pos = recs
-	return out
+	return out, all
 }
 
 // decodeView reads what writeView wrote; the byte runs point into b.
@@ -331,7 +324,7 @@ func decodeView(b []byte) (*storedView, error) {
 	for _, run := range r.runs() {
 		v.logs = append(v.logs, string(run))
 	}
-	v.files = r.files()
+	v.files, v.records = r.files()
 	if !r.ok || r.pos >= len(b) {
 		return nil, errDamagedView
 	}
@@ -433,33 +426,43 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	if k, ok := ix.recs.Get(storedViewKey(name)); !ok || string(k) != stamp {
 		return nil // the stored view is of other files or settings: not even mapped
 	}
-	b, verify, release, ok := ix.recs.MapView(name)
+	mv, ok := ix.recs.MapView(name)
 	if !ok {
 		return nil
 	}
 	// Unmapped when it is not used, once nothing reads it (deferred first: run last).
 	defer func() {
 		if rv == nil {
-			release()
+			mv.Release()
 		}
 	}()
-	sv, err := decodeView(b)
+	sv, err := decodeView(mv.Payload)
 	if err != nil || sv.key != stamp || ix.opts.Symbols && sv.symbols == nil {
 		return nil
 	}
-	// The checksum and the rest are worked out side by side; nothing is used unless
-	// the checksum matches.
-	var sumOK bool
-	verified := make(chan struct{})
-	// The read's stop ends the checksum too.
-	go func() { sumOK = verify(stop); close(verified) }()
-	defer func() { <-verified }() // an early return waits for it too
+	// The parts most runs read little of (the chunk records, which carry checksums of
+	// their own; the symbol records; the postings lists) are checked as they are read,
+	// the rest below before anything is used. A part found damaged then reads as
+	// empty (a file's chunks without text, a file without symbols, a term matching
+	// nothing) and makes the stored view unknown: the next view of these files is
+	// made again and stored anew.
+	var damagedOnce sync.Once
+	damaged := func() {
+		damagedOnce.Do(func() { ix.recs.Put(storedViewKey(name), []byte("damaged")) })
+	}
+	check := func(b []byte) bool {
+		if mv.Check(b) {
+			return true
+		}
+		damaged()
+		return false
+	}
 	opts := ix.opts
 	var table *symbols.Table
 	if opts.Symbols {
 		// Its files are decoded when a lookup first needs them, from the mapping's
-		// bytes: covered by the checksum (the view is used only once it matches),
-		// and the mapping never changes.
+		// bytes (the mapping never changes), each record checked first.
+		sv.symbols.check = check
 		table = symbols.NewLazyTable(sv.symbols)
 	}
 	emb := opts.Embedder
@@ -479,14 +482,12 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 		emb = lsa
 	}
 	// The chunks stay encoded, file by file, until a search needs them; their strings
-	// then point into the mapping, which never changes.
-	// A damaged record (its checksum: the view's leaves the records out) decodes as
-	// chunks without text (retrieve.LoadImageLazy) and makes the stored view unknown:
-	// the next view of these files is made again and stored anew.
+	// then point into the mapping, which never changes. A damaged record decodes as
+	// chunks without text (retrieve.LoadImageLazy).
 	decode := func(rec []byte) ([]chunker.Chunk, error) {
 		cs, err := decodeViewChunks(rec)
 		if err != nil {
-			ix.recs.Put(storedViewKey(name), []byte("damaged"))
+			damaged()
 		}
 		return cs, err
 	}
@@ -494,8 +495,12 @@ func (ix *Index) readView(name, stamp string, stop func() bool) (rv *readyView) 
 	if err != nil {
 		return nil
 	}
-	<-verified
-	if !sumOK {
+	rix.CheckPostings(check)
+	lazy := append([][]byte{sv.records}, rix.ImagePostings()...)
+	if sv.symbols != nil {
+		lazy = append(lazy, sv.symbols.recs)
+	}
+	if !mv.Verify(lazy, stop) {
 		return nil
 	}
 	return &readyView{sv: sv, rix: rix, table: table, shared: shared}

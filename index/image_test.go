@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -618,15 +619,26 @@ func TestWriteViewChunkIDs(t *testing.T) {
 	}
 }
 
+// fillerPython returns n small Python functions named after tag (about 40 bytes each).
+func fillerPython(tag string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "def %s%d(x):\n    return x + %d\n\n", tag, i, i)
+	}
+	return b.String()
+}
+
 // TestStoredViewDamagedRecord: a chunk record of a stored view is left out of the
-// view's checksum and checked when it is decoded: a byte of one changed, the view is
-// still read back, that file's chunks come without text, the others' with theirs, and
-// the next view is made again from the records (then stored anew, the damage gone).
+// view's checksum and checked when it is decoded: a byte of one changed (in a block of
+// the view's checksums that holds records only), the view is still read back, that
+// file's chunks come without text, the others' with theirs, and the next view is made
+// again from the records (then stored anew, the damage gone).
 func TestStoredViewDamagedRecord(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		"cache.py": "class Cache:\n    def get(self, key):\n        return self.items.get(key)\n",
-		"retry.py": "def backoff(n):\n    return 2 ** n\n\ndef retry(f, times=3):\n    return f()\n",
+		"retry.py": fillerPython("before", 800) + "def backoff(n):\n    return 2 ** n\n\ndef retry(f, times=3):\n    return f()\n\n" +
+			fillerPython("after", 800),
 	})
 	cache := t.TempDir()
 	opts := DefaultOptions()

@@ -150,6 +150,8 @@ type viewSymbols struct {
 	recs []byte // the records
 	offs []byte // n+1 little-endian uint64s: each record's offset in recs, then len(recs)
 	look [symbols.NumKeyKinds]viewLookup
+	// check, when set, checks a record's bytes before they are read (false: damaged).
+	check func([]byte) bool
 }
 
 // viewLookup is one lookup of a viewSymbols.
@@ -183,7 +185,8 @@ func decodeViewSymbols(b []byte) (vs *viewSymbols, size int, ok bool) {
 	return vs, r.pos, true
 }
 
-// record returns the symbol record of file i (nil when it cannot be read).
+// record returns the symbol record of file i (nil when it cannot be read or check
+// finds it damaged).
 func (vs *viewSymbols) record(i int) []byte {
 	if i < 0 || i >= vs.n {
 		return nil
@@ -192,7 +195,11 @@ func (vs *viewSymbols) record(i int) []byte {
 	if start > end || end > uint64(len(vs.recs)) {
 		return nil
 	}
-	return vs.recs[start:end:end]
+	b := vs.recs[start:end:end]
+	if vs.check != nil && !vs.check(b) {
+		return nil
+	}
+	return b
 }
 
 // Len returns the number of files.

@@ -251,3 +251,62 @@ func TestImageDamagedPostings(t *testing.T) {
 		}
 	}
 }
+
+// TestImageCheckPostings: CheckPostings's function is asked about each list's bytes
+// (within ImagePostings) the first time a search reads it, and a list it refuses
+// matches nothing; ImagePostings is nil for an index not loaded from an image.
+func TestImageCheckPostings(t *testing.T) {
+	ix, view := imageView(t)
+	if ix.ImagePostings() != nil {
+		t.Error("ImagePostings of a built index")
+	}
+	img := alignedCopy(imageOf(t, ix))
+	term := ""
+	q := func(x *Index) []FusedHit {
+		t.Helper()
+		hits, err := x.Search(context.Background(), Query{Text: term, K: 5, Mode: BM25})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	for _, refuse := range []bool{false, true} {
+		x, err := LoadImage("v", ptrs(view), img, ix.dense.Embedder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := x.ImagePostings()
+		if len(parts) != numFields {
+			t.Fatalf("%d postings parts, want %d", len(parts), numFields)
+		}
+		term = x.img.term(0)
+		asked := 0
+		x.CheckPostings(func(b []byte) bool {
+			asked++
+			inside := false
+			for _, p := range parts {
+				from := uintptr(unsafe.Pointer(unsafe.SliceData(p)))
+				at := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+				inside = inside || len(b) > 0 && at >= from && at+uintptr(len(b)) <= from+uintptr(len(p))
+			}
+			if !inside {
+				t.Errorf("asked about %d bytes outside the postings", len(b))
+			}
+			return !refuse
+		})
+		first := q(x)
+		n := asked
+		if n == 0 {
+			t.Fatal("no list checked")
+		}
+		second := q(x)
+		switch {
+		case refuse && (len(first) > 0 || len(second) > 0):
+			t.Errorf("refused lists matched: %v %v", first, second)
+		case !refuse && (len(first) == 0 || !reflect.DeepEqual(first, second)):
+			t.Errorf("accepted lists: %v then %v", first, second)
+		case !refuse && asked != n:
+			t.Errorf("lists checked again: %d then %d checks", n, asked)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/repoctx/repoctx/chunker"
 )
@@ -74,6 +75,9 @@ type Index struct {
 	// term IDs are positions in it, corpus is nil, and the postings, field lengths and
 	// vectors are the image's memory (read-only, never given back to a corpus).
 	img *imageTerms
+	// checkBytes, when set (CheckPostings), checks a loaded image's postings list
+	// before a search first reads it.
+	checkBytes func([]byte) bool
 }
 
 // fieldValues returns the text indexed for each field: the chunk's text, its header
@@ -237,13 +241,47 @@ func (ix *Index) termPostings(id int32, f int) []posting {
 	if p.checked != nil {
 		w, bit := &p.checked[id/64], uint64(1)<<(id%64)
 		if w.Load()&bit == 0 {
-			if !validPostings(l, ix.chunks.len()) {
+			if ix.checkBytes != nil && !ix.checkBytes(postingBytes(l)) || !validPostings(l, ix.chunks.len()) {
 				return nil // damaged: the term matches nothing (checked again next time)
 			}
 			w.Or(bit)
 		}
 	}
 	return l
+}
+
+// postingBytes returns the memory of l.
+func postingBytes(l []posting) []byte {
+	if len(l) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&l[0])), len(l)*int(unsafe.Sizeof(l[0])))
+}
+
+// CheckPostings makes an index loaded from an image (LoadImage, LoadImageLazy) check
+// each postings list's bytes with check (false: damaged) before a search first reads
+// it, beside its own checks of the list: for an image whose postings the caller's
+// checksum does not cover when it is loaded (see ImagePostings). Call it before the
+// index is used; it does nothing for an index that was not loaded from an image.
+func (ix *Index) CheckPostings(check func(b []byte) bool) {
+	if ix.img != nil {
+		ix.checkBytes = check
+	}
+}
+
+// ImagePostings returns the memory of the postings lists of an index loaded from an
+// image, one part of the image per field (nil for an index not loaded from one): the
+// part of an image the searches of one query read least of, for a caller that checks
+// it as it is read (CheckPostings).
+func (ix *Index) ImagePostings() [][]byte {
+	if ix.img == nil {
+		return nil
+	}
+	var out [][]byte
+	for f := range numFields {
+		out = append(out, postingBytes(ix.post[f].flat))
+	}
+	return out
 }
 
 // validPostings reports whether l is a postings list of an index of n chunks:

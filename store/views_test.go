@@ -26,10 +26,11 @@ func TestStoredViewFile(t *testing.T) {
 	if err := put("first payload"); err != nil {
 		t.Fatal(err)
 	}
-	b, verify, _, ok := r.MapView("ab12")
-	if !ok || string(b) != "first payload" || !verify(nil) {
-		t.Fatalf("MapView: %q %v", b, ok)
+	v, ok := r.MapView("ab12")
+	if !ok || string(v.Payload) != "first payload" || !v.Verify(nil, nil) {
+		t.Fatalf("MapView: %v", ok)
 	}
+	b := v.Payload
 	if uintptr(unsafe.Pointer(&b[0]))%8 != 0 {
 		t.Error("the payload is not aligned to 8 bytes")
 	}
@@ -39,51 +40,63 @@ func TestStoredViewFile(t *testing.T) {
 	if string(b) != "first payload" {
 		t.Errorf("the old mapping changed: %q", b)
 	}
-	if b2, verify, release, ok := r.MapView("ab12"); !ok || string(b2) != "second, longer payload" || !verify(nil) {
-		t.Errorf("after a rewrite: %q %v", b2, ok)
+	if v2, ok := r.MapView("ab12"); !ok || string(v2.Payload) != "second, longer payload" || !v2.Verify(nil, nil) {
+		t.Errorf("after a rewrite: %v", ok)
 	} else {
-		release() // unmapped: b2 is not read again
+		v2.Release() // unmapped: v2 is not read again
 	}
 	cs, err := Stat(cache)
 	if err != nil || len(cs.Repos) != 1 || cs.Repos[0].Bytes < int64(len("second, longer payload")) {
 		t.Errorf("Stat: %+v, %v", cs, err)
 	}
-	// Damaged: the checksum does not match.
+	// Damaged: a block's checksum does not match (the payload changed), or the block
+	// table's does not (the table changed: not mapped).
 	files, _ := filepath.Glob(filepath.Join(r.Dir(), "*"+viewExt))
 	if len(files) != 1 {
 		t.Fatalf("view files %v", files)
 	}
 	raw, _ := os.ReadFile(files[0])
+	raw[viewHead] ^= 1
+	os.WriteFile(files[0], raw, 0o644)
+	if v, ok := r.MapView("ab12"); !ok || v.Verify(nil, nil) || v.Check(v.Payload[:1]) {
+		t.Error("a damaged payload checks")
+	} else {
+		v.Release()
+	}
+	raw[viewHead] ^= 1
 	raw[len(raw)-1] ^= 1
 	os.WriteFile(files[0], raw, 0o644)
-	if _, verify, release, ok := r.MapView("ab12"); !ok || verify(nil) {
-		t.Error("a damaged view checks")
-	} else {
-		release()
+	if _, ok := r.MapView("ab12"); ok {
+		t.Error("a view with a damaged block table mapped")
+	}
+	raw[len(raw)-1] ^= 1
+	os.WriteFile(files[0], raw[:len(raw)-1], 0o644)
+	if _, ok := r.MapView("ab12"); ok {
+		t.Error("a view cut short mapped")
 	}
 	for _, name := range []string{"", "AB12", "../x", "g0"} {
 		if err := r.PutView(name, func(io.Writer) error { return nil }); err == nil {
 			t.Errorf("name %q accepted", name)
 		}
-		if _, _, _, ok := r.MapView(name); ok {
+		if _, ok := r.MapView(name); ok {
 			t.Errorf("name %q mapped", name)
 		}
 	}
-	if _, _, _, ok := r.MapView("cd34"); ok {
+	if _, ok := r.MapView("cd34"); ok {
 		t.Error("a missing view mapped")
 	}
 	boom := errors.New("boom")
 	if err := r.PutView("cd34", func(io.Writer) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("a failing writer: %v", err)
 	}
-	if _, _, _, ok := r.MapView("cd34"); ok {
+	if _, ok := r.MapView("cd34"); ok {
 		t.Error("a failed write left a view")
 	}
 	st.Close()
 	if err := r.PutView("ef56", func(io.Writer) error { return nil }); err != nil {
 		t.Errorf("after Close: %v", err)
 	}
-	if _, _, _, ok := r.MapView("ef56"); ok {
+	if _, ok := r.MapView("ef56"); ok {
 		t.Error("written after Close")
 	}
 }
@@ -105,7 +118,7 @@ func TestMapViewNotAFile(t *testing.T) {
 		t.Skip("no FIFO:", err)
 	}
 	done := make(chan bool, 1)
-	go func() { _, _, _, ok := r.MapView("ab12"); done <- ok }()
+	go func() { _, ok := r.MapView("ab12"); done <- ok }()
 	select {
 	case ok := <-done:
 		if ok {
@@ -118,7 +131,7 @@ func TestMapViewNotAFile(t *testing.T) {
 	if err := os.Mkdir(path, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, ok := r.MapView("ab12"); ok {
+	if _, ok := r.MapView("ab12"); ok {
 		t.Error("a folder mapped")
 	}
 }
@@ -127,25 +140,26 @@ func TestMapViewNotAFile(t *testing.T) {
 // without stop, or while it returns false, a payload of several blocks checks.
 func TestMapViewVerifyStop(t *testing.T) {
 	r := Open(t.TempDir()).Records("o/r")
-	payload := bytes.Repeat([]byte("0123456789abcdef"), 3*checkBlock/16+5) // 3 blocks and a bit
+	payload := bytes.Repeat([]byte("0123456789abcdef"), 3<<20/16+5) // 3 MiB and a bit
 	if err := r.PutView("ab12", func(w io.Writer) error { _, err := w.Write(payload); return err }); err != nil {
 		t.Fatal(err)
 	}
-	_, verify, release, ok := r.MapView("ab12")
+	v, ok := r.MapView("ab12")
 	if !ok {
 		t.Fatal("no view")
 	}
-	defer release()
+	defer v.Release()
+	verify := func(stop func() bool) bool { return v.Verify(nil, stop) }
 	if !verify(nil) {
 		t.Error("verify(nil) of an intact view: false")
 	}
 	asked := 0
 	if !verify(func() bool { asked++; return false }) || asked != 4 {
-		t.Errorf("verify with a stop that never stops: asked %d times, want 4 (one per block)", asked)
+		t.Errorf("verify with a stop that never stops: asked %d times, want 4 (one per MiB)", asked)
 	}
 	asked = 0
 	if verify(func() bool { asked++; return asked == 2 }) || asked != 2 {
-		t.Errorf("verify stopped at the second block: asked %d times, want false after 2", asked)
+		t.Errorf("verify stopped at the second MiB: asked %d times, want false after 2", asked)
 	}
 }
 
@@ -176,59 +190,78 @@ func TestPutViewOverAFIFO(t *testing.T) {
 		os.Remove(path) // lets the test end
 		t.Fatal("PutView waits on a FIFO")
 	}
-	if b, verify, release, ok := r.MapView("ab12"); !ok || string(b) != "payload" || !verify(nil) {
-		t.Errorf("after the write: %q %v", b, ok)
+	if v, ok := r.MapView("ab12"); !ok || string(v.Payload) != "payload" || !v.Verify(nil, nil) {
+		t.Errorf("after the write: %v", ok)
 	} else {
-		release()
+		v.Release()
 	}
 }
 
-// TestStoredViewSkipSum: the region a view's writer leaves out of the checksum
-// (SumSkipper) may change without failing verify; a change outside it fails it; a
-// region not ended, or a second one, fails PutView.
-func TestStoredViewSkipSum(t *testing.T) {
+// TestMappedViewLazy: a damaged block fails Verify unless it lies wholly in a part
+// left to Check, and fails Check of any bytes in it, not of bytes in other blocks;
+// Check refuses bytes that are not the payload's.
+func TestMappedViewLazy(t *testing.T) {
 	r := Open(t.TempDir()).Records("o/s")
-	write := func(regions int, end bool) func(w io.Writer) error {
-		return func(w io.Writer) error {
-			io.WriteString(w, "head:")
-			for range regions {
-				w.(SumSkipper).SkipSum(true)
-				io.WriteString(w, "skipped")
-				if end {
-					w.(SumSkipper).SkipSum(false)
-				}
+	const block = 1 << viewBlockShift
+	payload := bytes.Repeat([]byte("0123456789abcdef"), 4*block/16+3) // 4 blocks and a bit
+	if err := r.PutView("ab", func(w io.Writer) error {
+		for p := payload; len(p) > 0; p = p[min(len(p), 1000):] { // writes across blocks
+			if _, err := w.Write(p[:min(len(p), 1000)]); err != nil {
+				return err
 			}
-			_, err := io.WriteString(w, ":tail")
-			return err
 		}
-	}
-	if err := r.PutView("ab", write(1, true)); err != nil {
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(r.Dir(), "ab"+viewExt)
-	change := func(old, new string) {
-		t.Helper()
-		b, _ := os.ReadFile(path)
-		if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
-			t.Fatal(err)
+	raw, _ := os.ReadFile(path)
+	if want := viewHead + len(payload) + 4*5; len(raw) != want {
+		t.Fatalf("file of %d bytes, want %d (5 block sums)", len(raw), want)
+	}
+	raw[viewHead+2*block+100] ^= 1 // in block 2
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := r.MapView("ab")
+	if !ok {
+		t.Fatal("not mapped")
+	}
+	defer v.Release()
+	p := v.Payload
+	for _, c := range []struct {
+		name string
+		lazy [][]byte
+		want bool
+	}{
+		{"all", nil, false},
+		{"block 2 lazy", [][]byte{p[2*block : 3*block]}, true},
+		{"blocks 1-3 lazy", [][]byte{p[block+5 : 4*block+1]}, true},
+		{"block 2 partly lazy", [][]byte{p[2*block+1 : 3*block]}, false},
+		{"another block lazy", [][]byte{p[3*block : 4*block]}, false},
+		{"not the payload's", [][]byte{bytes.Clone(p)}, false},
+	} {
+		if got := v.Verify(c.lazy, nil); got != c.want {
+			t.Errorf("%s: Verify = %v, want %v", c.name, got, c.want)
 		}
 	}
-	check := func(want bool) {
-		t.Helper()
-		_, verify, release, ok := r.MapView("ab")
-		if !ok || verify(nil) != want {
-			t.Errorf("verify: %v, want %v", !want, want)
-		}
-		release()
-	}
-	check(true)
-	change("skipped", "SKIPPED") // in the region
-	check(true)
-	change(":tail", ":TAIL") // outside it
-	check(false)
-	for _, w := range []func(io.Writer) error{write(1, false), write(2, true)} {
-		if err := r.PutView("cd", w); err == nil {
-			t.Error("PutView of a view with an unended or second region succeeded")
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want bool
+	}{
+		{"block 0", p[10:20], true},
+		{"the last, short block", p[4*block:], true},
+		{"block 2", p[2*block+100 : 2*block+101], false},
+		{"blocks 1-2", p[block : 2*block+1], false},
+		{"block 3", p[3*block : 4*block], true},
+		{"empty", p[5:5], true},
+		{"a copy", bytes.Clone(p[10:20]), false},
+	} {
+		for range 2 { // the second time from the checked blocks
+			if got := v.Check(c.b); got != c.want {
+				t.Errorf("Check(%s) = %v, want %v", c.name, got, c.want)
+			}
 		}
 	}
 }

@@ -135,13 +135,22 @@ type segment struct {
 	data []byte
 }
 
-// mapSegment maps seg's file (see segment.data); failing, seg is read with ReadAt.
+// mapSegment maps seg's file (see segment.data) unless it is mapped; failing, seg is
+// read with ReadAt.
 func mapSegment(seg *segment) {
-	if seg.size <= 0 || seg.size != int64(int(seg.size)) {
+	if seg.data != nil || seg.size <= 0 || seg.size != int64(int(seg.size)) {
 		return
 	}
 	if b, err := syscall.Mmap(int(seg.f.Fd()), 0, int(seg.size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
 		seg.data = b
+	}
+}
+
+// unmap unmaps a segment that is not used (nothing read from it is kept).
+func (seg *segment) unmap() {
+	if seg.data != nil {
+		syscall.Munmap(seg.data)
+		seg.data = nil
 	}
 }
 
@@ -467,39 +476,60 @@ func readSegmentFooter(f *os.File, name string) (*segment, footer, error) {
 	if off < int64(len(segMagic)) || off+n != size-int64(segTrailer) {
 		return fail(errors.New("bad footer position"))
 	}
-	foot := make([]byte, n)
-	if _, err := f.ReadAt(foot, off); err != nil {
-		return fail(err)
-	}
-	if crc32.Checksum(foot, castagnoli) != sum {
-		return fail(errors.New("damaged footer"))
+	seg := &segment{name: name, f: f, size: size}
+	// The footer is read in place from the segment's mapping (a big segment's footer
+	// holds tens of megabytes of entries: a copy of it was most of opening the
+	// records of a 50,000-file repository), else copied out of the file.
+	mapSegment(seg)
+	var foot []byte
+	if seg.data != nil {
+		foot = seg.data[off : off+n : off+n]
+	} else {
+		foot = make([]byte, n)
+		if _, err := f.ReadAt(foot, off); err != nil {
+			return fail(err)
+		}
 	}
 	// Checked whole here, read when a record is looked for (see footer): a
 	// query that reads a handful of records does not fill memory with every entry.
-	count, p := binary.Uvarint(foot)
-	if p <= 0 || count > uint64(n)/uint64(1+len(Key{}.Hash)+2) {
+	var fo footer
+	var ferr error
+	if !faultFree(func() { fo, ferr = checkFooter(seg, foot, sum, off) }) || ferr != nil {
+		seg.unmap()
 		return fail(errors.New("damaged footer"))
 	}
-	seg := &segment{name: name, f: f, size: size}
-	fo := footer{seg: seg, b: foot[p:], n: int(count)}
+	return seg, fo, nil
+}
+
+// checkFooter checks the footer foot of seg (its CRC-32C sum; the records before off)
+// and returns it (a fault panics: run it under faultFree).
+func checkFooter(seg *segment, foot []byte, sum uint32, off int64) (footer, error) {
+	damaged := errors.New("damaged footer")
+	if crc32.Checksum(foot, castagnoli) != sum {
+		return footer{}, damaged
+	}
+	count, p := binary.Uvarint(foot)
+	if p <= 0 || count > uint64(len(foot))/uint64(1+len(Key{}.Hash)+2) {
+		return footer{}, damaged
+	}
 	q := p
 	for range count {
 		if len(foot)-q < 1+len(Key{}.Hash) {
-			return fail(errors.New("damaged footer"))
+			return footer{}, damaged
 		}
 		q += 1 + len(Key{}.Hash)
 		o, n1 := binary.Uvarint(foot[q:])
 		if n1 <= 0 {
-			return fail(errors.New("damaged footer"))
+			return footer{}, damaged
 		}
 		q += n1
 		l, n2 := binary.Uvarint(foot[q:])
 		if n2 <= 0 || o > uint64(off) || l > uint64(off)-o {
-			return fail(errors.New("damaged footer"))
+			return footer{}, damaged
 		}
 		q += n2
 	}
-	return seg, fo, nil
+	return footer{seg: seg, b: foot[p:], n: int(count)}, nil
 }
 
 // readSegment is readSegmentFooter with the footer's entries read out.
@@ -517,7 +547,11 @@ func readSegment(f *os.File, name string) (*segment, []segEntry, error) {
 }
 
 // footer is the record locations of one segment: its footer's entries as written,
-// checked (readSegmentFooter), or, for a segment this process wrote, in entries.
+// checked (readSegmentFooter), or, for a segment this process wrote, in entries. b is
+// in the segment's mapping when it is mapped: its readers turn a fault (the file cut
+// short under the mapping by another program) or bytes changed since the check into
+// the end of the entries (each) or a miss (find), and Get checks the bounds and the
+// checksum of what a location points to.
 type footer struct {
 	seg     *segment
 	b       []byte // the entries: per record its kind, key, offset and length (uvarints)
@@ -535,18 +569,36 @@ func (fo footer) each(fn func(Key, recLoc) bool) {
 		}
 		return
 	}
-	var k Key
-	p := 0
-	for range fo.n {
-		k.Kind = fo.b[p]
-		p += 1 + copy(k.Hash[:], fo.b[p+1:])
-		o, n1 := binary.Uvarint(fo.b[p:])
-		p += n1
-		l, n2 := binary.Uvarint(fo.b[p:])
-		p += n2
-		if !fn(k, recLoc{seg: fo.seg, off: int64(o), len: int64(l)}) {
-			return
+	// Read in batches, each under faultFree, fn called outside it (a panic of fn's
+	// is not a fault of the mapping).
+	var batch [256]segEntry
+	p, left := 0, fo.n
+	for left > 0 {
+		m := 0
+		faultFree(func() {
+			for ; m < len(batch) && m < left; m++ {
+				e := &batch[m]
+				e.key.Kind = fo.b[p]
+				p += 1 + copy(e.key.Hash[:], fo.b[p+1:])
+				o, n1 := binary.Uvarint(fo.b[p:])
+				p += n1
+				l, n2 := binary.Uvarint(fo.b[p:])
+				p += n2
+				if n1 <= 0 || n2 <= 0 {
+					panic("damaged footer")
+				}
+				e.loc = recLoc{seg: fo.seg, off: int64(o), len: int64(l)}
+			}
+		})
+		for _, e := range batch[:m] {
+			if !fn(e.key, e.loc) {
+				return
+			}
 		}
+		if m < min(len(batch), left) {
+			return // a fault, or bytes changed under the mapping
+		}
+		left -= m
 	}
 }
 
@@ -560,17 +612,21 @@ func (fo footer) find(k Key) (loc recLoc, ok bool) {
 		}
 		return recLoc{}, false
 	}
-	p := 0
-	for range fo.n {
-		hit := fo.b[p] == k.Kind && string(fo.b[p+1:p+1+len(k.Hash)]) == string(k.Hash[:])
-		p += 1 + len(k.Hash)
-		o, n1 := binary.Uvarint(fo.b[p:])
-		p += n1
-		l, n2 := binary.Uvarint(fo.b[p:])
-		p += n2
-		if hit {
-			loc, ok = recLoc{seg: fo.seg, off: int64(o), len: int64(l)}, true
+	if !faultFree(func() {
+		p := 0
+		for range fo.n {
+			hit := fo.b[p] == k.Kind && string(fo.b[p+1:p+1+len(k.Hash)]) == string(k.Hash[:])
+			p += 1 + len(k.Hash)
+			o, n1 := binary.Uvarint(fo.b[p:])
+			p += n1
+			l, n2 := binary.Uvarint(fo.b[p:])
+			p += n2
+			if hit {
+				loc, ok = recLoc{seg: fo.seg, off: int64(o), len: int64(l)}, true
+			}
 		}
+	}) {
+		return recLoc{}, false // a fault, or bytes changed under the mapping
 	}
 	return loc, ok
 }

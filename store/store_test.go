@@ -143,8 +143,9 @@ func TestCompactKeepsLatest(t *testing.T) {
 
 // TestMappedSegmentTruncated: a segment truncated under a process that has it mapped
 // (another program's doing: repoctx never rewrites a segment) makes its records
-// misses, not a SIGBUS; a payload read before keeps its bytes when the file's are
-// overwritten in place.
+// misses, not a SIGBUS, whether its footer (read in place from the mapping) is looked
+// through or read into the index; a payload read before keeps its bytes when the
+// file's are overwritten in place.
 func TestMappedSegmentTruncated(t *testing.T) {
 	cache := t.TempDir()
 	rs := Open(cache).Records("o/t")
@@ -179,6 +180,16 @@ func TestMappedSegmentTruncated(t *testing.T) {
 	f.Close()
 	if b, ok := r.Get(k2); ok {
 		t.Fatalf("get after the truncation: %d bytes, found", len(b))
+	}
+	// Past lazyLookups the footer, read in place from the truncated mapping, is read
+	// into the index: its entries end at the fault, and every read misses.
+	for i := range 2 * lazyLookups {
+		if b, ok := r.Get([]Key{k1, k2}[i%2]); ok {
+			t.Fatalf("read %d after the truncation: %d bytes, found", i, len(b))
+		}
+	}
+	if !r.indexed {
+		t.Error("the index was never built")
 	}
 }
 

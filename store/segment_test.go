@@ -101,7 +101,7 @@ func FuzzReadSegmentFooter(f *testing.F) {
 		}
 		// A lookup in the unread footer finds each key's last entry.
 		_, cn := binary.Uvarint(foot)
-		fo := footer{seg: seg, b: foot[cn:], n: len(want)}
+		fo := footer{seg: seg, b: foot[cn:], n: len(want), recEnd: uint64(off)}
 		for _, e := range want {
 			last := e.loc
 			for _, o := range want {

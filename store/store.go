@@ -131,7 +131,8 @@ type segment struct {
 	// into place), and a mapping outlives the file's removal by another process's gc
 	// or compaction, so the mapping stays valid for the process's life (it is never
 	// unmapped); Get copies a record out of it, so that a file truncated or rewritten
-	// in place by another program is a miss, not a crash or a changed payload.
+	// in place by another program is a miss, not a crash, and a payload returned does
+	// not change afterwards (a footer rewritten in place is the exception: see footer).
 	data []byte
 }
 
@@ -450,12 +451,12 @@ func openSegmentFooter(path string) (*segment, footer, error) {
 	if err != nil {
 		return nil, footer{}, err
 	}
-	return readSegmentFooter(f, filepath.Base(path))
+	return readSegmentFooter(f, filepath.Base(path), true)
 }
 
 // readSegment is openSegment on f, an open segment file named name; f is closed on
 // error.
-func readSegmentFooter(f *os.File, name string) (*segment, footer, error) {
+func readSegmentFooter(f *os.File, name string, inPlace bool) (*segment, footer, error) {
 	fail := func(err error) (*segment, footer, error) {
 		f.Close()
 		return nil, footer{}, err
@@ -477,10 +478,14 @@ func readSegmentFooter(f *os.File, name string) (*segment, footer, error) {
 		return fail(errors.New("bad footer position"))
 	}
 	seg := &segment{name: name, f: f, size: size}
-	// The footer is read in place from the segment's mapping (a big segment's footer
-	// holds tens of megabytes of entries: a copy of it was most of opening the
-	// records of a 50,000-file repository), else copied out of the file.
-	mapSegment(seg)
+	// inPlace, the footer is read in place from the segment's mapping (a big
+	// segment's footer holds tens of megabytes of entries: a copy of it was most of
+	// opening the records of a 50,000-file repository), else copied out of the file
+	// (a caller that reads the entries once and closes the file: no mapping is left
+	// behind).
+	if inPlace {
+		mapSegment(seg)
+	}
 	var foot []byte
 	if seg.data != nil {
 		foot = seg.data[off : off+n : off+n]
@@ -529,12 +534,12 @@ func checkFooter(seg *segment, foot []byte, sum uint32, off int64) (footer, erro
 		}
 		q += n2
 	}
-	return footer{seg: seg, b: foot[p:], n: int(count)}, nil
+	return footer{seg: seg, b: foot[p:], n: int(count), recEnd: uint64(off)}, nil
 }
 
 // readSegment is readSegmentFooter with the footer's entries read out.
 func readSegment(f *os.File, name string) (*segment, []segEntry, error) {
-	seg, fo, err := readSegmentFooter(f, name)
+	seg, fo, err := readSegmentFooter(f, name, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -549,13 +554,18 @@ func readSegment(f *os.File, name string) (*segment, []segEntry, error) {
 // footer is the record locations of one segment: its footer's entries as written,
 // checked (readSegmentFooter), or, for a segment this process wrote, in entries. b is
 // in the segment's mapping when it is mapped: its readers turn a fault (the file cut
-// short under the mapping by another program) or bytes changed since the check into
-// the end of the entries (each) or a miss (find), and Get checks the bounds and the
-// checksum of what a location points to.
+// short under the mapping by another program) or an entry that no longer parses or
+// points past the records into the end of the entries (each) or a miss (find), and
+// Get checks the bounds and the checksum of what a location points to. A footer
+// rewritten in place with entries that still hold (two keys swapped) can point a key
+// at another of the segment's records, whose checksum matches: as with GetMapped and
+// stored views, the process trusts that no program rewrites a segment in place
+// (repoctx writes a new one and renames it into place).
 type footer struct {
 	seg     *segment
 	b       []byte // the entries: per record its kind, key, offset and length (uvarints)
 	n       int    // the number of entries in b
+	recEnd  uint64 // where the records end (the footer's offset): no entry points past it
 	entries []segEntry
 }
 
@@ -584,8 +594,8 @@ func (fo footer) each(fn func(Key, recLoc) bool) {
 				p += n1
 				l, n2 := binary.Uvarint(fo.b[p:])
 				p += n2
-				if n1 <= 0 || n2 <= 0 {
-					panic("damaged footer")
+				if n1 <= 0 || n2 <= 0 || o > fo.recEnd || l > fo.recEnd-o {
+					panic("damaged footer") // changed since it was checked
 				}
 				e.loc = recLoc{seg: fo.seg, off: int64(o), len: int64(l)}
 			}
@@ -621,6 +631,9 @@ func (fo footer) find(k Key) (loc recLoc, ok bool) {
 			p += n1
 			l, n2 := binary.Uvarint(fo.b[p:])
 			p += n2
+			if n1 <= 0 || n2 <= 0 || o > fo.recEnd || l > fo.recEnd-o {
+				panic("damaged footer") // changed since it was checked
+			}
 			if hit {
 				loc, ok = recLoc{seg: fo.seg, off: int64(o), len: int64(l)}, true
 			}
@@ -695,7 +708,7 @@ func (r *Records) get(k Key, buf []byte, inPlace bool) ([]byte, bool) {
 	}
 	var rec []byte // the record in its segment's mapping (its CRC-32C, then its payload)
 	if d := loc.seg.data; d != nil {
-		if loc.off < 0 || loc.off+loc.len > int64(len(d)) {
+		if loc.off < 0 || loc.off > int64(len(d)) || loc.len > int64(len(d))-loc.off {
 			return nil, false
 		}
 		rec = d[loc.off : loc.off+loc.len : loc.off+loc.len]

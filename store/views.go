@@ -63,9 +63,9 @@ func (r *Records) PutView(name string, write func(io.Writer) error) error {
 		return repoctx.WriteFault("write a stored view", err)
 	}
 	bw := &blockWriter{w: f.File}
-	if err := write(bw); err != nil {
+	if err := write(bw); err != nil || bw.err != nil {
 		f.Abort()
-		if bw.err != nil {
+		if bw.err != nil { // also when write ignored it: the payload is short
 			return repoctx.WriteFault("write a stored view", bw.err)
 		}
 		return err

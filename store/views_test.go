@@ -265,3 +265,26 @@ func TestMappedViewLazy(t *testing.T) {
 		}
 	}
 }
+
+// TestPutViewWriteErrorIgnored: a write function that ignores its writer's error and
+// returns nil does not commit a view (its payload would be short): PutView returns
+// the error and no view is left.
+func TestPutViewWriteErrorIgnored(t *testing.T) {
+	r := Open(t.TempDir()).Records("o/w")
+	boom := errors.New("disk full")
+	err := r.PutView("ab", func(w io.Writer) error {
+		w.(*blockWriter).w = failingWriter{boom} // the file fails from now on
+		w.Write([]byte("payload"))               // error ignored
+		return nil
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("PutView: %v, want the write's error", err)
+	}
+	if _, ok := r.MapView("ab"); ok {
+		t.Error("a view whose write failed was committed")
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }

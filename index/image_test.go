@@ -619,6 +619,21 @@ func TestWriteViewChunkIDs(t *testing.T) {
 	}
 }
 
+// viewer returns a function that opens the index of repository "o/r" in cache with
+// opts, calls check with the view of the folder root, and closes the index.
+func viewer(t *testing.T, root, cache string, opts Options) func(check func(v *View)) {
+	return func(check func(v *View)) {
+		t.Helper()
+		withFolderIndex(t, cache, opts, func(ix *Index) {
+			v, err := ix.View(context.Background(), dirSnapshot(t, root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(v)
+		})
+	}
+}
+
 // fillerPython returns n small Python functions named after tag (about 40 bytes each).
 func fillerPython(tag string, n int) string {
 	var b strings.Builder
@@ -643,16 +658,7 @@ func TestStoredViewDamagedRecord(t *testing.T) {
 	cache := t.TempDir()
 	opts := DefaultOptions()
 	opts.RepoLSA, opts.StoreViews = true, ViewsStored
-	view := func(check func(v *View)) {
-		t.Helper()
-		withFolderIndex(t, cache, opts, func(ix *Index) {
-			v, err := ix.View(context.Background(), dirSnapshot(t, root))
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(v)
-		})
-	}
+	view := viewer(t, root, cache, opts)
 	view(func(v *View) {}) // made, stored
 	path := firstView(t, cache)
 	b, _ := os.ReadFile(path)

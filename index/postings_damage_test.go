@@ -29,16 +29,7 @@ func TestStoredViewDamagedPostings(t *testing.T) {
 		vocab = append(vocab, fmt.Sprintf("f%d", i), fmt.Sprint(i))
 	}
 	query := "def return x " + strings.Join(vocab, " ")
-	view := func(check func(v *View)) {
-		t.Helper()
-		withFolderIndex(t, cache, opts, func(ix *Index) {
-			v, err := ix.View(context.Background(), dirSnapshot(t, root))
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(v)
-		})
-	}
+	view := viewer(t, root, cache, opts)
 	view(func(v *View) {}) // made, stored
 	path := firstView(t, cache)
 	raw, _ := os.ReadFile(path)

@@ -588,16 +588,9 @@ func (fo footer) each(fn func(Key, recLoc) bool) {
 		faultFree(func() {
 			for ; m < len(batch) && m < left; m++ {
 				e := &batch[m]
-				e.key.Kind = fo.b[p]
-				p += 1 + copy(e.key.Hash[:], fo.b[p+1:])
-				o, n1 := binary.Uvarint(fo.b[p:])
-				p += n1
-				l, n2 := binary.Uvarint(fo.b[p:])
-				p += n2
-				if n1 <= 0 || n2 <= 0 || o > fo.recEnd || l > fo.recEnd-o {
-					panic("damaged footer") // changed since it was checked
-				}
-				e.loc = recLoc{seg: fo.seg, off: int64(o), len: int64(l)}
+				var hash []byte
+				e.key.Kind, hash, e.loc, p = fo.entry(p)
+				copy(e.key.Hash[:], hash)
 			}
 		})
 		for _, e := range batch[:m] {
@@ -610,6 +603,23 @@ func (fo footer) each(fn func(Key, recLoc) bool) {
 		}
 		left -= m
 	}
+}
+
+// entry decodes the entry of fo.b at p: its kind, its key's hash (in fo.b), its
+// location and where the next entry starts. It panics when the entry no longer parses
+// or points past the records (b changed under the mapping since it was checked): run
+// it under faultFree.
+func (fo footer) entry(p int) (kind byte, hash []byte, loc recLoc, next int) {
+	kind, hash = fo.b[p], fo.b[p+1:p+1+len(Key{}.Hash)]
+	p += 1 + len(Key{}.Hash)
+	o, n1 := binary.Uvarint(fo.b[p:])
+	p += n1
+	l, n2 := binary.Uvarint(fo.b[p:])
+	p += n2
+	if n1 <= 0 || n2 <= 0 || o > fo.recEnd || l > fo.recEnd-o {
+		panic("damaged footer")
+	}
+	return kind, hash, recLoc{seg: fo.seg, off: int64(o), len: int64(l)}, p
 }
 
 // find returns the location of k, the last one in footer order.
@@ -625,18 +635,11 @@ func (fo footer) find(k Key) (loc recLoc, ok bool) {
 	if !faultFree(func() {
 		p := 0
 		for range fo.n {
-			hit := fo.b[p] == k.Kind && string(fo.b[p+1:p+1+len(k.Hash)]) == string(k.Hash[:])
-			p += 1 + len(k.Hash)
-			o, n1 := binary.Uvarint(fo.b[p:])
-			p += n1
-			l, n2 := binary.Uvarint(fo.b[p:])
-			p += n2
-			if n1 <= 0 || n2 <= 0 || o > fo.recEnd || l > fo.recEnd-o {
-				panic("damaged footer") // changed since it was checked
+			kind, hash, l, q := fo.entry(p)
+			if kind == k.Kind && string(hash) == string(k.Hash[:]) {
+				loc, ok = l, true
 			}
-			if hit {
-				loc, ok = recLoc{seg: fo.seg, off: int64(o), len: int64(l)}, true
-			}
+			p = q
 		}
 	}) {
 		return recLoc{}, false // a fault, or bytes changed under the mapping

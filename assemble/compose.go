@@ -147,6 +147,7 @@ func (c *composer) context(parts []repoctx.Part) repoctx.Context {
 // composer holds what the sources of one composition share.
 type composer struct {
 	ctx      context.Context
+	view     *index.View
 	ix       *retrieve.Index
 	syms     *symbols.Table
 	h        repoctx.Hole
@@ -201,7 +202,7 @@ func (c *composer) prefilter(path, lang string) retrieve.Verdict {
 // prefix and suffix.
 func newComposer(ctx context.Context, view *index.View, h repoctx.Hole, opts Options, seen Split) (*composer, error) {
 	ix := view.Retriever()
-	c := &composer{ctx: ctx, ix: ix, syms: view.Symbols(), h: h, opts: opts, seen: seen,
+	c := &composer{ctx: ctx, view: view, ix: ix, syms: view.Symbols(), h: h, opts: opts, seen: seen,
 		visible: LineSet(seen.Prefix, seen.Suffix), modified: map[string]bool{},
 		spec: grammars.ForPath(h.Path), files: newFileTexts(ix), cands: newCandidates()}
 	c.cands.noMerge = opts.NoSpanMerge

@@ -5,7 +5,9 @@ import (
 
 	"github.com/repoctx/repoctx"
 	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/index"
 	"github.com/repoctx/repoctx/retrieve"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // Options configures [Compose]. Start from [DefaultOptions] (or a [Preset]'s
@@ -135,6 +137,13 @@ type Options struct {
 	// (weight 1); its hits fuse with the first round's candidates by reciprocal
 	// rank (weight / (k + rank), k = retrieve.RRFK).
 	DraftWeight float64
+	// TextSymbols, if not nil, gives the symbols of the completion file's text (for
+	// its definitions: the names it defines) in place of extract, which parses the
+	// text. The batch commands set it to (*index.View).TextSymbols, which keeps them
+	// in the view's repository records and reads them back the next time the same text
+	// is composed (a dataset's completion files come back run after run); it must
+	// return what extract returns. nil calls extract.
+	TextSymbols func(view *index.View, path, lang, text string, extract func() (*symbols.File, error)) (*symbols.File, error)
 }
 
 // MaxTopK is the largest TopK Validate accepts (chunks): far more than a context

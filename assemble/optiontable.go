@@ -71,7 +71,7 @@ type OptionSpec struct {
 // OptionTable declares every scalar option of [Options], in the order the command
 // line's help lists them. Options that are not numbers or switches are set in other
 // ways: Languages (--langs, shared with indexing), Plan.Tokens (--tokenizer), Drafter
-// and OnDraft (--draft-endpoint and the Go API).
+// and OnDraft (--draft-endpoint and the Go API), TextSymbols (the batch commands).
 var OptionTable = []OptionSpec{
 	intOpt("query-lines", 8, 1, inf, "a positive number of lines",
 		"lines before/after the cursor used as the prefix/suffix query",
@@ -407,7 +407,7 @@ func (p Preset) Default(s *OptionSpec) float64 {
 }
 
 // Options returns the preset's options: every table option at the preset's
-// default, Plan.Tokens, Drafter, OnDraft and Languages unset.
+// default, Plan.Tokens, Drafter, OnDraft, TextSymbols and Languages unset.
 func (p Preset) Options() Options {
 	var o Options
 	for i := range OptionTable {

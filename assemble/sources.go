@@ -453,10 +453,16 @@ func (c *composer) fileSymbols(files *fileTexts, trimmed bool) (*symbols.File, m
 		}
 	}()
 	extract := func(text string) (*symbols.File, error) {
-		if ex == nil {
-			ex = extractors.Get().(*symbols.Extractor)
+		parse := func() (*symbols.File, error) {
+			if ex == nil {
+				ex = extractors.Get().(*symbols.Extractor)
+			}
+			return ex.Extract(&chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(text)})
 		}
-		return ex.Extract(&chunker.File{Path: h.Path, Lang: c.spec.Name, Text: []byte(text)})
+		if c.opts.TextSymbols != nil {
+			return c.opts.TextSymbols(c.view, h.Path, c.spec.Name, text, parse)
+		}
+		return parse()
 	}
 	sf := c.indexedSymbols(files)
 	if sf == nil {

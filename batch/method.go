@@ -22,7 +22,10 @@ import (
 // a view of each snapshot (its files' chunks, symbols and vectors from the index, or
 // the store when an earlier run made them) and each datapoint's context composed with
 // assemble.Compose. The symbol table is built unless compose turns the definitions
-// source off. Close the method (it implements io.Closer) to close its indexes.
+// source off. The symbols of each completion file's text are kept in the store
+// (assemble.Options.TextSymbols), so that a later run over the same datapoints
+// reads them back instead of parsing the text again. Close the method (it implements
+// io.Closer) to close its indexes.
 //
 // Snapshots of one repository share the built-in LSA model, unless lsaPerSnapshot or
 // opts selects another dense retriever ([index.Options.SharedLSA]): it is fitted once,
@@ -36,6 +39,7 @@ import (
 // Its answerers have a method View() *index.View (see repoAnswerer.View).
 func Repoctx(src snapshot.Source, st *store.Store, opts index.Options, compose assemble.Options, lsaPerSnapshot bool) Method {
 	opts.Symbols = !compose.NoDefinitions
+	compose.TextSymbols = (*index.View).TextSymbols // a dataset's texts come back run after run
 	m := &repoctxMethod{src: src, st: st, opts: opts, compose: compose, indexes: map[string]*repoIndex{}, snaps: map[string]snapshot.Snapshot{}}
 	m.share = !lsaPerSnapshot && opts.Embedder == nil && opts.Dense == retrieve.DenseLSA
 	m.names = src.Names()

@@ -519,7 +519,7 @@ func (ix *Index) finishView(snap snapshot.Snapshot, rv *readyView, keySkipped in
 	if ix.opts.Progress != nil {
 		ix.opts.Progress(st.Files, st.Files)
 	}
-	return &View{snap: snap, ix: rv.rix, stats: st, repo: ix.repo, syms: rv.table}
+	return &View{snap: snap, ix: rv.rix, stats: st, repo: ix.repo, syms: rv.table, recs: ix.recs}
 }
 
 // preparedView is a stored view being read back ahead of its View (PrepareView).

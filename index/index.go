@@ -1,6 +1,7 @@
 package index
 
 import (
+	"crypto/sha256"
 	"errors"
 	"io"
 	"path/filepath"
@@ -352,7 +353,33 @@ type View struct {
 	syms  *symbols.Table
 	stats Stats
 	repo  string
+	recs  *store.Records // the repository's records (TextSymbols)
 	once  sync.Once
+}
+
+// TextSymbols returns the symbols of text, a version of the file path of language
+// lang (a grammar name) that the view need not hold (a completion file as the user
+// has it): read from the repository's records, where an earlier call with the same
+// path, language and text (keyed by its SHA-256, the grammar's version and the
+// symbols' format) stored them, else extracted with extract and stored (written with
+// the records' next segment). It returns extract's error. For batch runs over
+// datasets, whose completion files are the same run after run; a live server's texts
+// change with every keystroke and would fill the store with them.
+func (v *View) TextSymbols(path, lang, text string, extract func() (*symbols.File, error)) (*symbols.File, error) {
+	if v.recs == nil {
+		return extract()
+	}
+	k := store.Key{Kind: store.KindSymbols, Hash: storeKey("text-symbols", symbolsCacheVersion+"\x00"+lang, path, sha256.Sum256([]byte(text)))}
+	if b, ok := v.recs.Get(k); ok {
+		if f, err := decodeSymbols(b); err == nil {
+			return f, nil // a damaged record is a miss: extracted again
+		}
+	}
+	f, err := extract()
+	if err == nil && f != nil {
+		v.recs.Put(k, encodeSymbols(f))
+	}
+	return f, err
 }
 
 // Snapshot returns the snapshot the view is of.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/internal/racetest"
 	"github.com/repoctx/repoctx/symbols"
@@ -230,4 +232,55 @@ func TestOldViewRefused(t *testing.T) {
 	if _, err := decodeView([]byte("rcview1\n\x00\x00")); err == nil {
 		t.Error("a view of the previous format was decoded")
 	}
+}
+
+// TestViewTextSymbols: a text's symbols are extracted once and read back from the
+// records by a later view (the extraction not called), the same file; another text,
+// path or language is extracted anew; an error of the extraction is returned and
+// nothing is kept.
+func TestViewTextSymbols(t *testing.T) {
+	root := lazyCaseFolder(t)
+	cache := t.TempDir()
+	opts := DefaultOptions()
+	opts.Symbols = true
+	text := "package app\n\nclass Cart(val items: List<String>) {\n    fun total() = items.size\n}\n"
+	extracted := 0
+	extract := func(text string) func() (*symbols.File, error) {
+		return func() (*symbols.File, error) {
+			extracted++
+			return symbols.NewExtractor(0).Extract(&chunker.File{Path: "c/Cart.kt", Lang: "kotlin", Text: []byte(text)})
+		}
+	}
+	var first *symbols.File
+	view := viewer(t, root, cache, opts)
+	view(func(v *View) {
+		f, err := v.TextSymbols("c/Cart.kt", "kotlin", text, extract(text))
+		if err != nil || f == nil || len(f.Defs) == 0 {
+			t.Fatalf("first: %v, %v", f, err)
+		}
+		first = f
+		boom := errors.New("boom")
+		if _, err := v.TextSymbols("c/Other.kt", "kotlin", "x", func() (*symbols.File, error) { return nil, boom }); !errors.Is(err, boom) {
+			t.Errorf("the extraction's error: %v", err)
+		}
+	})
+	view(func(v *View) {
+		n := extracted
+		f, err := v.TextSymbols("c/Cart.kt", "kotlin", text, extract(text))
+		if err != nil || !reflect.DeepEqual(f, first) || extracted != n {
+			t.Errorf("read back: %v (extracted %d more times), equal %v", err, extracted-n, reflect.DeepEqual(f, first))
+		}
+		for _, c := range []struct{ path, lang, text string }{
+			{"c/Cart.kt", "kotlin", text + "\n"}, {"c/Cart2.kt", "kotlin", text}, {"c/Cart.kt", "java", text},
+		} {
+			n := extracted
+			if _, err := v.TextSymbols(c.path, c.lang, c.text, extract(c.text)); err != nil || extracted != n+1 {
+				t.Errorf("%+v: not extracted anew (%v)", c, err)
+			}
+		}
+		n = extracted
+		if _, err := v.TextSymbols("c/Other.kt", "kotlin", "x", extract("x")); err != nil || extracted != n+1 {
+			t.Errorf("a failed extraction was kept (%v)", err)
+		}
+	})
 }

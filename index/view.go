@@ -235,7 +235,7 @@ func (ix *Index) view(ctx context.Context, snap snapshot.Snapshot, embedder func
 		}
 		logf("warning: cache write failed (%v); the next run recomputes what was lost", err)
 	}
-	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo, syms: table}
+	v := &View{snap: snap, ix: rix, stats: st, repo: ix.repo, syms: table, recs: ix.recs}
 	if stored && nTransient == 0 && opts.StoreViews != ViewsPrepared {
 		if embedder == nil {
 			ix.storeView(v, key, skipped, logs, syms, logf)

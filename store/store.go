@@ -507,7 +507,8 @@ func readSegmentFooter(f *os.File, name string, inPlace bool) (*segment, footer,
 }
 
 // checkFooter checks the footer foot of seg (its CRC-32C sum; the records before off)
-// and returns it (a fault panics: run it under faultFree).
+// and returns it. A damaged entry panics (footer.entry), as a fault does: run it under
+// faultFree, which turns both into false.
 func checkFooter(seg *segment, foot []byte, sum uint32, off int64) (footer, error) {
 	damaged := errors.New("damaged footer")
 	if crc32.Checksum(foot, castagnoli) != sum {
@@ -517,24 +518,12 @@ func checkFooter(seg *segment, foot []byte, sum uint32, off int64) (footer, erro
 	if p <= 0 || count > uint64(len(foot))/uint64(1+len(Key{}.Hash)+2) {
 		return footer{}, damaged
 	}
-	q := p
-	for range count {
-		if len(foot)-q < 1+len(Key{}.Hash) {
-			return footer{}, damaged
-		}
-		q += 1 + len(Key{}.Hash)
-		o, n1 := binary.Uvarint(foot[q:])
-		if n1 <= 0 {
-			return footer{}, damaged
-		}
-		q += n1
-		l, n2 := binary.Uvarint(foot[q:])
-		if n2 <= 0 || o > uint64(off) || l > uint64(off)-o {
-			return footer{}, damaged
-		}
-		q += n2
+	fo := footer{seg: seg, b: foot[p:], n: int(count), recEnd: uint64(off)}
+	at := 0
+	for range fo.n {
+		_, _, _, at = fo.entry(at)
 	}
-	return footer{seg: seg, b: foot[p:], n: int(count), recEnd: uint64(off)}, nil
+	return fo, nil
 }
 
 // readSegment is readSegmentFooter with the footer's entries read out.

@@ -3,6 +3,8 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 
@@ -24,8 +27,11 @@ import (
 // While the run goes on it keeps a journal, OUT.partial next to OUT: a header
 // line {"n": N} (with CreateOutputConfig {"n": N, "format": 2, "options": {...}})
 // and then, for each finished datapoint, the line
-// {"i": index, "line": "<the exact output line as a JSON string>", "sum": CRC-32C}, appended
-// with one write per datapoint (no fsync per line). Finish writes all lines in
+// {"i":index,"sum":"<CRC-32C of the line, 8 hex digits>","value":<the exact output line>},
+// appended with one write per datapoint (no fsync per line). The line is a JSON value
+// itself, so the record holds it as it is, not escaped as a string: Put and Finish
+// copy it without encoding or decoding JSON. (Journals of earlier versions held it as
+// a string, "line"; resume reads both.) Finish writes all lines in
 // index order, read back from the journal, to a temporary file in OUT's folder,
 // fsyncs it, renames it to OUT and removes the journal. An interrupted run leaves
 // the journal, which CreateOutput with resume=true reads back, so that the final
@@ -66,15 +72,52 @@ type journalRecord struct {
 	// refuse them.
 	Config string  `json:"config,omitempty"`
 	I      *int    `json:"i,omitempty"`
-	Line   *string `json:"line,omitempty"`
-	Sum    string  `json:"sum,omitempty"` // CRC-32C of Line, 8 hex digits (lineSum)
+	Line   *string `json:"line,omitempty"` // the line as a string: journals of earlier versions
+	Sum    string  `json:"sum,omitempty"`  // CRC-32C of the line, 8 hex digits (lineSum)
+	// Value is the line itself (a JSON value), as Output writes it (appendLine).
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// lineRecord returns the journal record of line i, as appendLine writes it, without its
+// "\n"; readLine takes it apart.
+func lineRecord(b []byte, i int, line []byte) []byte {
+	b = append(b, `{"i":`...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, `,"sum":"`...)
+	b = append(b, lineSum(line)...)
+	b = append(b, `","value":`...)
+	b = append(b, line...)
+	return append(b, '}')
+}
+
+// readLine returns the line of record rec (without its "\n") if it is the record
+// lineRecord makes of line i and its checksum matches; nil otherwise.
+func readLine(rec []byte, i int) []byte {
+	var head []byte
+	head = append(head, `{"i":`...)
+	head = strconv.AppendInt(head, int64(i), 10)
+	head = append(head, `,"sum":"`...)
+	const sumEnd = `","value":`
+	rest, ok := bytes.CutPrefix(rec, head)
+	if !ok || len(rest) < 8+len(sumEnd)+1 || string(rest[8:8+len(sumEnd)]) != sumEnd || rest[len(rest)-1] != '}' {
+		return nil
+	}
+	line := rest[8+len(sumEnd) : len(rest)-1]
+	if string(rest[:8]) != lineSum(line) {
+		return nil
+	}
+	return line
 }
 
 // lineSum is a journal record's checksum of its line: a record whose line does not
 // match it (a flipped byte) is redone on resume, never replayed.
-func lineSum(line string) string {
-	return fmt.Sprintf("%08x", crc32.Checksum([]byte(line), crc32.MakeTable(crc32.Castagnoli)))
+func lineSum[T string | []byte](line T) string {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], crc32.Update(0, castagnoli, []byte(line)))
+	return hex.EncodeToString(b[:])
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // CreateOutput prepares to write n lines (one per datapoint) to path, or to
 // standard output when path is "-".
@@ -151,7 +194,18 @@ func (o *Output) append(w io.Writer, rec journalRecord, i int) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return o.write(w, append(b, '\n'), i)
+}
+
+// appendLine writes the record of line i (see lineRecord) to w at o.end and records
+// where it is.
+func (o *Output) appendLine(w io.Writer, i int, line []byte) error {
+	return o.write(w, append(lineRecord(nil, i, line), '\n'), i)
+}
+
+// write writes the journal line b (with its "\n") to w at o.end and, for index i >= 0,
+// records where it is.
+func (o *Output) write(w io.Writer, b []byte, i int) error {
 	if len(b) > math.MaxUint32 {
 		return fmt.Errorf("line %d is %d bytes long", i, len(b))
 	}
@@ -242,14 +296,21 @@ func (o *Output) copyJournal(w io.Writer) error {
 			}
 			continue
 		}
-		if rec.I == nil || rec.Line == nil || (rec.Sum != "" && rec.Sum != lineSum(*rec.Line)) {
+		var line []byte
+		switch {
+		case rec.Value != nil && rec.Line == nil:
+			line = rec.Value
+		case rec.Line != nil && rec.Value == nil:
+			line = []byte(*rec.Line)
+		}
+		if rec.I == nil || line == nil || (rec.Sum != "" && rec.Sum != lineSum(line)) || rec.Value != nil && rec.Sum == "" {
 			continue // a damaged line: redo it
 		}
 		i := *rec.I
-		if i < 0 || i >= o.n || o.size[i] != 0 || checkLine([]byte(*rec.Line)) != nil {
+		if i < 0 || i >= o.n || o.size[i] != 0 || checkLine(line) != nil {
 			continue
 		}
-		if err := o.append(w, journalRecord{I: &i, Line: rec.Line, Sum: rec.Sum}, i); err != nil {
+		if err := o.appendLine(w, i, line); err != nil {
 			return journalFault("write journal "+o.journalPath, err)
 		}
 	}
@@ -322,8 +383,7 @@ func (o *Output) Put(i int, line []byte) error {
 	case o.size[i] != 0:
 		return fmt.Errorf("dataset: output %s: index %d already has a line", o.path, i)
 	}
-	s := string(line)
-	if err := o.append(o.journal, journalRecord{I: &i, Line: &s, Sum: lineSum(s)}, i); err != nil {
+	if err := o.appendLine(o.journal, i, line); err != nil {
 		return journalFault("write journal "+o.journalPath, err)
 	}
 	return nil
@@ -400,14 +460,12 @@ func (o *Output) writeLines(w io.Writer) error {
 		if _, err := o.journal.ReadAt(buf, o.off[i]); err != nil {
 			return fmt.Errorf("read journal %s: %w", o.journalPath, err)
 		}
-		var rec journalRecord
-		if err := json.Unmarshal(buf, &rec); err != nil || rec.I == nil || *rec.I != i || rec.Line == nil {
+		// The record with the line's "\n" after it: the "}" replaced by it.
+		line := readLine(buf[:len(buf)-1], i)
+		if line == nil || buf[len(buf)-1] != '\n' {
 			return fmt.Errorf("journal %s: the record of line %d at byte %d is damaged (was the journal changed while running?)", o.journalPath, i, o.off[i])
 		}
-		if _, err := io.WriteString(w, *rec.Line); err != nil {
-			return err
-		}
-		if _, err := w.Write([]byte{'\n'}); err != nil {
+		if _, err := w.Write(append(line, '\n')); err != nil {
 			return err
 		}
 	}

@@ -283,6 +283,9 @@ func TestOutputResumeTwice(t *testing.T) {
 	}
 }
 
+// TestOutputResumeDamagedJournal: resume keeps the records that hold (in the format Put
+// writes, a line as a raw JSON value, or the older one, a line as a string) and redoes
+// the others.
 func TestOutputResumeDamagedJournal(t *testing.T) {
 	const n = 6
 	want := reference(t, n)
@@ -295,6 +298,7 @@ func TestOutputResumeDamagedJournal(t *testing.T) {
 		b, _ := json.Marshal(journalRecord{I: &i, Line: &line, Sum: lineSum(line)})
 		return string(b) + "\n"
 	}
+	valued := func(i int, line []byte) string { return string(lineRecord(nil, i, line)) + "\n" } // as Put writes it now
 	for _, tc := range []struct {
 		name    string
 		journal string
@@ -310,6 +314,10 @@ func TestOutputResumeDamagedJournal(t *testing.T) {
 		{"checksums: a flipped byte is redone", `{"n":6}` + "\n" + summed(0, string(lineFor(0))) + strings.Replace(summed(1, string(lineFor(1))), `\"`, `\"X`, 1), []int{0}},
 		{"empty journal", "", nil},
 		{"only a torn header", `{"n":`, nil},
+		{"value records: kept, flipped, unsummed, doubled", `{"n":6}` + "\n" + valued(0, lineFor(0)) + strings.Replace(valued(1, lineFor(1)), `":"`, `":"X`, 1) +
+			strings.Replace(valued(2, lineFor(2)), `"sum":"`+lineSum(lineFor(2))+`",`, "", 1) +
+			strings.Replace(valued(3, lineFor(3)), `"value":`, `"line":"{}","value":`, 1) + valued(4, lineFor(4)), []int{0, 4}},
+		{"old and value records mixed", `{"n":6}` + "\n" + summed(1, string(lineFor(1))) + valued(2, lineFor(2)) + good(5), []int{1, 2, 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "pred.jsonl")
@@ -534,5 +542,60 @@ func TestOutputMemoryBounded(t *testing.T) {
 	got := readLines(t, out)
 	if len(got) != n || !strings.HasPrefix(got[n-1], fmt.Sprintf(`{"context":"%d`, n-1)) {
 		t.Errorf("%d lines; last %.20s", len(got), got[len(got)-1])
+	}
+}
+
+// TestOutputFinishDamagedRecord: a record changed in the journal while the run goes on
+// (a byte of its line, or its index) makes Finish fail naming the journal and the line,
+// without writing the output; the journal stays for a resume, which redoes a line whose
+// checksum no longer holds.
+func TestOutputFinishDamagedRecord(t *testing.T) {
+	const n = 3
+	for _, tc := range []struct{ name, old, new string }{
+		{"a byte of the line", "context of 1", "context of 7"},
+		{"the index", `{"i":1,`, `{"i":2,`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "pred.jsonl")
+			o, err := CreateOutput(out, n, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				if err := o.Put(i, lineFor(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			j, _ := os.ReadFile(out + journalSuffix)
+			if !bytes.Contains(j, []byte(tc.old)) {
+				t.Fatalf("journal does not hold %q:\n%s", tc.old, j)
+			}
+			os.WriteFile(out+journalSuffix, bytes.Replace(j, []byte(tc.old), []byte(tc.new), 1), 0o644)
+			err = o.Finish()
+			if err == nil || !strings.Contains(err.Error(), out+journalSuffix) || !strings.Contains(err.Error(), "line 1") {
+				t.Fatalf("Finish over a damaged record: %v", err)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("output written from a damaged journal")
+			}
+			o.Abort()
+			if tc.name == "the index" {
+				return // the checksum is of the line: a record moved to another index holds
+			}
+			o, err = CreateOutput(out, n, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Done(1) || !o.Done(0) || !o.Done(2) {
+				t.Errorf("after resume Done = %v %v %v, want true false true", o.Done(0), o.Done(1), o.Done(2))
+			}
+			o.Put(1, lineFor(1))
+			if err := o.Finish(); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(out); !bytes.Equal(got, reference(t, n)) {
+				t.Error("output after the resume differs")
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package complete
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/repoctx/repoctx"
@@ -48,44 +49,59 @@ func CopyLines(prefix, context string, n int) []string {
 		return nil
 	}
 	// Tokens are numbered for this call (the query's first), so that a line is a
-	// list of distinct token numbers and the window's counts are a slice.
-	ids := make(map[string]int32, 4*len(query))
+	// run of distinct token numbers and the window's counts are a slice.
+	var ids tokenTable
 	var inQuery []bool // by token number
 	for w := range query {
-		ids[w] = int32(len(inQuery))
+		ids.id(w, fnv1a(w))
 		inQuery = append(inQuery, true)
 	}
-	var stamp []int32 // by token number: the last line (1-based, of the call) listing it
-	var count []int32 // by token number: its lines in the window
-	var best []string
+	stamp := make([]int32, len(inQuery)) // by token number: the last line (1-based, of the call) listing it
+	var count []int32                    // by token number: its lines in the window
+	var best []string                    // a copy: lines is reused from part to part
 	bestScore := 0.0
 	lineNo := int32(0)
-	for _, part := range contextParts(context) {
-		var lines []string
-		var toks [][]int32 // distinct tokens of each line
-		for _, l := range part {
+	var lines []string // the part's non-blank lines
+	var toks []int32   // the distinct tokens of each of lines, one after another
+	var ends []int     // where each line's tokens end in toks
+	for part := range eachContextPart(context) {
+		lines, toks, ends = lines[:0], toks[:0], ends[:0]
+		for len(part) > 0 {
+			l := part
+			if j := strings.IndexByte(part, '\n'); j >= 0 {
+				l, part = part[:j], part[j+1:]
+			} else {
+				part = ""
+			}
 			if strings.TrimSpace(l) == "" {
 				continue
 			}
 			lines = append(lines, l)
 			lineNo++
-			var ts []int32
-			EachToken(l, func(w string) {
-				id, ok := ids[w]
-				if !ok {
-					id = int32(len(inQuery))
-					ids[w] = id
-					inQuery = append(inQuery, false)
+			for start := 0; start < len(l); {
+				if !wordByte[l[start]] {
+					start++
+					continue
 				}
-				for int(id) >= len(stamp) {
+				h := (fnvOffset ^ uint32(l[start])) * fnvPrime
+				end := start + 1
+				for end < len(l) && wordByte[l[end]] {
+					h = (h ^ uint32(l[end])) * fnvPrime
+					end++
+				}
+				w := l[start:end]
+				start = end
+				id := ids.id(w, h)
+				if int(id) == len(inQuery) {
+					inQuery = append(inQuery, false)
 					stamp = append(stamp, 0)
 				}
 				if stamp[id] != lineNo {
 					stamp[id] = lineNo
-					ts = append(ts, id)
+					toks = append(toks, id)
 				}
-			})
-			toks = append(toks, ts)
+			}
+			ends = append(ends, len(toks))
 		}
 		// Slide the window, keeping per-token counts, the union size and the
 		// intersection with the query.
@@ -94,8 +110,12 @@ func CopyLines(prefix, context string, n int) []string {
 		}
 		clear(count)
 		union, inter := 0, 0
-		add := func(ts []int32, d int32) {
-			for _, w := range ts {
+		add := func(line int, d int32) {
+			from := 0
+			if line > 0 {
+				from = ends[line-1]
+			}
+			for _, w := range toks[from:ends[line]] {
 				before := count[w]
 				count[w] = before + d
 				if (d > 0 && before == 0) || (d < 0 && before == 1) {
@@ -107,9 +127,9 @@ func CopyLines(prefix, context string, n int) []string {
 			}
 		}
 		for i := 0; i < len(lines); i++ {
-			add(toks[i], 1)
+			add(i, 1)
 			if i >= CopyWindowLines {
-				add(toks[i-CopyWindowLines], -1)
+				add(i-CopyWindowLines, -1)
 			}
 			// The window is lines [i-CopyWindowLines+1, i]; it needs a next line.
 			if i+1 < CopyWindowLines || i+1 >= len(lines) {
@@ -120,22 +140,90 @@ func CopyLines(prefix, context string, n int) []string {
 				s = float64(inter) / float64(len(query)+union-inter)
 			}
 			if s > 0 && s >= bestScore {
-				best, bestScore = lines[i+1:min(len(lines), i+1+n)], s
+				best, bestScore = append(best[:0], lines[i+1:min(len(lines), i+1+n)]...), s
 			}
 		}
 	}
 	return best
 }
 
+// tokenTable numbers the distinct tokens of one CopyLines call, 0, 1, ... in the
+// order first seen: an open-addressing hash table (linear probing) on their FNV-1a
+// hashes, which the scanner computes as it reads them, kept under half full.
+type tokenTable struct {
+	slots []int32  // token number + 1; 0: empty
+	keys  []string // by token number
+	sums  []uint32 // by token number: its hash
+}
+
+// id returns w's number, numbering it next when it is new; h is fnv1a(w).
+func (t *tokenTable) id(w string, h uint32) int32 {
+	if 2*(len(t.keys)+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint32(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			t.slots[i] = int32(len(t.keys)) + 1
+			t.keys, t.sums = append(t.keys, w), append(t.sums, h)
+			return int32(len(t.keys)) - 1
+		}
+		if t.sums[s-1] == h && t.keys[s-1] == w {
+			return s - 1
+		}
+	}
+}
+
+// grow doubles the table (256 slots at first) and places every token again.
+func (t *tokenTable) grow() {
+	t.slots = make([]int32, max(256, 2*len(t.slots)))
+	mask := uint32(len(t.slots) - 1)
+	for k, h := range t.sums {
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = int32(k) + 1
+	}
+}
+
+// FNV-1a, 32 bits (Fowler, Noll and Vo): the tokens' hash in tokenTable.
+const (
+	fnvOffset uint32 = 2166136261
+	fnvPrime  uint32 = 16777619
+)
+
+// fnv1a returns the 32-bit FNV-1a hash of w.
+func fnv1a(w string) uint32 {
+	h := fnvOffset
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint32(w[i])) * fnvPrime
+	}
+	return h
+}
+
+// wordByte reports which bytes make up tokens: [A-Za-z0-9_] (see EachToken).
+var wordByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	return t
+}()
+
 // copyQuery returns the query lines of CopyLines.
 func copyQuery(prefix string) []string {
-	lines := strings.Split(prefix, "\n")
-	cur := lines[len(lines)-1] // unfinished line; "" when prefix ends in "\n"
-	lines = lines[:len(lines)-1]
+	// The lines of prefix, from the last: the unfinished one ("" when prefix ends in
+	// "\n") and then those before it.
+	cur := prefix[strings.LastIndexByte(prefix, '\n')+1:]
+	rest := prefix[:len(prefix)-len(cur)]
 	var q []string
-	for i := len(lines) - 1; i >= 0 && len(q) < CopyQueryLines; i-- {
-		if strings.TrimSpace(lines[i]) != "" {
-			q = append(q, lines[i])
+	for len(rest) > 0 && len(q) < CopyQueryLines {
+		rest = rest[:len(rest)-1] // its "\n"
+		l := rest[strings.LastIndexByte(rest, '\n')+1:]
+		rest = rest[:len(rest)-len(l)]
+		if strings.TrimSpace(l) != "" {
+			q = append(q, l)
 		}
 	}
 	if cur != "" {
@@ -144,26 +232,29 @@ func copyQuery(prefix string) []string {
 	return q
 }
 
-// contextParts cuts a context into parts at repoctx.FileSep and returns each part's
-// lines without their "\n", leaving out the path line of every part that
-// follows a separator.
-func contextParts(context string) [][]string {
-	chunks := strings.Split(context, repoctx.FileSep)
-	var parts [][]string
-	for i, c := range chunks {
-		if i > 0 {
-			j := strings.IndexByte(c, '\n')
-			if j < 0 {
-				continue // a path line only
+// eachContextPart yields the parts of a context, cut at repoctx.FileSep, without the
+// path line of every part that follows a separator; empty parts are left out.
+func eachContextPart(context string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := 0; context != "" || i == 0; i++ {
+			c := context
+			if j := strings.Index(context, repoctx.FileSep); j >= 0 {
+				c, context = context[:j], context[j+len(repoctx.FileSep):]
+			} else {
+				context = ""
 			}
-			c = c[j+1:]
+			if i > 0 {
+				j := strings.IndexByte(c, '\n')
+				if j < 0 {
+					continue // a path line only
+				}
+				c = c[j+1:]
+			}
+			if c != "" && !yield(c) {
+				return
+			}
 		}
-		if c == "" {
-			continue
-		}
-		parts = append(parts, strings.Split(c, "\n"))
 	}
-	return parts
 }
 
 // TokenSet returns the set of [A-Za-z0-9_]+ matches in the texts (see EachToken):

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx"
 )
 
 func TestCopyPredict(t *testing.T) {
@@ -99,13 +101,53 @@ func TestCopyLines(t *testing.T) {
 	}
 }
 
-// TestCopyPredictMatchesNaive compares the sliding-window CopyPredict with a
-// direct implementation of its definition on random contexts.
+// naiveContextParts cuts a context into parts at repoctx.FileSep and returns each
+// part's lines without their "\n", leaving out the path line of every part that
+// follows a separator: the definition eachContextPart and CopyLines follow.
+func naiveContextParts(context string) [][]string {
+	chunks := strings.Split(context, repoctx.FileSep)
+	var parts [][]string
+	for i, c := range chunks {
+		if i > 0 {
+			j := strings.IndexByte(c, '\n')
+			if j < 0 {
+				continue // a path line only
+			}
+			c = c[j+1:]
+		}
+		if c == "" {
+			continue
+		}
+		parts = append(parts, strings.Split(c, "\n"))
+	}
+	return parts
+}
+
+// naiveCopyQuery returns the query lines of CopyLines, by their definition.
+func naiveCopyQuery(prefix string) []string {
+	lines := strings.Split(prefix, "\n")
+	cur := lines[len(lines)-1] // unfinished line; "" when prefix ends in "\n"
+	lines = lines[:len(lines)-1]
+	var q []string
+	for i := len(lines) - 1; i >= 0 && len(q) < CopyQueryLines; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			q = append(q, lines[i])
+		}
+	}
+	if cur != "" {
+		q = append(q, cur)
+	}
+	return q
+}
+
+// TestCopyPredictMatchesNaive compares the sliding-window CopyLines (1 and 3 lines)
+// with a direct implementation of its definition on random contexts.
 func TestCopyPredictMatchesNaive(t *testing.T) {
-	naive := func(prefix, context string) string {
-		query := TokenSet(copyQuery(prefix)...)
-		best, bestScore := "", 0.0
-		for _, part := range contextParts(context) {
+	naive := func(prefix, context string, n int) []string {
+		query := TokenSet(naiveCopyQuery(prefix)...)
+		var best []string
+		bestScore := 0.0
+		for _, part := range naiveContextParts(context) {
 			var lines []string
 			for _, l := range part {
 				if strings.TrimSpace(l) != "" {
@@ -115,14 +157,14 @@ func TestCopyPredictMatchesNaive(t *testing.T) {
 			for i := 0; i+CopyWindowLines < len(lines); i++ {
 				s := jaccardSets(query, TokenSet(lines[i:i+CopyWindowLines]...))
 				if s > 0 && s >= bestScore {
-					best, bestScore = lines[i+CopyWindowLines], s
+					best, bestScore = lines[i+CopyWindowLines:min(len(lines), i+CopyWindowLines+n)], s
 				}
 			}
 		}
-		return strings.TrimSpace(best)
+		return best
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	vocab := []string{"a", "b", "c", "d", "e", "x y", "a b", "", " ", "<|file_sep|>p"}
+	vocab := []string{"a", "b", "c", "d", "e", "x y", "a b", "", " ", "\u00a0", "a_1.b(c)", "<|file_sep|>p", "<|file_sep|>", "<|file_sep|>q\na"}
 	text := func(n int) string {
 		var sb strings.Builder
 		for ; n > 0; n-- {
@@ -133,8 +175,16 @@ func TestCopyPredictMatchesNaive(t *testing.T) {
 	}
 	for i := 0; i < 3000; i++ {
 		prefix, ctx := text(rng.IntN(6)), text(rng.IntN(25))
-		if got, want := CopyPredict(prefix, ctx), naive(prefix, ctx); got != want {
-			t.Fatalf("CopyPredict(%q, %q) = %q, naive %q", prefix, ctx, got, want)
+		if rng.IntN(2) == 0 {
+			prefix += vocab[rng.IntN(len(vocab))] // an unfinished line
+		}
+		if got, want := naiveCopyQuery(prefix), copyQuery(prefix); !reflect.DeepEqual(got, want) {
+			t.Fatalf("copyQuery(%q) = %q, naive %q", prefix, got, want)
+		}
+		for _, n := range []int{1, 3} {
+			if got, want := CopyLines(prefix, ctx, n), naive(prefix, ctx, n); !reflect.DeepEqual(got, want) {
+				t.Fatalf("CopyLines(%q, %q, %d) = %q, naive %q", prefix, ctx, n, got, want)
+			}
 		}
 	}
 }

@@ -58,7 +58,6 @@ type Index struct {
 	lens     [][numFields]int32  // field lengths by view position
 	post     [numFields]postings // by corpus term ID
 	stats    [numFields]fieldStats
-	pool     sync.Pool // of *accum
 
 	mu     sync.RWMutex // guards closed against Close during Search
 	closed bool

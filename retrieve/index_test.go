@@ -465,3 +465,39 @@ func TestSortCand(t *testing.T) {
 		}
 	}
 }
+
+// TestAccumulatorsAcrossIndexes: the accumulators a search leaves for the next
+// (shared by every index of the process) give a smaller and a larger index the same
+// BM25 hits as a first search of each, searches interleaved.
+func TestAccumulatorsAcrossIndexes(t *testing.T) {
+	small := buildTest(t, testChunks())
+	var more []chunker.Chunk
+	for i := range 300 {
+		more = append(more, chunk(fmt.Sprintf("gen/F%d.kt", i), 0, chunker.KindFunction, "f", nil,
+			fmt.Sprintf("fun f%d(entries: Map<String, Int>) = entries[\"k%d\"] ?: %d", i, i%7, i)))
+	}
+	big := buildTest(t, append(testChunks(), more...))
+	queries := []string{"entries remove eldest", "parse http response status", "fun entries Map String", "slugify title", "k3 entries"}
+	want := map[string][]Hit{}
+	for _, ix := range []*Index{small, big} {
+		for _, q := range queries {
+			hits, err := ix.searchBM25(q, 8, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[fmt.Sprintf("%p %s", ix, q)] = hits
+		}
+	}
+	for round := range 5 {
+		for i, q := range queries {
+			ix := []*Index{big, small}[(i+round)%2]
+			hits, err := ix.searchBM25(q, 8, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := want[fmt.Sprintf("%p %s", ix, q)]; !slices.Equal(hits, w) {
+				t.Fatalf("round %d, %q on the index of %d chunks: %v, want %v", round, q, ix.chunks.len(), hits, w)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/repoctx/repoctx/internal/topk"
 )
@@ -392,8 +393,8 @@ func (a *accum) sortCand() {
 		slices.Sort(a.cand)
 		return
 	}
-	if a.bits == nil {
-		a.bits = make([]uint64, (len(a.scores)+63)/64)
+	if n := (len(a.scores) + 63) / 64; len(a.bits) < n {
+		a.bits = make([]uint64, n) // (all 0 between uses, as a reused one is)
 	}
 	for _, d := range a.cand {
 		a.bits[d>>6] |= 1 << (d & 63)
@@ -492,14 +493,28 @@ func (a *accum) kth(docs []uint64, k int, lb float64) (float64, bool) {
 	return h[0], true
 }
 
+// accums holds the accumulators of searches done, of every index of the process:
+// their arrays are all zero, and a search of an index of up to as many chunks takes
+// them again. A batch makes and closes many views of about the same size one after
+// another, and a new array costs a page fault per 4 KiB on first touch.
+var accums sync.Pool // of *accum
+
+// getAccum returns an accumulator for a search of ix: scores and accept of ix's
+// length, all zero.
 func (ix *Index) getAccum() *accum {
-	if a, ok := ix.pool.Get().(*accum); ok {
+	n := ix.chunks.len()
+	if a, ok := accums.Get().(*accum); ok && cap(a.scores) >= n {
+		a.ix = ix
+		a.scores, a.accept = a.scores[:n], a.accept[:n]
+		if len(a.bits) > (n+63)/64 {
+			a.bits = a.bits[:(n+63)/64]
+		}
 		return a
 	}
-	n := ix.chunks.len()
 	return &accum{ix: ix, scores: make([]float64, n), accept: make([]int8, n)}
 }
 
+// putAccum zeroes what a's search set and keeps a for the next search.
 func (ix *Index) putAccum(a *accum) {
 	for _, d := range a.touched {
 		a.scores[d] = 0
@@ -507,6 +522,6 @@ func (ix *Index) putAccum(a *accum) {
 	}
 	a.touched = a.touched[:0]
 	a.cand = a.cand[:0]
-	a.filter = nil
-	ix.pool.Put(a)
+	a.filter, a.ix = nil, nil
+	accums.Put(a)
 }

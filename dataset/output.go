@@ -57,6 +57,7 @@ type Output struct {
 	journal     *os.File        // the open journal, read back by Finish
 	stdout      io.Writer       // for "-"
 	closed      bool            // after Finish or Abort
+	rec         []byte          // the record appendLine writes, reused (under mu)
 }
 
 // journalSuffix is appended to OUT to name its journal.
@@ -200,7 +201,8 @@ func (o *Output) append(w io.Writer, rec journalRecord, i int) error {
 // appendLine writes the record of line i (see lineRecord) to w at o.end and records
 // where it is.
 func (o *Output) appendLine(w io.Writer, i int, line []byte) error {
-	return o.write(w, append(lineRecord(nil, i, line), '\n'), i)
+	o.rec = append(lineRecord(o.rec[:0], i, line), '\n')
+	return o.write(w, o.rec, i)
 }
 
 // write writes the journal line b (with its "\n") to w at o.end and, for index i >= 0,
@@ -417,7 +419,7 @@ func (o *Output) Finish() error {
 		return fmt.Errorf("dataset: output %s: %d of %d datapoints have no line (first missing: index %d)", o.path, o.n-o.count, o.n, first)
 	}
 	if o.stdout != nil {
-		w := bufio.NewWriterSize(o.stdout, 1<<20)
+		w := bufio.NewWriterSize(o.stdout, 64<<10)
 		err := o.writeLines(w)
 		if err == nil {
 			err = w.Flush()
@@ -429,7 +431,7 @@ func (o *Output) Finish() error {
 		return o.journal.Close()
 	}
 	err := atomicfile.Write(o.path, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
+		bw := bufio.NewWriterSize(w, 64<<10)
 		if err := o.writeLines(bw); err != nil {
 			return err
 		}
@@ -501,22 +503,73 @@ func (o *Output) Abort() error {
 // key order, compact, without HTML escaping and without a trailing newline.
 // Invalid UTF-8 in the strings becomes U+FFFD.
 func PredictionLine(ctx string, prefix, suffix *string) []byte {
-	var b bytes.Buffer
-	b.Grow(len(ctx) + 32)
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	put := func(key, v string) {
-		b.WriteString(key)
-		enc.Encode(v) // a string always encodes; Encode adds "\n"
-		b.Truncate(b.Len() - 1)
-	}
-	put(`{"context":`, ctx)
+	n := len(`{"context":""}`) + len(ctx)
 	if prefix != nil {
-		put(`,"prefix":`, *prefix)
+		n += len(`,"prefix":""`) + len(*prefix)
 	}
 	if suffix != nil {
-		put(`,"suffix":`, *suffix)
+		n += len(`,"suffix":""`) + len(*suffix)
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	b := make([]byte, 0, n+n/64) // room for a few escapes
+	b = appendJSONString(append(b, `{"context":`...), ctx)
+	if prefix != nil {
+		b = appendJSONString(append(b, `,"prefix":`...), *prefix)
+	}
+	if suffix != nil {
+		b = appendJSONString(append(b, `,"suffix":`...), *suffix)
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string, escaped byte for byte as
+// encoding/json encodes a string with HTML escaping off (json.Encoder.SetEscapeHTML):
+// '"' and '\\' escaped, control characters as \b, \f, \n, \r, \t or \u00XX, each byte of
+// invalid UTF-8 as \ufffd, U+2028 and U+2029 as \u2028 and \u2029, all else as it is.
+// (Written here to encode into one buffer of the line's size; TestAppendJSONString
+// holds it to encoding/json.)
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(b, s[start:]...), '"')
 }

@@ -68,7 +68,7 @@ func prefixOutline(h repoctx.Hole, split Split, budget int, tc repoctx.TokenCoun
 		}
 		return s
 	}
-	lc := &lineCounter{tc: tc, cache: map[string]float64{}}
+	lc := newLineCounter(tc)
 	left := float64(budget) - lc.text(header(repoctx.Part{Path: h.Path}))
 	var taken []int
 	for _, i := range append(append(imports, reverse(decls)...), reverse(rest)...) {

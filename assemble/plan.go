@@ -211,13 +211,25 @@ func headLines(suffix string, budget float64, tc repoctx.TokenCounter) int {
 }
 
 // lineCounter counts the tokens of rendered contexts line by line, as the
-// scorer does, caching each line's count.
+// scorer does, caching each line's count (not a [repoctx.CharEstimate]'s: counting
+// a line's characters again is cheaper than looking it up).
 type lineCounter struct {
 	tc    repoctx.TokenCounter
 	cache map[string]float64
 }
 
+// newLineCounter returns a lineCounter of tc.
+func newLineCounter(tc repoctx.TokenCounter) *lineCounter {
+	if _, ok := tc.(repoctx.CharEstimate); ok {
+		return &lineCounter{tc: tc}
+	}
+	return &lineCounter{tc: tc, cache: map[string]float64{}}
+}
+
 func (lc *lineCounter) line(l string) float64 {
+	if lc.cache == nil {
+		return lc.tc.Count(l)
+	}
 	n, ok := lc.cache[l]
 	if !ok {
 		n = lc.tc.Count(l)
@@ -252,7 +264,7 @@ func (lc *lineCounter) text(s string) float64 {
 // relevant part alone over the room is such a skipped part: its last lines then
 // fill the room alone, as the less relevant parts would leave less of it.
 func fitTokens(parts []repoctx.Part, room float64, tc repoctx.TokenCounter) []repoctx.Part {
-	lc := &lineCounter{tc: tc, cache: map[string]float64{}}
+	lc := newLineCounter(tc)
 	// Make every part end at a line end so that parts' lines never merge with the
 	// next header and costs add up.
 	parts = append([]repoctx.Part(nil), parts...)

@@ -3,6 +3,7 @@ package complete
 import (
 	"iter"
 	"strings"
+	"sync"
 
 	"github.com/repoctx/repoctx"
 )
@@ -50,20 +51,25 @@ func CopyLines(prefix, context string, n int) []string {
 	}
 	// Tokens are numbered for this call (the query's first), so that a line is a
 	// run of distinct token numbers and the window's counts are a slice.
-	var ids tokenTable
-	var inQuery []bool // by token number
+	sc := getCopyScratch()
+	defer sc.put()
+	ids := &sc.ids
+	inQuery := sc.inQuery[:0] // by token number
 	for w := range query {
 		ids.id(w, fnv1a(w))
 		inQuery = append(inQuery, true)
 	}
-	stamp := make([]int32, len(inQuery)) // by token number: the last line (1-based, of the call) listing it
-	var count []int32                    // by token number: its lines in the window
-	var best []string                    // a copy: lines is reused from part to part
+	stamp := append(sc.stamp[:0], make([]int32, len(inQuery))...) // by token number: the last line (1-based, of the call) listing it
+	count := sc.count[:0]                                         // by token number: its lines in the window
+	var best []string                                             // a copy: lines is reused from part to part
 	bestScore := 0.0
 	lineNo := int32(0)
-	var lines []string // the part's non-blank lines
-	var toks []int32   // the distinct tokens of each of lines, one after another
-	var ends []int     // where each line's tokens end in toks
+	lines := sc.lines[:0] // the part's non-blank lines
+	toks := sc.toks[:0]   // the distinct tokens of each of lines, one after another
+	ends := sc.ends[:0]   // where each line's tokens end in toks
+	defer func() {
+		sc.inQuery, sc.stamp, sc.count, sc.lines, sc.toks, sc.ends = inQuery, stamp, count, lines, toks, ends
+	}()
 	for part := range eachContextPart(context) {
 		lines, toks, ends = lines[:0], toks[:0], ends[:0]
 		for len(part) > 0 {
@@ -145,6 +151,36 @@ func CopyLines(prefix, context string, n int) []string {
 		}
 	}
 	return best
+}
+
+// copyScratch is the memory of one CopyLines call, kept for the next (copyScratches):
+// a draft runs CopyLines over a context of tens of kilobytes for every datapoint.
+type copyScratch struct {
+	ids                tokenTable
+	inQuery            []bool
+	stamp, count, toks []int32
+	lines              []string
+	ends               []int
+}
+
+var copyScratches sync.Pool // of *copyScratch
+
+// getCopyScratch returns a copyScratch whose token table is empty.
+func getCopyScratch() *copyScratch {
+	if sc, ok := copyScratches.Get().(*copyScratch); ok {
+		return sc
+	}
+	return &copyScratch{}
+}
+
+// put empties sc (dropping its strings, which point into a caller's context) and
+// keeps it for the next call.
+func (sc *copyScratch) put() {
+	clear(sc.ids.slots)
+	clear(sc.ids.keys)
+	sc.ids.keys, sc.ids.sums = sc.ids.keys[:0], sc.ids.sums[:0]
+	clear(sc.lines[:cap(sc.lines)])
+	copyScratches.Put(sc)
 }
 
 // tokenTable numbers the distinct tokens of one CopyLines call, 0, 1, ... in the

@@ -370,7 +370,8 @@ func TestConcurrentSearch(t *testing.T) {
 	wg.Wait()
 }
 
-// TestPruningIsExact compares Search (MaxScore pruning) with exhaustive scoring on many
+// TestPruningIsExact compares Search (MaxScore pruning, the k-th score looked for
+// among the documents above the last one found) with exhaustive scoring on many
 // queries, k values and filters: the hits must be identical.
 func TestPruningIsExact(t *testing.T) {
 	racetest.Skip(t, "compares pruned and exhaustive BM25 over many queries on one goroutine")
@@ -391,7 +392,7 @@ func TestPruningIsExact(t *testing.T) {
 		"odd ordinal": func(c *chunker.Chunk) bool { return c.Ordinal%2 == 1 },
 		"rare":        func(c *chunker.Chunk) bool { return len(c.Path)%7 == 0 },
 	}
-	searches, pruned := 0, 0
+	searches, pruned, narrowed := 0, 0, 0
 	for fname, filter := range filters {
 		for _, k := range []int{1, 10, 50} {
 			for qi, q := range queries {
@@ -407,6 +408,9 @@ func TestPruningIsExact(t *testing.T) {
 				if st.pruned {
 					pruned++
 				}
+				if st.narrowed > 0 {
+					narrowed++
+				}
 				if !slices.Equal(got, want) {
 					t.Errorf("filter %s, k=%d, query %d: pruned %v\nexhaustive %v", fname, k, qi, got, want)
 				}
@@ -417,7 +421,11 @@ func TestPruningIsExact(t *testing.T) {
 	if pruned < searches/2 {
 		t.Errorf("pruning kicked in for %d of %d searches only", pruned, searches)
 	}
-	t.Logf("pruning kicked in for %d of %d searches", pruned, searches)
+	// And so did the k-th score's search among the documents above the last one found.
+	if narrowed < searches/4 {
+		t.Errorf("the k-th score was looked for among the documents above lb in %d of %d searches only", narrowed, searches)
+	}
+	t.Logf("pruning kicked in for %d of %d searches, the narrowed k-th search for %d", pruned, searches, narrowed)
 }
 
 // TestFileText: a file's text is its chunks joined in order, the bytes a chunk shares

@@ -1,7 +1,6 @@
 package assemble
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
@@ -13,10 +12,10 @@ import (
 var (
 	// importLine matches the lines that bring names into a file: imports, packages,
 	// includes.
-	importLine = regexp.MustCompile(`^\s*(import|from|package|use|using|require|#include)\b`)
+	importLine = grammars.LazyRegexp(`^\s*(import|from|package|use|using|require|#include)\b`)
 	// declLine matches declaration headers: a definition keyword after optional
 	// annotations and modifiers (Kotlin, Python, Java, Go, TypeScript, Rust, ...).
-	declLine = regexp.MustCompile(`^\s*(@[\w.]+(\([^)]*\))?\s+)*((public|private|protected|internal|open|abstract|override|sealed|data|inline|suspend|static|final|async|export|default|const|lateinit|enum|annotation|companion|value|inner|operator|infix|tailrec|external|actual|expect|pub|readonly)\s+)*(def|class|fun|val|var|object|interface|typealias|struct|func|type|fn|let|function|trait|impl|record)\b`)
+	declLine = grammars.LazyRegexp(`^\s*(@[\w.]+(\([^)]*\))?\s+)*((public|private|protected|internal|open|abstract|override|sealed|data|inline|suspend|static|final|async|export|default|const|lateinit|enum|annotation|companion|value|inner|operator|infix|tailrec|external|actual|expect|pub|readonly)\s+)*(def|class|fun|val|var|object|interface|typealias|struct|func|type|fn|let|function|trait|impl|record)\b`)
 )
 
 // maxOutlineLine is the longest line, in bytes, an outline takes: longer lines are

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/grammars"
 )
 
 func TestLineSpanAround(t *testing.T) {
@@ -56,5 +57,14 @@ func TestPrefixOutline(t *testing.T) {
 	}
 	if _, ok := prefixOutline(h, Split{Prefix: prefix, Suffix: h.Suffix}, 1000, repoctx.CharEstimate{}); ok {
 		t.Error("an outline of an untrimmed prefix")
+	}
+}
+
+// TestOutlineRegexpsCompile: the outline's expressions compile (they do on first use).
+func TestOutlineRegexpsCompile(t *testing.T) {
+	for _, r := range []*grammars.Regexp{importLine, declLine} {
+		if r.Regexp() == nil {
+			t.Errorf("%q", r)
+		}
 	}
 }

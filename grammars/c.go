@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -37,7 +36,7 @@ var C = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("comment"),
 	SignatureSkipBytes: "/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*)`),
 	DefName:            cName(&symbolNames{lang: c.GetLanguage}),
 	DefLines:           cDefLines,
 	NotDefLine:         cppStatement,
@@ -47,7 +46,7 @@ var C = &Spec{
 	Family:             "c",
 	ImportsByPath:      true,
 	Strings:            set("string_literal", "char_literal", "concatenated_string"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|#\s*(include|pragma|if|ifdef|ifndef|endif|else|elif)\b)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|#\s*(include|pragma|if|ifdef|ifndef|endif|else|elif)\b)`),
 	Keywords:           cKeywords,
 }
 
@@ -281,6 +280,6 @@ func cIncludes(names *symbolNames) func(root *sitter.Node, src []byte) (string, 
 // misread (a file cut inside a function): structs and unions with a body, and the
 // function line of C++ (cppDefLines), never after a statement keyword.
 var cDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*(?:typedef\s+)?(?:struct|union)\s+([A-Za-z_]\w*)\s*\{?\s*$`)},
+	{Class, LazyRegexp(`^[ \t]*(?:typedef\s+)?(?:struct|union)\s+([A-Za-z_]\w*)\s*\{?\s*$`)},
 	cppDefLines[1],
 }

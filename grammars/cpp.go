@@ -1,8 +1,6 @@
 package grammars
 
 import (
-	"regexp"
-
 	"github.com/smacker/go-tree-sitter/cpp"
 )
 
@@ -38,7 +36,7 @@ var CPP = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("comment"),
 	SignatureSkipBytes: "/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*)`),
 	DefName:            cName(&symbolNames{lang: cpp.GetLanguage}),
 	DefLines:           cppDefLines,
 	NotDefLine:         cppStatement,
@@ -48,7 +46,7 @@ var CPP = &Spec{
 	Family:             "c",
 	ImportsByPath:      true,
 	Strings:            set("string_literal", "char_literal", "raw_string_literal", "concatenated_string"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|#\s*(include|pragma|if|ifdef|ifndef|endif|else|elif)\b|using\s+namespace\s)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|#\s*(include|pragma|if|ifdef|ifndef|endif|else|elif)\b|using\s+namespace\s)`),
 	Keywords: append([]string{
 		"alignas", "alignof", "and", "asm", "catch", "class", "concept", "consteval",
 		"constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype",
@@ -71,11 +69,11 @@ func init() { MustRegister(CPP) }
 // initialiser has `=`, a line starting with a statement keyword is none
 // (cppStatement).
 var cppDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*(?:template\s*<[^>]*>\s*)?(?:class|struct|union)\s+(?:[A-Z_][A-Z0-9_]*\s+)?([A-Za-z_]\w*)\s*(?:final\s*)?(?::[^;{]*)?\{?\s*$`)},
-	{Function, regexp.MustCompile(`^[ \t]*(?:(?:static|inline|virtual|explicit|constexpr|consteval|friend|extern|const|unsigned|signed|long|short|typename|template\s*<[^>]*>)\s+)*[A-Za-z_][\w:<>,]*(?:\s*[*&]+\s*|\s+)(?:[A-Za-z_]\w*::)*([A-Za-z_~]\w*)\s*\([^;]*\)\s*(?:const|override|final|noexcept|volatile|&|\s)*\{`)},
+	{Class, LazyRegexp(`^[ \t]*(?:template\s*<[^>]*>\s*)?(?:class|struct|union)\s+(?:[A-Z_][A-Z0-9_]*\s+)?([A-Za-z_]\w*)\s*(?:final\s*)?(?::[^;{]*)?\{?\s*$`)},
+	{Function, LazyRegexp(`^[ \t]*(?:(?:static|inline|virtual|explicit|constexpr|consteval|friend|extern|const|unsigned|signed|long|short|typename|template\s*<[^>]*>)\s+)*[A-Za-z_][\w:<>,]*(?:\s*[*&]+\s*|\s+)(?:[A-Za-z_]\w*::)*([A-Za-z_~]\w*)\s*\([^;]*\)\s*(?:const|override|final|noexcept|volatile|&|\s)*\{`)},
 }
 
 // cppStatement matches a line that starts with a statement keyword, which
 // cppDefLines' function line would take for a return type (`if FMT_CONSTEXPR20
 // (x) {`, a macro before the condition).
-var cppStatement = regexp.MustCompile(`^[ \t]*(?:if|else|while|for|switch|return|case|do|throw|co_return|co_yield|co_await|delete|new|goto|catch|sizeof|using|typedef|try)\b`)
+var cppStatement = LazyRegexp(`^[ \t]*(?:if|else|while|for|switch|return|case|do|throw|co_return|co_yield|co_await|delete|new|goto|catch|sizeof|using|typedef|try)\b`)

@@ -1,8 +1,6 @@
 package grammars
 
 import (
-	"regexp"
-
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/csharp"
 )
@@ -44,13 +42,13 @@ var CSharp = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("attribute_list", "comment"),
 	SignatureSkipBytes: "[/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|\[)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*|\[)`),
 	DefName:            csName,
 	DefLines:           csDefLines,
 	ErrorDefsFromText:  true,
 	Imports:            csImports,
 	Strings:            set("string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression", "character_literal"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|using\s+[\w.=\s]+;|namespace\s|#(region|endregion|pragma|if|endif|else)\b)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|using\s+[\w.=\s]+;|namespace\s|#(region|endregion|pragma|if|endif|else)\b)`),
 	Keywords: []string{
 		"abstract", "as", "base", "bool", "break", "byte", "case", "catch", "char", "checked",
 		"class", "const", "continue", "decimal", "default", "delegate", "do", "double", "else",
@@ -164,8 +162,8 @@ const csType = `(?:[\w.]+(?:\s*<[^;{}()=]*>)?|\([^;{}()=]*\))[?\[\],]*`
 // (a modifier, a type, the name, then `{`, `=>`, `=`, `;` or the line's end).
 // A line opening a constructor, property or field starts with csMemberStart.
 var csDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*` + csModifiers + `*(?:class|struct|interface|enum|record(?:\s+(?:class|struct))?)\s+([A-Za-z_]\w*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*(?:\[[^\]]*\]\s*)*` + csModifiers + `+` + csType + `\s+([A-Za-z_]\w*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?:where\s[^{;]*)?(?:\{.*|=>.*)?$`)},
-	{Function, regexp.MustCompile(csMemberStart + csModifiers + `*([A-Za-z_]\w*)\s*\([^;]*\)\s*(?::\s*(?:base|this)\s*\(.*)?(?:\{.*|=>.*)?$`)},
-	{Property, regexp.MustCompile(csMemberStart + `(?:` + csModifiers + `|(?:const|event)\s+)*` + csType + `\s+([A-Za-z_]\w*)\s*(?:[{=;,].*)?$`)},
+	{Class, LazyRegexp(`^[ \t]*` + csModifiers + `*(?:class|struct|interface|enum|record(?:\s+(?:class|struct))?)\s+([A-Za-z_]\w*)`)},
+	{Function, LazyRegexp(`^[ \t]*(?:\[[^\]]*\]\s*)*` + csModifiers + `+` + csType + `\s+([A-Za-z_]\w*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?:where\s[^{;]*)?(?:\{.*|=>.*)?$`)},
+	{Function, LazyRegexp(csMemberStart + csModifiers + `*([A-Za-z_]\w*)\s*\([^;]*\)\s*(?::\s*(?:base|this)\s*\(.*)?(?:\{.*|=>.*)?$`)},
+	{Property, LazyRegexp(csMemberStart + `(?:` + csModifiers + `|(?:const|event)\s+)*` + csType + `\s+([A-Za-z_]\w*)\s*(?:[{=;,].*)?$`)},
 }

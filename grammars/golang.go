@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -30,7 +29,7 @@ var Go = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("comment"),
 	SignatureSkipBytes: "/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*)`),
 	DefName:            goName,
 	DefLines:           goDefLines,
 	ErrorDefsFromText:  true,
@@ -38,7 +37,7 @@ var Go = &Spec{
 	Imports:            goImports,
 	ImportsByPath:      true,
 	Strings:            set("raw_string_literal", "interpreted_string_literal"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|import[\s(]|package\s)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|import[\s(]|package\s)`),
 	Keywords: []string{
 		"break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough",
 		"for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range",
@@ -114,6 +113,6 @@ func goImports(root *sitter.Node, src []byte) (string, []Import) {
 // methods, and struct and interface types. No statement starts with `func` and a
 // name (a function literal has none) or with `type`.
 var goDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*type\s+([A-Za-z_]\w*)(?:\[[^\]]*\])?\s+(?:struct|interface)\b`)},
-	{Function, regexp.MustCompile(`^[ \t]*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)\s*[(\[]`)},
+	{Class, LazyRegexp(`^[ \t]*type\s+([A-Za-z_]\w*)(?:\[[^\]]*\])?\s+(?:struct|interface)\b`)},
+	{Function, LazyRegexp(`^[ \t]*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)\s*[(\[]`)},
 }

@@ -22,7 +22,6 @@ package grammars
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -78,7 +77,7 @@ type Spec struct {
 	// NotDefLine, if not nil, matches lines that open no definition though a
 	// DefLine matches them (C++: a statement keyword where a return type is
 	// expected, `if MACRO (x) {`).
-	NotDefLine *regexp.Regexp
+	NotDefLine *Regexp
 	// CharQuotes says that `'` quotes one character only (a char literal): a `'`
 	// that opens none is a lifetime or a symbol ('a, 'static, 'sym), not the start
 	// of a string, when the chunker matches braces in text (DefLines).
@@ -113,12 +112,12 @@ type Spec struct {
 	// between), belongs to it: comments and annotations/decorators. Matching is by text
 	// because grammars misplace such lines (a KDoc inside import_header, an annotation
 	// parsed as an expression).
-	LeadingLine *regexp.Regexp
+	LeadingLine *Regexp
 	// CommentLine matches the leading lines that are comment text (not annotations or
 	// decorators). A comment run that would make its definition's first chunk exceed the
 	// size cap is not attached to it but becomes a chunk of its own; the annotation
 	// lines below it stay with the definition. Nil means every leading line is comment.
-	CommentLine *regexp.Regexp
+	CommentLine *Regexp
 	// SignatureSkip are node types left out of signature text (annotations, comments).
 	SignatureSkip map[string]bool
 	// SignatureSkipBytes are bytes one of which starts every node of a SignatureSkip
@@ -166,7 +165,7 @@ type Spec struct {
 	// SkipLine matches a line, without its indentation, that is not code worth
 	// completing though it may look like it: comments, imports, package lines
 	// (`dataset from-git` takes no middle with such a line). Nil: none.
-	SkipLine *regexp.Regexp
+	SkipLine *Regexp
 	// ImportsByPath says that an import names files by their path (relative to the
 	// importing file or as a suffix of a repository path: JavaScript's "./util",
 	// Go's "github.com/a/b/pkg", C's "util/foo.h", Rust's "crate::model"), not by a
@@ -189,7 +188,7 @@ type Spec struct {
 // definition line indented no deeper, whichever comes first.
 type DefLine struct {
 	Kind string
-	Re   *regexp.Regexp
+	Re   *Regexp
 }
 
 var (

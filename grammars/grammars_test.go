@@ -1,8 +1,10 @@
 package grammars
 
 import (
+	"fmt"
 	"math/rand"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,6 +104,57 @@ func TestTypeOf(t *testing.T) {
 		ps.Close()
 		if n < 50 {
 			t.Errorf("%s: only %d nodes", spec.Name, n)
+		}
+	}
+}
+
+// TestRegexpsCompile compiles every expression of the package's specs and rules
+// (they compile on first use, not at start: a bad one would otherwise panic in the
+// middle of a run) and checks that each spec's expressions are among them.
+func TestRegexpsCompile(t *testing.T) {
+	allMu.Lock()
+	all := append([]*Regexp(nil), allRegexps...)
+	allMu.Unlock()
+	if len(all) < 50 {
+		t.Fatalf("only %d expressions registered", len(all))
+	}
+	known := map[*Regexp]bool{}
+	for _, r := range all {
+		func() {
+			defer func() {
+				if e := recover(); e != nil {
+					t.Errorf("%q does not compile: %v", r, e)
+				}
+			}()
+			if r.Regexp() == nil || r.Regexp().String() != r.String() {
+				t.Errorf("%q compiled to %v", r, r.Regexp())
+			}
+		}()
+		known[r] = true
+	}
+	for _, name := range Names() {
+		s := Lookup(name)
+		rs := []*Regexp{s.NotDefLine, s.LeadingLine, s.CommentLine, s.SkipLine}
+		for _, d := range append(append([]DefLine(nil), s.DefLines...), s.SwallowLines...) {
+			rs = append(rs, d.Re)
+		}
+		for _, r := range rs {
+			if r != nil && !known[r] {
+				t.Errorf("%s: %q was not made by LazyRegexp", name, r)
+			}
+		}
+	}
+}
+
+// TestLazyRegexpMatchesRegexp: the wrapper's methods answer as regexp's do.
+func TestLazyRegexpMatchesRegexp(t *testing.T) {
+	const expr = `^[ \t]*fun\s+([A-Za-z_]\w*)`
+	lazy, re := LazyRegexp(expr), regexp.MustCompile(expr)
+	for _, s := range []string{"fun main() {", "  fun x(", "val fun", "", "\tfun  _a1"} {
+		if lazy.MatchString(s) != re.MatchString(s) || lazy.Match([]byte(s)) != re.Match([]byte(s)) ||
+			!slices.Equal(lazy.FindStringSubmatch(s), re.FindStringSubmatch(s)) ||
+			fmt.Sprint(lazy.FindSubmatch([]byte(s))) != fmt.Sprint(re.FindSubmatch([]byte(s))) {
+			t.Errorf("%q: the lazy expression answers otherwise", s)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -36,7 +35,7 @@ var Java = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("annotation", "marker_annotation", "line_comment", "block_comment"),
 	SignatureSkipBytes: "@/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:            javaName,
 	DefLines:           javaDefLines,
 	NotDefLine:         javaStatement,
@@ -45,7 +44,7 @@ var Java = &Spec{
 	Imports:            javaImports,
 	Family:             "jvm",
 	Strings:            set("string_literal", "character_literal"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|import\s|package\s)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|import\s|package\s)`),
 	Keywords: []string{
 		"abstract", "assert", "boolean", "break", "byte", "case", "catch", "char", "class",
 		"const", "continue", "default", "do", "double", "else", "enum", "extends", "final",
@@ -128,10 +127,10 @@ const javaModifiers = `(?:(?:public|private|protected|static|final|abstract|seal
 // no type before its name, a declaration with an initialiser has `=`, a line
 // starting with a statement keyword (`new Foo(x) {`) is none (javaStatement).
 var javaDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*` + javaModifiers + `*(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*` + javaModifiers + `*(?:<[^>]*>\s+)?[\w$.<>\[\],?]+(?:\s*<[^>]*>)?\s+([A-Za-z_$][\w$]*)\s*\([^;]*\)\s*(?:throws\s+[\w$.,\s]+)?\{`)},
+	{Class, LazyRegexp(`^[ \t]*` + javaModifiers + `*(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)`)},
+	{Function, LazyRegexp(`^[ \t]*` + javaModifiers + `*(?:<[^>]*>\s+)?[\w$.<>\[\],?]+(?:\s*<[^>]*>)?\s+([A-Za-z_$][\w$]*)\s*\([^;]*\)\s*(?:throws\s+[\w$.,\s]+)?\{`)},
 }
 
 // javaStatement matches a line that starts with a statement keyword, which
 // javaDefLines' method line would take for a type.
-var javaStatement = regexp.MustCompile(`^[ \t]*(?:if|else|while|for|switch|return|case|do|throw|new|try|catch|yield|assert|synchronized\s*\()\b`)
+var javaStatement = LazyRegexp(`^[ \t]*(?:if|else|while|for|switch|return|case|do|throw|new|try|catch|yield|assert|synchronized\s*\()\b`)

@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -35,7 +34,7 @@ var JavaScript = &Spec{
 	CommentBytes:       "/>",
 	SignatureSkip:      set("decorator", "comment"),
 	SignatureSkipBytes: "@/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*|@)`),
 	ErrorDefsFromText:  true,
 	DefLines:           jsDefLines,
 	SwallowLines:       jsSwallowLines,
@@ -44,7 +43,7 @@ var JavaScript = &Spec{
 	Family:             "javascript",
 	ImportsByPath:      true,
 	Strings:            set("string", "template_string"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|import\s)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|import\s)`),
 	Keywords:           jsKeywords,
 }
 
@@ -225,18 +224,18 @@ func jsString(n *sitter.Node, src []byte) string {
 // body possibly on the same line: `get size() { return n }`), and methods (a name,
 // parameters and `{` at the end of an indented line).
 var jsDefLines = []DefLine{
-	{Function, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`)},
-	{Class, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace)\s+([A-Za-z_$][\w$]*)`)},
-	{Property, regexp.MustCompile(`^[ \t]*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=`)},
-	{Function, regexp.MustCompile(`^[ \t]+(?:(?:static|public|private|protected|override)\s+)*(?:get|set)\s+#?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{`)},
-	{Function, regexp.MustCompile(`^[ \t]+(?:(?:static|async|get|set|public|private|protected|readonly|override)\s+)*\*?#?([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?::\s*[^{;]+)?\{\s*$`)},
+	{Function, LazyRegexp(`^[ \t]*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`)},
+	{Class, LazyRegexp(`^[ \t]*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace)\s+([A-Za-z_$][\w$]*)`)},
+	{Property, LazyRegexp(`^[ \t]*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=`)},
+	{Function, LazyRegexp(`^[ \t]+(?:(?:static|public|private|protected|override)\s+)*(?:get|set)\s+#?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{`)},
+	{Function, LazyRegexp(`^[ \t]+(?:(?:static|async|get|set|public|private|protected|readonly|override)\s+)*\*?#?([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?::\s*[^{;]+)?\{\s*$`)},
 }
 
 // jsSwallowLines are the top-level definition openings of JavaScript and TypeScript
 // that end a definition the parser let swallow them (see Spec.SwallowLines):
 // functions, classes, and constants bound to an arrow function.
 var jsSwallowLines = []DefLine{
-	{Function, regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`)},
-	{Class, regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace)\s+([A-Za-z_$][\w$]*)`)},
-	{Property, regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=>`)},
+	{Function, LazyRegexp(`^(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`)},
+	{Class, LazyRegexp(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace)\s+([A-Za-z_$][\w$]*)`)},
+	{Property, LazyRegexp(`^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:async\s+)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]*)?=>`)},
 }

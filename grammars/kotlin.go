@@ -1,8 +1,6 @@
 package grammars
 
 import (
-	"regexp"
-
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -36,14 +34,14 @@ var Kotlin = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("annotation", "line_comment", "multiline_comment", "block_comment"),
 	SignatureSkipBytes: "@/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
-	CommentLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*|@)`),
+	CommentLine:        LazyRegexp(`^[ \t]*(//|/\*|\*)`),
 	DefName:            kotlinName,
 	DefLines:           kotlinDefLines,
 	Imports:            kotlinImports,
 	Family:             "jvm",
 	Strings:            set("string_literal", "character_literal"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|import\s|package\s)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|import\s|package\s)`),
 	Keywords: []string{
 		"as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in",
 		"interface", "is", "null", "object", "package", "return", "super", "this", "throw",
@@ -111,6 +109,6 @@ const kotlinModifiers = `(?:(?:public|private|protected|internal|open|final|abst
 // function body they are statements (`val x = foo(`); no statement starts with the
 // other keywords.
 var kotlinDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*` + kotlinModifiers + `*(?:fun\s+)?(?:class|interface|object)\s+([A-Za-z_]\w*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*` + kotlinModifiers + "*fun\\s+(?:<[^>]*>\\s*)?(?:[\\w<>?, ]+\\.)?([A-Za-z_]\\w*|`[^`]+`)\\s*\\(")},
+	{Class, LazyRegexp(`^[ \t]*` + kotlinModifiers + `*(?:fun\s+)?(?:class|interface|object)\s+([A-Za-z_]\w*)`)},
+	{Function, LazyRegexp(`^[ \t]*` + kotlinModifiers + "*fun\\s+(?:<[^>]*>\\s*)?(?:[\\w<>?, ]+\\.)?([A-Za-z_]\\w*|`[^`]+`)\\s*\\(")},
 }

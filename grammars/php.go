@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -33,13 +32,13 @@ var PHP = &Spec{
 	CommentBytes:       "/#",
 	SignatureSkip:      set("attribute_list", "comment"),
 	SignatureSkipBytes: "#/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|#)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*|#)`),
 	DefName:            phpName,
 	DefLines:           phpDefLines,
 	ErrorDefsFromText:  true,
 	Imports:            phpImports,
 	Strings:            set("string", "encapsed_string", "heredoc", "nowdoc"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|#|use\s|namespace\s|(require|include)(_once)?[\s(])`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|#|use\s|namespace\s|(require|include)(_once)?[\s(])`),
 	Keywords: []string{
 		"abstract", "and", "array", "as", "break", "callable", "case", "catch", "class", "clone",
 		"const", "continue", "declare", "default", "do", "echo", "else", "elseif", "empty",
@@ -149,6 +148,6 @@ func phpImports(root *sitter.Node, src []byte) (string, []Import) {
 // enums, and named functions and methods. A closure (`function (`) has no name; no
 // statement starts with these keywords.
 var phpDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*(?:(?:public|private|protected|static|abstract|final)\s+)*function\s+&?([A-Za-z_]\w*)\s*\(`)},
+	{Class, LazyRegexp(`^[ \t]*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)`)},
+	{Function, LazyRegexp(`^[ \t]*(?:(?:public|private|protected|static|abstract|final)\s+)*function\s+&?([A-Za-z_]\w*)\s*\(`)},
 }

@@ -1,8 +1,6 @@
 package grammars
 
 import (
-	"regexp"
-
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
 )
@@ -23,8 +21,8 @@ var Python = &Spec{
 	CommentBytes:       "#",
 	SignatureSkip:      set("comment"),
 	SignatureSkipBytes: "#",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*[#@]`),
-	CommentLine:        regexp.MustCompile(`^[ \t]*#`),
+	LeadingLine:        LazyRegexp(`^[ \t]*[#@]`),
+	CommentLine:        LazyRegexp(`^[ \t]*#`),
 	DefName: func(n *sitter.Node, src []byte) string {
 		if c := n.ChildByFieldName("name"); c != nil {
 			return c.Content(src)
@@ -38,7 +36,7 @@ var Python = &Spec{
 	Strings:           set("string"),
 	// Comments, imports (`from x import` at the end of the line, or followed by "(" or
 	// a backslash, also counts) and docstring openings.
-	SkipLine: regexp.MustCompile(`^(#|import\s|from\s+\S+\s+import(\s|\(|\\|$)|[rRuUbBfF]{0,2}("""|'''))`),
+	SkipLine: LazyRegexp(`^(#|import\s|from\s+\S+\s+import(\s|\(|\\|$)|[rRuUbBfF]{0,2}("""|'''))`),
 	Keywords: []string{
 		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
 		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
@@ -56,6 +54,6 @@ var pythonNames = &symbolNames{lang: python.GetLanguage}
 // the parser misread (an unclosed call that swallowed the methods after it):
 // `def` and `async def`, and `class`. No statement starts with these keywords.
 var pythonDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*class\s+([A-Za-z_]\w*)\s*[(:]`)},
-	{Function, regexp.MustCompile(`^[ \t]*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*[(\[]`)},
+	{Class, LazyRegexp(`^[ \t]*class\s+([A-Za-z_]\w*)\s*[(:]`)},
+	{Function, LazyRegexp(`^[ \t]*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*[(\[]`)},
 }

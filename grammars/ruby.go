@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -28,7 +27,7 @@ var Ruby = &Spec{
 	CommentBytes:       "#",
 	SignatureSkip:      set("comment"),
 	SignatureSkipBytes: "#",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*#`),
+	LeadingLine:        LazyRegexp(`^[ \t]*#`),
 	DefName:            rubyName,
 	DefLines:           rubyDefLines,
 	ErrorDefsFromText:  true,
@@ -36,7 +35,7 @@ var Ruby = &Spec{
 	Imports:            rubyImports,
 	ImportsByPath:      true,
 	Strings:            set("string", "heredoc_body", "string_array", "symbol_array", "regex", "subshell"),
-	SkipLine:           regexp.MustCompile(`^(#|require(_relative)?[\s(]|load[\s(])`),
+	SkipLine:           LazyRegexp(`^(#|require(_relative)?[\s(]|load[\s(])`),
 	Keywords: []string{
 		"BEGIN", "END", "alias", "and", "begin", "break", "case", "class", "def", "defined?",
 		"do", "else", "elsif", "end", "ensure", "false", "for", "if", "in", "module", "next",
@@ -103,6 +102,6 @@ func rubyImports(root *sitter.Node, src []byte) (string, []Import) {
 // (singleton methods named without their `self.`, as rubyName names them),
 // `class` (not `class << self`) and `module`, named by their last `::` part.
 var rubyDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*(?:class|module)\s+(?:[A-Z]\w*::)*([A-Z]\w*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?|\[\]=?|[-+*/%<=>!~^&|]+@?)`)},
+	{Class, LazyRegexp(`^[ \t]*(?:class|module)\s+(?:[A-Z]\w*::)*([A-Z]\w*)`)},
+	{Function, LazyRegexp(`^[ \t]*def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?|\[\]=?|[-+*/%<=>!~^&|]+@?)`)},
 }

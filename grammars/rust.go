@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -38,7 +37,7 @@ var Rust = &Spec{
 	SignatureSkipBytes: "/#",
 	// Inner doc comments (`//!`, `/*!`) document the enclosing crate or module,
 	// not the item below them: they are no leading lines.
-	LeadingLine: regexp.MustCompile(`^[ \t]*(//($|[^!])|/\*($|[^!])|\*|#\[)`),
+	LeadingLine: LazyRegexp(`^[ \t]*(//($|[^!])|/\*($|[^!])|\*|#\[)`),
 	// An extern block's items (`extern "C" { fn abs(x: i32) -> i32; }`) are items of
 	// the level that holds the block.
 	Flatten:  set("foreign_mod_item", "declaration_list"),
@@ -51,7 +50,7 @@ var Rust = &Spec{
 	Imports:           rustImports,
 	ImportsByPath:     true,
 	Strings:           set("string_literal", "raw_string_literal"),
-	SkipLine:          regexp.MustCompile(`^(//|/\*|\*|use\s|extern\s+crate\s|mod\s+\w+;)`),
+	SkipLine:          LazyRegexp(`^(//|/\*|\*|use\s|extern\s+crate\s|mod\s+\w+;)`),
 	Keywords: []string{
 		"as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
 		"extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod",
@@ -179,8 +178,8 @@ const rustVisibility = `(?:pub(?:\s*\([^)]*\))?\s+)?`
 // functions with any qualifiers, and macro_rules! macros. A statement never starts
 // with these keywords (`let`, calls, match arms and closures do not match).
 var rustDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*` + rustVisibility + `(?:(?:unsafe|auto)\s+)*(?:struct|enum|union|trait|mod)\s+([A-Za-z_]\w*)`)},
-	{Class, regexp.MustCompile(`^[ \t]*(?:unsafe\s+)?impl\b(?:\s*<[^{]*?>)?\s+!?(?:[^{]*?\s+for\s+)?(?:[\w]+::)*([A-Za-z_]\w*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*` + rustVisibility + `(?:(?:const|async|unsafe|safe|default|extern(?:\s+"[^"]*")?)\s+)*fn\s+([A-Za-z_]\w*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*macro_rules!\s*([A-Za-z_]\w*)`)},
+	{Class, LazyRegexp(`^[ \t]*` + rustVisibility + `(?:(?:unsafe|auto)\s+)*(?:struct|enum|union|trait|mod)\s+([A-Za-z_]\w*)`)},
+	{Class, LazyRegexp(`^[ \t]*(?:unsafe\s+)?impl\b(?:\s*<[^{]*?>)?\s+!?(?:[^{]*?\s+for\s+)?(?:[\w]+::)*([A-Za-z_]\w*)`)},
+	{Function, LazyRegexp(`^[ \t]*` + rustVisibility + `(?:(?:const|async|unsafe|safe|default|extern(?:\s+"[^"]*")?)\s+)*fn\s+([A-Za-z_]\w*)`)},
+	{Function, LazyRegexp(`^[ \t]*macro_rules!\s*([A-Za-z_]\w*)`)},
 }

@@ -1,7 +1,6 @@
 package grammars
 
 import (
-	"regexp"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -39,14 +38,14 @@ var Scala = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("annotation", "comment", "block_comment"),
 	SignatureSkipBytes: "@/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:            scalaName,
 	DefLines:           scalaDefLines,
 	ErrorDefsFromText:  true,
 	CharQuotes:         true,
 	Imports:            scalaImports,
 	Strings:            set("string", "interpolated_string_expression"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|import\s|package\s)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|import\s|package\s)`),
 	Keywords: []string{
 		"abstract", "case", "catch", "class", "def", "do", "else", "extends", "false", "final",
 		"finally", "for", "forSome", "if", "implicit", "import", "lazy", "match", "new", "null",
@@ -146,7 +145,7 @@ const scalaModifiers = `(?:(?:(?:private|protected)(?:\[\w*\])?|final|sealed|abs
 // is a definition only as `case class` or `case object`. Vals and vars are left
 // out: in a method body they are statements (`val x = foo(`).
 var scalaDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*` + scalaModifiers + `*(?:package\s+)?(?:class|object|trait|enum)\s+([A-Za-z_$][\w$]*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*` + scalaModifiers + "*def\\s+([A-Za-z_$][\\w$]*|`[^`]+`|[!#%&*+\\-/:<=>?@\\\\^|~]+)")},
-	{Function, regexp.MustCompile(`^[ \t]*` + scalaModifiers + `*given\s+([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)?(?:\([^)]*\)\s*)*:`)},
+	{Class, LazyRegexp(`^[ \t]*` + scalaModifiers + `*(?:package\s+)?(?:class|object|trait|enum)\s+([A-Za-z_$][\w$]*)`)},
+	{Function, LazyRegexp(`^[ \t]*` + scalaModifiers + "*def\\s+([A-Za-z_$][\\w$]*|`[^`]+`|[!#%&*+\\-/:<=>?@\\\\^|~]+)")},
+	{Function, LazyRegexp(`^[ \t]*` + scalaModifiers + `*given\s+([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)?(?:\([^)]*\)\s*)*:`)},
 }

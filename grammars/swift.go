@@ -1,8 +1,6 @@
 package grammars
 
 import (
-	"regexp"
-
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/swift"
 )
@@ -34,13 +32,13 @@ var Swift = &Spec{
 	CommentBytes:       "/",
 	SignatureSkip:      set("attribute", "comment", "multiline_comment"),
 	SignatureSkipBytes: "@/",
-	LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+	LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*|@)`),
 	DefName:            swiftName,
 	DefLines:           swiftDefLines,
 	ErrorDefsFromText:  true,
 	Imports:            swiftImports,
 	Strings:            set("line_string_literal", "multi_line_string_literal", "raw_string_literal"),
-	SkipLine:           regexp.MustCompile(`^(//|/\*|\*|(@\w+\s+)?import\s)`),
+	SkipLine:           LazyRegexp(`^(//|/\*|\*|(@\w+\s+)?import\s)`),
 	Keywords: []string{
 		"associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import",
 		"init", "inout", "internal", "let", "open", "operator", "private", "precedencegroup",
@@ -103,6 +101,6 @@ const swiftModifiers = `(?:(?:public|private|fileprivate|internal|open|final|sta
 // it): classes, structs, enums, protocols, actors and extensions (named by their
 // type's last part), and functions. No statement starts with these keywords.
 var swiftDefLines = []DefLine{
-	{Class, regexp.MustCompile(`^[ \t]*` + swiftModifiers + `*(?:class|struct|enum|protocol|actor|extension)\s+(?:\w+\.)*([A-Za-z_]\w*)`)},
-	{Function, regexp.MustCompile(`^[ \t]*` + swiftModifiers + `*func\s+([A-Za-z_]\w*|[-+*/%<=>!~^&|?.]+)\s*[(<]`)},
+	{Class, LazyRegexp(`^[ \t]*` + swiftModifiers + `*(?:class|struct|enum|protocol|actor|extension)\s+(?:\w+\.)*([A-Za-z_]\w*)`)},
+	{Function, LazyRegexp(`^[ \t]*` + swiftModifiers + `*func\s+([A-Za-z_]\w*|[-+*/%<=>!~^&|?.]+)\s*[(<]`)},
 }

@@ -1,8 +1,6 @@
 package grammars
 
 import (
-	"regexp"
-
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
@@ -54,7 +52,7 @@ func tsSpec(name, version string, exts []string, names *symbolNames) *Spec {
 		CommentBytes:       "/>",
 		SignatureSkip:      set("decorator", "comment"),
 		SignatureSkipBytes: "@/",
-		LeadingLine:        regexp.MustCompile(`^[ \t]*(//|/\*|\*|@)`),
+		LeadingLine:        LazyRegexp(`^[ \t]*(//|/\*|\*|@)`),
 		ErrorDefsFromText:  true,
 		DefLines:           jsDefLines,
 		SwallowLines:       jsSwallowLines,
@@ -63,7 +61,7 @@ func tsSpec(name, version string, exts []string, names *symbolNames) *Spec {
 		Family:             "javascript",
 		ImportsByPath:      true,
 		Strings:            set("string", "template_string"),
-		SkipLine:           regexp.MustCompile(`^(//|/\*|\*|import\s)`),
+		SkipLine:           LazyRegexp(`^(//|/\*|\*|import\s)`),
 		Keywords: append([]string{
 			"interface", "type", "namespace", "module", "declare", "abstract", "implements",
 			"private", "protected", "public", "readonly", "keyof", "infer", "is", "asserts",

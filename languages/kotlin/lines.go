@@ -2,25 +2,25 @@ package kotlin
 
 import (
 	"bytes"
-	"regexp"
 
+	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/languages/internal/lex"
 )
 
 var (
 	// `fun interface X` -> `    interface X` (fwcd issue 87). funInterfaces finds the
 	// same matches by byte scanning; this is its specification, used by the tests.
-	ktFunInterface = regexp.MustCompile(`\bfun(\s+interface\b)`)
+	ktFunInterface = grammars.LazyRegexp(`\bfun(\s+interface\b)`)
 	// A class header line without a body or parameter list, followed by a line starting
 	// with optional modifiers (visibility, actual, expect) and annotations and
 	// `constructor` (fwcd issue 75; tree-sitter-grammars 1.1.0 has the same fault).
-	ktClassLine = regexp.MustCompile(`\bclass\s+[\p{L}_][\p{L}\p{N}_]*[^{(=\n]*$`)
-	ktCtorLine  = regexp.MustCompile(`^[ \t]*(?:(?:public|private|protected|internal|actual|expect)[ \t]+|@[\w.]+(?:\([^)\n]*\))?[ \t]+)*constructor\b`)
+	ktClassLine = grammars.LazyRegexp(`\bclass\s+[\p{L}_][\p{L}\p{N}_]*[^{(=\n]*$`)
+	ktCtorLine  = grammars.LazyRegexp(`^[ \t]*(?:(?:public|private|protected|internal|actual|expect)[ \t]+|@[\w.]+(?:\([^)\n]*\))?[ \t]+)*constructor\b`)
 	// Lines that may stand between the class header and the constructor line: an
 	// annotation alone; and a line that may end a header: `>` alone, closing a type
 	// parameter list spread over lines.
-	ktAnnotationLine = regexp.MustCompile(`^[ \t]*@[\w.]+(?:\([^)\n]*\))?[ \t]*$`)
-	ktTypeParamsEnd  = regexp.MustCompile(`^[ \t]*>[ \t]*$`)
+	ktAnnotationLine = grammars.LazyRegexp(`^[ \t]*@[\w.]+(?:\([^)\n]*\))?[ \t]*$`)
+	ktTypeParamsEnd  = grammars.LazyRegexp(`^[ \t]*>[ \t]*$`)
 )
 
 // Rewrite returns src with the mis-parsed constructs replaced by same-length

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/repoctx/repoctx/grammars"
 )
 
 // TestKotlinRewrite: the rewrite keeps the length (byte offsets stay valid) and
@@ -50,7 +52,7 @@ func TestFunInterfaces(t *testing.T) {
 	}
 	for _, c := range cases {
 		var want []int
-		for _, m := range ktFunInterface.FindAllIndex([]byte(c), -1) {
+		for _, m := range ktFunInterface.Regexp().FindAllIndex([]byte(c), -1) {
 			want = append(want, m[0])
 		}
 		if got := funInterfaces([]byte(c)); !slices.Equal(got, want) {
@@ -63,7 +65,7 @@ func TestFunInterfaces(t *testing.T) {
 // expressions alone; the reference for TestKotlinRewriteSame.
 func kotlinRewriteLines(src []byte) []byte {
 	out := append([]byte(nil), src...)
-	for _, m := range ktFunInterface.FindAllIndex(out, -1) {
+	for _, m := range ktFunInterface.Regexp().FindAllIndex(out, -1) {
 		copy(out[m[0]:m[0]+3], "   ")
 	}
 	var starts []int // line starts in src
@@ -109,6 +111,15 @@ func TestKotlinRewriteSame(t *testing.T) {
 		in := []byte(sb.String())
 		if got, want := kotlinLineRewrite(in), kotlinRewriteLines(in); !bytes.Equal(got, want) {
 			t.Fatalf("kotlinLineRewrite(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLineRegexpsCompile: the line rules' expressions compile (they do on first use).
+func TestLineRegexpsCompile(t *testing.T) {
+	for _, r := range []*grammars.Regexp{ktFunInterface, ktClassLine, ktCtorLine, ktAnnotationLine, ktTypeParamsEnd} {
+		if r.Regexp() == nil {
+			t.Errorf("%q", r)
 		}
 	}
 }

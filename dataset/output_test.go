@@ -55,10 +55,10 @@ func lineFor(i int) []byte {
 	return PredictionLine(ctx, nil, nil)
 }
 
-// reference writes n lines without interruption and returns the file's bytes.
-func reference(t *testing.T, n int) []byte {
+// filled returns an Output of n lines to out with every line put (lineFor), not
+// finished.
+func filled(t *testing.T, out string, n int) *Output {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "ref.jsonl")
 	o, err := CreateOutput(out, n, false)
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +68,14 @@ func reference(t *testing.T, n int) []byte {
 			t.Fatal(err)
 		}
 	}
+	return o
+}
+
+// reference writes n lines without interruption and returns the file's bytes.
+func reference(t *testing.T, n int) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "ref.jsonl")
+	o := filled(t, out, n)
 	if err := o.Finish(); err != nil {
 		t.Fatal(err)
 	}
@@ -557,21 +565,13 @@ func TestOutputFinishDamagedRecord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "pred.jsonl")
-			o, err := CreateOutput(out, n, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range n {
-				if err := o.Put(i, lineFor(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			o := filled(t, out, n)
 			j, _ := os.ReadFile(out + journalSuffix)
 			if !bytes.Contains(j, []byte(tc.old)) {
 				t.Fatalf("journal does not hold %q:\n%s", tc.old, j)
 			}
 			os.WriteFile(out+journalSuffix, bytes.Replace(j, []byte(tc.old), []byte(tc.new), 1), 0o644)
-			err = o.Finish()
+			err := o.Finish()
 			if err == nil || !strings.Contains(err.Error(), out+journalSuffix) || !strings.Contains(err.Error(), "line 1") {
 				t.Fatalf("Finish over a damaged record: %v", err)
 			}

@@ -110,6 +110,32 @@ func readLine(rec []byte, i int) []byte {
 	return line
 }
 
+// cutLineRecord returns the index and line of rec if it is a record as lineRecord
+// writes it (its checksum matching).
+func cutLineRecord(rec []byte) (i int, line []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(rec, []byte(`{"i":`))
+	if !ok {
+		return 0, nil, false
+	}
+	j := bytes.IndexByte(rest, ',')
+	if j < 1 || j > 19 {
+		return 0, nil, false
+	}
+	for _, c := range rest[:j] {
+		if c < '0' || c > '9' {
+			return 0, nil, false
+		}
+	}
+	i, err := strconv.Atoi(string(rest[:j]))
+	if err != nil {
+		return 0, nil, false
+	}
+	if line = readLine(rec, i); line == nil { // (also refuses a non-canonical index: 01)
+		return 0, nil, false
+	}
+	return i, line, true
+}
+
 // lineSum is a journal record's checksum of its line: a record whose line does not
 // match it (a flipped byte) is redone on resume, never replayed.
 func lineSum[T string | []byte](line T) string {
@@ -202,8 +228,15 @@ func (o *Output) append(w io.Writer, rec journalRecord, i int) error {
 // where it is.
 func (o *Output) appendLine(w io.Writer, i int, line []byte) error {
 	o.rec = append(lineRecord(o.rec[:0], i, line), '\n')
-	return o.write(w, o.rec, i)
+	err := o.write(w, o.rec, i)
+	if cap(o.rec) > maxKeptRecord {
+		o.rec = nil // not kept for the rest of the run after one huge line
+	}
+	return err
 }
+
+// maxKeptRecord is the largest record buffer appendLine keeps for the next line.
+const maxKeptRecord = 64 << 10
 
 // write writes the journal line b (with its "\n") to w at o.end and, for index i >= 0,
 // records where it is.
@@ -283,6 +316,18 @@ func (o *Output) copyJournal(w io.Writer) error {
 			return fmt.Errorf("dataset: resume: read %s near line %d: %w", o.journalPath, lr.line, err)
 		}
 		if tooLong {
+			continue
+		}
+		// A record as lineRecord writes it is taken apart by hand: json.Unmarshal
+		// would drop the white space around the line (which json.Valid, and so Put,
+		// accepts), and refuse a line nested as deep as encoding/json allows (the
+		// record nests it one level more).
+		if i, line, ok := cutLineRecord(b); ok {
+			if i < o.n && o.size[i] == 0 && checkLine(line) == nil {
+				if err := o.appendLine(w, i, line); err != nil {
+					return journalFault("write journal "+o.journalPath, err)
+				}
+			}
 			continue
 		}
 		var rec journalRecord

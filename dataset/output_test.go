@@ -599,3 +599,138 @@ func TestOutputFinishDamagedRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputResumeKeepsEveryAcceptedLine: every line Put accepts is kept by a resume,
+// byte for byte (json.Valid accepts white space around a value, and "null").
+func TestOutputResumeKeepsEveryAcceptedLine(t *testing.T) {
+	lines := []string{" 1", "1 ", "\t{\"a\":1}", "{\"a\":1}\t", "null", "[ ]", `"}"`, `{"value":1}`, "\"\u2028\xe2\x80\xa9\""}
+	out := filepath.Join(t.TempDir(), "pred.jsonl")
+	o, err := CreateOutput(out, len(lines), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range lines {
+		if err := o.Put(i, []byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := o.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	o2, err := CreateOutput(out, len(lines), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range lines {
+		if !o2.Done(i) {
+			t.Errorf("line %d %q was not kept by resume", i, l)
+			if err := o2.Put(i, []byte(l)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := o2.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(out)
+	if want := strings.Join(lines, "\n") + "\n"; string(got) != want {
+		t.Errorf("output %q, want %q", got, want)
+	}
+}
+
+// TestOutputRecordBufferNotRetained: after a huge line the Output does not keep a
+// buffer of its size (its memory is 12 bytes per datapoint, whatever the lines).
+func TestOutputRecordBufferNotRetained(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pred.jsonl")
+	o, err := CreateOutput(out, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Abort()
+	huge := `"` + strings.Repeat("a", 8<<20) + `"`
+	if err := o.Put(0, []byte(huge)); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Put(1, []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(o.rec); c > 1<<20 {
+		t.Errorf("the Output keeps a record buffer of %d bytes after an 8 MiB line", c)
+	}
+}
+
+// TestOutputResumeTruncatedEverywhere: a journal of old and new records cut at every
+// byte resumes to the records whole before the cut, and Finish writes the reference.
+func TestOutputResumeTruncatedEverywhere(t *testing.T) {
+	const n = 4
+	want := reference(t, n)
+	summed := func(i int) string {
+		line := string(lineFor(i))
+		b, _ := json.Marshal(journalRecord{I: &i, Line: &line, Sum: lineSum(line)})
+		return string(b) + "\n"
+	}
+	valued := func(i int) string { return string(lineRecord(nil, i, lineFor(i))) + "\n" }
+	recs := []string{`{"n":4}` + "\n", valued(2), summed(0), valued(3), summed(1)}
+	full := strings.Join(recs, "")
+	dir := t.TempDir()
+	for cut := 0; cut <= len(full); cut++ {
+		out := filepath.Join(dir, fmt.Sprintf("p%d.jsonl", cut))
+		if err := os.WriteFile(out+journalSuffix, []byte(full[:cut]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o, err := CreateOutput(out, n, true)
+		if err != nil {
+			t.Fatalf("cut %d: %v", cut, err)
+		}
+		whole := map[int]bool{}
+		at := 0
+		for ri, r := range recs {
+			// A record without its "\n" at the very end is whole too.
+			if at+len(r)-1 <= cut && ri > 0 {
+				whole[[]int{2, 0, 3, 1}[ri-1]] = true
+			}
+			at += len(r)
+		}
+		for i := range n {
+			if o.Done(i) != whole[i] {
+				t.Fatalf("cut %d: Done(%d) = %v, want %v", cut, i, o.Done(i), whole[i])
+			}
+			if !o.Done(i) {
+				if err := o.Put(i, lineFor(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := o.Finish(); err != nil {
+			t.Fatalf("cut %d: %v", cut, err)
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, want) {
+			t.Fatalf("cut %d: output differs", cut)
+		}
+	}
+}
+
+// TestOutputResumeDeepLine: a line nested as deep as encoding/json accepts (10,000
+// levels: Put takes it) is kept by a resume, though its record nests one level more.
+func TestOutputResumeDeepLine(t *testing.T) {
+	deep := strings.Repeat("[", 10000) + strings.Repeat("]", 10000)
+	out := filepath.Join(t.TempDir(), "pred.jsonl")
+	o, err := CreateOutput(out, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Put(0, []byte(deep)); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	o2, err := CreateOutput(out, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o2.Abort()
+	if !o2.Done(0) {
+		t.Errorf("a line of depth 10000 that Put accepted was not kept by resume")
+	}
+}

@@ -109,6 +109,7 @@ fuzz: $(GRAMMAR)
 	$(GO) test -tags '$(TAGS)' -run=^$$ -fuzz=FuzzChunk -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./chunker
 	$(GO) test -run=^$$ -fuzz=FuzzReadDatapoints -fuzztime=$(FUZZTIME) ./dataset
 	$(GO) test -run=^$$ -fuzz=FuzzAppendJSONString -fuzztime=$(FUZZTIME) ./dataset
+	$(GO) test -run=^$$ -fuzz=FuzzCopyLinesMatchesNaive -fuzztime=$(FUZZTIME) -fuzzminimizetime=1x ./complete
 	$(GO) test -run=^$$ -fuzz=FuzzOpenZip -fuzztime=$(FUZZTIME) ./snapshot
 	$(GO) test -run=^$$ -fuzz=FuzzScanner -fuzztime=$(FUZZTIME) ./tokens
 	$(GO) test -run=^$$ -fuzz=FuzzCount -fuzztime=$(FUZZTIME) ./tokens

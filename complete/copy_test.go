@@ -140,29 +140,35 @@ func naiveCopyQuery(prefix string) []string {
 	return q
 }
 
+// naiveCopyLines is the direct definition of CopyLines: every window scored, the
+// last best one taken.
+func naiveCopyLines(prefix, context string, n int) []string {
+	if n < 1 {
+		return nil
+	}
+	query := TokenSet(naiveCopyQuery(prefix)...)
+	var best []string
+	bestScore := 0.0
+	for _, part := range naiveContextParts(context) {
+		var lines []string
+		for _, l := range part {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+		for i := 0; i+CopyWindowLines < len(lines); i++ {
+			s := jaccardSets(query, TokenSet(lines[i:i+CopyWindowLines]...))
+			if s > 0 && s >= bestScore {
+				best, bestScore = lines[i+CopyWindowLines:min(len(lines), i+CopyWindowLines+n)], s
+			}
+		}
+	}
+	return best
+}
+
 // TestCopyPredictMatchesNaive compares the sliding-window CopyLines (1 and 3 lines)
 // with a direct implementation of its definition on random contexts.
 func TestCopyPredictMatchesNaive(t *testing.T) {
-	naive := func(prefix, context string, n int) []string {
-		query := TokenSet(naiveCopyQuery(prefix)...)
-		var best []string
-		bestScore := 0.0
-		for _, part := range naiveContextParts(context) {
-			var lines []string
-			for _, l := range part {
-				if strings.TrimSpace(l) != "" {
-					lines = append(lines, l)
-				}
-			}
-			for i := 0; i+CopyWindowLines < len(lines); i++ {
-				s := jaccardSets(query, TokenSet(lines[i:i+CopyWindowLines]...))
-				if s > 0 && s >= bestScore {
-					best, bestScore = lines[i+CopyWindowLines:min(len(lines), i+CopyWindowLines+n)], s
-				}
-			}
-		}
-		return best
-	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	vocab := []string{"a", "b", "c", "d", "e", "x y", "a b", "", " ", "\u00a0", "a_1.b(c)", "<|file_sep|>p", "<|file_sep|>", "<|file_sep|>q\na"}
 	text := func(n int) string {
@@ -182,7 +188,7 @@ func TestCopyPredictMatchesNaive(t *testing.T) {
 			t.Fatalf("copyQuery(%q) = %q, naive %q", prefix, got, want)
 		}
 		for _, n := range []int{1, 3} {
-			if got, want := CopyLines(prefix, ctx, n), naive(prefix, ctx, n); !reflect.DeepEqual(got, want) {
+			if got, want := CopyLines(prefix, ctx, n), naiveCopyLines(prefix, ctx, n); !reflect.DeepEqual(got, want) {
 				t.Fatalf("CopyLines(%q, %q, %d) = %q, naive %q", prefix, ctx, n, got, want)
 			}
 		}

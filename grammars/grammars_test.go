@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/repoctx/repoctx/internal/racetest"
@@ -157,4 +158,28 @@ func TestLazyRegexpMatchesRegexp(t *testing.T) {
 			t.Errorf("%q: the lazy expression answers otherwise", s)
 		}
 	}
+}
+
+// TestLazyRegexpConcurrentFirstUse: many goroutines use a fresh expression, and every
+// spec's, at once (run under -race).
+func TestLazyRegexpConcurrentFirstUse(t *testing.T) {
+	r := &Regexp{expr: `^[ \t]*(fun|val)\s+(\w+)`} // not registered: a fresh one
+	var wg sync.WaitGroup
+	allMu.Lock()
+	all := append([]*Regexp(nil), allRegexps...)
+	allMu.Unlock()
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !r.MatchString("  fun x") || r.FindStringSubmatch("val yy")[2] != "yy" || r.Match([]byte("x")) {
+				t.Error("wrong match")
+			}
+			for i := g; i < len(all); i += 3 {
+				all[i].MatchString("fun f() {")
+				_ = all[i].FindSubmatch([]byte("class A {"))
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/repoctx/repoctx/grammars"
@@ -33,11 +32,11 @@ type Use struct {
 // identifiers (`f(x).name`, `xs[0].name`): a member use whose receiver type is unknown.
 const ExprReceiver = "()"
 
-var identRe = lazyRegexp(`[\p{L}_][\p{L}\p{N}_]*`)
+var identRe = grammars.LazyRegexp(`[\p{L}_][\p{L}\p{N}_]*`)
 
 // importLine matches the lines whose identifiers are module paths (imports, Kotlin's
 // package header), in both languages.
-var importLine = lazyRegexp(`^\s*(import\s|from\s+\S+\s+import\b|package\s)`)
+var importLine = grammars.LazyRegexp(`^\s*(import\s|from\s+\S+\s+import\b|package\s)`)
 
 // Uses returns the identifiers of before (the text right before the cursor, ending
 // at it) and after (the text right after it) with how each is used, nearest the
@@ -54,9 +53,9 @@ func Uses(before, after string, spec *grammars.Spec) []Use {
 		if t := strings.TrimSpace(line); strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "/*") {
 			return
 		}
-		imports := importLine().MatchString(line)
+		imports := importLine.Regexp().MatchString(line)
 		strs := stringSpans(line)
-		for _, loc := range identRe().FindAllStringIndex(line, -1) {
+		for _, loc := range identRe.Regexp().FindAllStringIndex(line, -1) {
 			name := line[loc[0]:loc[1]]
 			if len(name) < 2 || IsReserved(spec, name) || inSpans(strs, loc[0]) {
 				continue
@@ -276,30 +275,30 @@ type declared struct {
 }
 
 var (
-	ktTyped     = lazyRegexp(`([\p{L}_][\p{L}\p{N}_]*)\s*:\s*([\p{L}_][\p{L}\p{N}_.]*)`)
-	ktInit      = lazyRegexp(`\b(?:val|var)\s+([\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
-	ktAssign    = lazyRegexp(`(?m)^[ \t]*((?:this\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
-	ktIs        = lazyRegexp(`([\p{L}_][\p{L}\p{N}_]*)\s+is\s+([\p{L}_][\p{L}\p{N}_.]*)`)
-	ktLocal     = lazyRegexp(`\b(?:val|var)\s+([\p{L}_][\p{L}\p{N}_]*)`)
-	ktDestruct  = lazyRegexp(`\b(?:val|var)\s*\(([^)]*)\)`)
-	ktLambda    = lazyRegexp(`\{\s*\(?([\p{L}_][\p{L}\p{N}_ \t,:<>?]*?)\)?\s*->`)
-	ktFor       = lazyRegexp(`\bfor\s*\(\s*\(?([\p{L}_][\p{L}\p{N}_ \t,]*?)\)?\s+in\b`)
-	ktFun       = lazyRegexp(`\bfun\b`)
-	ktClass     = lazyRegexp(`\b(?:class|object|interface)\s+([\p{L}_][\p{L}\p{N}_]*)`)
-	ktNotTyped  = lazyRegexp(`\b(?:class|object|interface|fun)\s+$|\)\s*$`)
-	pyTyped     = lazyRegexp(`(?:^|[(,]|\n)[ \t]*\*{0,2}((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*:[ \t]*([^,=)\n]+)`)
-	pyAssign    = lazyRegexp(`(?m)^[ \t]*((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
-	pyWith      = lazyRegexp(`\bwith\s+(?:[\p{L}_][\p{L}\p{N}_]*\.)*([A-Z][\p{L}\p{N}_]*)\(.*\)\s+as\s+([\p{L}_][\p{L}\p{N}_]*)`)
-	pyIsinst    = lazyRegexp(`isinstance\(\s*((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*)\s*\)`)
-	pyLocal     = lazyRegexp(`(?m)^[ \t]*([\p{L}_][\p{L}\p{N}_]*(?:[ \t]*,[ \t]*[\p{L}_][\p{L}\p{N}_]*)*)[ \t]*(?::[^=\n]*)?=[^=]`)
-	pyFor       = lazyRegexp(`\bfor\s+\(?([\p{L}_][\p{L}\p{N}_ \t,]*?)\)?\s+in\b`)
-	pyAs        = lazyRegexp(`\bas\s+([\p{L}_][\p{L}\p{N}_]*)`)
-	pyWalrus    = lazyRegexp(`([\p{L}_][\p{L}\p{N}_]*)\s*:=`)
-	pyLambda    = lazyRegexp(`\blambda\s+([^:]*):`)
-	pyLocalDef  = lazyRegexp(`(?m)^[ \t]+(?:async[ \t]+)?(?:def|class)[ \t]+([\p{L}_][\p{L}\p{N}_]*)`)
-	ktLocalDef  = lazyRegexp(`\b(?:fun|class|object)\s+(?:<[^>]*>\s*)?([\p{L}_][\p{L}\p{N}_]*)`)
-	pyDef       = lazyRegexp(`^\s*(?:async\s+)?def\s+[\p{L}_][\p{L}\p{N}_]*\s*\(`)
-	pyClass     = lazyRegexp(`^\s*class\s+([\p{L}_][\p{L}\p{N}_]*)`)
+	ktTyped     = grammars.LazyRegexp(`([\p{L}_][\p{L}\p{N}_]*)\s*:\s*([\p{L}_][\p{L}\p{N}_.]*)`)
+	ktInit      = grammars.LazyRegexp(`\b(?:val|var)\s+([\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
+	ktAssign    = grammars.LazyRegexp(`(?m)^[ \t]*((?:this\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
+	ktIs        = grammars.LazyRegexp(`([\p{L}_][\p{L}\p{N}_]*)\s+is\s+([\p{L}_][\p{L}\p{N}_.]*)`)
+	ktLocal     = grammars.LazyRegexp(`\b(?:val|var)\s+([\p{L}_][\p{L}\p{N}_]*)`)
+	ktDestruct  = grammars.LazyRegexp(`\b(?:val|var)\s*\(([^)]*)\)`)
+	ktLambda    = grammars.LazyRegexp(`\{\s*\(?([\p{L}_][\p{L}\p{N}_ \t,:<>?]*?)\)?\s*->`)
+	ktFor       = grammars.LazyRegexp(`\bfor\s*\(\s*\(?([\p{L}_][\p{L}\p{N}_ \t,]*?)\)?\s+in\b`)
+	ktFun       = grammars.LazyRegexp(`\bfun\b`)
+	ktClass     = grammars.LazyRegexp(`\b(?:class|object|interface)\s+([\p{L}_][\p{L}\p{N}_]*)`)
+	ktNotTyped  = grammars.LazyRegexp(`\b(?:class|object|interface|fun)\s+$|\)\s*$`)
+	pyTyped     = grammars.LazyRegexp(`(?:^|[(,]|\n)[ \t]*\*{0,2}((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*:[ \t]*([^,=)\n]+)`)
+	pyAssign    = grammars.LazyRegexp(`(?m)^[ \t]*((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)[ \t]*=[ \t]*`)
+	pyWith      = grammars.LazyRegexp(`\bwith\s+(?:[\p{L}_][\p{L}\p{N}_]*\.)*([A-Z][\p{L}\p{N}_]*)\(.*\)\s+as\s+([\p{L}_][\p{L}\p{N}_]*)`)
+	pyIsinst    = grammars.LazyRegexp(`isinstance\(\s*((?:self\.)?[\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*)\s*\)`)
+	pyLocal     = grammars.LazyRegexp(`(?m)^[ \t]*([\p{L}_][\p{L}\p{N}_]*(?:[ \t]*,[ \t]*[\p{L}_][\p{L}\p{N}_]*)*)[ \t]*(?::[^=\n]*)?=[^=]`)
+	pyFor       = grammars.LazyRegexp(`\bfor\s+\(?([\p{L}_][\p{L}\p{N}_ \t,]*?)\)?\s+in\b`)
+	pyAs        = grammars.LazyRegexp(`\bas\s+([\p{L}_][\p{L}\p{N}_]*)`)
+	pyWalrus    = grammars.LazyRegexp(`([\p{L}_][\p{L}\p{N}_]*)\s*:=`)
+	pyLambda    = grammars.LazyRegexp(`\blambda\s+([^:]*):`)
+	pyLocalDef  = grammars.LazyRegexp(`(?m)^[ \t]+(?:async[ \t]+)?(?:def|class)[ \t]+([\p{L}_][\p{L}\p{N}_]*)`)
+	ktLocalDef  = grammars.LazyRegexp(`\b(?:fun|class|object)\s+(?:<[^>]*>\s*)?([\p{L}_][\p{L}\p{N}_]*)`)
+	pyDef       = grammars.LazyRegexp(`^\s*(?:async\s+)?def\s+[\p{L}_][\p{L}\p{N}_]*\s*\(`)
+	pyClass     = grammars.LazyRegexp(`^\s*class\s+([\p{L}_][\p{L}\p{N}_]*)`)
 	pyTypeWraps = map[string]bool{"Optional": true, "Annotated": true, "Final": true, "ClassVar": true, "Union": true}
 )
 
@@ -370,9 +369,9 @@ func enclosing(lang string, lines []string, cur int) (fns []fnSpan, class string
 	}
 	isDef := func(l string) bool {
 		if lang == "python" {
-			return pyDef().MatchString(l)
+			return pyDef.Regexp().MatchString(l)
 		}
-		return ktFun().MatchString(l) && !strings.HasPrefix(strings.TrimSpace(l), "//")
+		return ktFun.Regexp().MatchString(l) && !strings.HasPrefix(strings.TrimSpace(l), "//")
 	}
 	className := func(l string) string {
 		t := strings.TrimSpace(l)
@@ -381,9 +380,9 @@ func enclosing(lang string, lines []string, cur int) (fns []fnSpan, class string
 		}
 		var m []string
 		if lang == "python" {
-			m = pyClass().FindStringSubmatch(l)
+			m = pyClass.Regexp().FindStringSubmatch(l)
 		} else {
-			m = ktClass().FindStringSubmatch(l)
+			m = ktClass.Regexp().FindStringSubmatch(l)
 		}
 		if m == nil {
 			return ""
@@ -442,33 +441,33 @@ func window(text string, starts []int, from, to int) (string, int) {
 func (s *Scope) scanLine(line string, at int) {
 	switch s.lang {
 	case "kotlin":
-		for _, m := range ktTyped().FindAllStringSubmatchIndex(line, -1) {
-			if head := line[:m[0]]; ktNotTyped().MatchString(head) || strings.HasSuffix(strings.TrimSpace(head), "@") {
+		for _, m := range ktTyped.Regexp().FindAllStringSubmatchIndex(line, -1) {
+			if head := line[:m[0]]; ktNotTyped.Regexp().MatchString(head) || strings.HasSuffix(strings.TrimSpace(head), "@") {
 				continue // `class A : B` (a supertype), `fun f(): T` (a return type), annotations
 			}
 			s.declare(line[m[2]:m[3]], line[m[4]:m[5]], at+m[0])
 		}
-		for _, m := range ktIs().FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range ktIs.Regexp().FindAllStringSubmatchIndex(line, -1) {
 			s.declare(line[m[2]:m[3]], line[m[4]:m[5]], at+m[0])
 		}
-		for _, re := range []*regexp.Regexp{ktInit(), ktAssign()} {
+		for _, re := range []*regexp.Regexp{ktInit.Regexp(), ktAssign.Regexp()} {
 			for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
 				s.declareExpr(strings.TrimPrefix(line[m[2]:m[3]], "this."), line[m[1]:], at+m[0])
 			}
 		}
 	case "python":
-		for _, m := range pyTyped().FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range pyTyped.Regexp().FindAllStringSubmatchIndex(line, -1) {
 			if !strings.Contains(line[max(0, m[0]-8):m[2]], "lambda") {
 				s.declare(line[m[2]:m[3]], line[m[4]:m[5]], at+m[2])
 			}
 		}
-		for _, m := range pyAssign().FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range pyAssign.Regexp().FindAllStringSubmatchIndex(line, -1) {
 			s.declareExpr(line[m[2]:m[3]], line[m[1]:], at+m[2])
 		}
-		for _, m := range pyWith().FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range pyWith.Regexp().FindAllStringSubmatchIndex(line, -1) {
 			s.declare(line[m[4]:m[5]], line[m[2]:m[3]], at+m[4])
 		}
-		for _, m := range pyIsinst().FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range pyIsinst.Regexp().FindAllStringSubmatchIndex(line, -1) {
 			s.declare(line[m[2]:m[3]], line[m[4]:m[5]], at+m[2])
 		}
 	}
@@ -597,7 +596,7 @@ func leadingChain(line string) (string, int) {
 	i := len(line) - len(strings.TrimLeft(line, " \t"))
 	var parts []string
 	for {
-		loc := identRe().FindStringIndex(line[i:])
+		loc := identRe.Regexp().FindStringIndex(line[i:])
 		if loc == nil || loc[0] != 0 {
 			break
 		}
@@ -651,12 +650,12 @@ func (s *Scope) kotlin(text string, lines []string, starts []int, fns []fnSpan) 
 // kotlinLocals notes the parameters and local declarations of one function.
 func (s *Scope) kotlinLocals(text string, lines []string, starts []int, fn fnSpan) {
 	w, _ := window(text, starts, fn.start, fn.end)
-	for _, re := range []*regexp.Regexp{ktLocal(), ktLocalDef()} {
+	for _, re := range []*regexp.Regexp{ktLocal.Regexp(), ktLocalDef.Regexp()} {
 		for _, m := range re.FindAllStringSubmatch(w, -1) {
 			s.locals[m[1]] = true
 		}
 	}
-	for _, re := range []*regexp.Regexp{ktDestruct(), ktLambda(), ktFor()} {
+	for _, re := range []*regexp.Regexp{ktDestruct.Regexp(), ktLambda.Regexp(), ktFor.Regexp()} {
 		for _, m := range re.FindAllStringSubmatch(w, -1) {
 			for _, p := range strings.Split(m[1], ",") {
 				if f := strings.Fields(strings.SplitN(p, ":", 2)[0]); len(f) == 1 {
@@ -671,14 +670,14 @@ func (s *Scope) kotlinLocals(text string, lines []string, starts []int, fn fnSpa
 		hdr += "\n" + lines[i]
 	}
 	if i := strings.IndexByte(hdr, '('); i >= 0 {
-		for _, m := range ktTyped().FindAllStringSubmatch(hdr[i:], -1) {
+		for _, m := range ktTyped.Regexp().FindAllStringSubmatch(hdr[i:], -1) {
 			s.params[m[1]] = true
 			s.locals[m[1]] = true
 		}
 	}
-	for _, m := range ktTyped().FindAllStringSubmatchIndex(w, -1) {
+	for _, m := range ktTyped.Regexp().FindAllStringSubmatchIndex(w, -1) {
 		head := w[strings.LastIndexByte(w[:m[0]], '\n')+1 : m[0]]
-		if !ktNotTyped().MatchString(head) {
+		if !ktNotTyped.Regexp().MatchString(head) {
 			s.locals[w[m[2]:m[3]]] = true
 		}
 	}
@@ -702,7 +701,7 @@ func (s *Scope) python(text string, lines []string, starts []int, fns []fnSpan) 
 				}
 				if depth == 1 && hdr[j] == ',' || depth == 0 {
 					p := strings.TrimLeft(strings.TrimSpace(hdr[from:j]), "*")
-					if m := identRe().FindString(p); m != "" && strings.HasPrefix(p, m) {
+					if m := identRe.Regexp().FindString(p); m != "" && strings.HasPrefix(p, m) {
 						s.params[m] = true
 						s.locals[m] = true
 					}
@@ -724,22 +723,22 @@ func (s *Scope) python(text string, lines []string, starts []int, fns []fnSpan) 
 	}
 	w := strings.Join(ws, "\n")
 	for _, t := range []string{w, top.String()} {
-		for _, m := range pyLocal().FindAllStringSubmatch(t, -1) {
+		for _, m := range pyLocal.Regexp().FindAllStringSubmatch(t, -1) {
 			for _, p := range strings.Split(m[1], ",") {
 				s.locals[strings.TrimSpace(p)] = true
 			}
 		}
 	}
-	for _, re := range []*regexp.Regexp{pyFor(), pyLambda()} {
+	for _, re := range []*regexp.Regexp{pyFor.Regexp(), pyLambda.Regexp()} {
 		for _, m := range re.FindAllStringSubmatch(w, -1) {
 			for _, p := range strings.Split(m[1], ",") {
-				if n := identRe().FindString(p); n != "" {
+				if n := identRe.Regexp().FindString(p); n != "" {
 					s.locals[n] = true
 				}
 			}
 		}
 	}
-	for _, re := range []*regexp.Regexp{pyAs(), pyWalrus(), pyLocalDef()} {
+	for _, re := range []*regexp.Regexp{pyAs.Regexp(), pyWalrus.Regexp(), pyLocalDef.Regexp()} {
 		for _, m := range re.FindAllStringSubmatch(w, -1) {
 			s.locals[m[1]] = true
 		}
@@ -787,7 +786,7 @@ func typeChain(lang, t string) string {
 func identChain(t string) string {
 	end := 0
 	for {
-		loc := identRe().FindStringIndex(t[end:])
+		loc := identRe.Regexp().FindStringIndex(t[end:])
 		if loc == nil || loc[0] != 0 {
 			break
 		}
@@ -843,12 +842,4 @@ func (s *Scope) Class() string {
 		return ""
 	}
 	return s.class
-}
-
-// lazyRegexp returns a function compiling expr on its first call (regexp.MustCompile)
-// and returning that one *regexp.Regexp after: the package's expressions cost a
-// process that never reads a scope (repoctx index) nothing at start-up (they took
-// about 9 ms to compile).
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -109,7 +109,6 @@ type searchStats struct {
 	scanned  int  // postings read sequentially
 	advances int  // skips to a candidate
 	pruned   bool // whether the candidate phase was reached
-	kthDocs  int  // documents looked at to find the k-th score, in all
 	narrowed int  // k-th score searches among the documents above lb only
 }
 
@@ -274,11 +273,10 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 				docs = acc.above
 				st.narrowed++
 			}
-			st.kthDocs += len(docs)
 			theta, ok := acc.kth(docs, k, lb)
 			if ok {
 				lb = theta
-				acc.keepAbove(docs, lb, haveAbove)
+				acc.keepAbove(docs, lb)
 				haveAbove = true
 			}
 			if ok && rest <= theta {
@@ -300,7 +298,6 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 			// whole, so the result is the same, and the k-th score is not recomputed
 			// for every list.
 			lastCheck = rest
-			st.kthDocs += len(acc.cand)
 			theta, ok := acc.kth(acc.cand, k, lb)
 			if ok {
 				lb = theta
@@ -314,25 +311,19 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 			acc.cand = kept
 		}
 
-		if !pruning && haveAbove {
-			// Scan the whole list, noting the documents that reach lb.
+		if !pruning || c.df <= uint64(advanceRatio*len(acc.cand)) {
+			// Scan the whole list. In phase 2 this also adds to non-candidates, which
+			// is harmless: only candidates are ranked. In phase 1, once lb is known,
+			// the documents that reach it are noted.
+			note := !pruning && haveAbove
 			for _, p := range c.list {
 				st.scanned++
 				s := acc.add(uint64(p.doc), c.contrib(p))
 				if s > maxScore {
 					maxScore = s
 				}
-				if s >= lb {
+				if note && s >= lb {
 					acc.noteAbove(uint64(p.doc))
-				}
-			}
-		} else if !pruning || c.df <= uint64(advanceRatio*len(acc.cand)) {
-			// Scan the whole list. In phase 2 this also adds to non-candidates, which
-			// is harmless: only candidates are ranked.
-			for _, p := range c.list {
-				st.scanned++
-				if s := acc.add(uint64(p.doc), c.contrib(p)); s > maxScore {
-					maxScore = s
 				}
 			}
 		} else {
@@ -415,14 +406,9 @@ type accum struct {
 }
 
 // keepAbove makes above the documents of docs scoring at least lb: docs is touched
-// (first, fresh is false) or above itself.
-func (a *accum) keepAbove(docs []uint64, lb float64, fresh bool) {
-	if n := (len(a.scores) + 63) / 64; len(a.inAbove) < n {
-		a.inAbove = make([]uint64, n) // (all 0 between uses, as a reused one is)
-	}
-	if !fresh {
-		a.above = a.above[:0]
-	}
+// (above is then empty) or above itself (filtered in place).
+func (a *accum) keepAbove(docs []uint64, lb float64) {
+	a.inAbove = docBits(a.inAbove, len(a.scores))
 	kept := a.above[:0]
 	for _, d := range docs {
 		if a.scores[d] >= lb {
@@ -433,6 +419,17 @@ func (a *accum) keepAbove(docs []uint64, lb float64, fresh bool) {
 		}
 	}
 	a.above = kept
+}
+
+// docBits returns b as a bitset of one bit per document of n: b resliced when its
+// capacity holds them, else a new one. Every bit of an accumulator's bitsets is 0
+// between uses, beyond their length too, so either way all are 0.
+func docBits(b []uint64, n int) []uint64 {
+	w := (n + 63) / 64
+	if cap(b) >= w {
+		return b[:w]
+	}
+	return make([]uint64, w)
 }
 
 // noteAbove adds doc to above unless it is there.
@@ -452,9 +449,7 @@ func (a *accum) sortCand() {
 		slices.Sort(a.cand)
 		return
 	}
-	if n := (len(a.scores) + 63) / 64; len(a.bits) < n {
-		a.bits = make([]uint64, n) // (all 0 between uses, as a reused one is)
-	}
+	a.bits = docBits(a.bits, len(a.scores))
 	for _, d := range a.cand {
 		a.bits[d>>6] |= 1 << (d & 63)
 	}
@@ -565,12 +560,6 @@ func (ix *Index) getAccum() *accum {
 	if a, ok := accums.Get().(*accum); ok && cap(a.scores) >= n {
 		a.ix = ix
 		a.scores, a.accept = a.scores[:n], a.accept[:n]
-		if len(a.bits) > (n+63)/64 {
-			a.bits = a.bits[:(n+63)/64]
-		}
-		if len(a.inAbove) > (n+63)/64 {
-			a.inAbove = a.inAbove[:(n+63)/64]
-		}
 		return a
 	}
 	return &accum{ix: ix, scores: make([]float64, n), accept: make([]int8, n)}

@@ -272,12 +272,13 @@ func copyQuery(prefix string) []string {
 // path line of every part that follows a separator; empty parts are left out.
 func eachContextPart(context string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		for i := 0; context != "" || i == 0; i++ {
-			c := context
-			if j := strings.Index(context, repoctx.FileSep); j >= 0 {
-				c, context = context[:j], context[j+len(repoctx.FileSep):]
+		rest := context // (each range over the sequence starts again)
+		for i := 0; rest != "" || i == 0; i++ {
+			c := rest
+			if j := strings.Index(rest, repoctx.FileSep); j >= 0 {
+				c, rest = rest[:j], rest[j+len(repoctx.FileSep):]
 			} else {
-				context = ""
+				rest = ""
 			}
 			if i > 0 {
 				j := strings.IndexByte(c, '\n')
@@ -309,11 +310,7 @@ func TokenSet(texts ...string) map[string]struct{} {
 func EachToken(t string, yield func(string)) {
 	start := -1
 	for i := 0; i <= len(t); i++ {
-		word := false
-		if i < len(t) {
-			c := t[i]
-			word = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		}
+		word := i < len(t) && wordByte[t[i]]
 		switch {
 		case word && start < 0:
 			start = i

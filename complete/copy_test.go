@@ -229,3 +229,23 @@ func TestTokenSetMatchesRegexp(t *testing.T) {
 		}
 	}
 }
+
+// TestEachContextPartTwice: the parts are naiveContextParts', and a second range over
+// the same sequence yields them again.
+func TestEachContextPartTwice(t *testing.T) {
+	ctx := "head\n<|file_sep|>a.kt\nx\ny\n<|file_sep|>b.kt<|file_sep|>c.kt\nz\n"
+	var want []string
+	for _, p := range naiveContextParts(ctx) {
+		want = append(want, strings.Join(p, "\n"))
+	}
+	seq := eachContextPart(ctx)
+	for round := range 2 {
+		var got []string
+		for p := range seq {
+			got = append(got, p)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("round %d: %q, want %q", round, got, want)
+		}
+	}
+}

@@ -75,8 +75,6 @@ type journalRecord struct {
 	I      *int    `json:"i,omitempty"`
 	Line   *string `json:"line,omitempty"` // the line as a string: journals of earlier versions
 	Sum    string  `json:"sum,omitempty"`  // CRC-32C of the line, 8 hex digits (lineSum)
-	// Value is the line itself (a JSON value), as Output writes it (appendLine).
-	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // lineRecord returns the journal record of line i, as appendLine writes it, without its
@@ -321,7 +319,8 @@ func (o *Output) copyJournal(w io.Writer) error {
 		// A record as lineRecord writes it is taken apart by hand: json.Unmarshal
 		// would drop the white space around the line (which json.Valid, and so Put,
 		// accepts), and refuse a line nested as deep as encoding/json allows (the
-		// record nests it one level more).
+		// record nests it one level more). What else decodes is a header or a record
+		// of an earlier version (the line as a string).
 		if i, line, ok := cutLineRecord(b); ok {
 			if i < o.n && o.size[i] == 0 && checkLine(line) == nil {
 				if err := o.appendLine(w, i, line); err != nil {
@@ -343,17 +342,10 @@ func (o *Output) copyJournal(w io.Writer) error {
 			}
 			continue
 		}
-		var line []byte
-		switch {
-		case rec.Value != nil && rec.Line == nil:
-			line = rec.Value
-		case rec.Line != nil && rec.Value == nil:
-			line = []byte(*rec.Line)
-		}
-		if rec.I == nil || line == nil || (rec.Sum != "" && rec.Sum != lineSum(line)) || rec.Value != nil && rec.Sum == "" {
+		if rec.I == nil || rec.Line == nil || (rec.Sum != "" && rec.Sum != lineSum(*rec.Line)) {
 			continue // a damaged line: redo it
 		}
-		i := *rec.I
+		i, line := *rec.I, []byte(*rec.Line)
 		if i < 0 || i >= o.n || o.size[i] != 0 || checkLine(line) != nil {
 			continue
 		}

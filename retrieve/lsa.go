@@ -253,7 +253,20 @@ type csr struct {
 // by one goroutine (the same operations in the same order), so the result does not
 // depend on the split.
 func (a *csr) mul(b []float64, bc int) []float64 {
-	out := make([]float64, a.rows*bc)
+	return a.mulTo(nil, b, bc)
+}
+
+// mulTo is mul writing A·B into out's memory when it holds a.rows·bc values (else
+// into a new slice), which it returns: a fit's products reuse their buffers rather
+// than touch fresh memory each round (on a 2-core VM a first touch of a page costs
+// about as much as 2,000 multiply-adds).
+func (a *csr) mulTo(out, b []float64, bc int) []float64 {
+	if cap(out) >= a.rows*bc {
+		out = out[:a.rows*bc]
+		clear(out)
+	} else {
+		out = make([]float64, a.rows*bc)
+	}
 	rowsInParallel(a.rows, len(a.idx)*bc, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := out[i*bc : (i+1)*bc]
@@ -326,6 +339,19 @@ func workersFor(work int) int {
 // depend on the block size or the number of goroutines, to the last bit
 // (TestOrthBlockedSame).
 func orth(m []float64, rows, cols int) ([]float64, int) {
+	return orthTo(nil, nil, m, rows, cols)
+}
+
+// orthTo is orth with its memory lent: the basis is written into out and the columns
+// are worked on in slab, each when it holds rows·cols values (else new memory is
+// taken); out, slab and m must not overlap. It returns the basis (in out's memory when
+// lent) and its number of columns.
+func orthTo(out, slab, m []float64, rows, cols int) ([]float64, int) {
+	if cap(slab) >= rows*cols {
+		slab = slab[:rows*cols]
+	} else {
+		slab = make([]float64, rows*cols)
+	}
 	colv := make([][]float64, 0, cols)
 	workers := workersFor(rows * cols * cols / 2)
 	block := make([][]float64, 0, orthBlock)
@@ -333,7 +359,7 @@ func orth(m []float64, rows, cols int) ([]float64, int) {
 	for c0 := 0; c0 < cols; c0 += orthBlock {
 		block, norms = block[:0], norms[:0]
 		for c := c0; c < min(c0+orthBlock, cols); c++ {
-			v := make([]float64, rows)
+			v := slab[c*rows : (c+1)*rows : (c+1)*rows]
 			for r := range rows {
 				v[r] = m[r*cols+c]
 			}
@@ -374,7 +400,11 @@ func orth(m []float64, rows, cols int) ([]float64, int) {
 		}
 	}
 	k := len(colv)
-	out := make([]float64, rows*k)
+	if cap(out) >= rows*k {
+		out = out[:rows*k]
+	} else {
+		out = make([]float64, rows*k)
+	}
 	for c, v := range colv {
 		for r, x := range v {
 			out[r*k+c] = x
@@ -538,9 +568,12 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	for i := range omega {
 		omega[i] = rng.NormFloat64()
 	}
+	// Four buffers serve every round (a product or basis of c <= l columns fits the
+	// one of l): omega's memory takes the v-row products, y the n-row ones, slab
+	// orth's columns and q its basis.
 	y := a.mul(omega, l) // n × l
-	omega = nil
-	q, c := orth(y, n, l)
+	zBuf, qBuf, slab := omega, make([]float64, n*l), make([]float64, n*l)
+	q, c := orthTo(qBuf, slab, y, n, l)
 	// Subspace iteration (Halko, Martinsson and Tropp 2011, Algorithm 4.4) with the
 	// orthonormalisation of the v × c side left out: span(A·Aᵀ·Q) does not depend on
 	// whether Aᵀ·Q is orthonormalised first, and neither does orth's result (Gram-Schmidt
@@ -549,9 +582,9 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	// σ₁·1e-8. This halves the Gram-Schmidt work, most of a fit.
 	at := a.transpose()
 	for range powerIters {
-		z := at.mul(q, c) // Aᵀ·Q, v × c
-		y = a.mul(z, c)   // n × c
-		q, c = orth(y, n, c)
+		z := at.mulTo(zBuf, q, c) // Aᵀ·Q, v × c
+		y = a.mulTo(y, z, c)      // n × c
+		q, c = orthTo(qBuf, slab, y, n, c)
 	}
 	if c == 0 {
 		return m, nil

@@ -505,3 +505,44 @@ func TestOrthBlockedSame(t *testing.T) {
 		}
 	}
 }
+
+// TestLentBuffersSame checks that csr.mulTo and orthTo give, in buffers lent dirty
+// (as a fit's rounds leave them), bit for bit what mul and orth give in new memory.
+func TestLentBuffersSame(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const rows, cols, bc = 300, 200, 17
+	a := &csr{rows: rows, cols: cols, ptr: make([]int, 1, rows+1)}
+	for range rows {
+		for j := range cols {
+			if rng.IntN(10) == 0 {
+				a.idx, a.val = append(a.idx, int32(j)), append(a.val, rng.NormFloat64())
+			}
+		}
+		a.ptr = append(a.ptr, len(a.idx))
+	}
+	b := make([]float64, cols*bc)
+	for i := range b {
+		b[i] = rng.NormFloat64()
+	}
+	dirty := func(n int) []float64 {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = float64(i) + 0.5
+		}
+		return d
+	}
+	want := a.mul(b, bc)
+	if got := a.mulTo(dirty(rows*bc+7), b, bc); !slices.Equal(got, want) {
+		t.Fatal("mulTo in a lent buffer differs from mul")
+	}
+	if got := a.mulTo(dirty(3), b, bc); !slices.Equal(got, want) {
+		t.Fatal("mulTo with a short buffer differs from mul")
+	}
+	wq, wc := orth(want, rows, bc)
+	for _, n := range []int{rows * bc, 5} { // lent, and too short (new memory)
+		gq, gc := orthTo(dirty(n), dirty(n), want, rows, bc)
+		if gc != wc || !slices.Equal(gq, wq) {
+			t.Fatalf("orthTo with buffers of %d values differs from orth", n)
+		}
+	}
+}

@@ -466,7 +466,13 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	var names []string
 	var df []int
 	type termCount struct{ id, n int32 }
-	counts := make([]termCount, 0, 1024) // every text's pairs, text after text
+	textBytes := 0
+	for _, t := range texts {
+		textBytes += len(t)
+	}
+	// Every text's pairs, text after text: about one per 16 bytes of code (distinct
+	// terms of each text), so that the slice is rarely copied as it grows.
+	counts := make([]termCount, 0, max(1024, textBytes/16))
 	ends := make([]int, n)               // text i's pairs are counts[ends[i-1]:ends[i]]
 	place := map[int32]int{}             // this text's ids -> their place in counts
 	for i, t := range texts {
@@ -529,7 +535,7 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	}
 
 	// The tf-idf matrix (the rows tfidf gives).
-	a := &csr{rows: n, cols: v, ptr: make([]int, 1, n+1)}
+	a := &csr{rows: n, cols: v, ptr: make([]int, 1, n+1), idx: make([]int32, 0, len(counts)), val: make([]float64, 0, len(counts))}
 	var row []termCount
 	lo := 0
 	for i := range n {

@@ -272,7 +272,13 @@ type Index struct {
 	sharedKeyDone bool
 	// prefetched counts the names of SharedLSA.Prefetch taken by a waiting view.
 	prefetched int
-	closed     bool // set by Close: View and Update refuse (ErrClosed)
+	// rawSums holds, by raw digest (snapshot.RawDigester), what reading each file of
+	// an inner zip found, at most maxRawSums of them: a file stored alike in another
+	// snapshot of the repository is not decompressed again to learn its hash. rawMu
+	// guards it.
+	rawMu   sync.Mutex
+	rawSums map[[32]byte]rawFile
+	closed  bool // set by Close: View and Update refuse (ErrClosed)
 }
 
 // ErrClosed is the error of View and Update on an index after its Close.

@@ -511,6 +511,7 @@ func (ix *Index) viewKey(ctx context.Context, snap snapshot.Snapshot, logf func(
 	}
 	skipped := 0
 	hasher, _ := snap.(snapshot.Hasher)
+	rawDigester, _ := snap.(snapshot.RawDigester)
 	// What earlier views learnt of a folder snapshot's files (nil for other snapshots).
 	known := snapshot.LoadFolderHashes(ix.recs, snap, languageNames(opts.Languages))
 	paths := snap.Paths()
@@ -541,6 +542,19 @@ func (ix *Index) viewKey(ctx context.Context, snap snapshot.Snapshot, logf func(
 			files = append(files, sourceFile{path: p, size: int(size), sum: sum, snap: snap})
 			continue
 		}
+		// A file of an inner zip stored as the same compressed bytes as one this
+		// index read before (the same file in another snapshot): its hash holds, and
+		// its bytes are read later, only if the file must be chunked.
+		var rd [32]byte
+		hasRD := false
+		if rawDigester != nil {
+			if rd, hasRD = rawDigester.RawDigest(p); hasRD {
+				if f, ok := ix.rawSum(rd); ok {
+					files = append(files, sourceFile{path: p, size: f.size, sum: f.sum, snap: snap})
+					continue
+				}
+			}
+		}
 		raw, err := snap.ReadFile(p)
 		if err != nil {
 			skipped++
@@ -549,6 +563,9 @@ func (ix *Index) viewKey(ctx context.Context, snap snapshot.Snapshot, logf func(
 		}
 		sum := sha256.Sum256(raw)
 		known.Add(p, int64(len(raw)), sum)
+		if hasRD {
+			ix.putRawSum(rd, rawFile{sum: sum, size: len(raw)})
+		}
 		files = append(files, sourceFile{path: p, raw: raw, size: len(raw), sum: sum, snap: snap})
 	}
 	if useManifest && skipped == 0 {
@@ -944,4 +961,35 @@ func chunkOne(f *chunker.File, ch chunker.Chunker, withSymbols bool) ([]chunker.
 		}
 	})
 	return cs, syms, err
+}
+
+// rawFile is what reading a file of an inner zip found: its bytes' SHA-256 and length.
+type rawFile struct {
+	sum  [32]byte
+	size int
+}
+
+// maxRawSums caps Index.rawSums (about 100 bytes an entry: 100 MB at the cap); past
+// it, files are read as if none had been seen.
+const maxRawSums = 1 << 20
+
+// rawSum returns what this index found reading the inner-zip file of raw digest rd
+// (snapshot.RawDigester), if it read one.
+func (ix *Index) rawSum(rd [32]byte) (rawFile, bool) {
+	ix.rawMu.Lock()
+	defer ix.rawMu.Unlock()
+	f, ok := ix.rawSums[rd]
+	return f, ok
+}
+
+// putRawSum records what reading the inner-zip file of raw digest rd found.
+func (ix *Index) putRawSum(rd [32]byte, f rawFile) {
+	ix.rawMu.Lock()
+	defer ix.rawMu.Unlock()
+	if ix.rawSums == nil {
+		ix.rawSums = map[[32]byte]rawFile{}
+	}
+	if len(ix.rawSums) < maxRawSums {
+		ix.rawSums[rd] = f
+	}
 }

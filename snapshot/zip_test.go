@@ -747,3 +747,64 @@ func TestZipLongComment(t *testing.T) {
 		}
 	}
 }
+
+// TestRawDigest: an inner zip's file stored as the same bytes in two snapshots has
+// the same raw digest, other content another; a stored (uncompressed) entry has one
+// too; a file over MaxFileBytes, a path not listed and a folder's file have none.
+func TestRawDigest(t *testing.T) {
+	big := bytes.Repeat([]byte("x = 1\n"), 100)
+	in1 := buildZip(t,
+		zent{name: "a.py", body: []byte("def a():\n    return 1\n")},
+		zent{name: "b.py", body: []byte("def b():\n    return 2\n")},
+		zent{name: "s.py", body: []byte("s = 1\n"), store: true},
+		zent{name: "big.py", body: big},
+	)
+	in2 := buildZip(t,
+		zent{name: "a.py", body: []byte("def a():\n    return 1\n")},
+		zent{name: "b.py", body: []byte("def b():\n    return 3\n")},
+	)
+	outer := buildZip(t, zent{name: "o__r-1.zip", body: in1, store: true}, zent{name: "o__r-2.zip", body: in2, store: true})
+	src, _ := openZipData(t, outer, Limits{MaxFileBytes: int64(len(big)) - 1})
+	digest := func(name, path string) ([32]byte, bool) {
+		t.Helper()
+		s, err := src.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, ok := s.(RawDigester)
+		if !ok {
+			t.Fatalf("%s is not a RawDigester", name)
+		}
+		return rd.RawDigest(path)
+	}
+	a1, ok1 := digest("o__r-1", "a.py")
+	a2, ok2 := digest("o__r-2", "a.py")
+	b1, _ := digest("o__r-1", "b.py")
+	b2, ok3 := digest("o__r-2", "b.py")
+	if !ok1 || !ok2 || !ok3 || a1 != a2 {
+		t.Errorf("the same file in two snapshots: digests %x (%v), %x (%v)", a1, ok1, a2, ok2)
+	}
+	if b1 == b2 || a1 == b1 {
+		t.Error("different content, same digest")
+	}
+	if _, ok := digest("o__r-1", "s.py"); !ok {
+		t.Error("a stored entry has no raw digest")
+	}
+	if _, ok := digest("o__r-1", "big.py"); ok {
+		t.Error("a file over MaxFileBytes has a raw digest")
+	}
+	if _, ok := digest("o__r-1", "missing.py"); ok {
+		t.Error("a path not listed has a raw digest")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.py": "x = 1\n"})
+	folder, err := OpenDir(dir, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd, ok := folder.(RawDigester); ok {
+		if _, ok := rd.RawDigest("a.py"); ok {
+			t.Error("a folder's file has a raw digest")
+		}
+	}
+}

@@ -78,15 +78,19 @@ func TestViewSkipsFilesReadInAnotherSnapshot(t *testing.T) {
 		t.Cleanup(func() { v.Close() })
 		return v
 	}
-	opts := Options{Dense: retrieve.DenseNone, Symbols: true}
-
-	st := store.Open(t.TempDir())
-	defer st.Close()
-	ix, err := Open(st, "o/r", opts)
-	if err != nil {
-		t.Fatal(err)
+	newIndex := func() *Index { // over a store of its own
+		t.Helper()
+		st := store.Open(t.TempDir())
+		t.Cleanup(func() { st.Close() })
+		ix, err := Open(st, "o/r", Options{Dense: retrieve.DenseNone, Symbols: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
 	}
-	defer ix.Close()
+
+	ix := newIndex()
 	var reads1, reads2 atomic.Int64
 	view(ix, open("o__r-1111111", true, &reads1))
 	got := view(ix, open("o__r-2222222", true, &reads2))
@@ -94,13 +98,7 @@ func TestViewSkipsFilesReadInAnotherSnapshot(t *testing.T) {
 		t.Errorf("files read: %d by the first view, %d by the second; want 3 and 1 (the changed file)", reads1.Load(), reads2.Load())
 	}
 
-	st2 := store.Open(t.TempDir())
-	defer st2.Close()
-	ix2, err := Open(st2, "o/r", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix2.Close()
+	ix2 := newIndex()
 	var reads3 atomic.Int64
 	view(ix2, open("o__r-1111111", false, &reads3))
 	want := view(ix2, open("o__r-2222222", false, &reads3))

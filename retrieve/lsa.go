@@ -258,8 +258,8 @@ func (a *csr) mul(b []float64, bc int) []float64 {
 
 // mulTo is mul writing A·B into out's memory when it holds a.rows·bc values (else
 // into a new slice), which it returns: a fit's products reuse their buffers rather
-// than touch fresh memory each round (on a 2-core VM a first touch of a page costs
-// about as much as 2,000 multiply-adds).
+// than touch fresh memory each round (each first touch of a page is a page fault:
+// about 9 µs on the 2-core VMs of docs/performance.md).
 func (a *csr) mulTo(out, b []float64, bc int) []float64 {
 	if cap(out) >= a.rows*bc {
 		out = out[:a.rows*bc]

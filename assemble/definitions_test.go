@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/repoctx/repoctx"
+	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/grammars"
 	"github.com/repoctx/repoctx/index"
+	"github.com/repoctx/repoctx/symbols"
 )
 
 // definitionsOnly returns the parts the definitions source alone adds for h (no
@@ -122,5 +124,41 @@ func TestDefinitionsForEach(t *testing.T) {
 		if strings.TrimSpace(got) != c.wantPath {
 			t.Errorf("%s %q: forEach resolved to %q, want %q", c.hole.Path, c.hole.Prefix, got, c.wantPath)
 		}
+	}
+}
+
+// TestVisibleDefs: with a trimmed hole, a name counts as defined when the given text
+// shows it: a definition whose decorator alone was cut off is, one wholly in the cut
+// top or past the cut suffix is not, nor a class whose header was cut (its methods
+// that the given text shows are).
+func TestVisibleDefs(t *testing.T) {
+	top := "def far_only(z):\n    return z\n\n\nclass Far:\n"
+	given := "    def method_shown(self):\n        return 1\n\n\n@decorator_far\n"
+	given2 := "def cut_decorator(x):\n    return x\n\n\ndef shown(y):\n    return y\n"
+	tail := "\n\ndef beyond(q):\n    return q\n"
+	text := top + given + given2 + tail
+	from := len(top) + len(given) - len("@decorator_far\n") // the decorator is cut off too
+	to := len(top) + len(given) + len(given2)
+	ex := symbols.NewExtractor(0)
+	sf, err := ex.Extract(&chunker.File{Path: "m.py", Lang: "python", Text: []byte(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defined := map[string]bool{}
+	visibleDefs(defined, sf.Defs, text, from, to)
+	want := map[string]bool{"cut_decorator": true, "shown": true}
+	if fmt.Sprint(defined) != fmt.Sprint(want) {
+		t.Errorf("from %d: defined %v, want %v", from, defined, want)
+	}
+	defined = map[string]bool{}
+	visibleDefs(defined, sf.Defs, text, len(top), to)
+	want = map[string]bool{"method_shown": true, "cut_decorator": true, "shown": true}
+	if fmt.Sprint(defined) != fmt.Sprint(want) {
+		t.Errorf("from %d: defined %v, want %v", len(top), defined, want)
+	}
+	// Offsets past the text (a stale table) are skipped, not a panic.
+	visibleDefs(defined, []symbols.Def{{Name: "x", StartByte: 0, EndByte: len(text) + 5}}, text, 0, len(text))
+	if defined["x"] {
+		t.Errorf("a definition past the text counted")
 	}
 }

@@ -433,8 +433,10 @@ func (c *composer) defAllowed(d *symbols.Def) bool {
 var extractors = sync.Pool{New: func() any { return symbols.NewExtractor(0) }}
 
 // fileSymbols returns the symbols of the completion file's current text (nil when it
-// is not parsed) and the names it defines; with trimmed, the names defined in the
-// text the model is given (the imports stay those of the whole file: the trimmed top
+// is not parsed) and the names it defines; with trimmed, the names of the definitions
+// whose name is in the text the model is given (see visibleDefs: found by their
+// offsets in the whole text's symbols, so the trimmed text is parsed only when the
+// whole one could not be; the imports stay those of the whole file: the trimmed top
 // may hold them). The file is parsed only when it is not larger than the snapshot
 // files repoctx parses at all (a pathological prefix would otherwise cost seconds and
 // gigabytes of tree). A current text equal to the indexed one (read through files: a
@@ -478,13 +480,36 @@ func (c *composer) fileSymbols(files *fileTexts, trimmed bool) (*symbols.File, m
 	}
 	if trimmed {
 		defined = map[string]bool{}
-		if tf, err := extract(c.seen.Prefix + c.seen.Suffix); err == nil {
+		if sf != nil {
+			// The given text is bytes [PrefixCut, len(Prefix)+SuffixCut) of prefix+suffix,
+			// the text sf's offsets refer to.
+			visibleDefs(defined, sf.Defs, h.Prefix+h.Suffix, c.seen.PrefixCut, len(h.Prefix)+c.seen.SuffixCut)
+		} else if tf, err := extract(c.seen.Prefix + c.seen.Suffix); err == nil {
 			for _, d := range tf.Defs {
 				defined[d.Name] = true
 			}
 		}
 	}
 	return sf, defined
+}
+
+// visibleDefs adds to defined the names of defs (whose offsets are those of text) that
+// are visible in text[from:to]: a definition is when its name is, the name's first
+// occurrence in the definition's span (after its decorators and annotations), or its
+// start for a name the text does not spell (Kotlin's Companion).
+func visibleDefs(defined map[string]bool, defs []symbols.Def, text string, from, to int) {
+	for _, d := range defs {
+		if d.EndByte <= from || d.StartByte >= to || d.StartByte < 0 || d.EndByte > len(text) {
+			continue
+		}
+		at := d.StartByte
+		if i := strings.Index(text[d.StartByte:d.EndByte], d.Name); i >= 0 {
+			at += i
+		}
+		if at >= from && at < to {
+			defined[d.Name] = true
+		}
+	}
 }
 
 // indexedSymbols returns the symbol table's symbols of the completion file when its

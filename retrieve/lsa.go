@@ -473,8 +473,8 @@ func fitLSATextsP(texts []string, dim, oversample, powerIters int) (*LSA, error)
 	// Every text's pairs, text after text: about one per 16 bytes of code (distinct
 	// terms of each text), so that the slice is rarely copied as it grows.
 	counts := make([]termCount, 0, max(1024, textBytes/16))
-	ends := make([]int, n)               // text i's pairs are counts[ends[i-1]:ends[i]]
-	place := map[int32]int{}             // this text's ids -> their place in counts
+	ends := make([]int, n)   // text i's pairs are counts[ends[i-1]:ends[i]]
+	place := map[int32]int{} // this text's ids -> their place in counts
 	for i, t := range texts {
 		clear(place)
 		lsaTerms(t, func(term string) {

@@ -17,7 +17,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/repoctx/repoctx"
@@ -481,30 +480,24 @@ func (c *composer) search(qs []query) ([][]retrieve.FusedHit, error) {
 		mode = retrieve.Hybrid
 	}
 	results := make([][]retrieve.FusedHit, len(qs))
-	errs := make([]error, len(qs))
-	var wg sync.WaitGroup
+	var batch []retrieve.Query
+	var at []int // batch[j] is qs[at[j]]
 	for i, q := range qs {
 		if strings.TrimSpace(q.text) == "" {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					errs[i] = fmt.Errorf("internal error: %v", r)
-				}
-			}()
-			results[i], errs[i] = c.ix.Search(c.ctx, retrieve.Query{Text: q.text, K: c.opts.TopK, Mode: mode,
-				Prefilter: c.prefilter, Filter: func(ch *chunker.Chunk) bool { return !c.redundant(ch) },
-				Weights: c.opts.Fusion, Keep: q.keep, NoHeader: c.opts.NoHeaderField})
-		}()
+		batch = append(batch, retrieve.Query{Text: q.text, K: c.opts.TopK, Mode: mode,
+			Prefilter: c.prefilter, Filter: func(ch *chunker.Chunk) bool { return !c.redundant(ch) },
+			Weights: c.opts.Fusion, Keep: q.keep, NoHeader: c.opts.NoHeaderField})
+		at = append(at, i)
 	}
-	wg.Wait()
-	for i, q := range qs {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("assemble: %s query: %w", q.name, errs[i])
+	// One batch: the searches run at once and share their scan of the dense vectors.
+	hits, errs := c.ix.SearchBatch(c.ctx, batch)
+	for j, i := range at {
+		if errs[j] != nil {
+			return nil, fmt.Errorf("assemble: %s query: %w", qs[i].name, errs[j])
 		}
+		results[i] = hits[j]
 	}
 	return results, nil
 }

@@ -362,15 +362,16 @@ func (ix *Index) searchDenseIn(query string, k int, filter *chunkFilter, keep Ke
 	return ix.topDense(q, d, k, filter, tie, cands), nil
 }
 
-// topDense returns the k best accepted chunks by dot product with q, ties broken by
-// tie (higher first, when not nil), then by chunk order; only the chunks at positions
-// cands (ascending) when cands is not nil.
-func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter *chunkFilter, tie func(int) float64, cands []int) []Hit {
-	type cand struct {
-		i int
-		s float32
-	}
-	h := topk.New(k, func(a, b cand) int { // best first
+// denseCand is a chunk (its position) with its dot product with a query.
+type denseCand struct {
+	i int
+	s float32
+}
+
+// denseOrder is the dense ranking's total order, best first: the higher dot product,
+// then the higher tie (when not nil), then the earlier chunk.
+func denseOrder(tie func(int) float64) func(a, b denseCand) int {
+	return func(a, b denseCand) int {
 		if c := cmp.Compare(b.s, a.s); c != 0 {
 			return c
 		}
@@ -380,7 +381,14 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter *chunkFilt
 			}
 		}
 		return cmp.Compare(a.i, b.i)
-	})
+	}
+}
+
+// topDense returns the k best accepted chunks by dot product with q, ties broken by
+// tie (higher first, when not nil), then by chunk order; only the chunks at positions
+// cands (ascending) when cands is not nil.
+func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter *chunkFilter, tie func(int) float64, cands []int) []Hit {
+	h := topk.New(k, denseOrder(tie))
 	dim := d.Dim
 	q = alignedQuery(q)
 	n := ix.chunks.len()
@@ -398,7 +406,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter *chunkFilt
 		} else {
 			row = d.Rows[i]
 		}
-		c := cand{i, dot(row, q)}
+		c := denseCand{i, dot(row, q)}
 		if h.Len() > 0 && h.Full() && c.s < h.Worst().s || !h.Would(c) {
 			// (A lower score never ranks before the worst kept: skipped without the
 			// comparison function.)

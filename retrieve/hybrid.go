@@ -194,59 +194,101 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]FusedHit, error) {
 	return nil, fmt.Errorf("retrieve: unknown search mode %v", q.Mode)
 }
 
-// searchHybrid is Search's hybrid mode.
+// searchHybrid is Search's hybrid mode: its three stages in turn.
 func (ix *Index) searchHybrid(query string, k int, filter *chunkFilter, w Weights, keep KeepEnd, noHeader bool) ([]FusedHit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
+	s, err := ix.hybridBM25(query, k, filter, w, keep, noHeader)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.hybridDense(s); err != nil {
+		return nil, err
+	}
+	return ix.hybridFuse(s), nil
+}
+
+// hybridSearch is a hybrid search between its stages: hybridBM25 makes it with the
+// BM25 hits, the dense stage sets dn (hybridDense alone, or [Index.SearchBatch] for
+// several searches in one pass over the vectors), hybridFuse ranks.
+type hybridSearch struct {
+	query string
+	k     int
+	w     Weights // with defaults
+	f     *chunkFilter
+	keep  KeepEnd
+	bm    []Hit
+	dn    []Hit
+	cands []int             // the dense search's chunks (BM25-first), nil: all
+	dense bool              // the dense stage is to run
+	tie   func(int) float64 // the dense ranking's tie-break: BM25 scores, when any
+}
+
+// hybridBM25 is a hybrid search's first stage (k > 0): the BM25 search, and the
+// dense stage's candidates and tie-break.
+func (ix *Index) hybridBM25(query string, k int, filter *chunkFilter, w Weights, keep KeepEnd, noHeader bool) (*hybridSearch, error) {
 	w = w.withDefaults(k)
 	f := filter
 	if filter != nil {
 		// The two retrievers ask about many of the same chunks: each once.
 		f = &chunkFilter{pre: filter.pre, f: filter.f, seen: map[int]bool{}}
 	}
-	var bm, dn []Hit
+	s := &hybridSearch{query: query, k: k, w: w, f: f, keep: keep}
 	var err error
-	var cands []int // the dense search's chunks (BM25-first), nil: all
 	if w.Dense > 0 && w.DenseCandidates > 0 && max(w.DenseCandidates, w.Depth) < ix.Len() {
 		all, err := ix.searchBM25NoHeader(query, max(w.DenseCandidates, w.Depth), f, noHeader)
 		if err != nil {
 			return nil, err
 		}
-		cands = make([]int, 0, len(all))
+		s.cands = make([]int, 0, len(all))
 		for _, h := range all {
 			i, _ := ix.position(h.ID)
-			cands = append(cands, i)
+			s.cands = append(s.cands, i)
 		}
-		slices.Sort(cands)
+		slices.Sort(s.cands)
 		if w.BM25 > 0 {
-			bm = all[:min(w.Depth, len(all))] // the same hits as a search of depth w.Depth
+			s.bm = all[:min(w.Depth, len(all))] // the same hits as a search of depth w.Depth
 		}
 	} else if w.BM25 > 0 {
-		if bm, err = ix.searchBM25NoHeader(query, w.Depth, f, noHeader); err != nil {
+		if s.bm, err = ix.searchBM25NoHeader(query, w.Depth, f, noHeader); err != nil {
 			return nil, err
 		}
 	}
-	if w.Dense > 0 && (cands == nil || len(cands) > 0) {
+	s.dense = w.Dense > 0 && (s.cands == nil || len(s.cands) > 0)
+	if s.dense && len(s.bm) > 0 {
 		// Chunks with the same vector (near-identical chunks whose differences the
 		// dense model does not see) are ranked by their BM25 score first.
-		var tie func(int) float64
-		if len(bm) > 0 {
-			score := make(map[int]float64, len(bm))
-			for _, h := range bm {
-				i, _ := ix.position(h.ID)
-				score[i] = h.Score
-			}
-			tie = func(i int) float64 { return score[i] }
+		score := make(map[int]float64, len(s.bm))
+		for _, h := range s.bm {
+			i, _ := ix.position(h.ID)
+			score[i] = h.Score
 		}
-		dn, err = ix.searchDenseIn(query, w.Depth, f, keep, tie, cands)
-		if errors.Is(err, ErrNoDense) {
-			dn, err = nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+		s.tie = func(i int) float64 { return score[i] }
 	}
+	return s, nil
+}
+
+// hybridDense is a hybrid search's dense stage on its own.
+func (ix *Index) hybridDense(s *hybridSearch) error {
+	if !s.dense {
+		return nil
+	}
+	dn, err := ix.searchDenseIn(s.query, s.w.Depth, s.f, s.keep, s.tie, s.cands)
+	if errors.Is(err, ErrNoDense) {
+		dn, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	s.dn = dn
+	return nil
+}
+
+// hybridFuse is a hybrid search's last stage: the reciprocal rank fusion of its
+// two lists, the best s.k.
+func (ix *Index) hybridFuse(s *hybridSearch) []FusedHit {
+	bm, dn, w, k := s.bm, s.dn, s.w, s.k
 	byID := make(map[string]*FusedHit, len(bm)+len(dn))
 	var out []*FusedHit
 	get := func(id string) *FusedHit {
@@ -288,7 +330,7 @@ func (ix *Index) searchHybrid(query string, k int, filter *chunkFilter, w Weight
 		hits[i] = *h
 		hits[i].Rank = i + 1
 	}
-	return hits, nil
+	return hits
 }
 
 // Verdict is a [Query.Prefilter]'s answer about a chunk.
@@ -326,7 +368,15 @@ func (ix *Index) accepts(cf *chunkFilter, i int) bool {
 	if v, ok := cf.seen[i]; ok {
 		return v
 	}
-	v := true
+	v := ix.keeps(cf, i)
+	if cf.seen != nil {
+		cf.seen[i] = v
+	}
+	return v
+}
+
+// keeps is accepts without cf.seen: it asks cf's functions (cf not nil).
+func (ix *Index) keeps(cf *chunkFilter, i int) bool {
 	verdict := AskFilter
 	if cf.pre != nil {
 		path, lang := ix.chunks.pathLang(i)
@@ -334,13 +384,10 @@ func (ix *Index) accepts(cf *chunkFilter, i int) bool {
 	}
 	switch verdict {
 	case Reject:
-		v = false
+		return false
 	case Accept:
+		return true
 	default: // AskFilter, or a value that is no Verdict
-		v = cf.f == nil || cf.f(ix.chunks.at(i))
+		return cf.f == nil || cf.f(ix.chunks.at(i))
 	}
-	if cf.seen != nil {
-		cf.seen[i] = v
-	}
-	return v
 }

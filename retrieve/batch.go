@@ -1,0 +1,222 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/repoctx/repoctx/internal/topk"
+)
+
+// minSharedRows is the number of vector rows below which a shared dense scan runs in
+// one goroutine: splitting fewer rows costs more than it saves.
+var minSharedRows = 8192
+
+// SearchBatch runs the searches qs as [Index.Search] runs each, at once, and returns
+// their results and errors in qs's order (results[i] is nil when errs[i] is set). The
+// results are those Search gives, hit for hit. What it saves: the hybrid searches
+// that scan every dense vector (all but those with Weights.DenseCandidates) read the
+// vectors once between them, each row's dot products with every query taken while
+// the row is in cache, the rows split over GOMAXPROCS goroutines (at least
+// minSharedRows each). A dense scan reads every vector (128 float32 each with the
+// built-in LSA: 350 MB at 680,000 chunks), so scanning them once for two or three
+// queries instead of once per query is most of a big index's request (see
+// docs/performance.md). Each goroutine keeps every query's best Weights.Depth chunks
+// of its rows under the dense ranking's total order (score, BM25 tie-break, chunk
+// order); the merged lists are the best of all rows under that order, the same as
+// one scan's.
+//
+// SearchBatch is safe for concurrent use; the queries' filters are called from
+// several goroutines at once (as they are when several Searches run at once). It
+// returns ctx's error for every query when ctx is done before it starts; otherwise
+// the errors of Search, and a panic of a search as that query's error.
+func (ix *Index) SearchBatch(ctx context.Context, qs []Query) (results [][]FusedHit, errs []error) {
+	results, errs = make([][]FusedHit, len(qs)), make([]error, len(qs))
+	if err := ctx.Err(); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return results, errs
+	}
+	searches := make([]*hybridSearch, len(qs)) // the hybrid searches after their BM25 stage
+	var wg sync.WaitGroup
+	each := func(f func(i int)) {
+		for i := range qs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					if r := recover(); r != nil {
+						results[i], errs[i] = nil, fmt.Errorf("retrieve: internal error: %v", r)
+					}
+				}()
+				f(i)
+			}()
+		}
+		wg.Wait()
+	}
+	each(func(i int) {
+		q := &qs[i]
+		if q.Mode != Hybrid || q.K <= 0 {
+			results[i], errs[i] = ix.Search(ctx, *q)
+			return
+		}
+		searches[i], errs[i] = ix.hybridBM25(q.Text, q.K, q.filter(), q.Weights, q.Keep, q.NoHeader)
+	})
+	var shared []*hybridSearch
+	for i, s := range searches {
+		if s != nil && errs[i] == nil && s.dense && s.cands == nil {
+			shared = append(shared, s)
+		}
+	}
+	if len(shared) > 1 {
+		if err := ix.denseShared(shared); err != nil {
+			for i, s := range searches {
+				if s != nil && errs[i] == nil && s.dense && s.cands == nil {
+					errs[i] = err
+				}
+			}
+		}
+	}
+	each(func(i int) {
+		s := searches[i]
+		if s == nil || errs[i] != nil {
+			return
+		}
+		if s.dense && (s.cands != nil || len(shared) <= 1) {
+			if errs[i] = ix.hybridDense(s); errs[i] != nil {
+				return
+			}
+		}
+		results[i] = ix.hybridFuse(s)
+	})
+	return results, errs
+}
+
+// denseShared is the dense stage of searches (none with candidates), in one pass over
+// the vectors; it sets each search's dn as hybridDense would. A panic of a goroutine
+// of the scan is returned as an error.
+func (ix *Index) denseShared(searches []*hybridSearch) error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return ErrClosed
+	}
+	d := ix.dense
+	if d == nil || d.Dim == 0 || ix.chunks.len() == 0 {
+		return nil // ErrNoDense, or no rows: no dense hits (as hybridDense)
+	}
+	var scan []*hybridSearch
+	var qvs [][]float32
+	for _, s := range searches {
+		s.dense = false // done here
+		if s.w.Depth <= 0 {
+			continue
+		}
+		qv, _, err := d.Embedder.Embed([]string{s.query}, s.keep)
+		if err != nil {
+			return fmt.Errorf("retrieve: embed query: %w", err)
+		}
+		if len(qv) != 1 || len(qv[0]) != d.Dim {
+			return fmt.Errorf("retrieve: query embedder %s does not match the index's vectors: %w", d.Embedder.ID(), ErrNoEmbedder)
+		}
+		if !Normalize(qv[0]) {
+			continue
+		}
+		scan = append(scan, s)
+		qvs = append(qvs, alignedQuery(qv[0]))
+	}
+	if len(scan) == 0 {
+		return nil
+	}
+	n := ix.chunks.len()
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/minSharedRows))
+	orders := make([]func(a, b denseCand) int, len(scan))
+	for j, s := range scan {
+		orders[j] = denseOrder(s.tie)
+	}
+	kept := make([][][]denseCand, workers) // [worker][search]
+	var wg sync.WaitGroup
+	var panicked any
+	var mu sync.Mutex
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					panicked = r
+					mu.Unlock()
+				}
+			}()
+			kept[w] = ix.topDenseRows(qvs, d, scan, orders, n*w/workers, n*(w+1)/workers)
+		}()
+	}
+	wg.Wait()
+	if panicked != nil {
+		return fmt.Errorf("retrieve: internal error: %v", panicked)
+	}
+	for j, s := range scan {
+		var all []denseCand
+		for w := range workers {
+			all = append(all, kept[w][j]...)
+		}
+		top := topk.Best(all, s.w.Depth, orders[j])
+		s.dn = make([]Hit, len(top))
+		for r, c := range top {
+			s.dn[r] = Hit{ID: ix.chunks.id(c.i), Score: float64(c.s), Rank: r + 1}
+		}
+	}
+	return nil
+}
+
+// topDenseRows is topDense for several searches over the rows [lo, hi): each row's
+// dot products with every query in qvs, each search's best s.w.Depth accepted chunks
+// of those rows under orders[j], best first. The searches' filter verdicts found by
+// their BM25 stage are read, not written: those found here are kept per call.
+func (ix *Index) topDenseRows(qvs [][]float32, d *DenseVectors, searches []*hybridSearch, orders []func(a, b denseCand) int, lo, hi int) [][]denseCand {
+	heaps := make([]*topk.Heap[denseCand], len(searches))
+	seen := make([]map[int]bool, len(searches))
+	for j, s := range searches {
+		heaps[j] = topk.New(s.w.Depth, orders[j])
+		if s.f != nil {
+			seen[j] = map[int]bool{}
+		}
+	}
+	dim := d.Dim
+	for i := lo; i < hi; i++ {
+		var row []float32
+		if d.Vectors != nil {
+			row = d.Vectors[i*dim : (i+1)*dim]
+		} else {
+			row = d.Rows[i]
+		}
+		for j, q := range qvs {
+			h := heaps[j]
+			c := denseCand{i, dot(row, q)}
+			if h.Len() > 0 && h.Full() && c.s < h.Worst().s || !h.Would(c) {
+				continue
+			}
+			if f := searches[j].f; f != nil {
+				v, ok := f.seen[i]
+				if !ok {
+					if v, ok = seen[j][i]; !ok {
+						v = ix.keeps(f, i)
+						seen[j][i] = v
+					}
+				}
+				if !v {
+					continue
+				}
+			}
+			h.Push(c)
+		}
+	}
+	out := make([][]denseCand, len(searches))
+	for j, h := range heaps {
+		out[j] = h.Sorted()
+	}
+	return out
+}

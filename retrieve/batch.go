@@ -27,10 +27,12 @@ var minSharedRows = 8192
 // order); the merged lists are the best of all rows under that order, the same as
 // one scan's.
 //
-// SearchBatch is safe for concurrent use; the queries' filters are called from
-// several goroutines at once (as they are when several Searches run at once). It
-// returns ctx's error for every query when ctx is done before it starts; otherwise
-// the errors of Search, and a panic of a search as that query's error.
+// SearchBatch is safe for concurrent use. A query's Prefilter and Filter are called
+// from several goroutines at once (by the parts of the shared scan): they must be
+// safe for concurrent use. It returns ctx's error for every query when ctx is done
+// before it starts; otherwise the errors of Search, a panic of a search (its BM25
+// search, or its query's embedding) as that query's error, and a panic during the
+// shared scan (a filter's) as the error of every query in it.
 func (ix *Index) SearchBatch(ctx context.Context, qs []Query) (results [][]FusedHit, errs []error) {
 	results, errs = make([][]FusedHit, len(qs)), make([]error, len(qs))
 	if err := ctx.Err(); err != nil {
@@ -64,18 +66,20 @@ func (ix *Index) SearchBatch(ctx context.Context, qs []Query) (results [][]Fused
 		}
 		searches[i], errs[i] = ix.hybridBM25(q.Text, q.K, q.filter(), q.Weights, q.Keep, q.NoHeader)
 	})
-	var shared []*hybridSearch
+	var shared []int // the searches that scan every vector
 	for i, s := range searches {
 		if s != nil && errs[i] == nil && s.dense && s.cands == nil {
-			shared = append(shared, s)
+			shared = append(shared, i)
 		}
 	}
 	if len(shared) > 1 {
-		if err := ix.denseShared(shared); err != nil {
-			for i, s := range searches {
-				if s != nil && errs[i] == nil && s.dense && s.cands == nil {
-					errs[i] = err
-				}
+		ss := make([]*hybridSearch, len(shared))
+		for j, i := range shared {
+			ss[j] = searches[i]
+		}
+		for j, err := range ix.denseShared(ss) {
+			if err != nil {
+				errs[shared[j]] = err
 			}
 		}
 	}
@@ -84,7 +88,7 @@ func (ix *Index) SearchBatch(ctx context.Context, qs []Query) (results [][]Fused
 		if s == nil || errs[i] != nil {
 			return
 		}
-		if s.dense && (s.cands != nil || len(shared) <= 1) {
+		if s.dense { // not shared
 			if errs[i] = ix.hybridDense(s); errs[i] != nil {
 				return
 			}
@@ -95,43 +99,51 @@ func (ix *Index) SearchBatch(ctx context.Context, qs []Query) (results [][]Fused
 }
 
 // denseShared is the dense stage of searches (none with candidates), in one pass over
-// the vectors; it sets each search's dn as hybridDense would. A panic of a goroutine
-// of the scan is returned as an error.
-func (ix *Index) denseShared(searches []*hybridSearch) error {
+// the vectors: it sets each search's dn as hybridDense would, and its dense flag off,
+// and returns each search's error (nil for none): an error of its query's embedding
+// (a panic of the embedder included) is that search's; a panic in the scan (a filter's)
+// is every scanned search's.
+func (ix *Index) denseShared(searches []*hybridSearch) []error {
+	errs := make([]error, len(searches))
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.closed {
-		return ErrClosed
+		for j := range errs {
+			errs[j] = ErrClosed
+		}
+		return errs
+	}
+	for _, s := range searches {
+		s.dense = false
 	}
 	d := ix.dense
 	if d == nil || d.Dim == 0 || ix.chunks.len() == 0 {
-		return nil // ErrNoDense, or no rows: no dense hits (as hybridDense)
+		return errs // ErrNoDense, or no rows: no dense hits (as hybridDense)
 	}
 	var scan []*hybridSearch
+	var scanAt []int
 	var qvs [][]float32
-	for _, s := range searches {
-		s.dense = false // done here
+	for j, s := range searches {
 		if s.w.Depth <= 0 {
 			continue
 		}
-		qv, _, err := d.Embedder.Embed([]string{s.query}, s.keep)
+		qv, err := embedQuery(d, s.query, s.keep)
 		if err != nil {
-			return fmt.Errorf("retrieve: embed query: %w", err)
+			errs[j] = err
+			continue
 		}
-		if len(qv) != 1 || len(qv[0]) != d.Dim {
-			return fmt.Errorf("retrieve: query embedder %s does not match the index's vectors: %w", d.Embedder.ID(), ErrNoEmbedder)
-		}
-		if !Normalize(qv[0]) {
+		if !Normalize(qv) {
 			continue
 		}
 		scan = append(scan, s)
-		qvs = append(qvs, alignedQuery(qv[0]))
+		scanAt = append(scanAt, j)
+		qvs = append(qvs, alignedQuery(qv))
 	}
 	if len(scan) == 0 {
-		return nil
+		return errs
 	}
 	n := ix.chunks.len()
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/minSharedRows))
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/max(minSharedRows, 1)))
 	orders := make([]func(a, b denseCand) int, len(scan))
 	for j, s := range scan {
 		orders[j] = denseOrder(s.tie)
@@ -156,7 +168,10 @@ func (ix *Index) denseShared(searches []*hybridSearch) error {
 	}
 	wg.Wait()
 	if panicked != nil {
-		return fmt.Errorf("retrieve: internal error: %v", panicked)
+		for _, j := range scanAt {
+			errs[j] = fmt.Errorf("retrieve: internal error: %v", panicked)
+		}
+		return errs
 	}
 	for j, s := range scan {
 		var all []denseCand
@@ -169,7 +184,25 @@ func (ix *Index) denseShared(searches []*hybridSearch) error {
 			s.dn[r] = Hit{ID: ix.chunks.id(c.i), Score: float64(c.s), Rank: r + 1}
 		}
 	}
-	return nil
+	return errs
+}
+
+// embedQuery is searchDenseIn's embedding of query, a panic of the embedder returned
+// as an error.
+func embedQuery(d *DenseVectors, query string, keep KeepEnd) (q []float32, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			q, err = nil, fmt.Errorf("retrieve: embed query: internal error: %v", r)
+		}
+	}()
+	qv, _, err := d.Embedder.Embed([]string{query}, keep)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: embed query: %w", err)
+	}
+	if len(qv) != 1 || len(qv[0]) != d.Dim {
+		return nil, fmt.Errorf("retrieve: query embedder %s does not match the index's vectors: %w", d.Embedder.ID(), ErrNoEmbedder)
+	}
+	return qv[0], nil
 }
 
 // topDenseRows is topDense for several searches over the rows [lo, hi): each row's

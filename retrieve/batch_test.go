@@ -89,3 +89,70 @@ func TestSearchBatchErrors(t *testing.T) {
 		}
 	}
 }
+
+// boomEmbedder is an Embedder that fails on a text holding "BOOM" and panics on one
+// holding "PANIC".
+type boomEmbedder struct{ Embedder }
+
+func (b boomEmbedder) Embed(texts []string, keep KeepEnd) ([][]float32, []bool, error) {
+	for _, t := range texts {
+		if strings.Contains(t, "PANIC") {
+			panic("embedder panic")
+		}
+		if strings.Contains(t, "BOOM") {
+			return nil, nil, errors.New("boom")
+		}
+	}
+	return b.Embedder.Embed(texts, keep)
+}
+
+// TestSearchBatchErrorsPerQuery: an error or a panic of one query's embedding is that
+// query's error alone, the other queries' results are Search's; a panic in the shared
+// scan is an error of every query in it, never results without one.
+func TestSearchBatchErrorsPerQuery(t *testing.T) {
+	chunks := synthChunks(300)
+	d, err := LSAVectors(context.Background(), chunks, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Embedder = boomEmbedder{d.Embedder}
+	ix, err := New(chunks, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	defer func(n int) { minSharedRows = n }(minSharedRows)
+	for _, rows := range []int{0, 7, 1 << 30} {
+		minSharedRows = rows
+		qs := []Query{{Text: chunks[3].Text[:80], K: 5, Mode: Hybrid}, {Text: chunks[4].Text[:80] + " BOOM", K: 5, Mode: Hybrid},
+			{Text: chunks[5].Text[:80] + " PANIC", K: 5, Mode: Hybrid}, {Text: chunks[6].Text[:80], K: 5, Mode: Hybrid}}
+		got, errs := ix.SearchBatch(ctx, qs)
+		for i, q := range qs {
+			want, werr := ix.searchHybrid(q.Text, q.K, nil, q.Weights, q.Keep, false)
+			switch i {
+			case 1:
+				if errs[i] == nil || !strings.Contains(errs[i].Error(), "boom") || werr == nil {
+					t.Errorf("rows %d: BOOM query: error %v (Search's %v)", rows, errs[i], werr)
+				}
+			case 2:
+				if errs[i] == nil || !strings.Contains(errs[i].Error(), "embedder panic") || werr == nil {
+					t.Errorf("rows %d: PANIC query: error %v (Search's %v)", rows, errs[i], werr)
+				}
+			default:
+				if errs[i] != nil || werr != nil {
+					t.Fatalf("rows %d: query %d: error %v, Search's %v", rows, i, errs[i], werr)
+				}
+				sameFused(t, fmt.Sprintf("rows %d query %d", rows, i), got[i], want)
+			}
+		}
+		// A filter that panics in the scan (no BM25 search asks it first: BM25 weighs 0).
+		bad := func(*chunker.Chunk) bool { panic("filter panic") }
+		_, errs = ix.SearchBatch(ctx, []Query{{Text: chunks[7].Text[:80], K: 5, Mode: Hybrid, Filter: bad, Weights: Weights{Dense: 1}}, qs[0]})
+		for i, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), "filter panic") {
+				t.Errorf("rows %d: panicking filter, query %d: error %v", rows, i, err)
+			}
+		}
+	}
+}

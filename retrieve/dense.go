@@ -347,15 +347,10 @@ func (ix *Index) searchDenseIn(query string, k int, filter *chunkFilter, keep Ke
 	if d.Dim == 0 || ix.chunks.len() == 0 {
 		return nil, nil
 	}
-	emb := d.Embedder
-	qv, _, err := emb.Embed([]string{query}, keep)
+	q, err := embedQuery(d, query, keep)
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: embed query: %w", err)
+		return nil, err
 	}
-	if len(qv) != 1 || len(qv[0]) != d.Dim {
-		return nil, fmt.Errorf("retrieve: query embedder %s does not match the index's vectors: %w", emb.ID(), ErrNoEmbedder)
-	}
-	q := qv[0]
 	if !Normalize(q) {
 		return nil, nil
 	}

@@ -156,9 +156,43 @@ func TestVisibleDefs(t *testing.T) {
 	if fmt.Sprint(defined) != fmt.Sprint(want) {
 		t.Errorf("from %d: defined %v, want %v", len(top), defined, want)
 	}
-	// Offsets past the text (a stale table) are skipped, not a panic.
-	visibleDefs(defined, []symbols.Def{{Name: "x", StartByte: 0, EndByte: len(text) + 5}}, text, 0, len(text))
-	if defined["x"] {
+	// Offsets past the text (a stale table) or reversed are skipped, not a panic.
+	visibleDefs(defined, []symbols.Def{{Name: "x", StartByte: 0, EndByte: len(text) + 5}, {Name: "y", StartByte: 10, EndByte: 5}}, text, 0, len(text))
+	if defined["x"] || defined["y"] {
 		t.Errorf("a definition past the text counted")
+	}
+}
+
+// TestNameAfterAnnotations: a name the decorators or annotations of its definition
+// also spell counts where the declaration spells it: cut between the decorator and
+// the declaration, the name is visible; with only the decorator given, it is not.
+func TestNameAfterAnnotations(t *testing.T) {
+	for _, c := range []struct{ path, lang, top, rest string }{
+		{"m.py", "python", "import flask\n\n@app.route(\"/users\")\n", "def users():\n    return 1\n"},
+		{"m.py", "python", "class A:\n    @property\n    def x(self):\n        return 1\n\n    @x.setter\n", "    def x(self, v):\n        pass\n"},
+		{"M.kt", "kotlin", "class C {\n    @GetMapping(\"/users\", params = [\"a)\"])\n", "    fun users() = 1\n}\n"},
+	} {
+		text := c.top + c.rest
+		sf, err := symbols.NewExtractor(0).Extract(&chunker.File{Path: c.path, Lang: c.lang, Text: []byte(text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := map[string]string{"python": "users", "kotlin": "users"}[c.lang]
+		if strings.Contains(c.top, "setter") {
+			name = "x"
+		}
+		defined := map[string]bool{}
+		visibleDefs(defined, sf.Defs, text, len(c.top), len(text))
+		if !defined[name] {
+			t.Errorf("%q | %q: %q not visible in the given text (defs %+v)", c.top, c.rest, name, sf.Defs)
+		}
+		if name == "x" {
+			continue // the getter's name is in the top too
+		}
+		defined = map[string]bool{}
+		visibleDefs(defined, sf.Defs, text, 0, len(c.top))
+		if defined[name] {
+			t.Errorf("%q: %q visible with only its decorator given", c.top, name)
+		}
 	}
 }

@@ -494,22 +494,92 @@ func (c *composer) fileSymbols(files *fileTexts, trimmed bool) (*symbols.File, m
 }
 
 // visibleDefs adds to defined the names of defs (whose offsets are those of text) that
-// are visible in text[from:to]: a definition is when its name is, the name's first
-// occurrence in the definition's span (after its decorators and annotations), or its
-// start for a name the text does not spell (Kotlin's Companion).
+// are visible in text[from:to]: a definition is when its name is (see nameAt).
 func visibleDefs(defined map[string]bool, defs []symbols.Def, text string, from, to int) {
 	for _, d := range defs {
-		if d.EndByte <= from || d.StartByte >= to || d.StartByte < 0 || d.EndByte > len(text) {
+		if d.EndByte <= from || d.StartByte >= to || d.StartByte < 0 || d.StartByte > d.EndByte || d.EndByte > len(text) {
 			continue
 		}
-		at := d.StartByte
-		if i := strings.Index(text[d.StartByte:d.EndByte], d.Name); i >= 0 {
-			at += i
-		}
-		if at >= from && at < to {
+		if at := nameAt(text, d); at >= from && at < to {
 			defined[d.Name] = true
 		}
 	}
+}
+
+// nameAt returns the offset in text of d's name: its first whole-word occurrence in
+// d's span after the decorators and annotations that open the span (see
+// skipAnnotations), or d's start for a name the span does not spell (Kotlin's
+// Companion). d's span must lie in text.
+func nameAt(text string, d symbols.Def) int {
+	span := text[d.StartByte:d.EndByte]
+	for from := skipAnnotations(span); from < len(span); {
+		i := strings.Index(span[from:], d.Name)
+		if i < 0 || d.Name == "" {
+			break
+		}
+		at := from + i
+		end := at + len(d.Name)
+		if (at == 0 || !identByte(span[at-1])) && (end == len(span) || !identByte(span[end])) {
+			return d.StartByte + at
+		}
+		from = at + 1
+	}
+	return d.StartByte
+}
+
+// skipAnnotations returns the offset in s past the decorators and annotations that
+// open it: each an @ and a dotted name (Kotlin's use-site targets, @get:Rule, and
+// @[A B] included) with its parenthesised arguments, string literals in them skipped.
+func skipAnnotations(s string) int {
+	p := 0
+	for {
+		q := p
+		for q < len(s) && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n' || s[q] == '\r') {
+			q++
+		}
+		if q >= len(s) || s[q] != '@' {
+			return p
+		}
+		q++
+		for q < len(s) && (identByte(s[q]) || s[q] == '.' || s[q] == ':') {
+			q++
+		}
+		for q < len(s) && (s[q] == '(' || s[q] == '[') {
+			q = skipBracketed(s, q)
+		}
+		p = q
+	}
+}
+
+// skipBracketed returns the offset in s past the bracketed group opening at i (a
+// '(' or '['), nested brackets and string literals ('...', "...", with backslash
+// escapes) inside it skipped; len(s) when it does not close.
+func skipBracketed(s string, i int) int {
+	depth := 0
+	for ; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '"', '\'':
+			for i++; i < len(s) && s[i] != c; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return len(s)
+}
+
+// identByte reports whether b can be part of an identifier (ASCII letters, digits,
+// '_', '$', and every byte of a non-ASCII character).
+func identByte(b byte) bool {
+	return b == '_' || b == '$' || b >= 0x80 || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // indexedSymbols returns the symbol table's symbols of the completion file when its

@@ -29,9 +29,10 @@ func compareCmd() *cli.Command {
 		workersFlag,
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines"},
 	}
-	// predict's chunking, indexing and assembly flags but --strategy: both strategies run.
-	noStrategy := &cli.StringFlag{Name: "strategy"}
-	flags := append(slices.Clip(own), withAssemblyFlags(append(slices.Clip(own), noStrategy))[len(own)+1:]...)
+	// predict's chunking, indexing and assembly flags but --strategy (both strategies
+	// run) and --shard (the table is of the whole dataset).
+	skip := []cli.Flag{&cli.StringFlag{Name: "strategy"}, &cli.StringFlag{Name: "shard"}}
+	flags := append(slices.Clip(own), withAssemblyFlags(append(slices.Clip(own), skip...))[len(own)+len(skip):]...)
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "compare fixed and structural chunking of repositories side by side (and their eval scores on a dataset)",

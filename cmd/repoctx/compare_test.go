@@ -132,6 +132,8 @@ func TestCompareCommandErrors(t *testing.T) {
 		// compare runs both strategies, so it has no --strategy (an unknown flag:
 		// urfave/cli reports it before the app's usage handler sees it; any failure).
 		{[]string{"compare", repo, "--strategy", "fixed"}, -1, "-strategy"},
+		// Nor --shard: its table is of the whole dataset.
+		{[]string{"compare", repo, "--shard", "1/2"}, -1, "-shard"},
 		{[]string{"compare", missing, "-q"}, exitError, missing},
 	} {
 		code, _, stderr := run(t, tc.args...)

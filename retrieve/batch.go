@@ -142,6 +142,24 @@ func (ix *Index) denseShared(searches []*hybridSearch) []error {
 	if len(scan) == 0 {
 		return errs
 	}
+	hits, err := ix.scanShared(qvs, d, scan)
+	if err != nil {
+		for _, j := range scanAt {
+			errs[j] = err
+		}
+		return errs
+	}
+	for j, s := range scan {
+		s.dn = hits[j]
+	}
+	return errs
+}
+
+// scanShared is the shared scan of denseShared: for each search j, the best
+// s.w.Depth accepted chunks by dot product with qvs[j] (aligned and normalized), over
+// every row, split over GOMAXPROCS goroutines of at least minSharedRows rows. A panic
+// of a goroutine (a filter's) is returned as an error.
+func (ix *Index) scanShared(qvs [][]float32, d *DenseVectors, scan []*hybridSearch) ([][]Hit, error) {
 	n := ix.chunks.len()
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/max(minSharedRows, 1)))
 	orders := make([]func(a, b denseCand) int, len(scan))
@@ -168,23 +186,21 @@ func (ix *Index) denseShared(searches []*hybridSearch) []error {
 	}
 	wg.Wait()
 	if panicked != nil {
-		for _, j := range scanAt {
-			errs[j] = fmt.Errorf("retrieve: internal error: %v", panicked)
-		}
-		return errs
+		return nil, fmt.Errorf("retrieve: internal error: %v", panicked)
 	}
+	hits := make([][]Hit, len(scan))
 	for j, s := range scan {
 		var all []denseCand
 		for w := range workers {
 			all = append(all, kept[w][j]...)
 		}
 		top := topk.Best(all, s.w.Depth, orders[j])
-		s.dn = make([]Hit, len(top))
+		hits[j] = make([]Hit, len(top))
 		for r, c := range top {
-			s.dn[r] = Hit{ID: ix.chunks.id(c.i), Score: float64(c.s), Rank: r + 1}
+			hits[j][r] = Hit{ID: ix.chunks.id(c.i), Score: float64(c.s), Rank: r + 1}
 		}
 	}
-	return errs
+	return hits, nil
 }
 
 // embedQuery is searchDenseIn's embedding of query, a panic of the embedder returned

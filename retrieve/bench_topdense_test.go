@@ -3,6 +3,7 @@ package retrieve
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -37,4 +38,56 @@ func BenchmarkTopDense(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkTopDenseShared measures a request's two dense scans over 700,000 random rows
+// of dimension 128 (k = 50): "separate" runs topDense for each query at once, as two
+// Searches did; "shared" is SearchBatch's one pass (scanShared) over the rows for
+// both, split over GOMAXPROCS goroutines.
+func BenchmarkTopDenseShared(b *testing.B) {
+	const n, dim, k = 700_000, 128, 50
+	rng := rand.New(rand.NewPCG(1, 2))
+	ptrs := make([]*chunker.Chunk, n)
+	for i := range ptrs {
+		ptrs[i] = &chunker.Chunk{ID: fmt.Sprintf("f%d.kt#0", i), Path: fmt.Sprintf("f%d.kt", i)}
+	}
+	vec := make([]float32, n*dim)
+	for i := range vec {
+		vec[i] = float32(rng.NormFloat64())
+	}
+	ix := &Index{chunks: chunkList{ptrs: ptrs}}
+	d := &DenseVectors{Dim: dim, Vectors: vec}
+	qs := make([][]float32, 2)
+	scan := make([]*hybridSearch, len(qs))
+	for j := range qs {
+		qs[j] = make([]float32, dim)
+		for i := range qs[j] {
+			qs[j][i] = float32(rng.NormFloat64())
+		}
+		qs[j] = alignedQuery(qs[j])
+		scan[j] = &hybridSearch{w: Weights{Depth: k}}
+	}
+	b.Run("separate", func(b *testing.B) {
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for _, q := range qs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if hits := ix.topDense(q, d, k, nil, nil, nil); len(hits) != k {
+						b.Error(len(hits))
+					}
+				}()
+			}
+			wg.Wait()
+		}
+	})
+	b.Run("shared", func(b *testing.B) {
+		for b.Loop() {
+			hits, err := ix.scanShared(qs, d, scan)
+			if err != nil || len(hits[0]) != k || len(hits[1]) != k {
+				b.Fatal(err)
+			}
+		}
+	})
 }

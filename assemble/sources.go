@@ -512,17 +512,9 @@ func visibleDefs(defined map[string]bool, defs []symbols.Def, text string, from,
 // Companion). d's span must lie in text.
 func nameAt(text string, d symbols.Def) int {
 	span := text[d.StartByte:d.EndByte]
-	for from := skipAnnotations(span); from < len(span); {
-		i := strings.Index(span[from:], d.Name)
-		if i < 0 || d.Name == "" {
-			break
-		}
-		at := from + i
-		end := at + len(d.Name)
-		if (at == 0 || !identByte(span[at-1])) && (end == len(span) || !identByte(span[end])) {
-			return d.StartByte + at
-		}
-		from = at + 1
+	from := skipAnnotations(span)
+	if i := symbols.WordIndex(span[from:], d.Name); i >= 0 && d.Name != "" {
+		return d.StartByte + from + i
 	}
 	return d.StartByte
 }
@@ -541,7 +533,7 @@ func skipAnnotations(s string) int {
 			return p
 		}
 		q++
-		for q < len(s) && (identByte(s[q]) || s[q] == '.' || s[q] == ':') {
+		for q < len(s) && (symbols.IsIdentByte(s[q]) || s[q] == '.' || s[q] == ':') {
 			q++
 		}
 		for q < len(s) && (s[q] == '(' || s[q] == '[') {
@@ -574,12 +566,6 @@ func skipBracketed(s string, i int) int {
 		}
 	}
 	return len(s)
-}
-
-// identByte reports whether b can be part of an identifier (ASCII letters, digits,
-// '_', '$', and every byte of a non-ASCII character).
-func identByte(b byte) bool {
-	return b == '_' || b == '$' || b >= 0x80 || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // indexedSymbols returns the symbol table's symbols of the completion file when its

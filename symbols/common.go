@@ -103,7 +103,7 @@ func isNameUse(line string, start, end int) bool {
 		return false
 	}
 	rest := strings.TrimLeft(line[end:], " \t")
-	return rest == "" || rest == line[end:] || !(isIdentByte(rest[0]) || rest[0] == '@')
+	return rest == "" || rest == line[end:] || !(IsIdentByte(rest[0]) || rest[0] == '@')
 }
 
 // IsCommonName reports whether name is one of the language's very common standard

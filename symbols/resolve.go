@@ -886,7 +886,7 @@ func declaredType(lang string, d *Def) string {
 		}
 		return ""
 	}
-	i := wordIndex(sig, d.Name)
+	i := WordIndex(sig, d.Name)
 	if i < 0 {
 		return ""
 	}
@@ -906,9 +906,9 @@ func declaredType(lang string, d *Def) string {
 	return typeChain(lang, rest[1:])
 }
 
-// wordIndex returns the index of the first occurrence of the identifier w in s that
-// is not part of a longer identifier, or -1.
-func wordIndex(s, w string) int {
+// WordIndex returns the byte index of the first occurrence of the identifier w in s
+// that is not part of a longer identifier (see [IsIdentByte]), or -1.
+func WordIndex(s, w string) int {
 	for from := 0; ; {
 		i := strings.Index(s[from:], w)
 		if i < 0 {
@@ -916,7 +916,7 @@ func wordIndex(s, w string) int {
 		}
 		i += from
 		end := i + len(w)
-		if (i == 0 || !isIdentByte(s[i-1])) && (end == len(s) || !isIdentByte(s[end])) {
+		if (i == 0 || !IsIdentByte(s[i-1])) && (end == len(s) || !IsIdentByte(s[end])) {
 			return i
 		}
 		from = i + 1

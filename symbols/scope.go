@@ -175,7 +175,7 @@ func qualifier(head string) string {
 		h = strings.TrimSuffix(strings.TrimSuffix(h, "?."), "!!.")
 	case strings.HasSuffix(h, "::"):
 		h = strings.TrimSuffix(h, "::")
-		if h == "" || !isIdentByte(h[len(h)-1]) {
+		if h == "" || !IsIdentByte(h[len(h)-1]) {
 			return "" // ::name, a reference to a top-level or member function
 		}
 	case strings.HasSuffix(h, "."):
@@ -195,7 +195,7 @@ func qualifier(head string) string {
 			h, call = h[:open], true
 		}
 		i := len(h)
-		for i > 0 && isIdentByte(h[i-1]) {
+		for i > 0 && IsIdentByte(h[i-1]) {
 			i--
 		}
 		if i == len(h) || h[i] >= '0' && h[i] <= '9' {
@@ -216,7 +216,7 @@ func qualifier(head string) string {
 			h = strings.TrimSuffix(strings.TrimSuffix(h, "?."), "!!.")
 		case strings.HasSuffix(h, ".") && !strings.HasSuffix(h, ".."):
 			h = strings.TrimSuffix(h, ".")
-		case strings.HasSuffix(h, "\\") && len(h) > 1 && isIdentByte(h[len(h)-2]):
+		case strings.HasSuffix(h, "\\") && len(h) > 1 && IsIdentByte(h[len(h)-2]):
 			h = strings.TrimSuffix(h, "\\") // PHP's `App\Util\Money::`: a namespace path
 		default:
 			if parts[0] == "super()" || parts[0] == "super" {
@@ -244,7 +244,9 @@ func openingParen(h string) int {
 	return -1
 }
 
-func isIdentByte(b byte) bool {
+// IsIdentByte reports whether b may be part of an identifier: an ASCII letter or digit,
+// '_', or any byte of a non-ASCII character.
+func IsIdentByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
 
@@ -489,7 +491,7 @@ func (s *Scope) lineAt(i int) (int, int) {
 // isWord reports whether the occurrence of a name of n bytes at byte offset i of the
 // text is a whole identifier.
 func (s *Scope) isWord(i, n int) bool {
-	return (i == 0 || !isIdentByte(s.text[i-1])) && (i+n == len(s.text) || !isIdentByte(s.text[i+n]))
+	return (i == 0 || !IsIdentByte(s.text[i-1])) && (i+n == len(s.text) || !IsIdentByte(s.text[i+n]))
 }
 
 // typeOf finds the declaration of chain nearest before the cursor, else the first
@@ -791,7 +793,7 @@ func identChain(t string) string {
 			break
 		}
 		end += loc[1]
-		if end < len(t) && t[end] == '.' && end+1 < len(t) && isIdentByte(t[end+1]) {
+		if end < len(t) && t[end] == '.' && end+1 < len(t) && IsIdentByte(t[end+1]) {
 			end++
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/repoctx/repoctx/internal/parallel"
 	"github.com/repoctx/repoctx/internal/topk"
 )
 
@@ -161,40 +162,35 @@ func (ix *Index) denseShared(searches []*hybridSearch) []error {
 // of a goroutine (a filter's) is returned as an error.
 func (ix *Index) scanShared(qvs [][]float32, d *DenseVectors, scan []*hybridSearch) ([][]Hit, error) {
 	n := ix.chunks.len()
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/max(minSharedRows, 1)))
+	workers := min(runtime.GOMAXPROCS(0), n/max(minSharedRows, 1)) // parallel.Ranges: 1 or less is one call
 	orders := make([]func(a, b denseCand) int, len(scan))
 	for j, s := range scan {
 		orders[j] = denseOrder(s.tie)
 	}
-	kept := make([][][]denseCand, workers) // [worker][search]
-	var wg sync.WaitGroup
+	kept := make([][]denseCand, len(scan)) // each search's best of every range, in no order
 	var panicked any
 	var mu sync.Mutex
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					mu.Lock()
-					panicked = r
-					mu.Unlock()
-				}
-			}()
-			kept[w] = ix.topDenseRows(qvs, d, scan, orders, n*w/workers, n*(w+1)/workers)
+	parallel.Ranges(n, workers, func(lo, hi int) {
+		defer func() {
+			if r := recover(); r != nil {
+				mu.Lock()
+				panicked = r
+				mu.Unlock()
+			}
 		}()
-	}
-	wg.Wait()
+		part := ix.topDenseRows(qvs, d, scan, orders, lo, hi)
+		mu.Lock()
+		for j := range part {
+			kept[j] = append(kept[j], part[j]...)
+		}
+		mu.Unlock()
+	})
 	if panicked != nil {
 		return nil, fmt.Errorf("retrieve: internal error: %v", panicked)
 	}
 	hits := make([][]Hit, len(scan))
 	for j, s := range scan {
-		var all []denseCand
-		for w := range workers {
-			all = append(all, kept[w][j]...)
-		}
-		top := topk.Best(all, s.w.Depth, orders[j])
+		top := topk.Best(kept[j], s.w.Depth, orders[j]) // a total order: the ranges' order does not matter
 		hits[j] = make([]Hit, len(top))
 		for r, c := range top {
 			hits[j][r] = Hit{ID: ix.chunks.id(c.i), Score: float64(c.s), Rank: r + 1}
@@ -234,14 +230,8 @@ func (ix *Index) topDenseRows(qvs [][]float32, d *DenseVectors, searches []*hybr
 			seen[j] = map[int]bool{}
 		}
 	}
-	dim := d.Dim
 	for i := lo; i < hi; i++ {
-		var row []float32
-		if d.Vectors != nil {
-			row = d.Vectors[i*dim : (i+1)*dim]
-		} else {
-			row = d.Rows[i]
-		}
+		row := d.row(i)
 		for j, q := range qvs {
 			h := heaps[j]
 			c := denseCand{i, dot(row, q)}

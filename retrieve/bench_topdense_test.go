@@ -16,21 +16,8 @@ func BenchmarkTopDense(b *testing.B) {
 	for _, n := range []int{100_000, 700_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			const dim = 128
-			rng := rand.New(rand.NewPCG(1, 2))
-			ptrs := make([]*chunker.Chunk, n)
-			for i := range ptrs {
-				ptrs[i] = &chunker.Chunk{ID: fmt.Sprintf("f%d.kt#0", i), Path: fmt.Sprintf("f%d.kt", i)}
-			}
-			vec := make([]float32, n*dim)
-			for i := range vec {
-				vec[i] = float32(rng.NormFloat64())
-			}
-			ix := &Index{chunks: chunkList{ptrs: ptrs}}
-			d := &DenseVectors{Dim: dim, Vectors: vec}
-			q := make([]float32, dim)
-			for i := range q {
-				q[i] = float32(rng.NormFloat64())
-			}
+			ix, d, rng := randomDense(n, dim)
+			q := randomVector(rng, dim)
 			for b.Loop() {
 				if hits := ix.topDense(q, d, 50, nil, nil, nil); len(hits) != 50 {
 					b.Fatal(len(hits))
@@ -46,25 +33,11 @@ func BenchmarkTopDense(b *testing.B) {
 // both, split over GOMAXPROCS goroutines.
 func BenchmarkTopDenseShared(b *testing.B) {
 	const n, dim, k = 700_000, 128, 50
-	rng := rand.New(rand.NewPCG(1, 2))
-	ptrs := make([]*chunker.Chunk, n)
-	for i := range ptrs {
-		ptrs[i] = &chunker.Chunk{ID: fmt.Sprintf("f%d.kt#0", i), Path: fmt.Sprintf("f%d.kt", i)}
-	}
-	vec := make([]float32, n*dim)
-	for i := range vec {
-		vec[i] = float32(rng.NormFloat64())
-	}
-	ix := &Index{chunks: chunkList{ptrs: ptrs}}
-	d := &DenseVectors{Dim: dim, Vectors: vec}
+	ix, d, rng := randomDense(n, dim)
 	qs := make([][]float32, 2)
 	scan := make([]*hybridSearch, len(qs))
 	for j := range qs {
-		qs[j] = make([]float32, dim)
-		for i := range qs[j] {
-			qs[j][i] = float32(rng.NormFloat64())
-		}
-		qs[j] = alignedQuery(qs[j])
+		qs[j] = alignedQuery(randomVector(rng, dim))
 		scan[j] = &hybridSearch{w: Weights{Depth: k}}
 	}
 	b.Run("separate", func(b *testing.B) {
@@ -90,4 +63,25 @@ func BenchmarkTopDenseShared(b *testing.B) {
 			}
 		}
 	})
+}
+
+// randomDense returns an index of n chunks (one per file) with random vectors of
+// dimension dim, and the generator that made them (seeded: the same every call).
+func randomDense(n, dim int) (*Index, *DenseVectors, *rand.Rand) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ptrs := make([]*chunker.Chunk, n)
+	for i := range ptrs {
+		ptrs[i] = &chunker.Chunk{ID: fmt.Sprintf("f%d.kt#0", i), Path: fmt.Sprintf("f%d.kt", i)}
+	}
+	ix := &Index{chunks: chunkList{ptrs: ptrs}}
+	return ix, &DenseVectors{Dim: dim, Vectors: randomVector(rng, n*dim)}, rng
+}
+
+// randomVector returns n standard normal values drawn from rng.
+func randomVector(rng *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return v
 }

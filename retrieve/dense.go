@@ -384,7 +384,6 @@ func denseOrder(tie func(int) float64) func(a, b denseCand) int {
 // cands (ascending) when cands is not nil.
 func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter *chunkFilter, tie func(int) float64, cands []int) []Hit {
 	h := topk.New(k, denseOrder(tie))
-	dim := d.Dim
 	q = alignedQuery(q)
 	n := ix.chunks.len()
 	if cands != nil {
@@ -395,13 +394,7 @@ func (ix *Index) topDense(q []float32, d *DenseVectors, k int, filter *chunkFilt
 		if cands != nil {
 			i = cands[j]
 		}
-		var row []float32
-		if d.Vectors != nil {
-			row = d.Vectors[i*dim : (i+1)*dim]
-		} else {
-			row = d.Rows[i]
-		}
-		c := denseCand{i, dot(row, q)}
+		c := denseCand{i, dot(d.row(i), q)}
 		if h.Len() > 0 && h.Full() && c.s < h.Worst().s || !h.Would(c) {
 			// (A lower score never ranks before the worst kept: skipped without the
 			// comparison function.)

@@ -10,19 +10,30 @@ package grammars
 // the clock in tree-sitter PR #301) and smacker exposes no progress callback, so the
 // limit is measured in CPU time of the thread that parses, which other processes
 // barely change: the parsing goroutine is locked to its OS thread, and a watchdog
-// goroutine reads that thread's CPU clock (Linux: clock_gettime on the thread's
-// CPU-time clock id) and, past the limit, stops the parse through tree-sitter's
-// cancellation flag (smacker sets it when the parse's context is done). The limit is
+// reads that thread's CPU clock (Linux: clock_gettime on the thread's CPU-time clock
+// id) and, past the limit, stops the parse through tree-sitter's cancellation flag.
+// The limit is
 // a safety net against parser hangs, set far above what real files need; a parse
 // that used more CPU than the limit is over it even when the watchdog had not
 // stopped it yet, so a tiny limit fails every parse (tests force the limit so).
 // Platforms without a readable thread CPU clock measure the parse's wall-clock time
 // instead.
+//
+// The watchdog is a timer ([time.AfterFunc]), not a goroutine, and it sets the flag
+// smacker registers with tree-sitter for each parser itself (cancelFlag), so the
+// parse's context is never done and smacker's ParseCtx starts no goroutine to watch
+// it: a goroutine per parse, woken when the parse ends, cost about a tenth of a
+// Kotlin parse's CPU time (BenchmarkParseWatch). Where smacker's Parser has no such
+// field (another version of the binding) the watchdog closes the Done channel of the
+// parse's context (watchCtx) instead, and smacker sets the flag.
 
 import (
+	"context"
 	"errors"
+	"reflect"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -41,8 +52,8 @@ const DefaultParseCPULimit = 60 * time.Second
 // the machine, not only on the text: callers must not cache what they derive from it.
 var ErrCPULimit = errors.New("grammars: the parse used more CPU time than its limit")
 
-// watchCtx is the context a parse runs under: smacker's ParseCtx sets the parser's
-// cancellation flag once Done is closed. Done is closed only by the watchdog, and
+// watchCtx is the context a parse runs under when its parser's cancellation flag is
+// unknown (see cancelFlag): smacker's ParseCtx sets the flag once Done is closed. Done is closed only by the watchdog, and
 // only while the parse runs (see limitedParse), never after: smacker's goroutine
 // could otherwise set the flag of a finished parse, failing the parser's next parse.
 type watchCtx struct {
@@ -60,52 +71,56 @@ func (c *watchCtx) Err() error {
 	return c.err
 }
 
-// limitedParse runs parse (a ParseCtx call of p under ctx) on a locked OS thread
-// with a watchdog that cancels it once it has used limit of the thread's CPU time.
-// over reports that the parse used more than limit, whether or not the watchdog
-// stopped it; the tree is then closed and nil, and p may hold tree-sitter's
-// cancellation flag set: the caller must not use p again.
-func limitedParse(limit time.Duration, parse func(ctx *watchCtx) (*sitter.Tree, error)) (tree *sitter.Tree, over bool, err error) {
+// limitedParse runs parse (a ParseCtx call of a parser whose cancellation flag is
+// flag, nil when unknown) on a locked OS thread with a watchdog that cancels it once
+// it has used limit of the thread's CPU time: through flag when known (parse gets a
+// context that is never done, so smacker starts no goroutine), else through the
+// context parse gets. over reports that the parse used more than limit, whether or
+// not the watchdog stopped it; the tree is then closed and nil, and the parser may
+// hold tree-sitter's cancellation flag set: the caller must not use it again.
+func limitedParse(limit time.Duration, flag *uintptr, parse func(ctx context.Context) (*sitter.Tree, error)) (tree *sitter.Tree, over bool, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	clock := threadClock()
 	start := clock()
-	ctx := &watchCtx{done: make(chan struct{})}
-	var finished, fired bool // under ctx.mu
-	stop := make(chan struct{})
-	go func() {
-		wait := limit
-		for {
-			t := time.NewTimer(wait)
-			select {
-			case <-stop:
-				t.Stop()
-				return
-			case <-t.C:
-			}
-			used := clock() - start
-			if used < limit {
-				// CPU time cannot run faster than the wall clock: sleep at least the rest.
-				wait = max(limit-used, time.Millisecond)
-				continue
-			}
-			ctx.mu.Lock()
-			if !finished {
-				fired = true
-				ctx.err = ErrCPULimit
-				close(ctx.done)
-			}
-			ctx.mu.Unlock()
+	wctx := &watchCtx{done: make(chan struct{})}
+	var ctx context.Context = wctx
+	if flag != nil {
+		ctx = context.Background()
+	}
+	var finished, fired bool // under wctx.mu
+	// Nearly every parse ends long before limit: a timer that never fires costs no
+	// goroutine. When it fires it compares the thread's CPU time with limit and sets
+	// itself again for the rest (CPU time cannot run faster than the wall clock).
+	var t *time.Timer
+	check := func() {
+		wctx.mu.Lock()
+		defer wctx.mu.Unlock()
+		if finished {
 			return
 		}
-	}()
+		if used := clock() - start; used < limit {
+			t.Reset(max(limit-used, time.Millisecond))
+			return
+		}
+		fired = true
+		if flag != nil {
+			atomic.StoreUintptr(flag, 1)
+			return
+		}
+		wctx.err = ErrCPULimit
+		close(wctx.done)
+	}
+	wctx.mu.Lock()
+	t = time.AfterFunc(limit, check)
+	wctx.mu.Unlock()
 	tree, err = parse(ctx)
 	used := clock() - start
-	close(stop)
-	ctx.mu.Lock()
+	wctx.mu.Lock()
 	finished = true
+	t.Stop()
 	over = fired || used > limit
-	ctx.mu.Unlock()
+	wctx.mu.Unlock()
 	if over {
 		if tree != nil {
 			tree.Close()
@@ -114,6 +129,31 @@ func limitedParse(limit time.Duration, parse func(ctx *watchCtx) (*sitter.Tree, 
 	}
 	return tree, false, err
 }
+
+// cancelFlag returns the cancellation flag smacker's NewParser registered with
+// tree-sitter for p (tree-sitter stops a parse between tokens once it is not 0), or
+// nil when smacker's Parser has no such field (another version of the binding;
+// TestCancelFlag checks this one).
+func cancelFlag(p *sitter.Parser) *uintptr {
+	if cancelField < 0 {
+		return nil
+	}
+	f := reflect.ValueOf(p).Elem().Field(cancelField)
+	if f.IsNil() {
+		return nil
+	}
+	return (*uintptr)(f.UnsafePointer())
+}
+
+// cancelField is the index of the field "cancel" (a *uintptr) of smacker's Parser,
+// or -1.
+var cancelField = func() int {
+	f, ok := reflect.TypeFor[sitter.Parser]().FieldByName("cancel")
+	if !ok || len(f.Index) != 1 || f.Type.Kind() != reflect.Pointer || f.Type.Elem().Kind() != reflect.Uintptr {
+		return -1
+	}
+	return f.Index[0]
+}()
 
 // wallClock returns the wall-clock time since the call.
 func wallClock() func() time.Duration {

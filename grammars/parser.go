@@ -1,6 +1,7 @@
 package grammars
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -67,7 +68,7 @@ func (ps *Parsers) parse(pool map[string]*sitter.Parser, spec *Spec, src []byte,
 	if ranges != nil {
 		p.SetIncludedRanges(ranges)
 	}
-	tree, over, err := limitedParse(ps.limit, func(ctx *watchCtx) (*sitter.Tree, error) {
+	tree, over, err := limitedParse(ps.limit, cancelFlag(p), func(ctx context.Context) (*sitter.Tree, error) {
 		return p.ParseCtx(ctx, nil, src)
 	})
 	if over {

@@ -639,7 +639,7 @@ func render(parts []repoctx.Part) string {
 func LineSet(texts ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, t := range texts {
-		for _, l := range strings.Split(t, "\n") {
+		for l := range strings.Lines(t) {
 			if l = strings.TrimSpace(l); l != "" {
 				m[l] = true
 			}
@@ -651,7 +651,7 @@ func LineSet(texts ...string) map[string]bool {
 // AllLinesIn reports whether every non-blank line of text, trimmed, is in set (see
 // LineSet): a chunk for which it holds shows the model nothing new.
 func AllLinesIn(text string, set map[string]bool) bool {
-	for _, l := range strings.Split(text, "\n") {
+	for l := range strings.Lines(text) {
 		if l = strings.TrimSpace(l); l != "" && !set[l] {
 			return false
 		}

@@ -96,6 +96,9 @@ func (ix *Index) SearchBatch(ctx context.Context, qs []Query) (results [][]Fused
 		}
 		results[i] = ix.hybridFuse(s)
 	})
+	for _, s := range searches { // every part of every search has returned
+		s.release()
+	}
 	return results, errs
 }
 
@@ -219,16 +222,12 @@ func embedQuery(d *DenseVectors, query string, keep KeepEnd) (q []float32, err e
 
 // topDenseRows is topDense for several searches over the rows [lo, hi): each row's
 // dot products with every query in qvs, each search's best s.w.Depth accepted chunks
-// of those rows under orders[j], best first. The searches' filter verdicts found by
-// their BM25 stage are read, not written: those found here are kept per call.
+// of those rows under orders[j], best first. It reads and writes the searches'
+// filter verdicts of the rows [lo, hi) only.
 func (ix *Index) topDenseRows(qvs [][]float32, d *DenseVectors, searches []*hybridSearch, orders []func(a, b denseCand) int, lo, hi int) [][]denseCand {
 	heaps := make([]*topk.Heap[denseCand], len(searches))
-	seen := make([]map[int]bool, len(searches))
 	for j, s := range searches {
 		heaps[j] = topk.New(s.w.Depth, orders[j])
-		if s.f != nil {
-			seen[j] = map[int]bool{}
-		}
 	}
 	for i := lo; i < hi; i++ {
 		row := d.row(i)
@@ -238,17 +237,10 @@ func (ix *Index) topDenseRows(qvs [][]float32, d *DenseVectors, searches []*hybr
 			if h.Len() > 0 && h.Full() && c.s < h.Worst().s || !h.Would(c) {
 				continue
 			}
-			if f := searches[j].f; f != nil {
-				v, ok := f.seen[i]
-				if !ok {
-					if v, ok = seen[j][i]; !ok {
-						v = ix.keeps(f, i)
-						seen[j][i] = v
-					}
-				}
-				if !v {
-					continue
-				}
+			// The parts of the scan cover disjoint rows, so each writes its own
+			// verdicts.
+			if !ix.accepts(searches[j].f, i) {
+				continue
 			}
 			h.Push(c)
 		}

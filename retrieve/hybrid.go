@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/repoctx/repoctx/chunker"
 )
@@ -203,6 +204,7 @@ func (ix *Index) searchHybrid(query string, k int, filter *chunkFilter, w Weight
 	if err != nil {
 		return nil, err
 	}
+	defer s.release()
 	if err := ix.hybridDense(s); err != nil {
 		return nil, err
 	}
@@ -232,7 +234,7 @@ func (ix *Index) hybridBM25(query string, k int, filter *chunkFilter, w Weights,
 	f := filter
 	if filter != nil {
 		// The two retrievers ask about many of the same chunks: each once.
-		f = &chunkFilter{pre: filter.pre, f: filter.f, seen: map[int]bool{}}
+		f = &chunkFilter{pre: filter.pre, f: filter.f, verdict: getVerdicts(ix.Len())}
 	}
 	s := &hybridSearch{query: query, k: k, w: w, f: f, keep: keep}
 	var err error
@@ -269,6 +271,15 @@ func (ix *Index) hybridBM25(query string, k int, filter *chunkFilter, w Weights,
 	return s, nil
 }
 
+// release returns what s borrowed (its filter's verdict array); s's filter must not
+// be used afterwards.
+func (s *hybridSearch) release() {
+	if s != nil && s.f != nil {
+		putVerdicts(s.f.verdict)
+		s.f.verdict = nil
+	}
+}
+
 // hybridDense is a hybrid search's dense stage on its own.
 func (ix *Index) hybridDense(s *hybridSearch) error {
 	if !s.dense {
@@ -289,16 +300,16 @@ func (ix *Index) hybridDense(s *hybridSearch) error {
 // two lists, the best s.k.
 func (ix *Index) hybridFuse(s *hybridSearch) []FusedHit {
 	bm, dn, w, k := s.bm, s.dn, s.w, s.k
-	byID := make(map[string]*FusedHit, len(bm)+len(dn))
-	var out []*FusedHit
+	at := make(map[string]int, len(bm)+len(dn)) // ID -> index in out
+	out := make([]FusedHit, 0, len(bm)+len(dn))
 	get := func(id string) *FusedHit {
-		h := byID[id]
-		if h == nil {
-			h = &FusedHit{ID: id}
-			byID[id] = h
-			out = append(out, h)
+		i, ok := at[id]
+		if !ok {
+			i = len(out)
+			at[id] = i
+			out = append(out, FusedHit{ID: id})
 		}
-		return h
+		return &out[i]
 	}
 	for _, h := range bm {
 		fh := get(h.ID)
@@ -311,7 +322,7 @@ func (ix *Index) hybridFuse(s *hybridSearch) []FusedHit {
 		fh.Score += w.Dense / (w.K + float64(h.Rank))
 	}
 	// Ties of the fused score go to the better BM25 score, then to chunk order.
-	slices.SortFunc(out, func(a, b *FusedHit) int {
+	slices.SortFunc(out, func(a, b FusedHit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
@@ -323,14 +334,12 @@ func (ix *Index) hybridFuse(s *hybridSearch) []FusedHit {
 		return cmp.Compare(i, j)
 	})
 	if len(out) > k {
-		out = out[:k]
+		out = out[:k:k]
 	}
-	hits := make([]FusedHit, len(out))
-	for i, h := range out {
-		hits[i] = *h
-		hits[i].Rank = i + 1
+	for i := range out {
+		out[i].Rank = i + 1
 	}
-	return hits
+	return out
 }
 
 // Verdict is a [Query.Prefilter]'s answer about a chunk.
@@ -346,9 +355,34 @@ const (
 // chunkFilter is a search's filter (Query.Prefilter, then Query.Filter); nil keeps
 // every chunk.
 type chunkFilter struct {
-	pre  func(path, lang string) Verdict
-	f    func(*chunker.Chunk) bool
-	seen map[int]bool // verdicts by chunk position, when not nil (a hybrid search's)
+	pre func(path, lang string) Verdict
+	f   func(*chunker.Chunk) bool
+	// verdict, when not nil (a hybrid search's), holds the verdicts found so far by
+	// chunk position: 1 kept, -1 dropped, 0 not asked yet. It is one byte per chunk
+	// of the index rather than a map, so that the parts of a shared dense scan, each
+	// over its own rows, write it at once without a lock, and a search allocates
+	// nothing for it (getVerdicts).
+	verdict []int8
+}
+
+// verdicts holds zeroed verdict arrays of finished hybrid searches (*[]int8).
+var verdicts sync.Pool
+
+// getVerdicts returns a zeroed verdict array of n chunks.
+func getVerdicts(n int) []int8 {
+	if v, ok := verdicts.Get().(*[]int8); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]int8, n)
+}
+
+// putVerdicts zeroes v and keeps it for getVerdicts.
+func putVerdicts(v []int8) {
+	if v == nil {
+		return
+	}
+	clear(v)
+	verdicts.Put(&v)
 }
 
 // filter returns q's chunkFilter, nil when q has neither filter.
@@ -365,17 +399,21 @@ func (ix *Index) accepts(cf *chunkFilter, i int) bool {
 	if cf == nil {
 		return true
 	}
-	if v, ok := cf.seen[i]; ok {
-		return v
+	if cf.verdict == nil {
+		return ix.keeps(cf, i)
+	}
+	if v := cf.verdict[i]; v != 0 {
+		return v > 0
 	}
 	v := ix.keeps(cf, i)
-	if cf.seen != nil {
-		cf.seen[i] = v
+	cf.verdict[i] = -1
+	if v {
+		cf.verdict[i] = 1
 	}
 	return v
 }
 
-// keeps is accepts without cf.seen: it asks cf's functions (cf not nil).
+// keeps is accepts without cf.verdict: it asks cf's functions (cf not nil).
 func (ix *Index) keeps(cf *chunkFilter, i int) bool {
 	verdict := AskFilter
 	if cf.pre != nil {

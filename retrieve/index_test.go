@@ -272,7 +272,9 @@ func TestQueryTermCap(t *testing.T) {
 	for w := n - 1; w >= 0; w-- {
 		fmt.Fprintf(&q, "%s absent%s ", word(w), word(w))
 	}
-	terms := ix.queryTerms(Tokens(q.String()))
+	acc := ix.getAccum()
+	defer ix.putAccum(acc)
+	terms := ix.queryTerms(Tokens(q.String()), acc)
 	var got []string
 	for i := range terms {
 		got = append(got, terms[i].term)

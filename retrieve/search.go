@@ -133,22 +133,25 @@ func (ix *Index) searchFields(query string, k int, filter *chunkFilter, prune, n
 	if len(toks) == 0 || ix.chunks.len() == 0 {
 		return nil, st, nil
 	}
-	terms := ix.queryTerms(toks)
+	acc := ix.getAccum()
+	defer ix.putAccum(acc)
+	terms := ix.queryTerms(toks, acc)
 	if len(terms) == 0 {
 		return nil, st, nil
 	}
-	acc := ix.getAccum()
-	defer ix.putAccum(acc)
 	acc.filter = filter
-	hits := ix.rank(ix.cursors(terms, noHeader), acc, k, prune, &st)
+	hits := ix.rank(ix.cursors(terms, noHeader, acc), acc, k, prune, &st)
 	return hits, st, nil
 }
 
 // queryTerms dedupes toks, finds each term's postings in each non-empty field, drops
-// terms the index lacks and keeps the MaxQueryTerms rarest.
-func (ix *Index) queryTerms(toks []string) []qterm {
-	pos := make(map[string]int, len(toks))
-	var terms []qterm
+// terms the index lacks and keeps the MaxQueryTerms rarest. The terms are held by acc
+// (valid until putAccum).
+func (ix *Index) queryTerms(toks []string, acc *accum) []qterm {
+	if acc.pos == nil {
+		acc.pos = make(map[string]int, len(toks))
+	}
+	pos, terms := acc.pos, acc.terms[:0]
 	for i, t := range toks {
 		if j, ok := pos[t]; ok {
 			terms[j].count++
@@ -173,6 +176,7 @@ func (ix *Index) queryTerms(toks []string) []qterm {
 			kept = append(kept, q)
 		}
 	}
+	clear(terms[len(kept):]) // copies of kept terms, holding postings lists
 	terms = kept
 	if len(terms) > MaxQueryTerms {
 		slices.SortFunc(terms, func(a, b qterm) int {
@@ -184,8 +188,10 @@ func (ix *Index) queryTerms(toks []string) []qterm {
 			}
 			return cmp.Compare(a.first, b.first)
 		})
+		clear(terms[MaxQueryTerms:])
 		terms = terms[:MaxQueryTerms]
 	}
+	acc.terms = terms
 	return terms
 }
 
@@ -208,9 +214,10 @@ func (c *cursor) contrib(p posting) float64 {
 }
 
 // cursors returns one cursor per (term, field) postings list, sorted by decreasing upper
-// bound (then increasing length); with noHeader, none for the header field.
-func (ix *Index) cursors(terms []qterm, noHeader bool) []cursor {
-	var cs []cursor
+// bound (then increasing length); with noHeader, none for the header field. The
+// cursors are held by acc (valid until putAccum).
+func (ix *Index) cursors(terms []qterm, noHeader bool, acc *accum) []cursor {
+	cs := acc.cs[:0]
 	for i := range terms {
 		q := &terms[i]
 		for f, list := range q.lists {
@@ -238,6 +245,7 @@ func (ix *Index) cursors(terms []qterm, noHeader bool) []cursor {
 		}
 		return cmp.Compare(a.df, b.df)
 	})
+	acc.cs = cs
 	return cs
 }
 
@@ -403,6 +411,11 @@ type accum struct {
 	bits    []uint64  // scratch for sortCand: one bit per document, all 0 between uses
 	above   []uint64  // documents that reached rank's lb (see there), each once
 	inAbove []uint64  // one bit per document: in above (all 0 between uses)
+	// Scratch of queryTerms and cursors, empty between uses (their elements hold
+	// postings lists of the index searched: zeroed when the search ends).
+	pos   map[string]int
+	terms []qterm
+	cs    []cursor
 }
 
 // keepAbove makes above the documents of docs scoring at least lb: docs is touched
@@ -575,6 +588,10 @@ func (ix *Index) putAccum(a *accum) {
 		a.inAbove[d>>6] = 0
 	}
 	a.touched = a.touched[:0]
+	clear(a.pos)
+	clear(a.terms)
+	clear(a.cs)
+	a.terms, a.cs = a.terms[:0], a.cs[:0]
 	a.cand = a.cand[:0]
 	a.above = a.above[:0]
 	a.filter, a.ix = nil, nil

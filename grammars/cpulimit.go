@@ -12,20 +12,20 @@ package grammars
 // barely change: the parsing goroutine is locked to its OS thread, and a watchdog
 // reads that thread's CPU clock (Linux: clock_gettime on the thread's CPU-time clock
 // id) and, past the limit, stops the parse through tree-sitter's cancellation flag.
-// The limit is
-// a safety net against parser hangs, set far above what real files need; a parse
-// that used more CPU than the limit is over it even when the watchdog had not
-// stopped it yet, so a tiny limit fails every parse (tests force the limit so).
+// The limit is a safety net against parser hangs, set far above what real files
+// need; a parse that used more CPU than the limit is over it even when the watchdog
+// had not stopped it yet, so a tiny limit fails every parse (tests force the limit
+// so).
 // Platforms without a readable thread CPU clock measure the parse's wall-clock time
 // instead.
 //
 // The watchdog is a timer ([time.AfterFunc]), not a goroutine, and it sets the flag
 // smacker registers with tree-sitter for each parser itself (cancelFlag), so the
 // parse's context is never done and smacker's ParseCtx starts no goroutine to watch
-// it: a goroutine per parse, woken when the parse ends, cost about a tenth of a
-// Kotlin parse's CPU time (BenchmarkParseWatch). Where smacker's Parser has no such
-// field (another version of the binding) the watchdog closes the Done channel of the
-// parse's context (watchCtx) instead, and smacker sets the flag.
+// it: a goroutine per parse, woken when the parse ends, cost about a tenth of the
+// time of parsing 4 KB of Python (BenchmarkParseWatch). Where smacker's Parser has
+// no such field (another version of the binding) the watchdog closes the Done
+// channel of the parse's context (watchCtx) instead, and smacker sets the flag.
 
 import (
 	"context"
@@ -53,9 +53,10 @@ const DefaultParseCPULimit = 60 * time.Second
 var ErrCPULimit = errors.New("grammars: the parse used more CPU time than its limit")
 
 // watchCtx is the context a parse runs under when its parser's cancellation flag is
-// unknown (see cancelFlag): smacker's ParseCtx sets the flag once Done is closed. Done is closed only by the watchdog, and
-// only while the parse runs (see limitedParse), never after: smacker's goroutine
-// could otherwise set the flag of a finished parse, failing the parser's next parse.
+// unknown (see cancelFlag): smacker's ParseCtx sets the flag once Done is closed.
+// Done is closed only by the watchdog, and only while the parse runs (see
+// limitedParse), never after: smacker's goroutine could otherwise set the flag of a
+// finished parse, failing the parser's next parse.
 type watchCtx struct {
 	done chan struct{}
 	mu   sync.Mutex

@@ -6,7 +6,8 @@
 # latency on 500 holes, planner off and plan_window 8000; the time until a saved file's
 # new function is served), then the server's peak RSS (VmHWM). COUNT=N repeats the
 # benchmark. INDEX=1 runs `repoctx index` on the copy before the restart, so that the
-# restarted server reads its first view back from the stored view. Run from the
+# restarted server reads its first view back from the stored view. TAGS sets the build
+# tags (default kotlin2, as `make build`; TAGS= for a plain build). Run from the
 # repository root.
 set -eu
 repo=$1
@@ -14,7 +15,8 @@ shift
 work=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill -TERM $pid 2>/dev/null; rm -rf "$work"' EXIT
-go build -o "$work/repoctx" ./cmd/repoctx
+tags=${TAGS-kotlin2}
+go build -tags "$tags" -o "$work/repoctx" ./cmd/repoctx
 cp -r "$repo" "$work/repo"
 . scripts/serve-lib.sh
 start() {
@@ -35,7 +37,7 @@ fi
 echo "restart, warm cache:"
 start "$@"
 [ -n "$url" ] || { echo "no server address"; exit 1; }
-REPOCTX_BENCH_REPO="$work/repo" REPOCTX_BENCH_URL="$url" go test ./serve/ -run '^$' -bench Serve -benchtime 1x -count "${COUNT:-1}"
+REPOCTX_BENCH_REPO="$work/repo" REPOCTX_BENCH_URL="$url" go test -tags "$tags" ./serve/ -run '^$' -bench Serve -benchtime 1x -count "${COUNT:-1}"
 stop
 echo "server log:"
 cat "$work/log"

@@ -64,8 +64,8 @@ type Part struct {
 	// Score is the fused relevance; higher is more relevant. A context's parts are
 	// in ascending score order (most relevant last).
 	Score float64 `json:"score"`
-	// Why lists how the part was found, e.g. "prefix#1", "next-of:prefix#1",
-	// "suffix#3", "def:name(import)".
+	// Why lists how the part was found, e.g. "prefix#1", "after:prefix#1" (the
+	// lines after that match), "suffix#3", "before:suffix#3", "def:name(import)".
 	Why []string `json:"why"`
 	// Text is the part's content as rendered (whole lines, each ending in "\n"
 	// unless it is the file's last line without one).

@@ -187,7 +187,7 @@ type ContextResponse struct {
 }
 
 // requestFields lists ContextRequest's fields for messages.
-const requestFields = "workspace, path, prefix, suffix, text, line, column, offset, modified, options"
+const requestFields = "workspace, path, prefix, suffix, text, line, column, offset, modified, with, options"
 
 // decodeRequest reads one JSON object into req, with messages that name the field.
 func decodeRequest(r io.Reader, req *ContextRequest) error {
@@ -281,7 +281,7 @@ func (q *ContextRequest) hole(rel string, resolve func(string) (string, error)) 
 			h.Suffix = *q.Suffix
 		}
 	default:
-		return h, fmt.Errorf("prefix and suffix (the text around the cursor), or text with line and column (or offset), are required")
+		return h, fmt.Errorf("prefix and suffix (the text around the cursor; either may be left out), or text with line and column (or offset), are required")
 	}
 	for _, m := range q.Modified {
 		r, err := resolve(m)

@@ -8,5 +8,5 @@
 #define tree_sitter_kotlin_external_scanner_deserialize tree_sitter_kotlin2_external_scanner_deserialize
 
 #if !__has_include("src/parser.c")
-#error "grammars/kotlin2: the grammar's C source is missing; run `make grammar` (grammars/kotlin2/fetch.sh) first"
+#error "grammars/kotlin2: the grammar's C source is missing; run `make grammar` (go run ./grammars/kotlin2/install) first"
 #endif

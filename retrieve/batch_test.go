@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/repoctx/repoctx/chunker"
@@ -154,5 +155,58 @@ func TestSearchBatchErrorsPerQuery(t *testing.T) {
 				t.Errorf("rows %d: panicking filter, query %d: error %v", rows, i, err)
 			}
 		}
+	}
+}
+
+// TestSearchBatchFilterOnce: in a batch whose shared dense scan is split over several
+// parts, each hybrid query's Prefilter and Filter are asked at most once per chunk
+// over its BM25 stage and the shared scan together (their verdicts are shared), and
+// the hits are Search's.
+func TestSearchBatchFilterOnce(t *testing.T) {
+	chunks := synthChunks(300)
+	ix := buildTest(t, chunks)
+	ctx := context.Background()
+	defer func(n, p int) { minSharedRows = n; runtime.GOMAXPROCS(p) }(minSharedRows, runtime.GOMAXPROCS(0))
+	minSharedRows, _ = 16, runtime.GOMAXPROCS(3)
+	type counts struct {
+		mu   sync.Mutex
+		filt map[string]int // by chunk ID
+	}
+	var qs []Query
+	var cs []*counts
+	for i := range 3 {
+		c := &counts{filt: map[string]int{}}
+		cs = append(cs, c)
+		qs = append(qs, Query{Text: chunks[i*53].Text[:80], K: 9, Mode: Hybrid, Keep: KeepTail,
+			Prefilter: func(path, lang string) Verdict {
+				return Verdict(len(path) % 3)
+			},
+			Filter: func(ch *chunker.Chunk) bool {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				c.filt[ch.ID]++
+				return ch.Ordinal%3 != 1
+			}})
+	}
+	got, errs := ix.SearchBatch(ctx, qs)
+	for i, c := range cs {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		for id, n := range c.filt {
+			if n > 1 {
+				t.Errorf("query %d: Filter asked %d times about chunk %s", i, n, id)
+			}
+		}
+		if len(c.filt) == 0 {
+			t.Errorf("query %d: Filter never asked", i)
+		}
+		q := qs[i]
+		q.Filter = func(ch *chunker.Chunk) bool { return ch.Ordinal%3 != 1 }
+		want, err := ix.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameFused(t, fmt.Sprintf("query %d", i), got[i], want)
 	}
 }

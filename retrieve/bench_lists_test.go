@@ -7,14 +7,17 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/repoctx/repoctx/chunker"
+	"github.com/repoctx/repoctx/grammars"
+	"github.com/repoctx/repoctx/internal/benchrepo"
+	"github.com/repoctx/repoctx/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )
@@ -37,10 +40,7 @@ import (
 //	REPOCTX_BENCH_REPO=DIR REPOCTX_BENCH_FILES=50000 go test -tags kotlin2 ./retrieve \
 //	    -run '^$' -bench DenseLists -benchtime 200x -timeout 1h
 func BenchmarkDenseLists(b *testing.B) {
-	dir := os.Getenv("REPOCTX_BENCH_REPO")
-	if dir == "" {
-		b.Skip("REPOCTX_BENCH_REPO is not set")
-	}
+	root, paths := benchrepo.Paths(b)
 	files := 1000
 	if s := os.Getenv("REPOCTX_BENCH_FILES"); s != "" {
 		var err error
@@ -48,7 +48,7 @@ func BenchmarkDenseLists(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	x, dim, qs := listsData(b, dir, files)
+	x, dim, qs := listsData(b, root, paths, files)
 	n := len(x) / dim
 	const k = 50
 	exact := make([][]int, len(qs))
@@ -100,47 +100,29 @@ func BenchmarkDenseLists(b *testing.B) {
 }
 
 // listsData returns the LSA vectors (rows of dim) of the structural chunks of the
-// first files source files under dir, and 200 prefix queries' vectors.
-func listsData(b *testing.B, dir string, files int) ([]float32, int, [][]float32) {
+// first files Kotlin, Java and Python files of paths (benchrepo.Paths of root), and 200
+// prefix queries' vectors.
+func listsData(b *testing.B, root string, all []string, files int) ([]float32, int, [][]float32) {
 	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			switch filepath.Ext(p) {
-			case ".kt", ".kts", ".java", ".py":
-				paths = append(paths, p)
+	for _, p := range all {
+		if s := grammars.ForPath(p); s != nil && (s.Name == "kotlin" || s.Name == "java" || s.Name == "python") && len(paths) < files {
+			paths = append(paths, p)
+		}
+	}
+	per := make([][]chunker.Chunk, len(paths))
+	parallel.Ranges(len(paths), runtime.GOMAXPROCS(0), func(lo, hi int) {
+		ch := chunker.NewStructural(chunker.DefaultOptions(chunker.StrategyStructural))
+		defer ch.Close()
+		for i := lo; i < hi; i++ {
+			text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(paths[i])))
+			if err != nil {
+				continue
+			}
+			if cs, err := ch.Chunk(&chunker.File{Path: paths[i], Lang: grammars.ForPath(paths[i]).Name, Text: text}); err == nil {
+				per[i] = cs
 			}
 		}
-		return err
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	slices.Sort(paths)
-	paths = paths[:min(files, len(paths))]
-	per := make([][]chunker.Chunk, len(paths))
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ch := chunker.NewStructural(chunker.DefaultOptions(chunker.StrategyStructural))
-			defer ch.Close()
-			for i := w; i < len(paths); i += 2 {
-				text, err := os.ReadFile(paths[i])
-				if err != nil {
-					continue
-				}
-				lang := map[string]string{".java": "java", ".py": "python"}[filepath.Ext(paths[i])]
-				if lang == "" {
-					lang = "kotlin"
-				}
-				if cs, err := ch.Chunk(&chunker.File{Path: paths[i], Lang: lang, Text: text}); err == nil {
-					per[i] = cs
-				}
-			}
-		}()
-	}
-	wg.Wait()
 	var chunks []chunker.Chunk
 	for _, cs := range per {
 		chunks = append(chunks, cs...)
@@ -208,36 +190,30 @@ func listsTop(q, x []float32, dim int, rows []int, k int) []int {
 }
 
 // listsAssign returns each row's nearest centroid by dot product (cent: rows of dim),
-// blocks of rows multiplied by the centroids on two goroutines.
+// blocks of rows multiplied by the centroids on every core.
 func listsAssign(x []float32, dim int, cent []float32) []int {
 	n, nl := len(x)/dim, len(cent)/dim
 	out := make([]int, n)
 	const block = 1024
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			prod := make([]float32, block*nl)
-			for lo := w * block; lo < n; lo += 2 * block {
-				hi := min(lo+block, n)
-				blas32.Gemm(blas.NoTrans, blas.Trans, 1,
-					blas32.General{Rows: hi - lo, Cols: dim, Stride: dim, Data: x[lo*dim : hi*dim]},
-					blas32.General{Rows: nl, Cols: dim, Stride: dim, Data: cent}, 0,
-					blas32.General{Rows: hi - lo, Cols: nl, Stride: nl, Data: prod[:(hi-lo)*nl]})
-				for r := range hi - lo {
-					best, bs := 0, float32(math.Inf(-1))
-					for c, s := range prod[r*nl : (r+1)*nl] {
-						if s > bs {
-							best, bs = c, s
-						}
+	parallel.Ranges((n+block-1)/block, runtime.GOMAXPROCS(0), func(blo, bhi int) {
+		prod := make([]float32, block*nl)
+		for lo := blo * block; lo < min(bhi*block, n); lo += block {
+			hi := min(lo+block, n)
+			blas32.Gemm(blas.NoTrans, blas.Trans, 1,
+				blas32.General{Rows: hi - lo, Cols: dim, Stride: dim, Data: x[lo*dim : hi*dim]},
+				blas32.General{Rows: nl, Cols: dim, Stride: dim, Data: cent}, 0,
+				blas32.General{Rows: hi - lo, Cols: nl, Stride: nl, Data: prod[:(hi-lo)*nl]})
+			for r := range hi - lo {
+				best, bs := 0, float32(math.Inf(-1))
+				for c, s := range prod[r*nl : (r+1)*nl] {
+					if s > bs {
+						best, bs = c, s
 					}
-					out[lo+r] = best
 				}
+				out[lo+r] = best
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	return out
 }
 

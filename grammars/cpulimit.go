@@ -84,10 +84,11 @@ func limitedParse(limit time.Duration, flag *uintptr, parse func(ctx context.Con
 	defer runtime.UnlockOSThread()
 	clock := threadClock()
 	start := clock()
-	wctx := &watchCtx{done: make(chan struct{})}
-	var ctx context.Context = wctx
-	if flag != nil {
-		ctx = context.Background()
+	wctx := &watchCtx{} // its mutex guards the watchdog's state either way
+	var ctx context.Context = context.Background()
+	if flag == nil {
+		wctx.done = make(chan struct{})
+		ctx = wctx
 	}
 	var finished, fired bool // under wctx.mu
 	// Nearly every parse ends long before limit: a timer that never fires costs no

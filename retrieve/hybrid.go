@@ -357,7 +357,8 @@ const (
 type chunkFilter struct {
 	pre func(path, lang string) Verdict
 	f   func(*chunker.Chunk) bool
-	// verdict, when not nil (a hybrid search's), holds the verdicts found so far by
+	// verdict, when not nil (a hybrid search's, shared by its two stages, or a BM25
+	// search's own: see searchFields), holds the verdicts found so far by
 	// chunk position: 1 kept, -1 dropped, 0 not asked yet. It is one byte per chunk
 	// of the index rather than a map, so that the parts of a shared dense scan, each
 	// over its own rows, write it at once without a lock, and a search allocates

@@ -139,6 +139,14 @@ func (ix *Index) searchFields(query string, k int, filter *chunkFilter, prune, n
 	if len(terms) == 0 {
 		return nil, st, nil
 	}
+	if filter != nil && filter.verdict == nil {
+		// The search's verdicts, each asked once (a hybrid search's filter has them
+		// already, shared with its dense stage).
+		own := *filter
+		own.verdict = getVerdicts(ix.chunks.len())
+		defer putVerdicts(own.verdict)
+		filter = &own
+	}
 	acc.filter = filter
 	hits := ix.rank(ix.cursors(terms, noHeader, acc), acc, k, prune, &st)
 	return hits, st, nil
@@ -312,7 +320,7 @@ func (ix *Index) rank(cs []cursor, acc *accum, k int, prune bool, st *searchStat
 			}
 			kept := acc.cand[:0]
 			for _, d := range acc.cand {
-				if acc.scores[d]+rest > theta && acc.accept[d] >= 0 {
+				if acc.scores[d]+rest > theta && (acc.filter == nil || acc.filter.verdict[d] >= 0) {
 					kept = append(kept, d)
 				}
 			}
@@ -404,7 +412,6 @@ type accum struct {
 	ix      *Index
 	filter  *chunkFilter
 	scores  []float64 // 0 means untouched (every contribution is positive)
-	accept  []int8    // filter verdict cache: 0 unknown, 1 accepted, -1 rejected
 	touched []uint64  // documents with a non-zero score
 	cand    []uint64  // phase-2 candidates, ascending
 	kh      []float64 // scratch for kth: a min-heap of the k best scores
@@ -489,20 +496,10 @@ func (a *accum) add(doc uint64, s float64) float64 {
 	return a.scores[doc]
 }
 
-// accepted reports whether the filter accepts doc, asking it at most once.
+// accepted reports whether the filter accepts doc, asking it at most once (the
+// filter keeps its verdicts: see searchFields).
 func (a *accum) accepted(doc uint64) bool {
-	if a.filter == nil {
-		return true
-	}
-	v := a.accept[doc]
-	if v == 0 {
-		v = -1
-		if a.ix.accepts(a.filter, int(doc)) {
-			v = 1
-		}
-		a.accept[doc] = v
-	}
-	return v > 0
+	return a.filter == nil || a.ix.accepts(a.filter, int(doc))
 }
 
 // kth returns the k-th highest score among the accepted docs, and false if fewer than k
@@ -566,23 +563,22 @@ func (a *accum) kth(docs []uint64, k int, lb float64) (float64, bool) {
 // another, and a new array costs a page fault per 4 KiB on first touch.
 var accums sync.Pool // of *accum
 
-// getAccum returns an accumulator for a search of ix: scores and accept of ix's
-// length, all zero.
+// getAccum returns an accumulator for a search of ix: scores of ix's length, all
+// zero.
 func (ix *Index) getAccum() *accum {
 	n := ix.chunks.len()
 	if a, ok := accums.Get().(*accum); ok && cap(a.scores) >= n {
 		a.ix = ix
-		a.scores, a.accept = a.scores[:n], a.accept[:n]
+		a.scores = a.scores[:n]
 		return a
 	}
-	return &accum{ix: ix, scores: make([]float64, n), accept: make([]int8, n)}
+	return &accum{ix: ix, scores: make([]float64, n)}
 }
 
 // putAccum zeroes what a's search set and keeps a for the next search.
 func (ix *Index) putAccum(a *accum) {
 	for _, d := range a.touched {
 		a.scores[d] = 0
-		a.accept[d] = 0
 	}
 	for _, d := range a.above {
 		a.inAbove[d>>6] = 0

@@ -84,13 +84,56 @@ func (c *Corpus) putSpare(p []posting) {
 type corpusDoc struct {
 	chunk chunker.Chunk
 	lens  [numFields]int32 // field lengths in tokens
-	tfs   [numFields][]termFreq
+	tfs   [numFields]packedTerms
 }
 
 // termFreq is a term of a field with its frequency.
 type termFreq struct {
 	term int32
 	tf   int32
+}
+
+// packedTerms is a field's distinct terms with their frequencies, a word each: the
+// term ID in the low packTermBits bits, the frequency in the high bits. A term whose
+// ID or frequency does not fit takes three words: packEscape, the ID, the frequency.
+// Half the memory of a termFreq per term: the term frequencies are a large part of
+// a big repository's live heap (docs/performance.md), and NewIndex reads less.
+type packedTerms []uint32
+
+const (
+	packTermBits = 24
+	packTermMask = 1<<packTermBits - 1
+	packEscape   = ^uint32(0)               // the first word of a wide entry
+	packMaxTF    = 1<<(32-packTermBits) - 2 // the largest frequency a word holds (255 is the escape's)
+)
+
+// packedWords returns the words t takes packed: 1, or 3 for a wide entry.
+func packedWords(t termFreq) int {
+	if t.term > packTermMask || t.tf > packMaxTF || t.tf < 0 {
+		return 3
+	}
+	return 1
+}
+
+// appendPacked appends t's packed words to p.
+func appendPacked(p packedTerms, t termFreq) packedTerms {
+	if packedWords(t) == 3 {
+		return append(p, packEscape, uint32(t.term), uint32(t.tf))
+	}
+	return append(p, uint32(t.tf)<<packTermBits|uint32(t.term))
+}
+
+// each calls f with every term and frequency of p, in order.
+func (p packedTerms) each(f func(term, tf int32)) {
+	for i := 0; i < len(p); i++ {
+		w := p[i]
+		if w == packEscape {
+			f(int32(p[i+1]), int32(p[i+2]))
+			i += 2
+			continue
+		}
+		f(int32(w&packTermMask), int32(w>>packTermBits))
+	}
 }
 
 // NewCorpus returns an empty corpus.
@@ -164,11 +207,11 @@ func (c *Corpus) Add(chunks []chunker.Chunk) []int32 {
 			if len(tc) == 0 {
 				continue
 			}
-			tfs := make([]termFreq, len(tc))
-			for j, t := range tc {
-				tfs[j] = termFreq{c.id(t.term), t.tf}
+			p := make(packedTerms, 0, len(tc)) // a word per term, but for a rare wide one
+			for _, t := range tc {
+				p = appendPacked(p, termFreq{c.id(t.term), t.tf})
 			}
-			d.tfs[f] = tfs
+			d.tfs[f] = p
 		}
 		ords[i] = c.add(d)
 	}
@@ -306,7 +349,6 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 			return nil, bad
 		}
 	}
-	flat := make([]termFreq, total)
 	docs := make([]corpusDoc, len(chunks))
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -320,6 +362,10 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 		}
 		ids[k] = id
 	}
+	// The packed words of all the chunks share one allocation of total words: one
+	// per term, unless a term takes three (a frequency or ID past a word's bits; rare),
+	// when append moves the rest to a larger array (the docs before keep theirs).
+	flat := make(packedTerms, 0, total)
 	ords := make([]int32, len(chunks))
 	for i, b := range enc {
 		d := &docs[i]
@@ -332,15 +378,14 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 			if n == 0 {
 				continue
 			}
-			tfs := flat[:n:n]
-			flat = flat[n:]
-			for j := range tfs {
+			start := len(flat)
+			for range n {
 				var k, tf int
 				k, b, _ = uvarint(b)
 				tf, b, _ = uvarint(b)
-				tfs[j] = termFreq{ids[k], int32(tf)}
+				flat = appendPacked(flat, termFreq{ids[k], int32(tf)})
 			}
-			d.tfs[f] = tfs
+			d.tfs[f] = flat[start:len(flat):len(flat)]
 		}
 		ords[i] = c.add(d)
 	}
@@ -408,8 +453,15 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 				st.Docs++
 				st.Tokens += int64(d.lens[f])
 			}
-			for _, t := range d.tfs[f] {
-				offs[t.term+1]++
+			p := d.tfs[f]
+			for i := 0; i < len(p); i++ {
+				w := p[i]
+				if w == packEscape {
+					offs[p[i+1]+1]++
+					i += 2
+					continue
+				}
+				offs[w&packTermMask+1]++
 			}
 		}
 		ix.stats[f] = st
@@ -420,9 +472,15 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 		next := make([]uint32, nterms)
 		copy(next, offs[:nterms])
 		for i, d := range docs {
-			for _, t := range d.tfs[f] {
-				flat[next[t.term]] = posting{doc: uint32(i), tf: t.tf}
-				next[t.term]++
+			p := d.tfs[f]
+			for j := 0; j < len(p); j++ {
+				term, tf := p[j]&packTermMask, int32(p[j]>>packTermBits)
+				if p[j] == packEscape {
+					term, tf = p[j+1], int32(p[j+2])
+					j += 2
+				}
+				flat[next[term]] = posting{doc: uint32(i), tf: tf}
+				next[term]++
 			}
 		}
 		ix.post[f] = postings{offs: offs, flat: flat}

@@ -83,11 +83,11 @@ func FuzzAddEncodedDamaged(f *testing.F) {
 		}
 		for _, o := range ords {
 			for _, tfs := range c.docs[o].tfs {
-				for _, tf := range tfs {
-					if tf.term < 0 || int(tf.term) >= len(c.terms) {
-						t.Fatalf("term ID %d of %d terms", tf.term, len(c.terms))
+				tfs.each(func(term, tf int32) {
+					if term < 0 || int(term) >= len(c.terms) || tf <= 0 {
+						t.Fatalf("term ID %d of %d terms, frequency %d", term, len(c.terms), tf)
 					}
-				}
+				})
 			}
 		}
 	})

@@ -276,3 +276,48 @@ func TestEncodeTermsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedTerms: term frequencies past what a packed word holds, and term IDs past
+// its bits, survive packing, and a chunk repeating a word past it gets the posting of
+// its real frequency through Add, AddEncoded and NewIndex.
+func TestPackedTerms(t *testing.T) {
+	in := []termFreq{{0, 1}, {5, packMaxTF}, {7, packMaxTF + 1}, {packTermMask, 3}, {packTermMask + 1, 1}, {1 << 30, 1 << 20}, {9, 1}}
+	var p packedTerms
+	for _, tf := range in {
+		p = appendPacked(p, tf)
+	}
+	if want := len(in) + 2*3; len(p) != want {
+		t.Fatalf("%d words, want %d", len(p), want)
+	}
+	var out []termFreq
+	p.each(func(term, tf int32) { out = append(out, termFreq{term, tf}) })
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("unpacked %v, want %v", out, in)
+	}
+
+	text := strings.Repeat("zebra ", 1000) + "giraffe okapi"
+	cs := []chunker.Chunk{{ID: "a.kt#0", Path: "a.kt", Lang: "kotlin", Text: text, StartLine: 1, EndLine: 1},
+		{ID: "b.kt#0", Path: "b.kt", Lang: "kotlin", Text: "zebra giraffe", StartLine: 1, EndLine: 1}}
+	a, b := NewCorpus(), NewCorpus()
+	oa := a.Add(cs)
+	table, enc := EncodeTerms(cs)
+	ob, err := b.AddEncoded(cs, table, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		corpus *Corpus
+		ords   []int32
+	}{{a, oa}, {b, ob}} {
+		ix, err := c.corpus.NewIndex("k", c.ords, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := c.corpus.dict["zebra"]
+		pl := ix.post[fieldText]
+		got := pl.flat[pl.offs[id]:pl.offs[id+1]]
+		if want := []posting{{0, 1000}, {1, 1}}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("postings of zebra %v, want %v", got, want)
+		}
+	}
+}

@@ -64,28 +64,38 @@ func (ix *Index) dense(ctx context.Context, key string, ords []int32, opts Optio
 	}
 	ix.mu.Unlock()
 	// From the store, else embedded now. The stored vectors are read on every core,
-	// each into its own slot of one allocation; then taken in todo's order.
+	// each core decoding into blocks of its own that only the vectors found use up (a
+	// cold view finds none: an arena for every row would be as large as the vectors
+	// embedded next, touched for nothing); then taken in todo's order.
 	var texts []string
 	var textSums [][32]byte
 	var missing []int32
 	var got []int32
 	var gotVecs [][]float32
 	var gotStatus []retrieve.EmbedStatus
-	arena := make([]float32, len(todo)*d.Dim) // where the stored vectors are decoded
-	found := make([]bool, len(todo))
+	stored := make([][]float32, len(todo)) // todo[i]'s stored vector, nil when not found
 	status := make([]retrieve.EmbedStatus, len(todo))
 	inParallel(len(todo), func(lo, hi int) {
-		var rec []byte // a stored vector's record, read into the same memory each time
+		var rec []byte      // a stored vector's record, read into the same memory each time
+		var block []float32 // room for this core's next stored vectors
 		for i := lo; i < hi; i++ {
 			if todoSums[i] == ([32]byte{}) {
 				todoSums[i] = sha256.Sum256([]byte(ix.corpus.Chunk(todo[i]).Text))
 			}
-			status[i], found[i] = ix.storedVector(id, arena[i*d.Dim:(i+1)*d.Dim:(i+1)*d.Dim], todoSums[i], &rec)
+			if len(block) < d.Dim {
+				block = make([]float32, d.Dim*min(hi-i, vectorBlock))
+			}
+			dst := block[:d.Dim:d.Dim]
+			var found bool
+			if status[i], found = ix.storedVector(id, dst, todoSums[i], &rec); found {
+				stored[i] = dst
+				block = block[d.Dim:]
+			}
 		}
 	})
 	for i, o := range todo {
-		if found[i] {
-			got, gotVecs, gotStatus = append(got, o), append(gotVecs, arena[i*d.Dim:(i+1)*d.Dim:(i+1)*d.Dim]), append(gotStatus, status[i])
+		if stored[i] != nil {
+			got, gotVecs, gotStatus = append(got, o), append(gotVecs, stored[i]), append(gotStatus, status[i])
 			d.Info.Cached++
 			continue
 		}
@@ -121,6 +131,9 @@ func (ix *Index) dense(ctx context.Context, key string, ords []int32, opts Optio
 	ix.mu.Unlock()
 	return d, nil
 }
+
+// vectorBlock is the number of stored vectors a core decodes into one allocation.
+const vectorBlock = 256
 
 // ordVectors holds one model's vectors of corpus chunks, by corpus ordinal (nil: not
 // known yet), and how each chunk's text was embedded (Index.mu guards it).

@@ -290,3 +290,50 @@ func TestStoreChild(t *testing.T) {
 	t.Logf("stats: %+v", r.Stats())
 	r.Close()
 }
+
+// TestStoredVectorsInPart: with the repository's LSA model (Options.RepoLSA), a new
+// process viewing a later snapshot reads the vectors of its unchanged chunks from the
+// store and embeds the others; its dense ranking equals that of the same two
+// snapshots viewed in one process from an empty cache.
+func TestStoredVectorsInPart(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{RepoLSA: true, StoreViews: ViewsNotStored}
+	snap1 := writeRepo(t, filepath.Join(t.TempDir(), "r-1"), storeV1)
+	snap2 := writeRepo(t, filepath.Join(t.TempDir(), "r-2"), storeV2)
+	cache := t.TempDir()
+	r1, err := openView(ctx, snap1, cache, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1.Close()
+	r2, err := openView(ctx, snap2, cache, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if d := r2.Retriever().DenseInfo(); d.Cached == 0 || d.Embedded == 0 {
+		t.Fatalf("%d vectors from the store and %d embedded; want some of each", d.Cached, d.Embedded)
+	}
+	st := store.Open(t.TempDir())
+	defer st.Close()
+	ix, err := Open(st, "o/r", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.View(ctx, snap1); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ix.View(ctx, snap2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"def one(self): return", "alpha", "import os PATH", "class Beta"} {
+		query := retrieve.Query{Text: q, K: 8, Mode: retrieve.Dense}
+		h1, _ := r2.Retriever().Search(ctx, query)
+		h2, _ := want.Retriever().Search(ctx, query)
+		if len(h1) == 0 || !reflect.DeepEqual(h1, h2) {
+			t.Fatalf("query %q: %v, want %v", q, h1, h2)
+		}
+	}
+}

@@ -320,7 +320,7 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 	if len(b) != 0 {
 		return nil, bad
 	}
-	total := 0
+	total, maxTF := 0, 0
 	for _, b := range enc {
 		for range numFields {
 			var l, n int
@@ -342,6 +342,7 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 				if tf, rest, ok = uvarint(rest); !ok || tf == 0 {
 					return nil, bad
 				}
+				maxTF = max(maxTF, tf)
 				b = rest
 			}
 		}
@@ -362,10 +363,27 @@ func (c *Corpus) AddEncoded(chunks []chunker.Chunk, table []byte, enc [][]byte) 
 		}
 		ids[k] = id
 	}
-	// The packed words of all the chunks share one allocation of total words: one
-	// per term, unless a term takes three (a frequency or ID past a word's bits; rare),
-	// when append moves the rest to a larger array (the docs before keep theirs).
-	flat := make(packedTerms, 0, total)
+	// The packed words of all the chunks share one allocation: a word per term, two
+	// more for each term that takes three (a frequency or ID past a word's bits; rare,
+	// and counted only when one may be), so that append never moves it.
+	words := total
+	if maxTF > packMaxTF || len(c.terms) > packTermMask {
+		words = 0
+		for _, b := range enc {
+			for range numFields {
+				var n int
+				_, b, _ = uvarint(b)
+				n, b, _ = uvarint(b)
+				for range n {
+					var k, tf int
+					k, b, _ = uvarint(b)
+					tf, b, _ = uvarint(b)
+					words += packedWords(termFreq{ids[k], int32(tf)})
+				}
+			}
+		}
+	}
+	flat := make(packedTerms, 0, words)
 	ords := make([]int32, len(chunks))
 	for i, b := range enc {
 		d := &docs[i]

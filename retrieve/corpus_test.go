@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/repoctx/repoctx/chunker"
 	"github.com/repoctx/repoctx/internal/racetest"
@@ -297,7 +298,8 @@ func TestPackedTerms(t *testing.T) {
 
 	text := strings.Repeat("zebra ", 1000) + "giraffe okapi"
 	cs := []chunker.Chunk{{ID: "a.kt#0", Path: "a.kt", Lang: "kotlin", Text: text, StartLine: 1, EndLine: 1},
-		{ID: "b.kt#0", Path: "b.kt", Lang: "kotlin", Text: "zebra giraffe", StartLine: 1, EndLine: 1}}
+		{ID: "b.kt#0", Path: "b.kt", Lang: "kotlin", Text: "zebra giraffe", StartLine: 1, EndLine: 1},
+		{ID: "c.kt#0", Path: "c.kt", Lang: "kotlin", Text: "okapi lion", StartLine: 1, EndLine: 1}}
 	a, b := NewCorpus(), NewCorpus()
 	oa := a.Add(cs)
 	table, enc := EncodeTerms(cs)
@@ -312,6 +314,22 @@ func TestPackedTerms(t *testing.T) {
 		ix, err := c.corpus.NewIndex("k", c.ords, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// AddEncoded's packed words are one array, in order: the wide entry did not
+		// make append move the words after it (which would keep two arrays alive).
+		if c.corpus == b {
+			var prev packedTerms
+			for _, o := range c.ords {
+				for _, p := range c.corpus.docs[o].tfs {
+					if len(p) == 0 {
+						continue
+					}
+					if prev != nil && unsafe.Pointer(&p[0]) != unsafe.Add(unsafe.Pointer(&prev[0]), 4*len(prev)) {
+						t.Fatal("AddEncoded's packed words are not one array")
+					}
+					prev = p
+				}
+			}
 		}
 		id := c.corpus.dict["zebra"]
 		pl := ix.post[fieldText]

@@ -123,16 +123,21 @@ func appendPacked(p packedTerms, t termFreq) packedTerms {
 	return append(p, uint32(t.tf)<<packTermBits|uint32(t.term))
 }
 
+// entry returns the term and frequency of the entry starting at word j of p, and
+// the word the next entry starts at.
+func (p packedTerms) entry(j int) (term uint32, tf int32, next int) {
+	if w := p[j]; w != packEscape {
+		return w & packTermMask, int32(w >> packTermBits), j + 1
+	}
+	return p[j+1], int32(p[j+2]), j + 3
+}
+
 // each calls f with every term and frequency of p, in order.
 func (p packedTerms) each(f func(term, tf int32)) {
-	for i := 0; i < len(p); i++ {
-		w := p[i]
-		if w == packEscape {
-			f(int32(p[i+1]), int32(p[i+2]))
-			i += 2
-			continue
-		}
-		f(int32(w&packTermMask), int32(w>>packTermBits))
+	for j := 0; j < len(p); {
+		term, tf, next := p.entry(j)
+		f(int32(term), tf)
+		j = next
 	}
 }
 
@@ -472,14 +477,10 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 				st.Tokens += int64(d.lens[f])
 			}
 			p := d.tfs[f]
-			for i := 0; i < len(p); i++ {
-				w := p[i]
-				if w == packEscape {
-					offs[p[i+1]+1]++
-					i += 2
-					continue
-				}
-				offs[w&packTermMask+1]++
+			for j := 0; j < len(p); {
+				term, _, next := p.entry(j)
+				offs[term+1]++
+				j = next
 			}
 		}
 		ix.stats[f] = st
@@ -491,14 +492,11 @@ func (c *Corpus) NewIndex(key string, ords []int32, dense *DenseVectors) (*Index
 		copy(next, offs[:nterms])
 		for i, d := range docs {
 			p := d.tfs[f]
-			for j := 0; j < len(p); j++ {
-				term, tf := p[j]&packTermMask, int32(p[j]>>packTermBits)
-				if p[j] == packEscape {
-					term, tf = p[j+1], int32(p[j+2])
-					j += 2
-				}
+			for j := 0; j < len(p); {
+				term, tf, after := p.entry(j)
 				flat[next[term]] = posting{doc: uint32(i), tf: tf}
 				next[term]++
+				j = after
 			}
 		}
 		ix.post[f] = postings{offs: offs, flat: flat}

@@ -366,7 +366,7 @@ type chunkFilter struct {
 	verdict []int8
 }
 
-// verdicts holds zeroed verdict arrays of finished hybrid searches (*[]int8).
+// verdicts holds zeroed verdict arrays of finished searches (*[]int8).
 var verdicts sync.Pool
 
 // getVerdicts returns a zeroed verdict array of n chunks.
